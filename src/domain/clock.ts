@@ -1,0 +1,8 @@
+/** Time, injected so tests are exact. */
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+}
+
+/** The system clock. */
+export const systemClock: Clock = { now: () => Date.now() };

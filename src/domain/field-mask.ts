@@ -1,0 +1,45 @@
+/**
+ * Update masks (DESIGN 1.5): which fields a PATCH changes.
+ */
+import { invalidArgument } from "./errors.js";
+
+/** What a resource lets an update change, by snake_case field name. */
+export interface Updatable {
+  /** Fields an update may change. */
+  mutable: readonly string[];
+  /** Fields set only by the server (uid, times, ...): naming one in a mask is an error. */
+  outputOnly: readonly string[];
+}
+
+/** snake_case of a camelCase path segment (`createTime` to `create_time`). */
+export function toSnake(path: string): string {
+  return path.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
+/**
+ * The set of fields to change. With a mask, exactly its paths (camelCase or snake_case; `*` for
+ * every mutable field). Without one, the fields the request populated.
+ */
+export function resolveUpdateMask(
+  paths: readonly string[] | undefined,
+  spec: Updatable,
+  populated: readonly string[],
+): Set<string> {
+  if (paths === undefined || paths.length === 0) {
+    return new Set(populated.filter((f) => spec.mutable.includes(f)));
+  }
+  const out = new Set<string>();
+  for (const raw of paths) {
+    const path = toSnake(raw.trim());
+    if (path === "*") {
+      for (const f of spec.mutable) out.add(f);
+    } else if (spec.mutable.includes(path)) {
+      out.add(path);
+    } else if (spec.outputOnly.includes(path)) {
+      throw invalidArgument("update_mask", `field "${raw}" is output only and cannot be updated`);
+    } else {
+      throw invalidArgument("update_mask", `unknown field "${raw}"`);
+    }
+  }
+  return out;
+}
