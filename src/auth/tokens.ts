@@ -1,0 +1,112 @@
+/**
+ * Arbor's API tokens (DESIGN 1.7): ES256 JWTs with iss, sub, aud, iat, exp, jti and act. They
+ * carry no permissions; those are read from role bindings on every request.
+ */
+import { randomUUID } from "node:crypto";
+import { errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from "jose";
+import type { Clock } from "../domain/clock.js";
+import { unauthenticated } from "../domain/errors.js";
+import { TOKEN_TTL_MS, type KeyRing } from "./key-ring.js";
+
+/** Who an upstream token named, recorded in the `act` claim. */
+export interface Actor {
+  iss: string;
+  sub: string;
+  aud?: string | string[];
+}
+
+/** The verified claims of an Arbor token. */
+export interface TokenClaims {
+  iss: string;
+  sub: string;
+  aud: string;
+  iat: number;
+  exp: number;
+  jti: string;
+  act?: Actor;
+}
+
+/** A freshly issued token. */
+export interface IssuedToken {
+  token: string;
+  /** When it expires, in milliseconds since the epoch. */
+  expiry: number;
+}
+
+/** Leeway for exp, nbf and iat, in seconds: clocks of callers drift. */
+export const CLOCK_TOLERANCE_S = 30;
+
+/** Issues and verifies Arbor tokens for one issuer. */
+export class Tokens {
+  readonly #keys: KeyRing;
+  readonly #clock: Clock;
+  readonly #issuer: () => string;
+
+  /** `issuer` gives {auth_url}; a function because a server on port 0 learns it on listening. */
+  constructor(keys: KeyRing, clock: Clock, issuer: () => string) {
+    this.#keys = keys;
+    this.#clock = clock;
+    this.#issuer = issuer;
+  }
+
+  /** The issuer URL ({auth_url}). */
+  get issuer(): string {
+    return this.#issuer();
+  }
+
+  /** Issues a one-hour token for subject, for audience. */
+  async issue(subject: string, audience: string, act?: Actor): Promise<IssuedToken> {
+    const { kid, key } = await this.#keys.signingKey();
+    const iat = Math.floor(this.#clock.now() / 1000);
+    const exp = iat + TOKEN_TTL_MS / 1000;
+    const claims: JWTPayload = act ? { act: { ...act } } : {};
+    const token = await new SignJWT(claims)
+      .setProtectedHeader({ alg: "ES256", kid, typ: "JWT" })
+      .setIssuer(this.#issuer())
+      .setSubject(subject)
+      .setAudience(audience)
+      .setIssuedAt(iat)
+      .setExpirationTime(exp)
+      .setJti(randomUUID())
+      .sign(key);
+    return { token, expiry: exp * 1000 };
+  }
+
+  /** Verifies a token for audience; UNAUTHENTICATED with the failed check otherwise. */
+  async verify(token: string, audience: string): Promise<TokenClaims> {
+    try {
+      const { payload } = await jwtVerify(
+        token,
+        async (header) => {
+          const key = header.kid ? await this.#keys.publicKey(header.kid) : undefined;
+          if (!key) throw unauthenticated("the token was not signed by a key of this issuer");
+          return key;
+        },
+        {
+          issuer: this.#issuer(),
+          audience,
+          algorithms: ["ES256"],
+          clockTolerance: CLOCK_TOLERANCE_S,
+          currentDate: new Date(this.#clock.now()),
+          requiredClaims: ["sub", "exp", "iat"],
+        },
+      );
+      return payload as unknown as TokenClaims;
+    } catch (e) {
+      throw unauthenticated(reasonOf(e));
+    }
+  }
+}
+
+function reasonOf(e: unknown): string {
+  if (e instanceof joseErrors.JWTExpired) return "the token has expired";
+  if (e instanceof joseErrors.JWTClaimValidationFailed) {
+    if (e.claim === "aud") return "the token is not meant for this API (audience)";
+    if (e.claim === "iss") return "the token was not issued by this server";
+    return `the token's ${e.claim} claim is not valid`;
+  }
+  if (e instanceof joseErrors.JWSSignatureVerificationFailed) return "the token's signature is not valid";
+  if (e instanceof joseErrors.JOSEAlgNotAllowed) return "the token is not signed with ES256";
+  if (e instanceof Error && e.name === "ApiError") return e.message.replace(/^Unauthenticated: /, "");
+  return "the token is malformed";
+}

@@ -1,0 +1,78 @@
+/**
+ * `arbor admin`: acts directly on the store, so whoever can read the data directory or the
+ * database owns the installation, and a fresh install is usable in one command. Works while the
+ * server runs.
+ */
+import { Code, isApiError } from "../domain/errors.js";
+import { adminIdentityUid, userIdentityUid } from "../domain/identities.js";
+import { systemClock } from "../domain/clock.js";
+import type { GroupRecord } from "../domain/groups.js";
+import { baseUrlOf, issuerUrlOf, type Config } from "../config.js";
+import { GroupSchema } from "../gen/arbor/iam/v2beta1/groups_pb.js";
+import { groupMessage } from "../services/groups-service.js";
+import { createOrganization, ensureOwner } from "../services/groups-store-ops.js";
+import { cryptoIds, openCore, type Core } from "../server/server.js";
+import { toApiJson } from "../server/rest/json.js";
+
+/** Options of `arbor admin bootstrap`. */
+export interface BootstrapOptions {
+  org: string;
+  description?: string;
+  issuer?: string;
+  subject?: string;
+}
+
+/** Creates (or finds) the organization and prints it as JSON; optionally makes a person its owner. */
+export async function bootstrap(config: Config, options: BootstrapOptions): Promise<string> {
+  if ((options.issuer === undefined) !== (options.subject === undefined)) {
+    throw new UsageError("--issuer and --subject go together");
+  }
+  return withCore(config, async (core) => {
+    const org = await findOrCreate(core, options.org, options.description ?? "");
+    if (options.issuer !== undefined && options.subject !== undefined) {
+      await ensureOwner(core.deps, org.uid, userIdentityUid(options.issuer, options.subject));
+    }
+    return JSON.stringify(toApiJson(GroupSchema, groupMessage(org)), null, 2);
+  });
+}
+
+/** Prints a one-hour token for the organization's local administrator, an owner of it. */
+export async function adminToken(config: Config, options: { org: string; audience?: string }): Promise<string> {
+  return withCore(config, async (core) => {
+    const org = await core.store.groups.findOrganization(options.org);
+    if (!org) throw new UsageError(`there is no organization named "${options.org}"; create it with: arbor admin bootstrap --org "${options.org}"`);
+    const admin = adminIdentityUid(org.uid);
+    await ensureOwner(core.deps, org.uid, admin);
+    const issued = await core.tokens.issue(admin, options.audience ?? baseUrlOf(config), { iss: "arbor:admin", sub: org.uid });
+    return issued.token;
+  });
+}
+
+/** A mistake in how a command was called (exit code 2). */
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+}
+
+async function findOrCreate(core: Core, name: string, description: string): Promise<GroupRecord> {
+  const existing = await core.store.groups.findOrganization(name);
+  if (existing) return existing;
+  try {
+    return await createOrganization(core.deps, { name, description }, adminIdentityUid);
+  } catch (e) {
+    // Another bootstrap won the race: the organization exists now.
+    if (isApiError(e) && e.code === Code.ALREADY_EXISTS) {
+      const raced = await core.store.groups.findOrganization(name);
+      if (raced) return raced;
+    }
+    throw e;
+  }
+}
+
+async function withCore<T>(config: Config, fn: (core: Core) => Promise<T>): Promise<T> {
+  const core = await openCore(config, systemClock, cryptoIds, () => issuerUrlOf(config));
+  try {
+    return await fn(core);
+  } finally {
+    await core.store.close();
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * The arbor command.
+ */
+import { Command, CommanderError, Option } from "commander";
+import { ConfigError, DEFAULT_CONFIG, resolveConfig, type Config } from "../config.js";
+import { isApiError } from "../domain/errors.js";
+import { adminToken, bootstrap, UsageError } from "./admin.js";
+import { serve } from "./serve.js";
+import { VERSION } from "./version.js";
+
+type Flags = Partial<Record<keyof Config, unknown>> & { config?: string };
+
+/** The store flags every command that opens the store takes. */
+function storeOptions(cmd: Command): Command {
+  return cmd
+    .addOption(new Option("--data-dir <dir>", "where the embedded SQLite store lives (ARBOR_DATA_DIR)").default(DEFAULT_CONFIG.dataDir))
+    .addOption(new Option("--database-url <url>", "a postgres:// URL: use PostgreSQL instead of SQLite (ARBOR_DATABASE_URL)"))
+    .addOption(new Option("--database-schema <name>", "PostgreSQL schema for Arbor's tables (ARBOR_DATABASE_SCHEMA; default public)"))
+    .addOption(new Option("--base-url <url>", "the public URL of the API, {base_url} (ARBOR_BASE_URL; default http://localhost:<port>)"))
+    .addOption(new Option("--issuer-url <url>", "the token issuer, {auth_url} (ARBOR_ISSUER_URL; default the base URL)"))
+    .addOption(new Option("-p, --port <port>", "port to listen on; 0 picks a free one (ARBOR_PORT)").default(DEFAULT_CONFIG.port))
+    .addOption(new Option("--config <file>", "a YAML file of settings (ARBOR_CONFIG); flags and ARBOR_* variables win over it"));
+}
+
+function configOf(flags: Flags, explicit: (key: string) => boolean): Config {
+  // Commander fills in defaults; only values the user typed may outrank the environment.
+  const typed: Flags = {};
+  for (const [k, v] of Object.entries(flags)) if (explicit(k)) (typed as Record<string, unknown>)[k] = v;
+  return resolveConfig({ flags: typed, env: process.env, ...(flags.config !== undefined && { file: String(flags.config) }) });
+}
+
+/** Builds the command tree. */
+export function buildProgram(): Command {
+  const program = new Command("arbor")
+    .description("Arbor: organizations, identities, roles and tokens - the Resource Management Service API v2, self-hosted.")
+    .version(VERSION)
+    .showHelpAfterError()
+    .exitOverride();
+
+  storeOptions(
+    program
+      .command("serve")
+      .description("run the server: REST/JSON, gRPC, gRPC-Web and Connect on one port")
+      .addOption(new Option("--host <address>", "address to listen on (ARBOR_HOST; default every interface)"))
+      .addOption(new Option("--log-level <level>", "fatal, error, warn, info, debug, trace or silent (ARBOR_LOG_LEVEL)").default(DEFAULT_CONFIG.logLevel))
+      .addHelpText("after", "\nExamples:\n  arbor serve\n  ARBOR_DATABASE_URL=postgres://arbor@db/arbor arbor serve --port 9000\n"),
+  ).action(async (flags: Flags, cmd: Command) => {
+    await serve(configOf(flags, (k) => cmd.getOptionValueSource(k) === "cli"));
+  });
+
+  const admin = program.command("admin").description("administer the installation directly through its store");
+  storeOptions(
+    admin
+      .command("bootstrap")
+      .description("create (or find) a root organization and print it as JSON")
+      .requiredOption("--org <name>", "the organization's name")
+      .option("--description <text>", "its description, when it is created")
+      .option("--issuer <url>", "with --subject: make this person (as their OIDC issuer knows them) an owner")
+      .option("--subject <sub>", "with --issuer: the person's subject")
+      .addHelpText("after", "\nExamples:\n  arbor admin bootstrap --org acme\n  arbor admin bootstrap --org acme --issuer https://accounts.example.com --subject 1234\n"),
+  ).action(async (opts: Flags & { org: string; description?: string; issuer?: string; subject?: string }, cmd: Command) => {
+    const config = configOf(opts, (k) => cmd.getOptionValueSource(k) === "cli");
+    process.stdout.write(`${await bootstrap(config, opts)}\n`);
+  });
+  storeOptions(
+    admin
+      .command("token")
+      .description("print a one-hour API token for an owner of the organization")
+      .requiredOption("--org <name>", "the organization's name")
+      .option("--audience <aud>", "the token's audience (default the base URL)")
+      .addHelpText("after", '\nExamples:\n  export ARBOR_TOKEN=$(arbor admin token --org acme)\n  curl -H "Authorization: Bearer $ARBOR_TOKEN" http://localhost:8080/iam/v2beta1/groups\n'),
+  ).action(async (opts: Flags & { org: string; audience?: string }, cmd: Command) => {
+    const config = configOf(opts, (k) => cmd.getOptionValueSource(k) === "cli");
+    process.stdout.write(`${await adminToken(config, opts)}\n`);
+  });
+  return program;
+}
+
+/** Runs the command line; exit codes: 0 ok, 1 failure, 2 usage. */
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      process.exitCode = e.exitCode === 0 ? 0 : 2;
+      return;
+    }
+    if (e instanceof UsageError || e instanceof ConfigError) {
+      process.stderr.write(`arbor: ${e.message}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    if (isApiError(e)) {
+      process.stderr.write(`arbor: ${e.message} (code ${e.code})\n`);
+    } else {
+      process.stderr.write(`arbor: ${(e as Error).message ?? String(e)}\n`);
+    }
+    process.exitCode = 1;
+  }
+}

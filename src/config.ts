@@ -1,0 +1,197 @@
+/**
+ * Configuration: one typed object, resolved once from flags, the environment (ARBOR_*) and an
+ * optional YAML file, in that order of precedence, then passed down. Nothing else reads
+ * process.env.
+ */
+import { readFileSync } from "node:fs";
+import { parse as parseYaml } from "yaml";
+
+/** Everything the server and the admin commands need to know. */
+export interface Config {
+  /** Port to listen on; 0 picks a free one. */
+  port: number;
+  /** Address to listen on; undefined means every interface. */
+  host: string | undefined;
+  /** The public URL of the API ({base_url}); undefined means http://localhost:<port>. */
+  baseUrl: string | undefined;
+  /** The token issuer ({auth_url}); undefined means the base URL. */
+  issuerUrl: string | undefined;
+  /** The error domain suffix; undefined means the host of the base URL. */
+  domain: string | undefined;
+  /** Where the embedded SQLite store lives. */
+  dataDir: string;
+  /** A postgres:// URL selects PostgreSQL; undefined means SQLite in dataDir. */
+  databaseUrl: string | undefined;
+  /** PostgreSQL only: the schema Arbor's tables live in (created if missing); default `public`. */
+  databaseSchema: string | undefined;
+  /** Whether an authenticated person may create a root organization. */
+  allowOrgCreation: boolean;
+  /** pino level: fatal, error, warn, info, debug, trace or silent. */
+  logLevel: string;
+  /** The largest request body accepted, in bytes. */
+  maxBodyBytes: number;
+  /** How long shutdown waits for in-flight requests, in milliseconds. */
+  shutdownTimeoutMs: number;
+  /** How long a signing key signs before a new one takes over, in milliseconds. */
+  keyRotationMs: number;
+}
+
+/** The defaults; the CLI's help text is generated from these. */
+export const DEFAULT_CONFIG: Readonly<Config> = {
+  port: 8080,
+  host: undefined,
+  baseUrl: undefined,
+  issuerUrl: undefined,
+  domain: undefined,
+  dataDir: "./data",
+  databaseUrl: undefined,
+  databaseSchema: undefined,
+  allowOrgCreation: true,
+  logLevel: "info",
+  maxBodyBytes: 1024 * 1024,
+  shutdownTimeoutMs: 30_000,
+  keyRotationMs: 30 * 24 * 60 * 60 * 1000,
+};
+
+type Kind = "int" | "string" | "bool" | "url" | "duration";
+
+/** Each setting: its environment variable, its key in the config file, and its kind. */
+export const SETTINGS: Readonly<Record<keyof Config, { env: string; kind: Kind }>> = {
+  port: { env: "ARBOR_PORT", kind: "int" },
+  host: { env: "ARBOR_HOST", kind: "string" },
+  baseUrl: { env: "ARBOR_BASE_URL", kind: "url" },
+  issuerUrl: { env: "ARBOR_ISSUER_URL", kind: "url" },
+  domain: { env: "ARBOR_DOMAIN", kind: "string" },
+  dataDir: { env: "ARBOR_DATA_DIR", kind: "string" },
+  databaseUrl: { env: "ARBOR_DATABASE_URL", kind: "string" },
+  databaseSchema: { env: "ARBOR_DATABASE_SCHEMA", kind: "string" },
+  allowOrgCreation: { env: "ARBOR_ALLOW_ORG_CREATION", kind: "bool" },
+  logLevel: { env: "ARBOR_LOG_LEVEL", kind: "string" },
+  maxBodyBytes: { env: "ARBOR_MAX_BODY_BYTES", kind: "int" },
+  shutdownTimeoutMs: { env: "ARBOR_SHUTDOWN_TIMEOUT", kind: "duration" },
+  keyRotationMs: { env: "ARBOR_KEY_ROTATION", kind: "duration" },
+};
+
+/** A configuration value that cannot be used, with where it came from. */
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+/** Where values come from; each may be partial. Flags arrive already typed or as strings. */
+export interface ConfigSources {
+  flags?: Partial<Record<keyof Config, unknown>>;
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Path of a YAML file whose keys are the Config keys; `ARBOR_CONFIG` names one too. */
+  file?: string;
+}
+
+/** Resolves the configuration: flags win over the environment, which wins over the file. */
+export function resolveConfig(sources: ConfigSources): Config {
+  const env = sources.env ?? {};
+  const filePath = sources.file ?? env.ARBOR_CONFIG;
+  const file = filePath ? readConfigFile(filePath) : {};
+  const out: Record<string, unknown> = { ...DEFAULT_CONFIG };
+  for (const [key, setting] of Object.entries(SETTINGS) as [keyof Config, (typeof SETTINGS)[keyof Config]][]) {
+    const candidates: [unknown, string][] = [
+      [sources.flags?.[key], `--${kebab(key)}`],
+      [env[setting.env], setting.env],
+      [file[key], `${filePath}: ${key}`],
+    ];
+    for (const [raw, origin] of candidates) {
+      if (raw === undefined || raw === "") continue;
+      out[key] = convert(raw, setting.kind, origin);
+      break;
+    }
+  }
+  const config = out as unknown as Config;
+  check(config);
+  return config;
+}
+
+/** The base URL the server answers as. */
+export function baseUrlOf(config: Config, boundPort?: number): string {
+  return stripSlash(config.baseUrl ?? `http://localhost:${boundPort ?? config.port}`);
+}
+
+/** The token issuer URL ({auth_url}). */
+export function issuerUrlOf(config: Config, boundPort?: number): string {
+  return stripSlash(config.issuerUrl ?? baseUrlOf(config, boundPort));
+}
+
+/** The suffix of every error domain (`iam.<domain>`). */
+export function errorDomainOf(config: Config, boundPort?: number): string {
+  return config.domain ?? new URL(baseUrlOf(config, boundPort)).hostname;
+}
+
+function readConfigFile(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    throw new ConfigError(`cannot read config file ${path}: ${(e as Error).message}`);
+  }
+  const parsed: unknown = parseYaml(text);
+  if (parsed === null || parsed === undefined) return {};
+  if (typeof parsed !== "object" || Array.isArray(parsed)) {
+    throw new ConfigError(`config file ${path} must hold a mapping of settings`);
+  }
+  for (const key of Object.keys(parsed)) {
+    if (!(key in SETTINGS)) throw new ConfigError(`config file ${path}: unknown setting "${key}"`);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+function convert(raw: unknown, kind: Kind, origin: string): unknown {
+  const text = String(raw).trim();
+  switch (kind) {
+    case "int": {
+      if (!/^\d+$/.test(text)) throw new ConfigError(`${origin}: "${text}" is not a non-negative integer`);
+      return Number(text);
+    }
+    case "bool": {
+      if (/^(true|1|yes|on)$/i.test(text)) return true;
+      if (/^(false|0|no|off)$/i.test(text)) return false;
+      throw new ConfigError(`${origin}: "${text}" is not true or false`);
+    }
+    case "url": {
+      if (!URL.canParse(text) || !/^https?:$/.test(new URL(text).protocol)) {
+        throw new ConfigError(`${origin}: "${text}" is not an http(s) URL`);
+      }
+      return stripSlash(text);
+    }
+    case "duration":
+      return parseDuration(text, origin);
+    case "string":
+      return text;
+  }
+}
+
+/** Parses `30s`, `5m`, `12h`, `7d`, `250ms` or a bare number of milliseconds. */
+export function parseDuration(text: string, origin = "duration"): number {
+  const m = /^(\d+)(ms|s|m|h|d)?$/.exec(text.trim());
+  if (!m) throw new ConfigError(`${origin}: "${text}" is not a duration such as 30s, 5m, 12h or 7d`);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] ?? "ms"] ?? 1;
+  return Number(m[1]) * unit;
+}
+
+function check(c: Config): void {
+  if (c.port > 65535) throw new ConfigError(`port ${c.port} is out of range`);
+  if (c.databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(c.databaseUrl)) {
+    throw new ConfigError(`ARBOR_DATABASE_URL must be a postgres:// or postgresql:// URL (leave it unset for the embedded SQLite store)`);
+  }
+  if (c.databaseSchema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(c.databaseSchema)) {
+    throw new ConfigError(`ARBOR_DATABASE_SCHEMA must be a plain lowercase identifier`);
+  }
+  const levels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+  if (!levels.includes(c.logLevel)) throw new ConfigError(`log level must be one of ${levels.join(", ")}`);
+  if (c.maxBodyBytes < 1024) throw new ConfigError(`the body size limit must be at least 1024 bytes`);
+  if (c.keyRotationMs < 3_600_000) throw new ConfigError(`key rotation must be at least 1h`);
+}
+
+function kebab(key: string): string {
+  return key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+function stripSlash(url: string): string {
+  return url.replace(/\/+$/, "");
+}

@@ -1,0 +1,61 @@
+/**
+ * gRPC, gRPC-Web and Connect for every service, through @connectrpc/connect's router, each RPC
+ * going through the same invoker as REST.
+ */
+import type { DescMethod, Message } from "@bufbuild/protobuf";
+import { createConnectRouter, createContextKey, type ConnectRouter, type HandlerContext } from "@connectrpc/connect";
+import type { UniversalHandler } from "@connectrpc/connect/protocol";
+import { compressionBrotli, compressionGzip } from "@connectrpc/connect-node";
+import type { ServiceBinding } from "../services/service-impl.js";
+import type { CallRecord, Invoker } from "./invoker.js";
+import { errorDomainFor, toApiError, toConnectError } from "./status.js";
+
+/** Carries the access-log record of a request into the Connect handler. */
+export const callRecordKey = createContextKey<CallRecord & { code?: number }>({});
+
+/** Options of the Connect handlers. */
+export interface ConnectHandlersOptions {
+  services: readonly ServiceBinding[];
+  invoker: Invoker;
+  /** The suffix of error domains. */
+  domain: string;
+  /** The largest request message accepted, in bytes. */
+  readMaxBytes: number;
+}
+
+/** The Connect handlers, by request path (`/<package.Service>/<Method>`). */
+export function createConnectHandlers(options: ConnectHandlersOptions): Map<string, UniversalHandler> {
+  const router: ConnectRouter = createConnectRouter({
+    readMaxBytes: options.readMaxBytes,
+    acceptCompression: [compressionGzip, compressionBrotli],
+    jsonOptions: { ignoreUnknownFields: false },
+  });
+  for (const binding of options.services) {
+    const impl: Record<string, (req: Message, ctx: HandlerContext) => Promise<Message>> = {};
+    for (const method of binding.service.methods) {
+      impl[method.localName] = (req, ctx) => call(options, method, req, ctx);
+    }
+    router.service(binding.service, impl as never);
+  }
+  return new Map(router.handlers.map((h) => [h.requestPath, h]));
+}
+
+async function call(options: ConnectHandlersOptions, method: DescMethod, request: Message, ctx: HandlerContext): Promise<Message> {
+  const record = ctx.values.get(callRecordKey);
+  try {
+    const response = await options.invoker.invoke({
+      method,
+      request,
+      authorization: ctx.requestHeader.get("authorization") ?? undefined,
+      signal: ctx.signal,
+      record,
+    });
+    record.code = 0;
+    return response;
+  } catch (e) {
+    const err = toApiError(e);
+    record.code = err.code;
+    if (err.cause !== undefined && err.code === 13) (record as { error?: unknown }).error = err.cause;
+    throw toConnectError(err, errorDomainFor(method.parent.typeName, options.domain));
+  }
+}

@@ -1,0 +1,208 @@
+/**
+ * The request handler behind the one port: Connect (gRPC, gRPC-Web, Connect) by path, the
+ * unauthenticated health, metrics and issuer endpoints, then REST derived from the
+ * google.api.http annotations. Every request gets one access-log line and its metrics.
+ */
+import { performance } from "node:perf_hooks";
+import type { UniversalHandler } from "@connectrpc/connect/protocol";
+import { createContextValues } from "@connectrpc/connect";
+import { universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
+import type { Logger } from "pino";
+import { ApiError, Code, notFound, unavailable } from "../domain/errors.js";
+import type { KeyRing } from "../auth/key-ring.js";
+import type { Store } from "../store/types.js";
+import { callRecordKey } from "./connect-handlers.js";
+import type { CallRecord, Invoker } from "./invoker.js";
+import { readBody, writeJson, writeText, type AnyRequest, type AnyResponse } from "./http-util.js";
+import type { Metrics } from "./metrics.js";
+import { decodeRequest } from "./rest/decode.js";
+import { toApiJson } from "./rest/json.js";
+import type { RouteTable } from "./rest/route-table.js";
+import { errorDomainFor, grpcMessageEncode, HTTP_STATUS, statusJson, toApiError } from "./status.js";
+
+/** What the handler serves from. */
+export interface HttpHandlerDeps {
+  connect: ReadonlyMap<string, UniversalHandler>;
+  routes: RouteTable;
+  invoker: Invoker;
+  store: Store;
+  keys: KeyRing;
+  metrics: Metrics;
+  logger: Logger;
+  /** The suffix of error domains. */
+  domain: () => string;
+  /** The issuer URL ({auth_url}); its path prefixes the discovery endpoints. */
+  issuer: () => string;
+  maxBodyBytes: number;
+  /** True once shutdown has begun: readiness fails and HTTP/1.1 connections close. */
+  draining: () => boolean;
+}
+
+interface Record extends CallRecord {
+  code?: number;
+  error?: unknown;
+  route?: string;
+}
+
+/** Creates the handler. */
+export function createHttpHandler(deps: HttpHandlerDeps): (req: AnyRequest, res: AnyResponse) => void {
+  return (req, res) => {
+    const start = performance.now();
+    const record: Record = {};
+    const connect = deps.connect.get(pathOf(req));
+    const transport = connect ? connectTransportOf(req) : "rest";
+    if (deps.draining() && req.httpVersionMajor === 1) res.setHeader("connection", "close");
+    res.once("close", () => finish(deps, req, res, record, transport, start));
+    const served = connect ? serveConnect(connect, req, res, record) : dispatch(deps, req, res, record);
+    served.catch((e: unknown) => {
+      const err = toApiError(e);
+      record.code = err.code;
+      if (err.code === Code.INTERNAL) record.error = err.cause ?? e;
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      const path = pathOf(req);
+      writeJson(res, HTTP_STATUS[err.code] ?? 500, statusJson(err, errorDomainFor(path, deps.domain())));
+    });
+  };
+}
+
+async function dispatch(deps: HttpHandlerDeps, req: AnyRequest, res: AnyResponse, record: Record): Promise<void> {
+  const path = pathOf(req);
+  const method = req.method ?? "GET";
+  if (method === "GET" || method === "HEAD") {
+    const fixed = await serveFixed(deps, path, res, record);
+    if (fixed) return;
+  }
+  const match = deps.routes.match(method, path);
+  if (match === undefined) {
+    record.route = "unmatched";
+    throw notFound("route", `${method} ${path}`);
+  }
+  if ("allowed" in match) {
+    // A known path under another method: 405 with Allow, as HTTP asks, carrying code 12.
+    record.route = "unmatched";
+    record.code = Code.UNIMPLEMENTED;
+    const err = new ApiError(Code.UNIMPLEMENTED, `Method not allowed: ${method} ${path} (allowed: ${match.allowed.join(", ")})`);
+    writeJson(res, 405, statusJson(err, errorDomainFor(path, deps.domain())), { allow: match.allowed.join(", ") });
+    return;
+  }
+  const body = await readBody(req, deps.maxBodyBytes);
+  const url = req.url ?? "/";
+  const q = url.indexOf("?");
+  const request = decodeRequest(match.route, match.params, q < 0 ? "" : url.slice(q + 1), body);
+  const response = await deps.invoker.invoke({
+    method: match.route.method,
+    request,
+    authorization: header(req, "authorization"),
+    signal: signalOf(res),
+    record,
+  });
+  record.code = 0;
+  writeJson(res, 200, toApiJson(match.route.method.output, response));
+}
+
+async function serveFixed(deps: HttpHandlerDeps, path: string, res: AnyResponse, record: Record): Promise<boolean> {
+  const issuerPath = new URL(deps.issuer()).pathname.replace(/\/$/, "");
+  switch (path) {
+    case "/healthz":
+      record.route = "GET /healthz";
+      writeJson(res, 200, { status: "SERVING" });
+      break;
+    case "/readyz":
+      record.route = "GET /readyz";
+      if (deps.draining()) throw unavailable("the server is shutting down");
+      await deps.store.ping();
+      writeJson(res, 200, { status: "SERVING" });
+      break;
+    case "/metrics":
+      record.route = "GET /metrics";
+      writeText(res, 200, await deps.metrics.registry.metrics(), deps.metrics.registry.contentType);
+      break;
+    case `${issuerPath}/.well-known/openid-configuration`:
+      record.route = "GET /.well-known/openid-configuration";
+      writeJson(res, 200, discovery(deps.issuer()), { "cache-control": "public, max-age=300" });
+      break;
+    case `${issuerPath}/.well-known/jwks.json`:
+      record.route = "GET /.well-known/jwks.json";
+      writeJson(res, 200, await deps.keys.jwks(), { "cache-control": "public, max-age=300" });
+      break;
+    default:
+      return false;
+  }
+  record.code = 0;
+  return true;
+}
+
+/** The OpenID discovery document of Arbor as a token issuer. */
+function discovery(issuer: string) {
+  return {
+    issuer,
+    jwks_uri: `${issuer}/.well-known/jwks.json`,
+    response_types_supported: ["id_token"],
+    subject_types_supported: ["public"],
+    id_token_signing_alg_values_supported: ["ES256"],
+    claims_supported: ["iss", "sub", "aud", "iat", "exp", "jti", "act"],
+  };
+}
+
+async function serveConnect(handler: UniversalHandler, req: AnyRequest, res: AnyResponse, record: Record): Promise<void> {
+  const values = createContextValues().set(callRecordKey, record);
+  const uReq = universalRequestFromNodeRequest(req, res, undefined, values);
+  const uRes = await handler(uReq);
+  for (const headers of [uRes.header, uRes.trailer]) {
+    const message = headers?.get("grpc-message");
+    if (message != null) headers?.set("grpc-message", grpcMessageEncode(message));
+  }
+  if (record.code === undefined) {
+    const status = uRes.header?.get("grpc-status") ?? uRes.trailer?.get("grpc-status");
+    record.code = status != null ? Number(status) : uRes.status === 200 ? 0 : Code.UNKNOWN;
+  }
+  await universalResponseToNodeResponse(uRes, res);
+}
+
+function finish(deps: HttpHandlerDeps, req: AnyRequest, res: AnyResponse, record: Record, transport: string, start: number): void {
+  const seconds = (performance.now() - start) / 1000;
+  const code = record.code ?? (res.writableFinished ? Code.UNKNOWN : Code.CANCELLED);
+  const rpc = record.rpc ?? record.route ?? "unmatched";
+  deps.metrics.observe(rpc, transport, code, seconds);
+  const line = {
+    transport,
+    method: req.method,
+    path: pathOf(req),
+    rpc,
+    status: res.statusCode,
+    code,
+    duration_ms: Math.round(seconds * 1e6) / 1e3,
+    ...(record.caller !== undefined && { caller: record.caller }),
+  };
+  if (record.error !== undefined) deps.logger.error({ ...line, err: record.error }, "request failed");
+  else deps.logger.info(line, "request");
+}
+
+function connectTransportOf(req: AnyRequest): string {
+  const type = header(req, "content-type") ?? "";
+  if (type.startsWith("application/grpc-web")) return "grpc-web";
+  if (type.startsWith("application/grpc")) return "grpc";
+  return "connect";
+}
+
+function pathOf(req: AnyRequest): string {
+  const url = req.url ?? "/";
+  const q = url.indexOf("?");
+  return q < 0 ? url : url.slice(0, q);
+}
+
+function header(req: AnyRequest, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function signalOf(res: AnyResponse): AbortSignal {
+  const controller = new AbortController();
+  res.once("close", () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}

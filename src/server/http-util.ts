@@ -1,0 +1,49 @@
+/**
+ * Small HTTP helpers shared by the handlers: bounded body reading and JSON answers.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
+import { invalidArgument } from "../domain/errors.js";
+
+/** A request of either HTTP version. */
+export type AnyRequest = IncomingMessage | Http2ServerRequest;
+/** A response of either HTTP version. */
+export type AnyResponse = ServerResponse | Http2ServerResponse;
+
+/** Reads the whole body, refusing more than limit bytes (INVALID_ARGUMENT naming `body`). */
+export async function readBody(req: AnyRequest, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers["content-length"] ?? -1);
+  if (declared > limit) throw tooLarge(limit);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw tooLarge(limit);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+function tooLarge(limit: number) {
+  return invalidArgument("body", `the request body is larger than ${limit} bytes`);
+}
+
+/** Answers with a JSON body. */
+export function writeJson(res: AnyResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  const r = res as ServerResponse;
+  r.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": String(Buffer.byteLength(text)),
+    "cache-control": "no-store",
+    ...headers,
+  });
+  r.end(text);
+}
+
+/** Answers with plain text. */
+export function writeText(res: AnyResponse, status: number, body: string, contentType: string): void {
+  const r = res as ServerResponse;
+  r.writeHead(status, { "content-type": contentType, "content-length": String(Buffer.byteLength(body)) });
+  r.end(body);
+}

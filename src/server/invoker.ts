@@ -1,0 +1,150 @@
+/**
+ * The call pipeline every transport goes through: authenticate, authorize by the RPC's declared
+ * policy (the arbor.api.v1.authz method option), then call the service. Permission is checked
+ * before existence: the scope is a uid, and ancestry is read off the uid, so a caller without
+ * access learns nothing about what exists.
+ */
+import { getOption, hasOption, type DescField, type DescMessage, type DescMethod, type Message } from "@bufbuild/protobuf";
+import { FieldBehavior, field_behavior } from "../gen/google/api/field_behavior_pb.js";
+import { authz, type Authorization } from "../gen/arbor/api/v1/authz_pb.js";
+import type { Tokens } from "../auth/tokens.js";
+import { capabilityName, type Capability } from "../domain/capabilities.js";
+import { invalidArgument, permissionDenied, unauthenticated } from "../domain/errors.js";
+import type { Permissions } from "../domain/permissions.js";
+import { requireUid } from "../domain/uid.js";
+import type { Authorizer } from "../services/authorizer.js";
+import type { CallContext, Principal } from "../services/context.js";
+import type { RpcHandler, ServiceBinding } from "../services/service-impl.js";
+
+/** What the access log records of a call; the invoker fills in what it learns. */
+export interface CallRecord {
+  rpc?: string;
+  caller?: string;
+}
+
+/** One call, as a transport hands it over. */
+export interface Call {
+  method: DescMethod;
+  request: Message;
+  /** The Authorization header, if any. */
+  authorization: string | undefined;
+  signal: AbortSignal;
+  record: CallRecord;
+}
+
+/** Dependencies of the invoker. */
+export interface InvokerDeps {
+  services: readonly ServiceBinding[];
+  tokens: Tokens;
+  authorizer: Authorizer;
+  /** The audience API tokens must carry ({base_url}); known once the server listens. */
+  audience: () => string;
+}
+
+interface Entry {
+  handler: RpcHandler;
+  policy: Authorization;
+  capabilities: Capability[];
+  scope?: { path: DescField[]; label: string; required: boolean };
+}
+
+/** Runs calls. */
+export interface Invoker {
+  invoke(call: Call): Promise<Message>;
+}
+
+/** Builds the invoker; throws at start-up if an RPC declares no authorization policy. */
+export function createInvoker(deps: InvokerDeps): Invoker {
+  const entries = new Map<DescMethod, Entry>();
+  for (const binding of deps.services) {
+    for (const method of binding.service.methods) {
+      entries.set(method, entryFor(method, binding));
+    }
+  }
+  return {
+    async invoke(call) {
+      const entry = entries.get(call.method);
+      if (!entry) throw new Error(`no handler for ${call.method.parent.typeName}/${call.method.name}`);
+      call.record.rpc = `${call.method.parent.typeName}/${call.method.name}`;
+      if (entry.policy.public) return entry.handler(call.request, publicContext(call.signal));
+      const principal = await authenticate(deps, call.authorization);
+      call.record.caller = principal.uid;
+      let permissions: Promise<Permissions> | undefined;
+      const ctx: CallContext = {
+        principal,
+        permissions: () => (permissions ??= deps.authorizer.permissionsOf(principal.uid)),
+        signal: call.signal,
+      };
+      if (entry.scope) {
+        const scope = scopeOf(entry.scope, call.request);
+        if (!(await ctx.permissions()).allows(entry.capabilities, scope)) throw denied(entry.capabilities, scope);
+      }
+      return entry.handler(call.request, ctx);
+    },
+  };
+}
+
+function entryFor(method: DescMethod, binding: ServiceBinding): Entry {
+  const handler = binding.handlers.get(method.localName);
+  if (!handler) throw new Error(`${method.parent.typeName}/${method.name} has no implementation`);
+  if (!hasOption(method, authz)) throw new Error(`${method.parent.typeName}/${method.name} declares no authorization policy`);
+  const policy = getOption(method, authz);
+  const entry: Entry = { handler, policy, capabilities: [...policy.capabilities] };
+  if (policy.scopeField !== "") {
+    const path = resolvePath(method.input, policy.scopeField);
+    const last = path[path.length - 1] as DescField;
+    const behaviors = getOption(last, field_behavior);
+    const required = behaviors.includes(FieldBehavior.REQUIRED) || behaviors.includes(FieldBehavior.IDENTIFIER);
+    entry.scope = { path, label: last.name, required };
+  } else if (!policy.unscoped && !policy.public) {
+    throw new Error(`${method.parent.typeName}/${method.name}: authz must be public, unscoped or name a scope_field`);
+  }
+  return entry;
+}
+
+function resolvePath(message: DescMessage, dotted: string): DescField[] {
+  const out: DescField[] = [];
+  let current: DescMessage | undefined = message;
+  for (const name of dotted.split(".")) {
+    const field: DescField | undefined = current?.fields.find((f) => f.name === name);
+    if (!field) throw new Error(`${message.typeName} has no field ${dotted}`);
+    out.push(field);
+    current = field.fieldKind === "message" ? field.message : undefined;
+  }
+  return out;
+}
+
+function scopeOf(scope: NonNullable<Entry["scope"]>, request: Message): string {
+  let value: unknown = request;
+  for (const f of scope.path) value = (value as Record<string, unknown> | undefined)?.[f.localName];
+  const uid = typeof value === "string" ? value : "";
+  if (uid === "") {
+    if (scope.required) throw invalidArgument(scope.label, "is required");
+    return "";
+  }
+  return requireUid(scope.label, uid);
+}
+
+async function authenticate(deps: InvokerDeps, header: string | undefined): Promise<Principal> {
+  if (header === undefined || header.trim() === "") {
+    throw unauthenticated("send an API token as Authorization: Bearer <token>");
+  }
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!m) throw unauthenticated("the Authorization header must be of the form Bearer <token>");
+  const claims = await deps.tokens.verify(m[1] as string, deps.audience());
+  return { uid: claims.sub, claims };
+}
+
+function denied(caps: readonly Capability[], scope: string) {
+  const names = caps.map(capabilityName).join(", ");
+  if (scope === "") return permissionDenied("this caller may not create organizations");
+  return permissionDenied(`the caller lacks ${names} on ${scope}`);
+}
+
+function publicContext(signal: AbortSignal): CallContext {
+  return {
+    principal: undefined,
+    permissions: () => Promise.reject(new Error("a public RPC has no permissions")),
+    signal,
+  };
+}

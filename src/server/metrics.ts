@@ -1,0 +1,35 @@
+/**
+ * Prometheus metrics: requests and latency by RPC (or route), transport and code. One registry
+ * per server, no globals.
+ */
+import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+
+/** The server's metrics. */
+export interface Metrics {
+  registry: Registry;
+  /** Records one finished request. */
+  observe(rpc: string, transport: string, code: number, seconds: number): void;
+}
+
+/** Creates a registry with process metrics and the request metrics. */
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: "arbor_" });
+  const labelNames = ["rpc", "transport", "code"] as const;
+  const requests = new Counter({ name: "arbor_requests_total", help: "Requests handled, by RPC or route, transport and status code.", labelNames, registers: [registry] });
+  const latency = new Histogram({
+    name: "arbor_request_duration_seconds",
+    help: "Time to answer a request, by RPC or route, transport and status code.",
+    labelNames,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  return {
+    registry,
+    observe(rpc, transport, code, seconds) {
+      const labels = { rpc, transport, code: String(code) };
+      requests.inc(labels);
+      latency.observe(labels, seconds);
+    },
+  };
+}

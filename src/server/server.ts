@@ -1,0 +1,126 @@
+/**
+ * Assembles a running Arbor: store, keys, services, transports and the listener, from one
+ * resolved Config.
+ */
+import { randomBytes } from "node:crypto";
+import type { Logger } from "pino";
+import { KeyRing } from "../auth/key-ring.js";
+import { Tokens } from "../auth/tokens.js";
+import { baseUrlOf, errorDomainOf, issuerUrlOf, type Config } from "../config.js";
+import { systemClock, type Clock } from "../domain/clock.js";
+import { PageTokens } from "../domain/page-token.js";
+import type { IdSource } from "../domain/uid.js";
+import { Authorizer } from "../services/authorizer.js";
+import type { ServiceDeps } from "../services/deps.js";
+import { createServices } from "../services/routes.js";
+import { createStore } from "../store/create-store.js";
+import type { Store } from "../store/types.js";
+import { createConnectHandlers } from "./connect-handlers.js";
+import { createHttpHandler } from "./http-handler.js";
+import { createInvoker } from "./invoker.js";
+import { createListener } from "./listener.js";
+import { createMetrics } from "./metrics.js";
+import { createRouteTable } from "./rest/route-table.js";
+
+/** A running server. */
+export interface ArborServer {
+  /** {base_url}. */
+  readonly url: string;
+  /** The bound port. */
+  readonly port: number;
+  /** The store, for admin operations in the same process (tests, bootstrap). */
+  readonly store: Store;
+  /** Token issuance, for admin operations in the same process. */
+  readonly tokens: Tokens;
+  /** The service dependencies, for admin operations in the same process. */
+  readonly deps: ServiceDeps;
+  /** Graceful shutdown: stop accepting, finish in-flight requests, close the store. */
+  close(): Promise<void>;
+}
+
+/** Injected time and randomness (tests make them exact). */
+export interface ServerEnvironment {
+  logger: Logger;
+  clock?: Clock;
+  ids?: IdSource;
+}
+
+/** The random source of a real server. */
+export const cryptoIds: IdSource = { hex: (bytes) => randomBytes(bytes).toString("hex") };
+
+/** The store and the pieces built directly on it, shared by the server and the admin commands. */
+export interface Core {
+  store: Store;
+  deps: ServiceDeps;
+  keys: KeyRing;
+  tokens: Tokens;
+}
+
+/** Opens the store and builds the core; `issuer` gives {auth_url}. */
+export async function openCore(config: Config, clock: Clock, ids: IdSource, issuer: () => string): Promise<Core> {
+  const store = await createStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema });
+  try {
+    const secret = await store.settings.getOrCreate("page_token_secret", () => randomBytes(32).toString("base64"));
+    const pageTokens = new PageTokens(Buffer.from(secret, "base64"), clock);
+    const keys = new KeyRing(store.keys, clock, { rotationMs: config.keyRotationMs });
+    await keys.signingKey();
+    const tokens = new Tokens(keys, clock, issuer);
+    return { store, deps: { store, clock, ids, pageTokens }, keys, tokens };
+  } catch (e) {
+    await store.close();
+    throw e;
+  }
+}
+
+/** Starts a server and resolves once it listens. */
+export async function startServer(config: Config, env: ServerEnvironment): Promise<ArborServer> {
+  const clock = env.clock ?? systemClock;
+  let boundPort = config.port;
+  const core = await openCore(config, clock, env.ids ?? cryptoIds, () => issuerUrlOf(config, boundPort));
+  const services = createServices(core.deps);
+  const invoker = createInvoker({
+    services,
+    tokens: core.tokens,
+    authorizer: new Authorizer(core.store.bindings, { allowOrgCreation: config.allowOrgCreation }),
+    audience: () => baseUrlOf(config, boundPort),
+  });
+  const domain = () => errorDomainOf(config, boundPort);
+  const metrics = createMetrics();
+  // eslint-disable-next-line prefer-const -- the handler needs the listener's drain state
+  let listener: ReturnType<typeof createListener>;
+  const handler = createHttpHandler({
+    connect: createConnectHandlers({ services, invoker, domain: domain(), readMaxBytes: config.maxBodyBytes }),
+    routes: createRouteTable(services.map((s) => s.service)),
+    invoker,
+    store: core.store,
+    keys: core.keys,
+    metrics,
+    logger: env.logger,
+    domain,
+    issuer: () => issuerUrlOf(config, boundPort),
+    maxBodyBytes: config.maxBodyBytes,
+    draining: () => listener.draining,
+  });
+  listener = createListener(handler);
+  try {
+    boundPort = (await listener.listen(config.port, config.host)).port;
+  } catch (e) {
+    await core.store.close();
+    throw e;
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    url: baseUrlOf(config, boundPort),
+    port: boundPort,
+    store: core.store,
+    tokens: core.tokens,
+    deps: core.deps,
+    close() {
+      closing ??= (async () => {
+        await listener.close(config.shutdownTimeoutMs);
+        await core.store.close();
+      })();
+      return closing;
+    },
+  };
+}

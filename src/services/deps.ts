@@ -1,0 +1,15 @@
+/**
+ * What services are built from: the store, time, randomness and page tokens, all injected.
+ */
+import type { Clock } from "../domain/clock.js";
+import type { PageTokens } from "../domain/page-token.js";
+import type { IdSource } from "../domain/uid.js";
+import type { Store } from "../store/types.js";
+
+/** The dependencies every service takes. */
+export interface ServiceDeps {
+  store: Store;
+  clock: Clock;
+  ids: IdSource;
+  pageTokens: PageTokens;
+}

@@ -1,0 +1,65 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { buildProgram } from "../../src/cli/main.js";
+import { ConfigError, DEFAULT_CONFIG, SETTINGS, baseUrlOf, errorDomainOf, issuerUrlOf, resolveConfig } from "../../src/config.js";
+
+describe("configuration", () => {
+  it("defaults when nothing is set", () => {
+    expect(resolveConfig({ env: {} })).toEqual(DEFAULT_CONFIG);
+  });
+
+  it("flags win over the environment, which wins over the file", () => {
+    const dir = mkdtempSync(join(tmpdir(), "arbor-config-"));
+    const file = join(dir, "arbor.yaml");
+    writeFileSync(file, "port: 7000\ndataDir: /from/file\nlogLevel: warn\n");
+    const c = resolveConfig({ file, env: { ARBOR_PORT: "7001", ARBOR_DATA_DIR: "/from/env" }, flags: { port: "7002" } });
+    expect(c.port).toBe(7002);
+    expect(c.dataDir).toBe("/from/env");
+    expect(c.logLevel).toBe("warn");
+  });
+
+  it("derives the URLs and the error domain", () => {
+    const c = resolveConfig({ env: { ARBOR_PORT: "9000" } });
+    expect(baseUrlOf(c)).toBe("http://localhost:9000");
+    expect(issuerUrlOf(c)).toBe("http://localhost:9000");
+    expect(errorDomainOf(c)).toBe("localhost");
+    const d = resolveConfig({ env: { ARBOR_BASE_URL: "https://api.example.com/", ARBOR_ISSUER_URL: "https://issuer.example.com" } });
+    expect(baseUrlOf(d)).toBe("https://api.example.com");
+    expect(issuerUrlOf(d)).toBe("https://issuer.example.com");
+    expect(errorDomainOf(d)).toBe("api.example.com");
+  });
+
+  it.each([
+    [{ ARBOR_PORT: "eighty" }],
+    [{ ARBOR_PORT: "70000" }],
+    [{ ARBOR_DATABASE_URL: "mysql://x" }],
+    [{ ARBOR_BASE_URL: "ftp://x" }],
+    [{ ARBOR_ALLOW_ORG_CREATION: "maybe" }],
+    [{ ARBOR_LOG_LEVEL: "loud" }],
+    [{ ARBOR_SHUTDOWN_TIMEOUT: "soon" }],
+  ])("refuses %j with a ConfigError", (env) => {
+    expect(() => resolveConfig({ env })).toThrow(ConfigError);
+  });
+
+  it("refuses unknown settings in the file", () => {
+    const dir = mkdtempSync(join(tmpdir(), "arbor-config-"));
+    const file = join(dir, "arbor.yaml");
+    writeFileSync(file, "prot: 80\n");
+    expect(() => resolveConfig({ file, env: {} })).toThrow(/unknown setting "prot"/);
+  });
+
+  it("every setting has an ARBOR_ variable", () => {
+    for (const s of Object.values(SETTINGS)) expect(s.env).toMatch(/^ARBOR_[A-Z_]+$/);
+  });
+
+  it("the CLI's defaults are the library's defaults", () => {
+    const serve = buildProgram().commands.find((c) => c.name() === "serve")!;
+    const defaults = Object.fromEntries(serve.options.map((o) => [o.attributeName(), o.defaultValue]));
+    for (const [key, value] of Object.entries(defaults)) {
+      if (value !== undefined) expect(value, key).toBe(DEFAULT_CONFIG[key as keyof typeof DEFAULT_CONFIG]);
+    }
+    expect(Object.keys(defaults)).toEqual(expect.arrayContaining(["port", "dataDir", "logLevel"]));
+  });
+});

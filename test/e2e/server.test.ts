@@ -1,0 +1,115 @@
+/**
+ * The one port: REST over HTTP/1.1 and h2c, the unauthenticated endpoints, the token issuer's
+ * discovery documents, request logs and metrics.
+ */
+import http from "node:http";
+import http2 from "node:http2";
+import { createLocalJWKSet, jwtVerify } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { engines } from "../support/engines.js";
+import { startTestServer, type TestServer } from "../support/server.js";
+
+const engine = engines[0]!;
+
+function rawGet(port: number, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: "127.0.0.1", port, path, headers }, (res) => {
+      let body = "";
+      res.on("data", (d: Buffer) => (body += d.toString()));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.once("error", reject);
+    req.end();
+  });
+}
+
+function h2Get(url: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const session = http2.connect(url);
+    session.once("error", reject);
+    const req = session.request({ ":path": path, ...headers });
+    let status = 0;
+    let body = "";
+    req.on("response", (h) => (status = Number(h[":status"])));
+    req.on("data", (d: Buffer) => (body += d.toString()));
+    req.on("end", () => {
+      session.close();
+      resolve({ status, body });
+    });
+    req.end();
+  });
+}
+
+describe(`the server [${engine.name}]`, () => {
+  let t: TestServer;
+  let token: string;
+  let org: string;
+
+  beforeAll(async () => {
+    t = await startTestServer(engine);
+    ({ token } = await t.organization("server-org"));
+    org = (await t.server.store.groups.findOrganization("server-org"))!.uid;
+  });
+  afterAll(() => t?.close());
+
+  it.each([
+    ["/ping/v2beta1/ping", { response: "pong" }],
+    ["/healthz", { status: "SERVING" }],
+    ["/readyz", { status: "SERVING" }],
+  ])("GET %s needs no token", async (path, want) => {
+    const res = await t.fetch(path);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual(want);
+  });
+
+  it("serves Prometheus metrics by RPC and code", async () => {
+    await t.fetch(`/iam/v2beta1/groups/${org}`, { token });
+    await t.fetch("/iam/v2beta1/groups/nope", { token });
+    const text = await (await t.fetch("/metrics")).text();
+    expect(text).toMatch(/arbor_requests_total\{rpc="arbor\.iam\.v2beta1\.GroupsService\/GetGroup",transport="rest",code="0"\} \d+/);
+    expect(text).toMatch(/arbor_requests_total\{rpc="arbor\.iam\.v2beta1\.GroupsService\/GetGroup",transport="rest",code="3"\} \d+/);
+    expect(text).toContain("arbor_request_duration_seconds_bucket");
+  });
+
+  it("writes one structured log line per request, with the caller and never the token", async () => {
+    const before = t.logs.length;
+    await t.fetch(`/iam/v2beta1/groups/${org}`, { token });
+    await new Promise((r) => setTimeout(r, 50));
+    const lines = t.logs.slice(before).filter((l) => l.msg === "request");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ rpc: "arbor.iam.v2beta1.GroupsService/GetGroup", status: 200, code: 0, transport: "rest" });
+    expect(lines[0]!.caller).toMatch(/^[0-9a-f]{40}$/);
+    expect(typeof lines[0]!.duration_ms).toBe("number");
+    expect(JSON.stringify(t.logs)).not.toContain(token);
+  });
+
+  it("publishes its signing keys, and they verify its tokens", async () => {
+    const discovery = (await (await t.fetch("/.well-known/openid-configuration")).json()) as { issuer: string; jwks_uri: string };
+    expect(discovery.issuer).toBe(t.url);
+    expect(discovery.jwks_uri).toBe(`${t.url}/.well-known/jwks.json`);
+    const jwks = (await (await fetch(discovery.jwks_uri)).json()) as { keys: { kid: string; alg: string; kty: string }[] };
+    expect(jwks.keys.length).toBeGreaterThan(0);
+    expect(jwks.keys[0]).toMatchObject({ alg: "ES256", kty: "EC" });
+    expect(JSON.stringify(jwks)).not.toMatch(/"d":/);
+    const { payload, protectedHeader } = await jwtVerify(token, createLocalJWKSet(jwks as never), { issuer: t.url, audience: t.url });
+    expect(protectedHeader.alg).toBe("ES256");
+    expect(payload.exp! - payload.iat!).toBe(3600);
+    expect(payload.jti).toBeTypeOf("string");
+  });
+
+  it("answers REST over h2c on the same port", async () => {
+    const res = await h2Get(t.url, `/iam/v2beta1/groups/${org}`, { authorization: `Bearer ${token}` });
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body)).toMatchObject({ uid: org, name: "server-org" });
+    const ping = await h2Get(t.url, "/ping/v2beta1/ping");
+    expect(JSON.parse(ping.body)).toEqual({ response: "pong" });
+  });
+
+  it("refuses dot-dot and malformed percent-encoding in paths as INVALID_ARGUMENT", async () => {
+    for (const path of [`/iam/v2beta1/groups/${org}/../${org}`, `/iam/v2beta1/groups/${org}/%ZZ`, `/iam/v2beta1/groups/%C0%AF`]) {
+      const res = await rawGet(t.server.port, path, { authorization: `Bearer ${token}` });
+      expect(res.status, path).toBe(400);
+      expect((JSON.parse(res.body) as { code: number }).code).toBe(3);
+    }
+  });
+});

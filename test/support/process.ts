@@ -1,0 +1,67 @@
+/**
+ * The built arbor command in a child process, as users run it (`npm test` builds first).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { join } from "node:path";
+
+/** The path of the command. */
+export const ARBOR_BIN = join(import.meta.dirname, "../../bin/arbor.js");
+
+/** What a finished command printed. */
+export interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs arbor with args and env (merged over a clean ARBOR_-free environment) to completion. */
+export function runArbor(args: string[], env: Record<string, string> = {}): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [ARBOR_BIN, ...args], { env: cleanEnv(env), stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.once("error", reject);
+    child.once("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** A running `arbor serve` and the port it listens on. */
+export interface ServeProcess {
+  child: ChildProcess;
+  port: number;
+  /** Every log line so far. */
+  lines: Record<string, unknown>[];
+  /** Resolves with the exit code. */
+  exited: Promise<number | null>;
+}
+
+/** Starts `arbor serve --port 0` and waits until it says it is serving. */
+export function serveArbor(args: string[], env: Record<string, string> = {}): Promise<ServeProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [ARBOR_BIN, "serve", "--port", "0", ...args], { env: cleanEnv(env), stdio: ["ignore", "pipe", "pipe"] });
+    const lines: Record<string, unknown>[] = [];
+    const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
+    let buffered = "";
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.stdout.on("data", (d: Buffer) => {
+      buffered += d.toString();
+      let nl: number;
+      while ((nl = buffered.indexOf("\n")) >= 0) {
+        const line = JSON.parse(buffered.slice(0, nl)) as Record<string, unknown>;
+        buffered = buffered.slice(nl + 1);
+        lines.push(line);
+        if (line.msg === "arbor is serving") resolve({ child, port: line.port as number, lines, exited });
+      }
+    });
+    void exited.then((code) => reject(new Error(`arbor serve exited with ${code}: ${stderr}`)));
+  });
+}
+
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("ARBOR_")) env[k] = v;
+  return { ...env, ...extra };
+}

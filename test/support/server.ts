@@ -1,0 +1,79 @@
+/**
+ * A real Arbor server for end-to-end tests: started on port 0 over a fresh store of the chosen
+ * engine, with its log lines kept for assertions.
+ */
+import { Writable } from "node:stream";
+import { pino } from "pino";
+import { resolveConfig, type Config } from "../../src/config.js";
+import { adminIdentityUid, userIdentityUid } from "../../src/domain/identities.js";
+import type { GroupRecord } from "../../src/domain/groups.js";
+import { startServer, type ArborServer } from "../../src/server/server.js";
+import { createOrganization } from "../../src/services/groups-store-ops.js";
+import type { TestEngine } from "./engines.js";
+
+/** A started server and helpers around it. */
+export interface TestServer {
+  readonly server: ArborServer;
+  readonly url: string;
+  /** Every log line the server wrote, parsed. */
+  readonly logs: Record<string, unknown>[];
+  /** Creates an organization and returns it with a token of its administrator. */
+  organization(name: string): Promise<{ org: GroupRecord; token: string }>;
+  /** A valid token of someone with no role bindings at all. */
+  strangerToken(): Promise<string>;
+  /** fetch against the server, with a bearer token when given. */
+  fetch(path: string, init?: RequestInit & { token?: string }): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/** Starts a server on the engine; extra settings override the defaults. */
+export async function startTestServer(engine: TestEngine, settings: Partial<Config> = {}): Promise<TestServer> {
+  const location = await engine.location();
+  const logs: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const line of chunk.toString("utf8").split("\n")) if (line.trim() !== "") logs.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  const config: Config = {
+    ...resolveConfig({ env: {} }),
+    port: 0,
+    host: "127.0.0.1",
+    dataDir: location.options.dataDir,
+    databaseUrl: location.options.databaseUrl,
+    databaseSchema: location.options.schema,
+    shutdownTimeoutMs: 5_000,
+    ...settings,
+  };
+  let server: ArborServer;
+  try {
+    server = await startServer(config, { logger: pino({ level: "info" }, sink) });
+  } catch (e) {
+    await location.dispose();
+    throw e;
+  }
+  return {
+    server,
+    url: server.url,
+    logs,
+    async organization(name) {
+      const org = await createOrganization(server.deps, { name, description: "" }, adminIdentityUid);
+      const { token } = await server.tokens.issue(adminIdentityUid(org.uid), server.url);
+      return { org, token };
+    },
+    async strangerToken() {
+      return (await server.tokens.issue(userIdentityUid("https://issuer.example", "stranger"), server.url)).token;
+    },
+    fetch(path, init = {}) {
+      const { token, ...rest } = init;
+      const headers = new Headers(rest.headers);
+      if (token !== undefined) headers.set("authorization", `Bearer ${token}`);
+      return fetch(`${server.url}${path}`, { ...rest, headers });
+    },
+    async close() {
+      await server.close();
+      await location.dispose();
+    },
+  };
+}
