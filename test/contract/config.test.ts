@@ -63,3 +63,13 @@ describe("configuration", () => {
     expect(Object.keys(defaults)).toEqual(expect.arrayContaining(["port", "dataDir", "logLevel"]));
   });
 });
+
+describe("docs/operations.md", () => {
+  it("documents every setting and its variable", async () => {
+    const { readFileSync } = await import("node:fs");
+    const doc = readFileSync(join(import.meta.dirname, "../../docs/operations.md"), "utf8");
+    for (const [key, s] of Object.entries(SETTINGS)) {
+      expect(doc, key).toContain(`| \`${key}\` | \`${s.env}\` |`);
+    }
+  });
+});

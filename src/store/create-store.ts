@@ -1,0 +1,78 @@
+/**
+ * Opens the store: picks the engine from the options, brings the schema up to date, and hands
+ * out the resource stores with transactions over them.
+ */
+import { Kysely, sql } from "kysely";
+import type { Database, Executor } from "./database.js";
+import { engineSetup, type Engine } from "./dialect.js";
+import { migrate } from "./migrate.js";
+import { createStores } from "./stores.js";
+import { storeUnreachable, translateError } from "./translate-error.js";
+import type { Store, Stores } from "./types.js";
+
+/** Where the data lives. */
+export interface StoreOptions {
+  /** A postgres:// or postgresql:// URL selects PostgreSQL; absent or empty selects SQLite. */
+  databaseUrl?: string | undefined;
+  /** The directory of the SQLite database (`arbor.db`), created when missing. */
+  dataDir: string;
+  /**
+   * PostgreSQL only: the schema to keep the tables in, created when missing and made the
+   * search_path of every connection (tests give each run its own).
+   */
+  schema?: string | undefined;
+}
+
+/**
+ * Opens the store and runs pending migrations. Throws UNAVAILABLE when the database cannot be
+ * reached, and a plain Error for a bad URL or a failed migration.
+ */
+export async function createStore(options: StoreOptions): Promise<Store> {
+  const setup = engineSetup(options);
+  const db = new Kysely<Database>({ dialect: setup.dialect });
+  try {
+    await migrate(db, setup);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  return storeOver(db, setup.engine);
+}
+
+function storeOver(db: Executor, engine: Engine): Store {
+  return {
+    engine,
+    ...createStores(db),
+    transaction: (fn) => transaction(db, fn),
+    async ping() {
+      try {
+        await sql`select 1`.execute(db);
+      } catch (error) {
+        throw storeUnreachable(error);
+      }
+    },
+    close: () => db.destroy(),
+  };
+}
+
+/**
+ * Runs fn in a transaction. fn must use only the stores it is given: on SQLite the one
+ * connection is fn's until it settles, so a statement on the outer store would wait forever.
+ */
+async function transaction<T>(db: Executor, fn: (tx: Stores) => Promise<T>): Promise<T> {
+  // fn's own errors reach the caller as thrown; only begin, commit and rollback are translated.
+  let thrownByFn: { error: unknown } | undefined;
+  try {
+    return await db.transaction().execute(async (tx) => {
+      try {
+        return await fn(createStores(tx));
+      } catch (error) {
+        thrownByFn = { error };
+        throw error;
+      }
+    });
+  } catch (error) {
+    if (thrownByFn !== undefined && thrownByFn.error === error) throw error;
+    throw translateError(error);
+  }
+}

@@ -1,0 +1,181 @@
+/**
+ * Everything that differs between SQLite and PostgreSQL: opening the driver, the transaction
+ * mode, where the migration tables live, and what a driver error means. Nothing else in store/
+ * asks which engine runs.
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import BetterSqlite3 from "better-sqlite3";
+import {
+  CompiledQuery,
+  PostgresDialect,
+  SqliteAdapter,
+  SqliteDriver,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  sql,
+  type DatabaseConnection,
+  type Dialect,
+  type Kysely,
+} from "kysely";
+import pg from "pg";
+import type { StoreOptions } from "./create-store.js";
+import type { Store } from "./types.js";
+
+/** The engines Arbor stores data in. */
+export type Engine = Store["engine"];
+
+/** How to reach one engine: what createStore needs to know and nothing more. */
+export interface EngineSetup {
+  readonly engine: Engine;
+  readonly dialect: Dialect;
+  /** The schema Kysely's migration tables live in, or undefined where the engine has none. */
+  migrationSchema(db: Kysely<unknown>): Promise<string | undefined>;
+}
+
+/** Long enough to ride out another process's write transaction, short enough to fail a request. */
+const SQLITE_BUSY_TIMEOUT_MS = 5_000;
+/** pg waits forever for a connection by default; an unreachable server must fail instead. */
+const PG_CONNECT_TIMEOUT_MS = 10_000;
+
+/** Chooses the engine from the database URL: PostgreSQL for postgres(ql)://, SQLite for none. */
+export function engineSetup(options: StoreOptions): EngineSetup {
+  const url = options.databaseUrl ?? "";
+  if (url === "") return sqliteSetup(options.dataDir);
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(url)?.[1]?.toLowerCase();
+  if (scheme === "postgres" || scheme === "postgresql") return postgresSetup(url, options.schema);
+  // Only the scheme is echoed: the rest of the URL may hold a password.
+  const got = scheme === undefined ? "a URL without a scheme" : `scheme "${scheme}"`;
+  throw new Error(`database URL must start with postgres:// or postgresql:// (got ${got}); leave it unset for SQLite`);
+}
+
+function sqliteSetup(dataDir: string): EngineSetup {
+  return {
+    engine: "sqlite",
+    dialect: {
+      createAdapter: () => new TransactionalDdlSqliteAdapter(),
+      createDriver: () => new ImmediateSqliteDriver({ database: async () => openSqlite(dataDir) }),
+      createQueryCompiler: () => new SqliteQueryCompiler(),
+      createIntrospector: (db) => new SqliteIntrospector(db),
+    },
+    migrationSchema: async () => undefined,
+  };
+}
+
+function openSqlite(dataDir: string): BetterSqlite3.Database {
+  mkdirSync(dataDir, { recursive: true });
+  const db = new BetterSqlite3(join(dataDir, "arbor.db"));
+  // busy_timeout first: switching to WAL needs a lock another process may hold.
+  db.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = NORMAL");
+  db.pragma("foreign_keys = ON");
+  return db;
+}
+
+/**
+ * SQLite can roll DDL back; saying so makes Kysely's migrator run inside one transaction, which
+ * (begun IMMEDIATE, below) is also the lock that keeps two processes from migrating at once.
+ */
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
+/**
+ * A deferred transaction that reads and then writes fails at once with SQLITE_BUSY when another
+ * process wrote meanwhile; IMMEDIATE takes the write lock up front, so busy_timeout applies.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+  }
+}
+
+function postgresSetup(url: string, schema: string | undefined): EngineSetup {
+  const pool = new pg.Pool({
+    connectionString: url,
+    connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS,
+    fallback_application_name: "arbor",
+    // Per pool, not pg.types: other pg users in the process keep their parsers.
+    types: INT8_AS_NUMBER,
+  });
+  // An idle pooled connection that drops (server restart, network) is discarded by the pool and
+  // the next query reconnects and reports its own failure; unheard, the event would crash Node.
+  pool.on("error", () => {});
+  // Set per connection rather than in the URL's options, which a URL of the operator's may hold.
+  const searchPath = schema === undefined ? undefined : CompiledQuery.raw(`set search_path to ${quoteIdent(schema)}`);
+  return {
+    engine: "postgres",
+    dialect: new PostgresDialect({
+      pool,
+      onCreateConnection: async (connection) => {
+        if (searchPath !== undefined) await connection.executeQuery(searchPath);
+      },
+    }),
+    migrationSchema: async (db) => schema ?? (await currentSchema(db)),
+  };
+}
+
+/** Times are milliseconds (well inside 2^53), so int8 can be a JS number rather than a string. */
+const INT8_AS_NUMBER: pg.CustomTypesConfig = {
+  getTypeParser: (oid, format) => (oid === pg.types.builtins.INT8 ? Number : pg.types.getTypeParser(oid, format)),
+};
+
+function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** Kysely's migrator must be told the schema, or it finds its tables in any schema of the database. */
+async function currentSchema(db: Kysely<unknown>): Promise<string> {
+  const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
+  const schema = rows[0]?.schema;
+  if (schema == null) throw new Error("PostgreSQL has no current schema: fix search_path or pass a schema");
+  return schema;
+}
+
+/** What a failed statement means to the store, whichever driver raised it. */
+export type Failure = "unique" | "foreignKey" | "unavailable" | "other";
+
+const UNIQUE = new Set(["SQLITE_CONSTRAINT_UNIQUE", "SQLITE_CONSTRAINT_PRIMARYKEY", "23505"]);
+// PostgreSQL reports ON DELETE RESTRICT as 23503; 23001 is its dedicated code, kept for safety.
+const FOREIGN_KEY = new Set(["SQLITE_CONSTRAINT_FOREIGNKEY", "23503", "23001"]);
+const NETWORK = new Set([
+  "ECONNREFUSED", "ECONNRESET", "ECONNABORTED", "ETIMEDOUT", "EPIPE",
+  "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH",
+]);
+// SQLSTATEs of a server that is going away or full: admin/crash shutdown, starting up, too many clients.
+const PG_GONE = new Set(["57P01", "57P02", "57P03", "53300"]);
+// pg, pg-pool and Kysely report lost or closed connections with messages only, no code.
+const GONE_MESSAGES = [
+  /^Connection terminated/,
+  /timeout exceeded when trying to connect/,
+  /after calling end on the pool/,
+  /is not queryable/,
+  /driver has already been destroyed/,
+];
+
+/** Classifies a driver error: a constraint violation, an unreachable store, or anything else. */
+export function classifyFailure(error: unknown): Failure {
+  const code = codeOf(error);
+  if (code !== undefined && UNIQUE.has(code)) return "unique";
+  if (code !== undefined && FOREIGN_KEY.has(code)) return "foreignKey";
+  return unreachable(error) ? "unavailable" : "other";
+}
+
+function unreachable(error: unknown): boolean {
+  // Node reports a refused connection to every address of a host as one AggregateError.
+  if (error instanceof AggregateError && error.errors.some(unreachable)) return true;
+  const code = codeOf(error) ?? "";
+  if (NETWORK.has(code) || PG_GONE.has(code)) return true;
+  // Class 08 is "connection exception"; SQLITE_BUSY is what busy_timeout gives up with, and
+  // SQLITE_CANTOPEN a database file that cannot be opened at all.
+  if (/^08[0-9A-Z]{3}$/.test(code) || code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_CANTOPEN")) return true;
+  return error instanceof Error && GONE_MESSAGES.some((m) => m.test(error.message));
+}
+
+function codeOf(error: unknown): string | undefined {
+  if (typeof error !== "object" || error === null || !("code" in error)) return undefined;
+  return typeof error.code === "string" ? error.code : undefined;
+}

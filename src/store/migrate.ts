@@ -1,0 +1,40 @@
+/**
+ * Brings the schema up to date at start. Kysely's migrator keeps two processes starting at once
+ * from both migrating: an advisory lock on PostgreSQL, the IMMEDIATE transaction on SQLite (see
+ * dialect.ts).
+ */
+import type { Kysely } from "kysely";
+import { Migrator, type Migration } from "kysely/migration";
+import { classifyFailure, type Engine, type EngineSetup } from "./dialect.js";
+import * as m0001 from "./migrations/0001_initial.js";
+import { storeUnreachable } from "./translate-error.js";
+
+/** Every migration by name; names sort in the order they run. */
+function migrations(engine: Engine): Record<string, Migration> {
+  return {
+    "0001_initial": { up: (db) => m0001.up(db, engine) },
+  };
+}
+
+/**
+ * Runs the migrations not yet run. UNAVAILABLE when the store cannot be reached; any other
+ * failure is the operator's to read, so it keeps the driver's words in its cause.
+ */
+export async function migrate(db: Kysely<any>, setup: EngineSetup): Promise<void> {
+  let error: unknown;
+  try {
+    const migrator = new Migrator({
+      db,
+      provider: { getMigrations: async () => migrations(setup.engine) },
+      // On PostgreSQL the migrator creates this schema when it is missing, which is how a
+      // StoreOptions.schema comes to exist.
+      migrationTableSchema: await setup.migrationSchema(db),
+    });
+    ({ error } = await migrator.migrateToLatest());
+  } catch (thrown) {
+    error = thrown;
+  }
+  if (error === undefined) return;
+  if (classifyFailure(error) === "unavailable") throw storeUnreachable(error);
+  throw new Error(`the ${setup.engine} store's schema could not be brought up to date`, { cause: error });
+}

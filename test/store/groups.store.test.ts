@@ -1,0 +1,176 @@
+/**
+ * The group store's writes on every engine: insert, get, update, delete, and the constraints
+ * behind them, asserted by code and details.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { Code } from "../../src/domain/errors.js";
+import { describeEachEngine, withClient } from "../support/engines.js";
+import { childUid, group, rootUid } from "../support/groups.js";
+
+describeEachEngine("group store", (t) => {
+  const groups = () => t.store().groups;
+
+  it("inserts and gets a group, with times as numbers", async () => {
+    const org = group(rootUid(1), "acme", { createTime: 1_712_345_678_901, updateTime: 1_712_345_678_999 });
+    await groups().insert(org);
+    expect(await groups().get(org.uid)).toEqual(org);
+    expect(await groups().get(rootUid(0xdead))).toBeUndefined();
+  });
+
+  it("finds an organization by name, not a group of that name", async () => {
+    const org = group(rootUid(2), "find-me");
+    const child = group(childUid(rootUid(2), 1), "child-name");
+    await groups().insert(org);
+    await groups().insert(child);
+    expect(await groups().findOrganization("find-me")).toEqual(org);
+    expect(await groups().findOrganization("child-name")).toBeUndefined();
+  });
+
+  describe("insert", () => {
+    const parent = rootUid(3);
+    const otherOrg = rootUid(4);
+    beforeAll(async () => {
+      await groups().insert(group(parent, "org-three"));
+      await groups().insert(group(childUid(parent, 1), "taken"));
+      await groups().insert(group(otherOrg, "org-four"));
+    });
+
+    it.each([
+      { name: "a sibling's name", uid: childUid(parent, 2), groupName: "taken", want: { code: Code.ALREADY_EXISTS } },
+      {
+        name: "an organization's name, for an organization",
+        uid: rootUid(0x44),
+        groupName: "org-three",
+        want: { code: Code.ALREADY_EXISTS },
+      },
+      { name: "a name used under another parent", uid: childUid(otherOrg, 1), groupName: "taken", want: undefined },
+      { name: "an organization's name, for a group", uid: childUid(parent, 3), groupName: "org-three", want: undefined },
+      {
+        name: "a missing parent",
+        uid: childUid(rootUid(0xbad), 1),
+        groupName: "orphan",
+        want: { code: Code.NOT_FOUND, details: { resource: { resourceType: "group", resourceName: rootUid(0xbad) } } },
+      },
+    ])("with $name", async ({ uid, groupName, want }) => {
+      const inserting = groups().insert(group(uid, groupName));
+      if (want === undefined) {
+        await inserting;
+        expect((await groups().get(uid))?.name).toBe(groupName);
+      } else {
+        await expect(inserting).rejects.toMatchObject(want);
+        expect(await groups().get(uid)).toBeUndefined();
+      }
+    });
+  });
+
+  describe("update", () => {
+    const org = rootUid(5);
+    const a = childUid(org, 1);
+    const b = childUid(org, 2);
+    const c = childUid(org, 3);
+    beforeAll(async () => {
+      await groups().insert(group(org, "org-five", { createTime: 10 }));
+      await groups().insert(group(a, "a", { createTime: 10 }));
+      await groups().insert(group(b, "b", { createTime: 10 }));
+      await groups().insert(group(c, "c", { createTime: 10 }));
+      await groups().insert(group(rootUid(0x55), "org-taken"));
+    });
+
+    it("changes only the given fields and sets the update time", async () => {
+      const renamed = await groups().update(c, { name: "c2" }, 20);
+      expect(renamed).toEqual({ ...group(c, "c", { createTime: 10 }), name: "c2", updateTime: 20 });
+      const described = await groups().update(c, { description: "new words" }, 30);
+      expect(described).toMatchObject({ name: "c2", description: "new words", updateTime: 30 });
+      expect(await groups().get(c)).toEqual(described);
+    });
+
+    it("answers undefined for a missing group", async () => {
+      expect(await groups().update(childUid(org, 99), { name: "x" }, 1)).toBeUndefined();
+    });
+
+    it.each([
+      { name: "a sibling's name", uid: b, to: "a" },
+      { name: "another organization's name", uid: org, to: "org-taken" },
+    ])("to $name is ALREADY_EXISTS and changes nothing", async ({ uid, to }) => {
+      const before = await groups().get(uid);
+      await expect(groups().update(uid, { name: to }, 40)).rejects.toMatchObject({ code: Code.ALREADY_EXISTS });
+      expect(await groups().get(uid)).toEqual(before);
+    });
+  });
+
+  describe("delete", () => {
+    const org = rootUid(6);
+    const parent = childUid(org, 1);
+    const leaf = childUid(parent, 1);
+    const notEmpty = (uid: string) => ({
+      code: Code.FAILED_PRECONDITION,
+      details: {
+        preconditionViolations: [{ type: "RESOURCE_NOT_EMPTY", subject: uid, description: expect.stringContaining("child groups") }],
+      },
+    });
+    beforeAll(async () => {
+      await groups().insert(group(org, "org-six"));
+    });
+
+    it("answers false for a missing group", async () => {
+      expect(await groups().delete(childUid(org, 0x404))).toBe(false);
+    });
+
+    it("refuses while child groups remain, then deletes bottom up", async () => {
+      await groups().insert(group(parent, "parent"));
+      await groups().insert(group(leaf, "leaf"));
+      await expect(groups().delete(parent)).rejects.toMatchObject(notEmpty(parent));
+      await expect(groups().delete(org)).rejects.toMatchObject(notEmpty(org));
+      expect(await groups().delete(leaf)).toBe(true);
+      expect(await groups().delete(parent)).toBe(true);
+      expect(await groups().get(parent)).toBeUndefined();
+      expect(await groups().delete(parent)).toBe(false);
+    });
+
+    it("takes the group's role bindings with it", async () => {
+      const team = childUid(org, 2);
+      const stays = childUid(org, 3);
+      const binding = (uid: string, groupUid: string) => ({
+        uid,
+        groupUid,
+        identityUid: rootUid(0x1d),
+        roleUid: rootUid(0x201e),
+        createTime: 1,
+      });
+      await groups().insert(group(team, "team"));
+      await groups().insert(group(stays, "stays"));
+      await t.store().bindings.insert(binding(childUid(team, 1), team));
+      await t.store().bindings.insert(binding(childUid(stays, 1), stays));
+      expect(await groups().delete(team)).toBe(true);
+      expect(await t.store().bindings.find(team, rootUid(0x1d), rootUid(0x201e))).toBeUndefined();
+      expect((await t.store().bindings.forIdentity(rootUid(0x1d))).map((b) => b.groupUid)).toEqual([stays]);
+    });
+
+    // SQLite has one writer at a time, so only PostgreSQL can slip a child in after the check.
+    it.runIf(t.engine === "postgres")("is refused by the foreign key when a child appears after the check", async () => {
+      const racer = childUid(org, 4);
+      await groups().insert(group(racer, "racer"));
+      let deleting: Promise<boolean> | undefined;
+      await t.store().transaction(async (tx) => {
+        await tx.groups.insert(group(childUid(racer, 1), "late child"));
+        // The uncommitted child is invisible to the check; the delete then waits on its row lock.
+        deleting = groups().delete(racer);
+        deleting.catch(() => undefined);
+        await waitForLockWait(t.options().databaseUrl ?? "");
+      });
+      await expect(deleting).rejects.toMatchObject(notEmpty(racer));
+    });
+  });
+});
+
+/** Waits until some PostgreSQL session is blocked on a lock. */
+async function waitForLockWait(url: string): Promise<void> {
+  await withClient(url, async (client) => {
+    for (let i = 0; i < 200; i++) {
+      const { rows } = await client.query<{ n: string }>("select count(*) as n from pg_locks where not granted");
+      if (Number(rows[0]?.n) > 0) return;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    throw new Error("no session ever waited on a lock");
+  });
+}

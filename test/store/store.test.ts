@@ -1,0 +1,148 @@
+/**
+ * The store as a whole on every engine: transactions, ping and close, reopening, and two
+ * processes starting on one database at once.
+ */
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { Code } from "../../src/domain/errors.js";
+import { createStore } from "../../src/store/create-store.js";
+import { describeEachEngine, withClient } from "../support/engines.js";
+import { childUid, group, rootUid } from "../support/groups.js";
+
+const run = promisify(execFile);
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+describeEachEngine("store", (t) => {
+  const store = () => t.store();
+
+  describe("transaction", () => {
+    it("commits when fn resolves", async () => {
+      const result = await store().transaction(async (tx) => {
+        await tx.groups.insert(group(rootUid(1), "committed"));
+        return "done";
+      });
+      expect(result).toBe("done");
+      expect(await store().groups.get(rootUid(1))).toBeDefined();
+    });
+
+    it("rolls back when fn throws, and rethrows fn's own error", async () => {
+      const own = new Error("changed my mind");
+      const attempt = store().transaction(async (tx) => {
+        await tx.groups.insert(group(rootUid(2), "rolled-back"));
+        await tx.settings.getOrCreate("rolled-back", () => "x");
+        throw own;
+      });
+      await expect(attempt).rejects.toBe(own);
+      expect(await store().groups.get(rootUid(2))).toBeUndefined();
+      expect(await store().settings.getOrCreate("rolled-back", () => "y")).toBe("y");
+    });
+
+    it("rolls back everything when a store call inside fails", async () => {
+      const attempt = store().transaction(async (tx) => {
+        await tx.groups.insert(group(rootUid(3), "first"));
+        await tx.groups.insert(group(rootUid(4), "first"));
+      });
+      await expect(attempt).rejects.toMatchObject({ code: Code.ALREADY_EXISTS });
+      expect(await store().groups.get(rootUid(3))).toBeUndefined();
+    });
+
+    it("holds a delete with the rest of the transaction", async () => {
+      await store().groups.insert(group(rootUid(5), "kept"));
+      await store().groups.insert(group(childUid(rootUid(5), 1), "kept child"));
+      const attempt = store().transaction(async (tx) => {
+        expect(await tx.groups.delete(childUid(rootUid(5), 1))).toBe(true);
+        expect(await tx.groups.delete(rootUid(5))).toBe(true);
+        throw new Error("undo");
+      });
+      await expect(attempt).rejects.toThrow("undo");
+      expect(await store().groups.get(childUid(rootUid(5), 1))).toBeDefined();
+    });
+  });
+
+  // The test database may well have a C locale already, so the ordering tests alone cannot tell.
+  it.runIf(t.engine === "postgres")("compares uids and names byte-wise on PostgreSQL, whatever the locale", async () => {
+    const { databaseUrl = "", schema } = t.options();
+    const { rows } = await withClient(databaseUrl, (c) =>
+      c.query<{ column: string; collation: string | null }>(
+        `select table_name || '.' || column_name as column, collation_name as collation
+           from information_schema.columns
+          where table_schema = $1 and data_type = 'text' and table_name not like 'kysely%'
+            and column_name not in ('description', 'private_jwk', 'public_jwk', 'value')
+          order by 1`,
+        [schema],
+      ),
+    );
+    expect(rows.map((r) => r.column)).toEqual([
+      "groups.name", "groups.parent_uid", "groups.uid",
+      "role_bindings.group_uid", "role_bindings.identity_uid", "role_bindings.role_uid", "role_bindings.uid",
+      "settings.name", "signing_keys.kid",
+    ]);
+    expect(new Set(rows.map((r) => r.collation))).toEqual(new Set(["C"]));
+  });
+
+  it.runIf(t.engine === "postgres")("keeps its tables in the connection's own schema when given none", async () => {
+    const { databaseUrl = "", schema = "" } = await t.freshLocation();
+    await withClient(databaseUrl, (c) => c.query(`create schema ${schema}`));
+    const url = new URL(databaseUrl);
+    url.searchParams.set("options", `-c search_path=${schema}`);
+    const opened = await createStore({ databaseUrl: url.href, dataDir: "unused" });
+    try {
+      await opened.groups.insert(group(rootUid(8), "in its own schema"));
+      const { rows } = await withClient(databaseUrl, (c) =>
+        c.query(`select table_schema from information_schema.tables where table_name = 'groups' and table_schema = $1`, [schema]),
+      );
+      expect(rows).toHaveLength(1);
+    } finally {
+      await opened.close();
+    }
+  });
+
+  it("answers a ping", async () => {
+    await expect(store().ping()).resolves.toBeUndefined();
+  });
+
+  it("keeps its data across a reopen, and is UNAVAILABLE once closed", async () => {
+    const options = await t.freshLocation();
+    const first = await createStore(options);
+    expect(first.engine).toBe(t.engine);
+    await first.groups.insert(group(rootUid(6), "durable"));
+    await first.close();
+    await expect(first.ping()).rejects.toMatchObject({ code: Code.UNAVAILABLE });
+    await expect(first.groups.get(rootUid(6))).rejects.toMatchObject({ code: Code.UNAVAILABLE });
+    const second = await createStore(options);
+    try {
+      expect((await second.groups.get(rootUid(6)))?.name).toBe("durable");
+    } finally {
+      await second.close();
+    }
+  });
+
+  it("migrates once when several processes start on a new database at once", async () => {
+    const options = await t.freshLocation();
+    const start = () =>
+      run(process.execPath, ["--import", here("../support/ts-resolve.mjs"), here("../support/open-store.ts"), JSON.stringify(options)]);
+    await Promise.all([start(), start(), start(), start()]);
+    const opened = await createStore(options);
+    try {
+      await opened.groups.insert(group(rootUid(7), "after the race"));
+      expect(await opened.groups.count({ uidp: {} })).toBe(1);
+    } finally {
+      await opened.close();
+    }
+  });
+});
+
+describe("createStore", () => {
+  it("refuses a database URL of another engine without echoing it", async () => {
+    const opening = createStore({ databaseUrl: "mysql://root:s3cret@db.example/arbor", dataDir: "unused" });
+    await expect(opening).rejects.toThrow(/postgres:\/\/ or postgresql:\/\//);
+    await expect(opening).rejects.not.toThrow(/s3cret/);
+  });
+
+  it("is UNAVAILABLE when PostgreSQL cannot be reached", async () => {
+    const opening = createStore({ databaseUrl: "postgresql://postgres@127.0.0.1:1/none", dataDir: "unused" });
+    await expect(opening).rejects.toMatchObject({ code: Code.UNAVAILABLE, message: "Unavailable: the store cannot be reached" });
+  });
+});
