@@ -1,0 +1,98 @@
+/**
+ * Messages as Arbor's API JSON (DESIGN 1.3): the protobuf JSON mapping with every implicit field
+ * emitted, and every google.protobuf.Timestamp with exactly three fractional digits.
+ */
+import { toJson, type DescField, type DescMessage, type JsonObject, type JsonValue, type MessageShape } from "@bufbuild/protobuf";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+
+const TIMESTAMP = "google.protobuf.Timestamp";
+
+/** How to reach the timestamps below one message type: one step per field that leads to any. */
+interface Plan {
+  readonly steps: Step[];
+}
+
+interface Step {
+  readonly field: DescField;
+  readonly shape: "single" | "list" | "map";
+  /** The plan of the field's message type; undefined when the field is itself a Timestamp. */
+  readonly child: Plan | undefined;
+}
+
+/**
+ * Plans by message type. A memo of a pure function of immutable descriptors (as protobuf-es keeps
+ * its compiled readers): it holds no configuration and no caller-visible state, and a WeakMap
+ * lets descriptors go. This is the one module-level store in the transcoder, for the hot path.
+ */
+const plans = new WeakMap<DescMessage, Plan | null>();
+
+/**
+ * The API JSON of a message: toJson with `alwaysEmitImplicit` (so `"verified": false` and
+ * `"totalCount": "0"` appear; unset `optional` fields and unset messages stay absent), with every
+ * Timestamp in the tree rendered as `2026-03-27T13:55:00.423Z`. google.protobuf.Empty gives `{}`.
+ */
+export function toApiJson<Desc extends DescMessage>(schema: Desc, message: MessageShape<Desc>): JsonValue {
+  // Always through toJson, which also refuses a Timestamp outside years 1 to 9999.
+  const json = toJson(schema, message, { alwaysEmitImplicit: true });
+  if (schema.typeName === TIMESTAMP) return formatTimestamp(message as unknown as Timestamp);
+  const plan = planOf(schema);
+  if (plan !== null) rewrite(plan, message as unknown as Record<string, unknown>, json as JsonObject);
+  return json;
+}
+
+/** RFC 3339 in UTC with milliseconds; finer digits are cut, not rounded, so a time never moves forward. */
+function formatTimestamp(ts: Timestamp): string {
+  return new Date(Number(ts.seconds) * 1000 + Math.floor(ts.nanos / 1_000_000)).toISOString();
+}
+
+/** The plan of a message type, or null when no Timestamp lies below it. */
+function planOf(desc: DescMessage): Plan | null {
+  const known = plans.get(desc);
+  if (known !== undefined) return known;
+  const plan: Plan = { steps: [] };
+  // Registered before the fields are visited, so a recursive type finds itself, not a loop.
+  plans.set(desc, plan);
+  for (const field of desc.fields) {
+    // Set for message fields, and for lists and maps of messages.
+    const target = field.message;
+    if (target === undefined) continue;
+    const shape = field.fieldKind === "list" ? "list" : field.fieldKind === "map" ? "map" : "single";
+    if (target.typeName === TIMESTAMP) {
+      plan.steps.push({ field, shape, child: undefined });
+      continue;
+    }
+    const child = planOf(target);
+    if (child !== null) plan.steps.push({ field, shape, child });
+  }
+  if (plan.steps.length > 0) return plan;
+  plans.set(desc, null);
+  return null;
+}
+
+/** Rewrites, in json, the Timestamps the plan leads to, reading their values from message. */
+function rewrite(plan: Plan, message: Record<string, unknown>, json: JsonObject): void {
+  for (const { field, shape, child } of plan.steps) {
+    const value = valueOf(message, field);
+    const out = json[field.jsonName];
+    if (value === undefined || out === undefined || out === null) continue;
+    if (shape === "single") {
+      if (child === undefined) json[field.jsonName] = formatTimestamp(value as Timestamp);
+      else rewrite(child, value as Record<string, unknown>, out as JsonObject);
+    } else {
+      // Lists and maps: the JSON keeps the message's indexes and (string) map keys.
+      const items = value as Record<string, unknown>;
+      const target = out as Record<string, JsonValue>;
+      for (const key of Object.keys(items)) {
+        if (child === undefined) target[key] = formatTimestamp(items[key] as Timestamp);
+        else rewrite(child, items[key] as Record<string, unknown>, target[key] as JsonObject);
+      }
+    }
+  }
+}
+
+/** The field's value in a message, looking into its oneof when it has one. */
+function valueOf(message: Record<string, unknown>, field: DescField): unknown {
+  if (field.oneof === undefined) return message[field.localName];
+  const oneof = message[field.oneof.localName] as { case: string | undefined; value?: unknown };
+  return oneof.case === field.localName ? oneof.value : undefined;
+}

@@ -1,0 +1,113 @@
+import { create, type DescMessage, type MessageInitShape } from "@bufbuild/protobuf";
+import { EmptySchema, TimestampSchema, timestampFromMs } from "@bufbuild/protobuf/wkt";
+import { describe, expect, test } from "vitest";
+import { ListGroupsResponseSchema as ListV1Schema } from "../../../src/gen/arbor/iam/v1/groups_pb.js";
+import { GroupSchema, ListGroupsResponseSchema } from "../../../src/gen/arbor/iam/v2beta1/groups_pb.js";
+import { PingResponseSchema } from "../../../src/gen/arbor/ping/v2beta1/ping_pb.js";
+import { toApiJson } from "../../../src/server/rest/json.js";
+import { ItemSchema } from "./fixture.js";
+
+const ORG = "0123456789abcdef0123456789abcdef01234567";
+const ts = (seconds: bigint, nanos = 0) => create(TimestampSchema, { seconds, nanos });
+// 2026-03-27T13:55:00Z
+const S = 1774619700n;
+
+function json<Desc extends DescMessage>(schema: Desc, init?: MessageInitShape<Desc>) {
+  return toApiJson(schema, create(schema, init));
+}
+
+describe("toApiJson", () => {
+  test("a group carries every field, defaults included, times with milliseconds", () => {
+    expect(json(GroupSchema, { uid: ORG, name: "acme", createTime: ts(S, 423_000_000), updateTime: ts(S) })).toEqual({
+      uid: ORG,
+      name: "acme",
+      description: "",
+      resourceLimits: {},
+      verified: false,
+      createTime: "2026-03-27T13:55:00.423Z",
+      updateTime: "2026-03-27T13:55:00.000Z",
+    });
+  });
+
+  test("unset messages and unset optional fields stay absent; implicit zeros appear", () => {
+    expect(json(ListGroupsResponseSchema)).toEqual({ groups: [], totalCount: "0", skipped: 0 });
+    expect(json(ListGroupsResponseSchema, { nextPageToken: "t", totalCount: 14n, skipped: 10 })).toEqual({
+      groups: [],
+      nextPageToken: "t",
+      totalCount: "14",
+      skipped: 10,
+    });
+  });
+
+  test("timestamps inside a list of groups are fixed too", () => {
+    const out = json(ListGroupsResponseSchema, {
+      groups: [{ uid: ORG, createTime: ts(S, 1_000_000) }, { uid: ORG, createTime: ts(S, 999_999_999) }],
+    }) as { groups: { createTime: string; updateTime?: string }[] };
+    expect(out.groups.map((g) => g.createTime)).toEqual(["2026-03-27T13:55:00.001Z", "2026-03-27T13:55:00.999Z"]);
+    expect(out.groups[0]?.updateTime).toBeUndefined();
+  });
+
+  test.each([
+    [ts(S), "2026-03-27T13:55:00.000Z"],
+    [ts(S, 400_000_000), "2026-03-27T13:55:00.400Z"],
+    [ts(S, 423_456_789), "2026-03-27T13:55:00.423Z"],
+    [ts(S, 999_999), "2026-03-27T13:55:00.000Z"],
+    [ts(0n), "1970-01-01T00:00:00.000Z"],
+    [ts(-1n, 500_000_000), "1969-12-31T23:59:59.500Z"],
+    [ts(-62135596800n), "0001-01-01T00:00:00.000Z"],
+    [ts(253402300799n, 999_999_999), "9999-12-31T23:59:59.999Z"],
+    [timestampFromMs(Date.UTC(2024, 1, 29, 23, 59, 59, 7)), "2024-02-29T23:59:59.007Z"],
+  ])("%o renders as %s", (value, text) => {
+    expect(toApiJson(TimestampSchema, value)).toBe(text);
+    expect((json(GroupSchema, { createTime: value }) as { createTime: string }).createTime).toBe(text);
+  });
+
+  test("every timestamp in the tree: nested, repeated, in maps, in oneofs, in recursive messages", () => {
+    const out = json(ItemSchema, {
+      createTime: ts(S),
+      times: [ts(S), ts(S, 5_000_000)],
+      timeMap: { a: ts(S), b: ts(S, 120_000_000) },
+      inner: { issuer: "i", seenTime: ts(S) },
+      inners: [{ seenTime: ts(S) }, {}],
+      choice: { case: "picked", value: { seenTime: ts(S) } },
+      child: { createTime: ts(S, 7_000_000), child: { times: [ts(S)] } },
+    } as MessageInitShape<typeof ItemSchema>) as Record<string, unknown>;
+    const z = "2026-03-27T13:55:00.000Z";
+    expect(out).toMatchObject({
+      createTime: z,
+      times: [z, "2026-03-27T13:55:00.005Z"],
+      timeMap: { a: z, b: "2026-03-27T13:55:00.120Z" },
+      inner: { issuer: "i", seenTime: z },
+      inners: [{ seenTime: z }, { issuer: "", subject: "" }],
+      picked: { seenTime: z },
+      child: { createTime: "2026-03-27T13:55:00.007Z", child: { times: [z] } },
+    });
+    expect(out.inners).toEqual([{ issuer: "", subject: "", seenTime: z }, { issuer: "", subject: "" }]);
+    expect(out).not.toHaveProperty("note");
+    expect(out).not.toHaveProperty("label");
+  });
+
+  test("optional fields appear when set, even to their zero value", () => {
+    expect(json(ItemSchema, { note: "" } as MessageInitShape<typeof ItemSchema>)).toMatchObject({ note: "" });
+  });
+
+  test("Empty is {}", () => {
+    expect(json(EmptySchema)).toEqual({});
+  });
+
+  test("messages without timestamps are plain toJson with defaults", () => {
+    expect(json(PingResponseSchema)).toEqual({ response: "" });
+    expect(json(ListV1Schema, { items: [{ id: ORG }] })).toEqual({
+      items: [{ id: ORG, name: "", description: "", resourceLimits: {}, verified: false }],
+    });
+  });
+
+  test("the same schema renders alike on repeated calls (the plan is reused)", () => {
+    const a = json(GroupSchema, { createTime: ts(S, 1_000_000) });
+    const b = json(GroupSchema, { createTime: ts(S, 2_000_000) });
+    expect([(a as { createTime: string }).createTime, (b as { createTime: string }).createTime]).toEqual([
+      "2026-03-27T13:55:00.001Z",
+      "2026-03-27T13:55:00.002Z",
+    ]);
+  });
+});
