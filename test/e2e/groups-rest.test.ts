@@ -123,6 +123,13 @@ for (const engine of engines) {
       expect(body.updateTime >= body.createTime).toBe(true);
     });
 
+    it("accepts back the group it served, changing only what differs (output-only fields ignored)", async () => {
+      const { body: current } = await get(`/iam/v2beta1/groups/${created.echo!.uid}`);
+      const { status, body } = await patch(`/iam/v2beta1/groups/${created.echo!.uid}`, { ...current, description: "round trip" });
+      expect(status).toBe(200);
+      expect(body).toMatchObject({ uid: created.echo!.uid, name: "echo", description: "round trip", createTime: current.createTime });
+    });
+
     it("with updateMask=description changes description and ignores a name in the body", async () => {
       const { status, body } = await patch(`/iam/v2beta1/groups/${created.delta!.uid}?updateMask=description`, {
         name: "ignored",

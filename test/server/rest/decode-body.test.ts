@@ -107,9 +107,12 @@ describe("UpdateGroup: path over body, and the implied update mask", () => {
     ['{"description":"d","name":"n"}', "description,name"],
     ['{"description":""}', "description"],
     ['{"description":null}', "description"],
-    ['{"resource_limits":{"repos":1}}', "resourceLimits"],
-    ['{"resourceLimits":{}}', "resourceLimits"],
-    ['{"uid":"x"}', "uid"],
+    // Fields the server sets (OUTPUT_ONLY, IDENTIFIER) are ignored in input (AIP-203), so a
+    // client can PATCH back the group it read.
+    ['{"resource_limits":{"repos":1}}', ""],
+    ['{"resourceLimits":{}}', ""],
+    ['{"uid":"x"}', ""],
+    ['{"name":"n","createTime":"2026-01-01T00:00:00Z","verified":true}', "name"],
     ["{}", ""],
   ])("without a mask, %s changes %j", (body, mask) => {
     expect(decodeJson("PATCH", url, body)).toMatchObject({ updateMask: mask });
