@@ -8,7 +8,6 @@ import { invalidArgument, notFound } from "../domain/errors.js";
 import { resolveUpdateMask } from "../domain/field-mask.js";
 import { groupSortable, groupSortValue, groupUpdatable, type GroupFilter, type GroupRecord } from "../domain/groups.js";
 import { hierarchyFilter } from "../domain/hierarchy.js";
-import { finishPage, planPage } from "../domain/list.js";
 import { validateDescription, validateName } from "../domain/names.js";
 import { requireUid } from "../domain/uid.js";
 import {
@@ -25,6 +24,7 @@ import {
 import { callerOf, type CallContext } from "./context.js";
 import type { ServiceDeps } from "./deps.js";
 import { createChildGroup, createOrganization } from "./groups-store-ops.js";
+import { listPage } from "./list-page.js";
 
 /** The group resource as the API shows it. */
 export function groupMessage(g: GroupRecord): Group {
@@ -45,17 +45,18 @@ export function createGroupsService(deps: ServiceDeps) {
   return {
     async listGroups(req: ListGroupsRequest, ctx: CallContext): Promise<ListGroupsResponse> {
       const query = { uidp: hierarchyFilter(req.uidp), ...(req.name !== "" && { name: req.name }) };
-      const plan = planPage(req, groupSortable, "groups", query, pageTokens);
-      const perms = await ctx.permissions();
-      const filter: GroupFilter = { ...query, visibleUnder: perms.scopes([Capability.CAP_IAM_GROUPS_LIST]) };
-      const [rows, total] = await Promise.all([store.groups.list(filter, plan), store.groups.count(filter)]);
-      const page = finishPage(rows, plan, pageTokens, (g, order) => order.map((k) => groupSortValue(g, k.field)));
-      return create(ListGroupsResponseSchema, {
-        groups: page.items.map(groupMessage),
-        ...(page.nextPageToken !== undefined && { nextPageToken: page.nextPageToken }),
-        totalCount: BigInt(total),
-        skipped: plan.skip,
+      const visibleUnder = (await ctx.permissions()).scopes([Capability.CAP_IAM_GROUPS_LIST]);
+      const { items, ...envelope } = await listPage({
+        request: req,
+        sortable: groupSortable,
+        resource: "groups",
+        query,
+        filter: { ...query, visibleUnder } satisfies GroupFilter,
+        source: store.groups,
+        sortValue: groupSortValue,
+        tokens: pageTokens,
       });
+      return create(ListGroupsResponseSchema, { groups: items.map(groupMessage), ...envelope });
     },
 
     async getGroup(req: GetGroupRequest): Promise<Group> {
