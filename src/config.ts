@@ -26,6 +26,8 @@ export interface Config {
   databaseSchema: string | undefined;
   /** Whether an authenticated person may create a root organization. */
   allowOrgCreation: boolean;
+  /** Whether http:// issuers on loopback are trusted (tests, local development); https only otherwise. */
+  allowHttpLoopbackIssuers: boolean;
   /** pino level: fatal, error, warn, info, debug, trace or silent. */
   logLevel: string;
   /** The largest request body accepted, in bytes. */
@@ -47,6 +49,7 @@ export const DEFAULT_CONFIG: Readonly<Config> = {
   databaseUrl: undefined,
   databaseSchema: undefined,
   allowOrgCreation: true,
+  allowHttpLoopbackIssuers: false,
   logLevel: "info",
   maxBodyBytes: 1024 * 1024,
   shutdownTimeoutMs: 30_000,
@@ -66,6 +69,7 @@ export const SETTINGS: Readonly<Record<keyof Config, { env: string; kind: Kind }
   databaseUrl: { env: "ARBOR_DATABASE_URL", kind: "string" },
   databaseSchema: { env: "ARBOR_DATABASE_SCHEMA", kind: "string" },
   allowOrgCreation: { env: "ARBOR_ALLOW_ORG_CREATION", kind: "bool" },
+  allowHttpLoopbackIssuers: { env: "ARBOR_ALLOW_HTTP_LOOPBACK_ISSUERS", kind: "bool" },
   logLevel: { env: "ARBOR_LOG_LEVEL", kind: "string" },
   maxBodyBytes: { env: "ARBOR_MAX_BODY_BYTES", kind: "int" },
   shutdownTimeoutMs: { env: "ARBOR_SHUTDOWN_TIMEOUT", kind: "duration" },

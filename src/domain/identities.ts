@@ -16,3 +16,46 @@ export function userIdentityUid(issuer: string, subject: string): string {
 export function adminIdentityUid(organizationUid: string): string {
   return userIdentityUid("arbor:admin", organizationUid);
 }
+
+/** How upstream tokens are recognised as an identity. */
+export type Relationship =
+  | {
+      kind: "claimMatch";
+      issuer?: string;
+      issuerPattern?: string;
+      subject?: string;
+      subjectPattern?: string;
+      audience?: string;
+      audiencePattern?: string;
+      claims: Record<string, string>;
+      claimPatterns: Record<string, string>;
+    }
+  | {
+      kind: "staticKeys";
+      issuer: string;
+      subject: string;
+      /** The issuer's JWKS, as JSON. */
+      issuerKeys: string;
+      /** Milliseconds since the epoch. */
+      expirationTime: number;
+    }
+  /** A person who logged in (root-level), or an organization's local administrator. */
+  | { kind: "user"; issuer: string; subject: string };
+
+/** An identity as the store keeps it. Times are milliseconds since the epoch. */
+export interface IdentityRecord {
+  uid: string;
+  /** The group's uid; null for a root-level identity (a person). */
+  parentUid: string | null;
+  name: string;
+  description: string;
+  relationship: Relationship;
+  lastSeenTime: number | null;
+  createTime: number;
+  updateTime: number;
+}
+
+/** The exact issuer and subject of a relationship, where it has them (for hydration and lookups). */
+export function exactIssuerSubject(r: Relationship): { issuer: string | null; subject: string | null } {
+  return { issuer: r.issuer ?? null, subject: r.subject ?? null };
+}

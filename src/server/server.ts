@@ -65,7 +65,8 @@ export async function openCore(config: Config, clock: Clock, ids: IdSource, issu
     const keys = new KeyRing(store.keys, clock, { rotationMs: config.keyRotationMs });
     await keys.signingKey();
     const tokens = new Tokens(keys, clock, issuer);
-    return { store, deps: { store, clock, ids, pageTokens }, keys, tokens };
+    const settings = { allowHttpLoopbackIssuers: config.allowHttpLoopbackIssuers };
+    return { store, deps: { store, clock, ids, pageTokens, settings }, keys, tokens };
   } catch (e) {
     await store.close();
     throw e;

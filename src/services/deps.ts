@@ -6,10 +6,17 @@ import type { PageTokens } from "../domain/page-token.js";
 import type { IdSource } from "../domain/uid.js";
 import type { Store } from "../store/types.js";
 
+/** Settings that change what services accept. */
+export interface ServiceSettings {
+  /** Whether http:// issuers on loopback are accepted (tests, local development). */
+  allowHttpLoopbackIssuers: boolean;
+}
+
 /** The dependencies every service takes. */
 export interface ServiceDeps {
   store: Store;
   clock: Clock;
   ids: IdSource;
   pageTokens: PageTokens;
+  settings: ServiceSettings;
 }

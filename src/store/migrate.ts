@@ -7,12 +7,14 @@ import type { Kysely } from "kysely";
 import { Migrator, type Migration } from "kysely/migration";
 import { classifyFailure, type Engine, type EngineSetup } from "./dialect.js";
 import * as m0001 from "./migrations/0001_initial.js";
+import * as m0002 from "./migrations/0002_iam.js";
 import { storeUnreachable } from "./translate-error.js";
 
 /** Every migration by name; names sort in the order they run. */
 function migrations(engine: Engine): Record<string, Migration> {
   return {
     "0001_initial": { up: (db) => m0001.up(db, engine) },
+    "0002_iam": { up: (db) => m0002.up(db, engine) },
   };
 }
 

@@ -3,7 +3,10 @@
  * store/ knows SQL or which engine runs.
  */
 import type { GroupFilter, GroupRecord } from "../domain/groups.js";
+import type { HierarchyFilter } from "../domain/hierarchy.js";
+import type { IdentityRecord, Relationship } from "../domain/identities.js";
 import type { OrderKey } from "../domain/list.js";
+import type { AccountAssociationRecord, GroupInviteRecord, IdentityProviderRecord, OidcSettings, RoleRecord } from "../domain/records.js";
 
 /** One page's worth of a keyset query, as planned by domain/list.ts. */
 export interface RowWindow {
@@ -51,14 +54,185 @@ export interface BindingRecord {
   createTime: number;
 }
 
-/** Role bindings (the API over them arrives with the IAM issue; authorization reads them now). */
+/** A list filter common to the IAM resources: hierarchy, exact name, and what the caller may see. */
+export interface ResourceFilter {
+  uidp: HierarchyFilter;
+  name?: string;
+  /**
+   * The uids whose subtrees (each uid itself and everything below) the caller may see;
+   * undefined means everything, an empty list nothing.
+   */
+  visibleUnder?: readonly string[];
+}
+
+/** A role binding's filters (DESIGN 1.4 plus the RPC's own). */
+export interface BindingFilter {
+  uidp: HierarchyFilter;
+  identity?: string;
+  group?: string;
+  role?: string;
+  visibleUnder?: readonly string[];
+}
+
+/** A role held at a group, with the capabilities a custom role stores (empty for built-ins). */
+export interface Grant {
+  groupUid: string;
+  roleUid: string;
+  /** Dotted capability names of a custom role; empty for a built-in role (its capabilities are code). */
+  capabilities: string[];
+}
+
+/**
+ * Role bindings. The role must exist (a foreign key); the identity need not (a person can be
+ * bound before their first login).
+ */
 export interface BindingStore {
-  /** Inserts a binding. NOT_FOUND (group <uid>) when the group is gone. */
+  /** Inserts a binding. NOT_FOUND when the group or the role is gone; ALREADY_EXISTS for a duplicate. */
   insert(binding: BindingRecord): Promise<void>;
+  /** The binding with this uid, or undefined. */
+  get(uid: string): Promise<BindingRecord | undefined>;
   /** The binding of identity to role at group, if there is one. */
   find(groupUid: string, identityUid: string, roleUid: string): Promise<BindingRecord | undefined>;
   /** Every binding an identity holds. */
   forIdentity(identityUid: string): Promise<BindingRecord[]>;
+  /** Every role an identity holds, with the stored capabilities of custom roles: one query. */
+  grantsOf(identityUid: string): Promise<Grant[]>;
+  /** Changes a binding's identity or role; undefined when it does not exist. Same errors as insert. */
+  update(uid: string, changes: { identityUid?: string; roleUid?: string }): Promise<BindingRecord | undefined>;
+  /** Deletes a binding; false when there was none. */
+  delete(uid: string): Promise<boolean>;
+  /** The bindings matching filter, in the window's order (fields: create_time, uid). */
+  list(filter: BindingFilter, window: RowWindow): Promise<BindingRecord[]>;
+  /** How many bindings match filter. */
+  count(filter: BindingFilter): Promise<number>;
+}
+
+/** Identities. */
+export interface IdentityStore {
+  /** Inserts an identity. ALREADY_EXISTS for a sibling's name; NOT_FOUND when its group is gone. */
+  insert(identity: IdentityRecord): Promise<void>;
+  /** The identity, or undefined. */
+  get(uid: string): Promise<IdentityRecord | undefined>;
+  /** The identities among uids that exist (for hydrating bindings). */
+  getMany(uids: readonly string[]): Promise<IdentityRecord[]>;
+  /** Applies changes and sets updateTime; undefined when it does not exist. ALREADY_EXISTS for a sibling's name. */
+  update(
+    uid: string,
+    changes: { name?: string; description?: string; relationship?: Relationship },
+    updateTime: number,
+  ): Promise<IdentityRecord | undefined>;
+  /** Deletes the identity and every binding that names it; false when it does not exist. */
+  delete(uid: string): Promise<boolean>;
+  /**
+   * The identities matching filter (fields: name, create_time, update_time, uid). visibleUnder
+   * reaches identities in those subtrees, and root-level identities (people) bound to a role
+   * anywhere in them.
+   */
+  list(filter: ResourceFilter, window: RowWindow): Promise<IdentityRecord[]>;
+  /** How many identities match filter. */
+  count(filter: ResourceFilter): Promise<number>;
+}
+
+/** Roles: built-in ones are rows without a parent; custom ones live in a group. */
+export interface RoleStore {
+  /** Inserts a custom role. ALREADY_EXISTS for a sibling's name; NOT_FOUND when its group is gone. */
+  insert(role: RoleRecord): Promise<void>;
+  /** The role, or undefined. */
+  get(uid: string): Promise<RoleRecord | undefined>;
+  /** The roles among uids that exist (for hydration). */
+  getMany(uids: readonly string[]): Promise<RoleRecord[]>;
+  /** Applies changes and sets updateTime; undefined when it does not exist. ALREADY_EXISTS for a sibling's name. */
+  update(uid: string, changes: { name?: string; description?: string; capabilities?: string[] }, updateTime: number): Promise<RoleRecord | undefined>;
+  /**
+   * Deletes a custom role; false when it does not exist. FAILED_PRECONDITION (RESOURCE_IN_USE)
+   * while a binding or an identity provider uses it, decided by the foreign keys.
+   */
+  delete(uid: string): Promise<boolean>;
+  /**
+   * Sets the names and descriptions of the built-in roles (their rows) to the code's, adding
+   * any that are missing; run at start.
+   */
+  syncBuiltins(roles: readonly { uid: string; name: string; description: string }[], now: number): Promise<void>;
+  /** The roles matching filter (fields: name, create_time, update_time, uid); built-in roles are always visible. */
+  list(filter: ResourceFilter, window: RowWindow): Promise<RoleRecord[]>;
+  /** How many roles match filter. */
+  count(filter: ResourceFilter): Promise<number>;
+}
+
+/** Identity providers. */
+export interface IdentityProviderStore {
+  /** Inserts a provider. ALREADY_EXISTS for a sibling's name; NOT_FOUND when its group or default role is gone. */
+  insert(provider: IdentityProviderRecord): Promise<void>;
+  /** The provider, or undefined. */
+  get(uid: string): Promise<IdentityProviderRecord | undefined>;
+  /** Applies changes and sets updateTime; undefined when it does not exist. */
+  update(
+    uid: string,
+    changes: { name?: string; description?: string; defaultRole?: string; oidc?: Partial<OidcSettings> },
+    updateTime: number,
+  ): Promise<IdentityProviderRecord | undefined>;
+  /** Deletes a provider; false when it does not exist. */
+  delete(uid: string): Promise<boolean>;
+  /** The providers matching filter (fields: name, create_time, update_time, uid). */
+  list(filter: ResourceFilter, window: RowWindow): Promise<IdentityProviderRecord[]>;
+  /** How many providers match filter. */
+  count(filter: ResourceFilter): Promise<number>;
+}
+
+/** Account associations, one per group at most, keyed by the group's uid. */
+export interface AccountAssociationStore {
+  /** Inserts an association. ALREADY_EXISTS when the group has one; NOT_FOUND when the group is gone. */
+  insert(association: AccountAssociationRecord): Promise<void>;
+  /** The association, or undefined. */
+  get(uid: string): Promise<AccountAssociationRecord | undefined>;
+  /** Replaces the fields given (a provider set to null is removed) and sets updateTime; undefined when none exists. */
+  update(
+    uid: string,
+    changes: Partial<Omit<AccountAssociationRecord, "uid" | "createTime" | "updateTime" | "amazon" | "google" | "azure" | "github">> & {
+      amazon?: AccountAssociationRecord["amazon"] | null;
+      google?: AccountAssociationRecord["google"] | null;
+      azure?: AccountAssociationRecord["azure"] | null;
+      github?: AccountAssociationRecord["github"] | null;
+    },
+    updateTime: number,
+  ): Promise<AccountAssociationRecord | undefined>;
+  /** Deletes an association; false when there was none. */
+  delete(uid: string): Promise<boolean>;
+  /**
+   * The associations matching filter (fields: name, create_time, update_time, uid). Hierarchy
+   * filters apply to the uid as to a group's (the parent is the group's parent).
+   */
+  list(filter: ResourceFilter, window: RowWindow): Promise<AccountAssociationRecord[]>;
+  /** How many associations match filter. */
+  count(filter: ResourceFilter): Promise<number>;
+}
+
+/** A group invite's filters. */
+export interface InviteFilter {
+  uidp: HierarchyFilter;
+  keyId?: string;
+  visibleUnder?: readonly string[];
+}
+
+/** Group invites. */
+export interface GroupInviteStore {
+  /** Inserts an invite. NOT_FOUND when its group is gone. */
+  insert(invite: GroupInviteRecord): Promise<void>;
+  /** The invite, or undefined. */
+  get(uid: string): Promise<GroupInviteRecord | undefined>;
+  /** The invite whose code has this SHA-256, or undefined. */
+  findByCodeHash(codeHash: string): Promise<GroupInviteRecord | undefined>;
+  /** Applies changes; undefined when it does not exist. */
+  update(
+    uid: string,
+    changes: { email?: string; singleUse?: boolean; expirationTime?: number; redeemTime?: number | null },
+  ): Promise<GroupInviteRecord | undefined>;
+  /** Deletes an invite; false when it does not exist. */
+  delete(uid: string): Promise<boolean>;
+  /** The invites matching filter (fields: create_time, expiration_time, uid). */
+  list(filter: InviteFilter, window: RowWindow): Promise<GroupInviteRecord[]>;
+  /** How many invites match filter. */
+  count(filter: InviteFilter): Promise<number>;
 }
 
 /** A token signing key. The private JWK never leaves the server. */
@@ -97,6 +271,11 @@ export interface SettingsStore {
 export interface Stores {
   readonly groups: GroupStore;
   readonly bindings: BindingStore;
+  readonly identities: IdentityStore;
+  readonly roles: RoleStore;
+  readonly identityProviders: IdentityProviderStore;
+  readonly accountAssociations: AccountAssociationStore;
+  readonly groupInvites: GroupInviteStore;
   readonly keys: KeyStore;
   readonly settings: SettingsStore;
 }

@@ -3,6 +3,7 @@
  */
 import { beforeAll, expect, it } from "vitest";
 import { Code } from "../../src/domain/errors.js";
+import { builtinRoleUid } from "../../src/domain/roles.js";
 import type { BindingRecord } from "../../src/store/types.js";
 import { describeEachEngine } from "../support/engines.js";
 import { childUid, group, rootUid } from "../support/groups.js";
@@ -11,8 +12,9 @@ const ORG = rootUid(1);
 const TEAM = childUid(ORG, 1);
 const ALICE = rootUid(0xa11ce);
 const BOB = rootUid(0xb0b);
-const OWNER = rootUid(0x0e);
-const VIEWER = rootUid(0x0f);
+// Bindings name existing roles (a foreign key): the built-in ones are rows of every store.
+const OWNER = builtinRoleUid("owner");
+const VIEWER = builtinRoleUid("viewer");
 
 function binding(n: number, groupUid: string, identityUid: string, roleUid: string, createTime: number): BindingRecord {
   return { uid: childUid(groupUid, n), groupUid, identityUid, roleUid, createTime };

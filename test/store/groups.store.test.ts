@@ -2,6 +2,7 @@
  * The group store's writes on every engine: insert, get, update, delete, and the constraints
  * behind them, asserted by code and details.
  */
+import { builtinRoleUid } from "../../src/domain/roles.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { Code } from "../../src/domain/errors.js";
 import { describeEachEngine, withClient } from "../support/engines.js";
@@ -134,7 +135,7 @@ describeEachEngine("group store", (t) => {
         uid,
         groupUid,
         identityUid: rootUid(0x1d),
-        roleUid: rootUid(0x201e),
+        roleUid: builtinRoleUid("owner"),
         createTime: 1,
       });
       await groups().insert(group(team, "team"));
@@ -142,7 +143,7 @@ describeEachEngine("group store", (t) => {
       await t.store().bindings.insert(binding(childUid(team, 1), team));
       await t.store().bindings.insert(binding(childUid(stays, 1), stays));
       expect(await groups().delete(team)).toBe(true);
-      expect(await t.store().bindings.find(team, rootUid(0x1d), rootUid(0x201e))).toBeUndefined();
+      expect(await t.store().bindings.find(team, rootUid(0x1d), builtinRoleUid("owner"))).toBeUndefined();
       expect((await t.store().bindings.forIdentity(rootUid(0x1d))).map((b) => b.groupUid)).toEqual([stays]);
     });
 
