@@ -1,21 +1,47 @@
 /**
- * Role bindings in the `role_bindings` table; they live and die with their group (ON DELETE
- * CASCADE).
+ * Role bindings in the `role_bindings` table. They live and die with their group (ON DELETE
+ * CASCADE); their role must exist (a foreign key), their identity need not.
  */
 import { alreadyExists, notFound } from "../domain/errors.js";
 import type { Executor, RoleBindingsTable } from "./database.js";
+import { visibleUnder } from "./hierarchy-filter.js";
+import { listConditions } from "./resource-filter.js";
+import { missingGroupOrRole, resourceTable } from "./resource-table.js";
 import { guard } from "./translate-error.js";
-import type { BindingRecord, BindingStore } from "./types.js";
+import type { BindingFilter, BindingRecord, BindingStore } from "./types.js";
 
 /** The binding store over an executor. */
 export function createBindingStore(db: Executor): BindingStore {
+  const table = resourceTable(db, {
+    table: "role_bindings",
+    toRecord: toBinding,
+    // A binding's parent is its group, so the caller sees the bindings held at groups it sees.
+    matching: (filter: BindingFilter) =>
+      listConditions(
+        filter,
+        { uid: "uid", parent: "group_uid", visible: (tops) => visibleUnder("group_uid", tops) },
+        { identity_uid: filter.identity, group_uid: filter.group, role_uid: filter.role },
+      ),
+    sortColumns: { create_time: "create_time", uid: "uid" },
+  });
+  const bindingsOf = (identityUid: string) =>
+    db
+      .selectFrom("role_bindings")
+      .where("role_bindings.identity_uid", "=", identityUid)
+      .orderBy("role_bindings.create_time")
+      .orderBy("role_bindings.uid");
+
   return {
-    async insert(b) {
-      await guard(() => db.insertInto("role_bindings").values(toRow(b)).execute(), {
-        unique: () => alreadyExists(`role binding of ${b.identityUid} to role ${b.roleUid} in group ${b.groupUid}`),
-        foreignKey: () => notFound("group", b.groupUid),
-      });
-    },
+    insert: (b) =>
+      table.insert(toRow(b), {
+        violations: {
+          unique: () => taken(b),
+          foreignKey: () => missingGroupOrRole(db, b.groupUid, b.roleUid),
+        },
+        looksUp: true,
+      }),
+
+    get: table.get,
 
     async find(groupUid, identityUid, roleUid) {
       const row = await guard(() =>
@@ -31,18 +57,45 @@ export function createBindingStore(db: Executor): BindingStore {
     },
 
     async forIdentity(identityUid) {
-      const rows = await guard(() =>
-        db
-          .selectFrom("role_bindings")
-          .selectAll()
-          .where("identity_uid", "=", identityUid)
-          .orderBy("create_time")
-          .orderBy("uid")
-          .execute(),
-      );
+      const rows = await guard(() => bindingsOf(identityUid).selectAll().execute());
       return rows.map(toBinding);
     },
+
+    async grantsOf(identityUid) {
+      const rows = await guard(() =>
+        bindingsOf(identityUid)
+          .innerJoin("roles", "roles.uid", "role_bindings.role_uid")
+          .select(["role_bindings.group_uid", "role_bindings.role_uid", "roles.capabilities"])
+          .execute(),
+      );
+      return rows.map((r) => ({ groupUid: r.group_uid, roleUid: r.role_uid, capabilities: JSON.parse(r.capabilities) as string[] }));
+    },
+
+    async update(uid, changes) {
+      // Read first: a clash is then named without a lookup after the failed statement.
+      const before = await table.get(uid);
+      if (before === undefined) return undefined;
+      return table.update(
+        uid,
+        { identity_uid: changes.identityUid, role_uid: changes.roleUid },
+        {
+          violations: {
+            unique: () => taken({ ...before, identityUid: changes.identityUid ?? before.identityUid, roleUid: changes.roleUid ?? before.roleUid }),
+            // The group never changes, so the role is the only parent that can be missing.
+            foreignKey: () => notFound("role", changes.roleUid ?? before.roleUid),
+          },
+        },
+      );
+    },
+
+    delete: (uid) => table.delete(uid),
+    list: table.list,
+    count: table.count,
   };
+}
+
+function taken(b: Pick<BindingRecord, "identityUid" | "roleUid" | "groupUid">) {
+  return alreadyExists(`role binding of ${b.identityUid} to role ${b.roleUid} in group ${b.groupUid}`);
 }
 
 function toRow(b: BindingRecord): RoleBindingsTable {

@@ -2,7 +2,7 @@
  * The tables as Kysely sees them (the shape migrations leave behind) and the executor every
  * repository takes, so the same code runs on the pool or inside a transaction.
  */
-import type { Kysely } from "kysely";
+import { sql, type Kysely } from "kysely";
 
 /** A row of `groups`. Times are milliseconds since the epoch. */
 export interface GroupsTable {
@@ -21,6 +21,79 @@ export interface RoleBindingsTable {
   identity_uid: string;
   role_uid: string;
   create_time: number;
+}
+
+/** A row of `roles`: built-in roles have no parent. */
+export interface RolesTable {
+  uid: string;
+  parent_uid: string | null;
+  name: string;
+  description: string;
+  /** JSON array of dotted capability names. */
+  capabilities: string;
+  create_time: number;
+  update_time: number;
+}
+
+/** A row of `identities`: root-level identities (people) have no parent. */
+export interface IdentitiesTable {
+  uid: string;
+  parent_uid: string | null;
+  name: string;
+  description: string;
+  /** JSON of the Relationship. */
+  relationship: string;
+  /** The relationship's exact issuer and subject, where it has them. */
+  issuer: string | null;
+  subject: string | null;
+  last_seen_time: number | null;
+  create_time: number;
+  update_time: number;
+}
+
+/** A row of `identity_providers`. */
+export interface IdentityProvidersTable {
+  uid: string;
+  parent_uid: string;
+  name: string;
+  description: string;
+  default_role: string;
+  issuer: string;
+  client_id: string;
+  client_secret: string;
+  /** JSON array of scope names. */
+  additional_scopes: string;
+  groups_claim: string;
+  create_time: number;
+  update_time: number;
+}
+
+/** A row of `account_associations`; the uid is the group's. Providers are JSON, or null when absent. */
+export interface AccountAssociationsTable {
+  uid: string;
+  name: string;
+  description: string;
+  amazon: string | null;
+  google: string | null;
+  azure: string | null;
+  github: string | null;
+  create_time: number;
+  update_time: number;
+}
+
+/** A row of `group_invites`. */
+export interface GroupInvitesTable {
+  uid: string;
+  parent_uid: string;
+  role_uid: string;
+  email: string;
+  /** 1 for a single-use invite, 0 otherwise. */
+  single_use: number;
+  code_hash: string;
+  key_id: string;
+  expiration_time: number;
+  create_time: number;
+  redeem_time: number | null;
 }
 
 /** A row of `signing_keys`. */
@@ -43,6 +116,11 @@ export interface SettingsTable {
 export interface Database {
   groups: GroupsTable;
   role_bindings: RoleBindingsTable;
+  roles: RolesTable;
+  identities: IdentitiesTable;
+  identity_providers: IdentityProvidersTable;
+  account_associations: AccountAssociationsTable;
+  group_invites: GroupInvitesTable;
   signing_keys: SigningKeysTable;
   settings: SettingsTable;
 }
@@ -53,4 +131,25 @@ export type Executor = Kysely<Database>;
 /** Runs fn in a transaction: the caller's, when db already is one, else a new one. */
 export async function inTransaction<T>(db: Executor, fn: (tx: Executor) => Promise<T>): Promise<T> {
   return db.isTransaction ? fn(db) : db.transaction().execute(fn);
+}
+
+/**
+ * Runs fn so that its failure leaves a surrounding transaction usable. PostgreSQL refuses every
+ * further statement of a transaction once one fails, so a store that looks something up to
+ * explain a failed statement (which foreign key it was) runs that statement here. Outside a
+ * transaction there is nothing to protect.
+ */
+export async function recoverable<T>(db: Executor, fn: () => Promise<T>): Promise<T> {
+  if (!db.isTransaction) return fn();
+  await sql`savepoint arbor_recoverable`.execute(db);
+  let result: T;
+  try {
+    result = await fn();
+  } catch (error) {
+    await sql`rollback to savepoint arbor_recoverable`.execute(db);
+    await sql`release savepoint arbor_recoverable`.execute(db);
+    throw error;
+  }
+  await sql`release savepoint arbor_recoverable`.execute(db);
+  return result;
 }

@@ -1,38 +1,31 @@
 /**
  * Groups in the `groups` table. Sibling names are unique by constraint, and the parent foreign
- * key (ON DELETE RESTRICT) is what finally keeps a group with children from being deleted.
+ * keys of groups and identities (ON DELETE RESTRICT) are what finally keep a group with children
+ * from being deleted.
  */
 import { alreadyExists, failedPrecondition, notFound, type ApiError } from "../domain/errors.js";
-import type { GroupRecord } from "../domain/groups.js";
+import type { GroupFilter, GroupRecord } from "../domain/groups.js";
 import { parentOf } from "../domain/uid.js";
 import { inTransaction, type Executor, type GroupsTable } from "./database.js";
-import { groupFilter } from "./group-filter.js";
-import { applyWindow } from "./row-window.js";
+import { listConditions } from "./resource-filter.js";
+import { hasRow, NAMED_SORT_COLUMNS, resourceTable } from "./resource-table.js";
 import { guard } from "./translate-error.js";
 import type { GroupStore } from "./types.js";
 
-/** The column of each field groups sort by (groupSortable's canonical names). */
-const SORT_COLUMNS: Readonly<Record<string, keyof GroupsTable>> = {
-  name: "name",
-  uid: "uid",
-  create_time: "create_time",
-  update_time: "update_time",
-};
-
 /** The group store over an executor. */
 export function createGroupStore(db: Executor): GroupStore {
-  return {
-    async insert(group) {
-      await guard(() => db.insertInto("groups").values(toRow(group)).execute(), {
-        unique: () => nameTaken(group.parentUid, group.name),
-        foreignKey: () => notFound("group", group.parentUid ?? ""),
-      });
-    },
+  const table = groupsTable(db);
 
-    async get(uid) {
-      const row = await guard(() => db.selectFrom("groups").selectAll().where("uid", "=", uid).executeTakeFirst());
-      return row && toGroup(row);
-    },
+  return {
+    insert: (group) =>
+      table.insert(toRow(group), {
+        violations: {
+          unique: () => nameTaken(group.parentUid, group.name),
+          foreignKey: () => notFound("group", group.parentUid ?? ""),
+        },
+      }),
+
+    get: table.get,
 
     async findOrganization(name) {
       const row = await guard(() =>
@@ -41,67 +34,40 @@ export function createGroupStore(db: Executor): GroupStore {
       return row && toGroup(row);
     },
 
-    async update(uid, changes, updateTime) {
-      const row = await guard(
-        () =>
-          db
-            .updateTable("groups")
-            // Kysely leaves out undefined values: only the changes given are set.
-            .set({ name: changes.name, description: changes.description, update_time: updateTime })
-            .where("uid", "=", uid)
-            .returningAll()
-            .executeTakeFirst(),
+    update: (uid, changes, updateTime) =>
+      table.update(
+        uid,
+        { name: changes.name, description: changes.description, update_time: updateTime },
         // The uid is the path from the root (DESIGN 1.2), so it names the parent.
-        { unique: () => nameTaken(parentOf(uid) ?? null, changes.name ?? "") },
-      );
-      return row && toGroup(row);
-    },
+        { violations: { unique: () => nameTaken(parentOf(uid) ?? null, changes.name ?? "") } },
+      ),
 
     async delete(uid) {
-      const hasChildren = () => notEmpty(uid, "child groups");
-      return guard(
-        () =>
-          inTransaction(db, async (tx) => {
-            // The check names what is in the way; the foreign key catches a child inserted
-            // after it, which is why that violation means the same.
-            const child = await tx
-              .selectFrom("groups")
-              .select("uid")
-              .where("parent_uid", "=", uid)
-              .limit(1)
-              .executeTakeFirst();
-            if (child !== undefined) throw hasChildren();
-            // Role bindings go with the group (ON DELETE CASCADE).
-            const { numDeletedRows } = await tx.deleteFrom("groups").where("uid", "=", uid).executeTakeFirstOrThrow();
-            return numDeletedRows > 0n;
-          }),
-        { foreignKey: hasChildren },
+      return guard(() =>
+        inTransaction(db, async (tx) => {
+          // The checks name what is in the way; the foreign keys catch a child inserted after
+          // them, which the description can then only call a child.
+          if (await hasRow(tx, "groups", "parent_uid", uid)) throw notEmpty(uid, "child groups");
+          if (await hasRow(tx, "identities", "parent_uid", uid)) throw notEmpty(uid, "child identities");
+          // Custom roles, identity providers, invites, role bindings and the account association
+          // go with the group (ON DELETE CASCADE).
+          return groupsTable(tx).delete(uid, { violations: { foreignKey: () => notEmpty(uid, "child resources") } });
+        }),
       );
     },
 
-    async list(filter, window) {
-      const query = db.selectFrom("groups").selectAll().where((eb) => groupFilter(eb, filter));
-      const rows = await guard(() => applyWindow(query, window, sortColumn).execute());
-      return rows.map(toGroup);
-    },
-
-    async count(filter) {
-      const row = await guard(() =>
-        db
-          .selectFrom("groups")
-          .select((eb) => eb.fn.countAll<number>().as("n"))
-          .where((eb) => groupFilter(eb, filter))
-          .executeTakeFirstOrThrow(),
-      );
-      return row.n;
-    },
+    list: table.list,
+    count: table.count,
   };
 }
 
-function sortColumn(field: string): string {
-  const column = SORT_COLUMNS[field];
-  if (column === undefined) throw new RangeError(`groups are not sortable by ${field}`);
-  return column;
+function groupsTable(db: Executor) {
+  return resourceTable(db, {
+    table: "groups",
+    toRecord: toGroup,
+    matching: (filter: GroupFilter) => listConditions(filter, { uid: "uid", parent: "parent_uid" }),
+    sortColumns: NAMED_SORT_COLUMNS,
+  });
 }
 
 function nameTaken(parentUid: string | null, name: string): ApiError {

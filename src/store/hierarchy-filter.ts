@@ -5,27 +5,19 @@
 import { sql, type Expression, type SqlBool } from "kysely";
 import type { HierarchyFilter } from "../domain/hierarchy.js";
 
-/** A hierarchy filter plus what the caller may see. */
-export interface HierarchyScope extends HierarchyFilter {
-  /**
-   * The uids whose subtrees (each uid itself and everything below) the caller may see;
-   * undefined means everything, an empty list nothing.
-   */
-  visibleUnder?: readonly string[];
-}
-
-/** The columns holding a row's uid and its parent's uid. */
+/** Where a row's uid and its parent's uid are. */
 export interface HierarchyColumns {
   uid: string;
-  parent: string;
+  /** The parent uid's column, or an expression yielding it for a table that has none. */
+  parent: string | Expression<string | null>;
 }
 
 const NOTHING = sql<SqlBool>`1 = 0`;
 
 /** The conditions a row must meet, to be ANDed with the resource's own. */
-export function hierarchyConditions(filter: HierarchyScope, columns: HierarchyColumns): Expression<SqlBool>[] {
+export function hierarchyConditions(filter: HierarchyFilter, columns: HierarchyColumns): Expression<SqlBool>[] {
   const uid = sql.ref(columns.uid);
-  const parent = sql.ref(columns.parent);
+  const parent = typeof columns.parent === "string" ? sql.ref(columns.parent) : columns.parent;
   const all: Expression<SqlBool>[] = [];
   if (filter.descendantsOf !== undefined) all.push(strictlyBelow(columns.uid, filter.descendantsOf));
   if (filter.childrenOf !== undefined) all.push(sql<SqlBool>`${parent} = ${filter.childrenOf}`);
@@ -34,7 +26,6 @@ export function hierarchyConditions(filter: HierarchyScope, columns: HierarchyCo
     // `in ()` would not even parse on PostgreSQL.
     all.push(filter.ids.length === 0 ? NOTHING : sql<SqlBool>`${uid} in (${sql.join(filter.ids)})`);
   }
-  if (filter.visibleUnder !== undefined) all.push(visibleUnder(columns.uid, filter.visibleUnder));
   return all;
 }
 

@@ -1,10 +1,15 @@
 /**
  * The resource stores bound to one executor: the pool, or a transaction.
  */
+import { createAccountAssociationStore } from "./account-association-store.js";
 import { createBindingStore } from "./binding-store.js";
 import type { Executor } from "./database.js";
+import { createGroupInviteStore } from "./group-invite-store.js";
 import { createGroupStore } from "./group-store.js";
+import { createIdentityProviderStore } from "./identity-provider-store.js";
+import { createIdentityStore } from "./identity-store.js";
 import { createKeyStore } from "./key-store.js";
+import { createRoleStore } from "./role-store.js";
 import { createSettingsStore } from "./settings-store.js";
 import type { Stores } from "./types.js";
 
@@ -13,6 +18,11 @@ export function createStores(db: Executor): Stores {
   return {
     groups: createGroupStore(db),
     bindings: createBindingStore(db),
+    identities: createIdentityStore(db),
+    roles: createRoleStore(db),
+    identityProviders: createIdentityProviderStore(db),
+    accountAssociations: createAccountAssociationStore(db),
+    groupInvites: createGroupInviteStore(db),
     keys: createKeyStore(db),
     settings: createSettingsStore(db),
   };

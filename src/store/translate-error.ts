@@ -6,10 +6,15 @@
 import { internal, isApiError, unavailable, type ApiError } from "../domain/errors.js";
 import { classifyFailure } from "./dialect.js";
 
-/** What a constraint violation means to one operation; unnamed violations are internal errors. */
-export interface Violations {
-  unique?: () => ApiError;
-  foreignKey?: () => ApiError;
+/**
+ * What a constraint violation means to one operation; unnamed violations are internal errors.
+ * In guard() a meaning may be a lookup of which constraint it was (a missing group or role): run
+ * the statement under recoverable() then, so the lookup can run in the same transaction, and
+ * guard the lookup itself.
+ */
+export interface Violations<E extends ApiError | Promise<ApiError> = ApiError | Promise<ApiError>> {
+  unique?: () => E;
+  foreignKey?: () => E;
 }
 
 /** UNAVAILABLE for a store that cannot be reached (down, gone away, or locked past the timeout). */
@@ -18,7 +23,10 @@ export function storeUnreachable(cause: unknown): ApiError {
 }
 
 /** The ApiError a failed store operation answers with; ApiErrors pass through unchanged. */
-export function translateError(error: unknown, violations: Violations = {}): ApiError {
+export function translateError<E extends ApiError | Promise<ApiError> = ApiError>(
+  error: unknown,
+  violations: Violations<E> = {},
+): E | ApiError {
   if (isApiError(error)) return error;
   switch (classifyFailure(error)) {
     case "unique":
@@ -37,6 +45,6 @@ export async function guard<T>(op: () => Promise<T>, violations: Violations = {}
   try {
     return await op();
   } catch (error) {
-    throw translateError(error, violations);
+    throw await translateError(error, violations);
   }
 }

@@ -35,8 +35,9 @@ export interface GroupStore {
   update(uid: string, changes: { name?: string; description?: string }, updateTime: number): Promise<GroupRecord | undefined>;
   /**
    * Deletes a group and the role bindings held in it. Returns false when it does not exist.
-   * FAILED_PRECONDITION (RESOURCE_NOT_EMPTY) while it holds child groups (later: repos,
-   * identities), decided by the store's constraints, not by a check that can race.
+   * FAILED_PRECONDITION (RESOURCE_NOT_EMPTY) while it holds child groups or identities (later:
+   * repos), decided by the store's constraints, not by a check that can race. Custom roles,
+   * identity providers, invites and the account association go with it.
    */
   delete(uid: string): Promise<boolean>;
   /** The groups matching filter, in the window's order. */

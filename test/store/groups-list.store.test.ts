@@ -7,6 +7,7 @@ import { groupSortValue, type GroupFilter, type GroupRecord } from "../../src/do
 import type { OrderKey } from "../../src/domain/list.js";
 import { describeEachEngine } from "../support/engines.js";
 import { childUid, group, rootUid } from "../support/groups.js";
+import { key, pageThrough as pageWindows, sortedBy, uids, window } from "../support/lists.js";
 
 // The tree. Names repeat across parents and differ only in punctuation, which a locale collation
 // would order differently from bytes; times tie often, so the uid must break the ties; uid order
@@ -84,7 +85,6 @@ const filterCases: { name: string; filter: GroupFilter; want: string[] }[] = [
   },
 ];
 
-const key = (field: string, desc = false): OrderKey => ({ field, desc });
 const orders: OrderKey[][] = [
   [key("name"), key("uid")],
   [key("name", true), key("uid", true)],
@@ -100,25 +100,7 @@ const orders: OrderKey[][] = [
 ];
 const orderName = (order: OrderKey[]) => order.map((k) => `${k.field}${k.desc ? " desc" : ""}`).join(", ");
 
-/** The order the store must produce, by byte-wise comparison (JS compares ASCII by code unit). */
-function sorted(groups: GroupRecord[], order: readonly OrderKey[]): GroupRecord[] {
-  return [...groups].sort((a, b) => {
-    for (const k of order) {
-      const x = groupSortValue(a, k.field);
-      const y = groupSortValue(b, k.field);
-      if (x !== y) return (x < y ? -1 : 1) * (k.desc ? -1 : 1);
-    }
-    return 0;
-  });
-}
-
-const uids = (groups: GroupRecord[]) => groups.map((g) => g.uid);
-const window = (order: OrderKey[], more: { after?: (string | number)[]; offset?: number; limit?: number } = {}) => ({
-  order,
-  offset: more.offset ?? 0,
-  limit: more.limit ?? 1000,
-  ...(more.after && { after: more.after }),
-});
+const sorted = (groups: GroupRecord[], order: readonly OrderKey[]) => sortedBy(groups, order, groupSortValue);
 
 describeEachEngine("group store lists", (t) => {
   const groups = () => t.store().groups;
@@ -166,16 +148,7 @@ describeEachEngine("group store lists", (t) => {
   });
 
   /** Lists page by page, each page starting after the last row of the one before. */
-  async function pageThrough(filter: GroupFilter, order: OrderKey[], size: number): Promise<string[]> {
-    const seen: string[] = [];
-    let after: (string | number)[] | undefined;
-    for (let page = 0; page <= all.length; page++) {
-      const rows = await groups().list(filter, window(order, { limit: size, ...(after && { after }) }));
-      seen.push(...uids(rows));
-      const last = rows.at(-1);
-      if (rows.length < size || last === undefined) return seen;
-      after = order.map((k) => groupSortValue(last, k.field));
-    }
-    throw new Error("paging did not end");
+  function pageThrough(filter: GroupFilter, order: OrderKey[], size: number): Promise<string[]> {
+    return pageWindows((w) => groups().list(filter, w), order, size, groupSortValue);
   }
 });

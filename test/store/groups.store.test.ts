@@ -2,11 +2,12 @@
  * The group store's writes on every engine: insert, get, update, delete, and the constraints
  * behind them, asserted by code and details.
  */
-import { builtinRoleUid } from "../../src/domain/roles.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { Code } from "../../src/domain/errors.js";
+import type { Stores } from "../../src/store/types.js";
 import { describeEachEngine, withClient } from "../support/engines.js";
 import { childUid, group, rootUid } from "../support/groups.js";
+import { association, binding, identity, invite, OWNER, provider, role } from "../support/records.js";
 
 describeEachEngine("group store", (t) => {
   const groups = () => t.store().groups;
@@ -103,10 +104,10 @@ describeEachEngine("group store", (t) => {
     const org = rootUid(6);
     const parent = childUid(org, 1);
     const leaf = childUid(parent, 1);
-    const notEmpty = (uid: string) => ({
+    const notEmpty = (uid: string, what = "child groups") => ({
       code: Code.FAILED_PRECONDITION,
       details: {
-        preconditionViolations: [{ type: "RESOURCE_NOT_EMPTY", subject: uid, description: expect.stringContaining("child groups") }],
+        preconditionViolations: [{ type: "RESOURCE_NOT_EMPTY", subject: uid, description: `cannot delete group with ${what}` }],
       },
     });
     beforeAll(async () => {
@@ -128,38 +129,75 @@ describeEachEngine("group store", (t) => {
       expect(await groups().delete(parent)).toBe(false);
     });
 
-    it("takes the group's role bindings with it", async () => {
-      const team = childUid(org, 2);
-      const stays = childUid(org, 3);
-      const binding = (uid: string, groupUid: string) => ({
-        uid,
-        groupUid,
-        identityUid: rootUid(0x1d),
-        roleUid: builtinRoleUid("owner"),
-        createTime: 1,
-      });
-      await groups().insert(group(team, "team"));
-      await groups().insert(group(stays, "stays"));
-      await t.store().bindings.insert(binding(childUid(team, 1), team));
-      await t.store().bindings.insert(binding(childUid(stays, 1), stays));
-      expect(await groups().delete(team)).toBe(true);
-      expect(await t.store().bindings.find(team, rootUid(0x1d), builtinRoleUid("owner"))).toBeUndefined();
-      expect((await t.store().bindings.forIdentity(rootUid(0x1d))).map((b) => b.groupUid)).toEqual([stays]);
+    it("refuses while identities remain, naming child groups first", async () => {
+      const holder = childUid(org, 5);
+      const robot = identity(childUid(holder, 0x10), "robot");
+      await groups().insert(group(holder, "holder"));
+      await t.store().identities.insert(robot);
+      await expect(groups().delete(holder)).rejects.toMatchObject(notEmpty(holder, "child identities"));
+      await groups().insert(group(childUid(holder, 1), "child"));
+      await expect(groups().delete(holder)).rejects.toMatchObject(notEmpty(holder, "child groups"));
+      expect(await groups().delete(childUid(holder, 1))).toBe(true);
+      expect(await t.store().identities.delete(robot.uid)).toBe(true);
+      expect(await groups().delete(holder)).toBe(true);
     });
 
-    // SQLite has one writer at a time, so only PostgreSQL can slip a child in after the check.
-    if (t.engine === "postgres") it("is refused by the foreign key when a child appears after the check", async () => {
-      const racer = childUid(org, 4);
-      await groups().insert(group(racer, "racer"));
+    it("takes the group's roles, providers, invites, bindings and account association with it, and no one else's", async () => {
+      const team = childUid(org, 2);
+      const stays = childUid(org, 3);
+      const person = rootUid(0x1d);
+      const inGroup = (g: string) => ({
+        role: role(childUid(g, 0x10), "custom"),
+        // The provider's default role and a binding are the group's own custom role, which goes in the same statement.
+        provider: provider(childUid(g, 0x11), "idp", childUid(g, 0x10)),
+        invite: invite(childUid(g, 0x12)),
+        owner: binding(childUid(g, 0x13), person, OWNER),
+        custom: binding(childUid(g, 0x14), person, childUid(g, 0x10)),
+        association: association(g, "accounts"),
+      });
+      const [gone, kept] = [inGroup(team), inGroup(stays)];
+      for (const [uid, name, r] of [[team, "team", gone], [stays, "stays", kept]] as const) {
+        await groups().insert(group(uid, name));
+        await t.store().roles.insert(r.role);
+        await t.store().identityProviders.insert(r.provider);
+        await t.store().groupInvites.insert(r.invite);
+        await t.store().bindings.insert(r.owner);
+        await t.store().bindings.insert(r.custom);
+        await t.store().accountAssociations.insert(r.association);
+      }
+      const secret = await t.store().settings.getOrCreate("cascade-check", () => "untouched");
+
+      expect(await groups().delete(team)).toBe(true);
+
+      const s = t.store();
+      expect(await s.roles.get(gone.role.uid)).toBeUndefined();
+      expect(await s.identityProviders.get(gone.provider.uid)).toBeUndefined();
+      expect(await s.groupInvites.get(gone.invite.uid)).toBeUndefined();
+      expect(await s.accountAssociations.get(team)).toBeUndefined();
+      expect((await s.bindings.forIdentity(person)).map((b) => b.uid)).toEqual([kept.owner.uid, kept.custom.uid]);
+      expect(await s.roles.get(kept.role.uid)).toEqual(kept.role);
+      expect(await s.identityProviders.get(kept.provider.uid)).toEqual(kept.provider);
+      expect(await s.groupInvites.get(kept.invite.uid)).toEqual(kept.invite);
+      expect(await s.accountAssociations.get(stays)).toEqual(kept.association);
+      expect(await s.settings.getOrCreate("cascade-check", () => "recreated")).toBe(secret);
+    });
+
+    // SQLite has one writer at a time, so only PostgreSQL can slip a child in after the checks.
+    if (t.engine === "postgres") it.each([
+      { name: "a child group", n: 4, add: (tx: Stores, parent: string) => tx.groups.insert(group(childUid(parent, 1), "late child")) },
+      { name: "an identity", n: 7, add: (tx: Stores, parent: string) => tx.identities.insert(identity(childUid(parent, 0x10), "late robot")) },
+    ])("is refused by the foreign key when $name appears after the checks", async ({ n, add }) => {
+      const racer = childUid(org, n);
+      await groups().insert(group(racer, `racer ${n}`));
       let deleting: Promise<boolean> | undefined;
       await t.store().transaction(async (tx) => {
-        await tx.groups.insert(group(childUid(racer, 1), "late child"));
-        // The uncommitted child is invisible to the check; the delete then waits on its row lock.
+        await add(tx, racer);
+        // The uncommitted child is invisible to the checks; the delete then waits on its row lock.
         deleting = groups().delete(racer);
         deleting.catch(() => undefined);
         await waitForLockWait(t.options().databaseUrl ?? "");
       });
-      await expect(deleting).rejects.toMatchObject(notEmpty(racer));
+      await expect(deleting).rejects.toMatchObject(notEmpty(racer, "child resources"));
     });
   });
 });

@@ -1,0 +1,95 @@
+/**
+ * Account associations in the `account_associations` table: at most one per group, keyed by the
+ * group's uid, gone with the group (ON DELETE CASCADE). Each cloud provider's settings are a JSON
+ * column, null when the association has none.
+ */
+import { sql } from "kysely";
+import { alreadyExists, notFound } from "../domain/errors.js";
+import type { AccountAssociationRecord } from "../domain/records.js";
+import type { AccountAssociationsTable, Executor } from "./database.js";
+import { listConditions } from "./resource-filter.js";
+import { NAMED_SORT_COLUMNS, resourceTable } from "./resource-table.js";
+import type { AccountAssociationStore, ResourceFilter } from "./types.js";
+
+const PROVIDERS = ["amazon", "google", "azure", "github"] as const;
+type Provider = (typeof PROVIDERS)[number];
+type Providers = { [P in Provider]?: AccountAssociationRecord[P] | null };
+
+/**
+ * The table has no parent column: an association's parent is its group's parent, read from
+ * groups by the uid (the foreign key keeps that row there). A lookup by primary key rather than
+ * arithmetic on the uid, so it holds whatever a uid looks like.
+ */
+const PARENT = sql<string | null>`(select g.parent_uid from groups as g where g.uid = ${sql.ref("account_associations.uid")})`;
+
+/** The account association store over an executor. */
+export function createAccountAssociationStore(db: Executor): AccountAssociationStore {
+  const table = resourceTable(db, {
+    table: "account_associations",
+    toRecord: toAssociation,
+    matching: (filter: ResourceFilter) => listConditions(filter, { uid: "uid", parent: PARENT }),
+    sortColumns: NAMED_SORT_COLUMNS,
+  });
+
+  return {
+    insert: (a) =>
+      table.insert(toRow(a), {
+        violations: {
+          unique: () => alreadyExists(`an account association for group ${a.uid}`),
+          foreignKey: () => notFound("group", a.uid),
+        },
+      }),
+
+    get: table.get,
+
+    update: (uid, changes, updateTime) =>
+      table.update(uid, { name: changes.name, description: changes.description, ...providerColumns(changes), update_time: updateTime }),
+
+    delete: (uid) => table.delete(uid),
+    list: table.list,
+    count: table.count,
+  };
+}
+
+type ProviderColumns = Pick<AccountAssociationsTable, Provider>;
+
+/**
+ * Each provider's column: JSON of its settings, null for null, and `missing` (undefined: leave
+ * the column alone) for a provider not given.
+ */
+function providerColumns(providers: Providers, missing: null): ProviderColumns;
+function providerColumns(providers: Providers): Partial<ProviderColumns>;
+function providerColumns(providers: Providers, missing?: null): Partial<ProviderColumns> {
+  return Object.fromEntries(
+    PROVIDERS.map((p) => {
+      const value = providers[p];
+      return [p, value === undefined ? missing : value === null ? null : JSON.stringify(value)];
+    }),
+  );
+}
+
+function toRow(a: AccountAssociationRecord): AccountAssociationsTable {
+  return {
+    uid: a.uid,
+    name: a.name,
+    description: a.description,
+    ...providerColumns(a, null),
+    create_time: a.createTime,
+    update_time: a.updateTime,
+  };
+}
+
+function toAssociation(row: AccountAssociationsTable): AccountAssociationRecord {
+  const record: AccountAssociationRecord = {
+    uid: row.uid,
+    name: row.name,
+    description: row.description,
+    createTime: row.create_time,
+    updateTime: row.update_time,
+  };
+  for (const p of PROVIDERS) {
+    const json = row[p];
+    if (json !== null) Object.assign(record, { [p]: JSON.parse(json) });
+  }
+  return record;
+}

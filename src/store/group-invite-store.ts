@@ -1,0 +1,86 @@
+/**
+ * Group invites in the `group_invites` table. They go with their group (ON DELETE CASCADE); their
+ * role is not a foreign key, so an invite outlives its role and is refused on redemption.
+ */
+import { alreadyExists, notFound } from "../domain/errors.js";
+import type { GroupInviteRecord } from "../domain/records.js";
+import type { Executor, GroupInvitesTable } from "./database.js";
+import { listConditions } from "./resource-filter.js";
+import { resourceTable } from "./resource-table.js";
+import { guard } from "./translate-error.js";
+import type { GroupInviteStore, InviteFilter } from "./types.js";
+
+/** The group invite store over an executor. */
+export function createGroupInviteStore(db: Executor): GroupInviteStore {
+  const table = resourceTable(db, {
+    table: "group_invites",
+    toRecord: toInvite,
+    matching: (filter: InviteFilter) => listConditions(filter, { uid: "uid", parent: "parent_uid" }, { key_id: filter.keyId }),
+    sortColumns: { create_time: "create_time", expiration_time: "expiration_time", uid: "uid" },
+  });
+
+  return {
+    insert: (invite) =>
+      table.insert(toRow(invite), {
+        violations: {
+          // Both the uid and the code's hash are unique.
+          unique: () => alreadyExists(`group invite ${invite.uid} or one with the same code`),
+          foreignKey: () => notFound("group", invite.parentUid),
+        },
+      }),
+
+    get: table.get,
+
+    async findByCodeHash(codeHash) {
+      const row = await guard(() => db.selectFrom("group_invites").selectAll().where("code_hash", "=", codeHash).executeTakeFirst());
+      return row && toInvite(row);
+    },
+
+    update: (uid, changes) =>
+      table.update(uid, {
+        email: changes.email,
+        single_use: changes.singleUse === undefined ? undefined : flag(changes.singleUse),
+        expiration_time: changes.expirationTime,
+        redeem_time: changes.redeemTime,
+      }),
+
+    delete: (uid) => table.delete(uid),
+    list: table.list,
+    count: table.count,
+  };
+}
+
+/** A boolean as both engines store it. */
+function flag(b: boolean): number {
+  return b ? 1 : 0;
+}
+
+function toRow(i: GroupInviteRecord): GroupInvitesTable {
+  return {
+    uid: i.uid,
+    parent_uid: i.parentUid,
+    role_uid: i.roleUid,
+    email: i.email,
+    single_use: flag(i.singleUse),
+    code_hash: i.codeHash,
+    key_id: i.keyId,
+    expiration_time: i.expirationTime,
+    create_time: i.createTime,
+    redeem_time: i.redeemTime,
+  };
+}
+
+function toInvite(row: GroupInvitesTable): GroupInviteRecord {
+  return {
+    uid: row.uid,
+    parentUid: row.parent_uid,
+    roleUid: row.role_uid,
+    email: row.email,
+    singleUse: row.single_use !== 0,
+    codeHash: row.code_hash,
+    keyId: row.key_id,
+    expirationTime: row.expiration_time,
+    createTime: row.create_time,
+    redeemTime: row.redeem_time,
+  };
+}

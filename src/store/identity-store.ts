@@ -1,0 +1,109 @@
+/**
+ * Identities in the `identities` table. One in a group keeps the group from being deleted (ON
+ * DELETE RESTRICT); a root-level one (a person) belongs to no group and is seen through its
+ * role bindings.
+ */
+import { sql, type SqlBool } from "kysely";
+import { alreadyExists, notFound, type ApiError } from "../domain/errors.js";
+import { exactIssuerSubject, type IdentityRecord, type Relationship } from "../domain/identities.js";
+import { parentOf } from "../domain/uid.js";
+import { inTransaction, type Executor, type IdentitiesTable } from "./database.js";
+import { visibleUnder } from "./hierarchy-filter.js";
+import { listConditions } from "./resource-filter.js";
+import { nameTaken, NAMED_SORT_COLUMNS, resourceTable } from "./resource-table.js";
+import { guard } from "./translate-error.js";
+import type { IdentityStore, ResourceFilter } from "./types.js";
+
+/** The identity store over an executor. */
+export function createIdentityStore(db: Executor): IdentityStore {
+  const table = identitiesTable(db);
+  return {
+    insert: (identity) =>
+      table.insert(toRow(identity), {
+        violations: {
+          unique: () => taken(identity.uid, identity.parentUid, identity.name),
+          foreignKey: () => notFound("group", identity.parentUid ?? ""),
+        },
+      }),
+
+    get: table.get,
+    getMany: table.getMany,
+
+    update: (uid, changes, updateTime) =>
+      table.update(
+        uid,
+        {
+          name: changes.name,
+          description: changes.description,
+          ...(changes.relationship !== undefined && relationshipColumns(changes.relationship)),
+          update_time: updateTime,
+        },
+        { violations: { unique: () => taken(uid, parentOf(uid) ?? null, changes.name ?? "") } },
+      ),
+
+    delete: (uid) =>
+      guard(() =>
+        inTransaction(db, async (tx) => {
+          // A person's bindings may precede their identity: they stay when there is none to delete.
+          if (!(await identitiesTable(tx).delete(uid))) return false;
+          await tx.deleteFrom("role_bindings").where("identity_uid", "=", uid).execute();
+          return true;
+        }),
+      ),
+
+    list: table.list,
+    count: table.count,
+  };
+}
+
+function identitiesTable(db: Executor) {
+  return resourceTable(db, {
+    table: "identities",
+    toRecord: toIdentity,
+    matching: (filter: ResourceFilter) => listConditions(filter, { uid: "uid", parent: "parent_uid", visible }),
+    sortColumns: NAMED_SORT_COLUMNS,
+  });
+}
+
+/** Identities in the subtrees of tops, and people bound to a role at a group in them. */
+function visible(tops: readonly string[]) {
+  return sql<SqlBool>`(${visibleUnder("uid", tops)} or (${sql.ref("parent_uid")} is null and exists (
+    select 1 from role_bindings as b
+    where b.identity_uid = ${sql.ref("identities.uid")} and ${visibleUnder("b.group_uid", tops)}
+  )))`;
+}
+
+/** ALREADY_EXISTS for a clash: a sibling's name in a group; only the uid can clash at the root. */
+function taken(uid: string, parentUid: string | null, name: string): ApiError {
+  return parentUid === null ? alreadyExists(`identity ${uid}`) : nameTaken("identity", parentUid, name);
+}
+
+function relationshipColumns(r: Relationship): Pick<IdentitiesTable, "relationship" | "issuer" | "subject"> {
+  return { relationship: JSON.stringify(r), ...exactIssuerSubject(r) };
+}
+
+function toRow(i: IdentityRecord): IdentitiesTable {
+  return {
+    uid: i.uid,
+    parent_uid: i.parentUid,
+    name: i.name,
+    description: i.description,
+    ...relationshipColumns(i.relationship),
+    last_seen_time: i.lastSeenTime,
+    create_time: i.createTime,
+    update_time: i.updateTime,
+  };
+}
+
+function toIdentity(row: IdentitiesTable): IdentityRecord {
+  return {
+    uid: row.uid,
+    parentUid: row.parent_uid,
+    name: row.name,
+    description: row.description,
+    relationship: JSON.parse(row.relationship) as Relationship,
+    lastSeenTime: row.last_seen_time,
+    createTime: row.create_time,
+    updateTime: row.update_time,
+  };
+}

@@ -1,0 +1,161 @@
+/**
+ * The statements every resource table shares, by its `uid` column: insert, get, update, delete,
+ * and list and count under a filter in a keyset window. A store adds its own rules, the mapping
+ * between its rows and records, and what each constraint violation means to it.
+ */
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from "kysely";
+import { alreadyExists, notFound, type ApiError } from "../domain/errors.js";
+import { recoverable, type Database, type Executor } from "./database.js";
+import { applyWindow } from "./row-window.js";
+import { guard, type Violations } from "./translate-error.js";
+import type { RowWindow } from "./types.js";
+
+/** A table whose rows are keyed by a `uid` column. */
+export type Table = { [T in keyof Database]: Database[T] extends { uid: string } ? T : never }[keyof Database];
+
+/** The sort columns of a resource with a name (DESIGN 1.4), by canonical field name. */
+export const NAMED_SORT_COLUMNS = { name: "name", uid: "uid", create_time: "create_time", update_time: "update_time" } as const;
+
+/** What a store tells the shared statements about its table. */
+export interface TableSpec<T extends Table, F, R> {
+  table: T;
+  /** The record a row holds. */
+  toRecord(row: Database[T]): R;
+  /** The conditions (ANDed) a row must meet to match a list filter. */
+  matching(filter: F): Expression<SqlBool>[];
+  /** The column of each field the resource sorts by, by canonical field name. */
+  sortColumns: Readonly<Record<string, keyof Database[T] & string>>;
+}
+
+/** What a write may add: what its violations mean, and a condition the row must also meet. */
+export interface WriteOptions {
+  violations?: Violations;
+  /**
+   * The meanings look something up (which parent is missing): the statement then runs under
+   * recoverable(), so a surrounding transaction survives its failure for the lookup.
+   */
+  looksUp?: boolean;
+  where?: Expression<SqlBool>;
+}
+
+/** The shared statements over one table. */
+export interface ResourceTable<T extends Table, F, R> {
+  /** Inserts a row. */
+  insert(row: Database[T], options?: WriteOptions): Promise<void>;
+  /** The record with this uid, or undefined. */
+  get(uid: string): Promise<R | undefined>;
+  /** The records among uids that exist, in uid order. */
+  getMany(uids: readonly string[]): Promise<R[]>;
+  /**
+   * Sets the columns given a value (undefined leaves one alone, null sets null); the record
+   * after, or undefined when no row with uid meets options.where.
+   */
+  update(uid: string, set: Partial<Database[T]>, options?: WriteOptions): Promise<R | undefined>;
+  /** Deletes the row; false when no row with uid meets options.where. */
+  delete(uid: string, options?: WriteOptions): Promise<boolean>;
+  /** The records matching filter, in the window's order. */
+  list(filter: F, window: RowWindow): Promise<R[]>;
+  /** How many rows match filter. */
+  count(filter: F): Promise<number>;
+}
+
+/** The shared statements over spec's table, run on db. */
+export function resourceTable<T extends Table, F, R>(db: Executor, spec: TableSpec<T, F, R>): ResourceTable<T, F, R> {
+  // The SQL is the same for every table; the spec's types keep each store's rows right.
+  const loose = untyped(db);
+  const name: string = spec.table;
+  const toRecord = (row: unknown) => spec.toRecord(row as Database[T]);
+  const byUid = (uid: string, where?: Expression<SqlBool>) => (eb: ExpressionBuilder<LooseTables, string>) =>
+    eb.and(where === undefined ? [eb("uid", "=", uid)] : [eb("uid", "=", uid), where]);
+  const write = <X>(statement: () => Promise<X>, { violations, looksUp }: WriteOptions) =>
+    guard(looksUp === true ? () => recoverable(db, statement) : statement, violations);
+  const columnOf = (field: string): string => {
+    const column = spec.sortColumns[field];
+    if (column === undefined) throw new RangeError(`${spec.table} are not sortable by ${field}`);
+    return column;
+  };
+
+  return {
+    async insert(row, options = {}) {
+      await write(() => loose.insertInto(name).values(Object.fromEntries(Object.entries(row))).execute(), options);
+    },
+
+    async get(uid) {
+      const row = await guard(() => loose.selectFrom(name).selectAll().where(byUid(uid)).executeTakeFirst());
+      return row && toRecord(row);
+    },
+
+    async getMany(uids) {
+      if (uids.length === 0) return [];
+      const rows = await guard(() => loose.selectFrom(name).selectAll().where("uid", "in", uids).orderBy("uid").execute());
+      return rows.map(toRecord);
+    },
+
+    async update(uid, set, options = {}) {
+      const changes = Object.fromEntries(Object.entries(set).filter(([, value]) => value !== undefined));
+      const matching = byUid(uid, options.where);
+      const row = await write(
+        () =>
+          Object.keys(changes).length === 0
+            ? loose.selectFrom(name).selectAll().where(matching).executeTakeFirst()
+            : loose.updateTable(name).set(changes).where(matching).returningAll().executeTakeFirst(),
+        options,
+      );
+      return row && toRecord(row);
+    },
+
+    async delete(uid, options = {}) {
+      const { numDeletedRows } = await write(
+        () => loose.deleteFrom(name).where(byUid(uid, options.where)).executeTakeFirstOrThrow(),
+        options,
+      );
+      return numDeletedRows > 0n;
+    },
+
+    async list(filter, window) {
+      const query = loose.selectFrom(name).selectAll().where((eb) => eb.and(spec.matching(filter)));
+      const rows = await guard(() => applyWindow(query, window, columnOf).execute());
+      return rows.map(toRecord);
+    },
+
+    async count(filter) {
+      const row = await guard(() =>
+        loose
+          .selectFrom(name)
+          .select((eb) => eb.fn.countAll<number>().as("n"))
+          .where((eb) => eb.and(spec.matching(filter)))
+          .executeTakeFirstOrThrow(),
+      );
+      return row.n;
+    },
+  };
+}
+
+/** Whether some row of table holds value in column. */
+export async function hasRow<T extends Table>(db: Executor, table: T, column: keyof Database[T] & string, value: string): Promise<boolean> {
+  const row = await guard(() =>
+    untyped(db).selectFrom(table as string).select(sql<number>`1`.as("one")).where(column as string, "=", value).limit(1).executeTakeFirst(),
+  );
+  return row !== undefined;
+}
+
+/** ALREADY_EXISTS for a name a sibling of the same kind in the group holds. */
+export function nameTaken(kind: string, parentUid: string | null, name: string): ApiError {
+  return alreadyExists(`${kind} named "${name}" in group ${parentUid}`);
+}
+
+/**
+ * NOT_FOUND for the parent a violated foreign key missed, for a row that names both a group and
+ * a role: the group when it is gone, else the role. The failed write says looksUp, so this
+ * lookup works inside a transaction.
+ */
+export async function missingGroupOrRole(db: Executor, groupUid: string, roleUid: string): Promise<ApiError> {
+  return (await hasRow(db, "groups", "uid", groupUid)) ? notFound("role", roleUid) : notFound("group", groupUid);
+}
+
+/** Any table with any columns: the shared statements name tables and columns by string. */
+type LooseTables = Record<string, Record<string, unknown>>;
+
+function untyped(db: Executor): Kysely<LooseTables> {
+  return db as unknown as Kysely<LooseTables>;
+}

@@ -1,0 +1,130 @@
+/**
+ * Roles in the `roles` table: built-in ones are rows without a parent, kept in step with the
+ * code by syncBuiltins and never changed otherwise; custom ones live and die with their group.
+ * Foreign keys from role bindings and identity providers keep a role in use from being deleted.
+ */
+import { sql, type SqlBool } from "kysely";
+import { failedPrecondition, notFound, type ApiError } from "../domain/errors.js";
+import type { RoleRecord } from "../domain/records.js";
+import { parentOf } from "../domain/uid.js";
+import type { Executor, RolesTable } from "./database.js";
+import { visibleUnder } from "./hierarchy-filter.js";
+import { listConditions } from "./resource-filter.js";
+import { hasRow, nameTaken, NAMED_SORT_COLUMNS, resourceTable } from "./resource-table.js";
+import { guard } from "./translate-error.js";
+import type { ResourceFilter, RoleStore } from "./types.js";
+
+/** Only custom roles may be changed or deleted. */
+const CUSTOM = sql<SqlBool>`${sql.ref("parent_uid")} is not null`;
+
+/** The role store over an executor. */
+export function createRoleStore(db: Executor): RoleStore {
+  const table = resourceTable(db, {
+    table: "roles",
+    toRecord: toRole,
+    matching: (filter: ResourceFilter) =>
+      listConditions(filter, {
+        uid: "uid",
+        parent: "parent_uid",
+        // Built-in roles are everyone's.
+        visible: (tops) => sql<SqlBool>`(${sql.ref("parent_uid")} is null or ${visibleUnder("uid", tops)})`,
+      }),
+    sortColumns: NAMED_SORT_COLUMNS,
+  });
+
+  /** BUILT_IN when a write that spared built-in roles missed because uid is one; else `missing`. */
+  async function unlessBuiltIn<T>(uid: string, missing: T): Promise<T> {
+    if ((await table.get(uid)) === undefined) return missing;
+    throw failedPrecondition("BUILT_IN", uid, "built-in roles cannot be changed or deleted");
+  }
+
+  /** RESOURCE_IN_USE, naming which foreign key refused to let the role go. */
+  async function inUse(uid: string): Promise<ApiError> {
+    const bound = await hasRow(db, "role_bindings", "role_uid", uid);
+    const why = bound ? "cannot delete a role that is bound" : "cannot delete a role that is the default role of an identity provider";
+    return failedPrecondition("RESOURCE_IN_USE", uid, why);
+  }
+
+  return {
+    insert: (role) =>
+      table.insert(toRow(role), {
+        violations: {
+          unique: () => nameTaken("role", role.parentUid, role.name),
+          foreignKey: () => notFound("group", role.parentUid ?? ""),
+        },
+      }),
+
+    get: table.get,
+    getMany: table.getMany,
+
+    async update(uid, changes, updateTime) {
+      const updated = await table.update(
+        uid,
+        {
+          name: changes.name,
+          description: changes.description,
+          capabilities: changes.capabilities && JSON.stringify(changes.capabilities),
+          update_time: updateTime,
+        },
+        { where: CUSTOM, violations: { unique: () => nameTaken("role", parentOf(uid) ?? null, changes.name ?? "") } },
+      );
+      return updated ?? unlessBuiltIn(uid, undefined);
+    },
+
+    async delete(uid) {
+      const deleted = await table.delete(uid, { where: CUSTOM, violations: { foreignKey: () => inUse(uid) }, looksUp: true });
+      return deleted || unlessBuiltIn(uid, false);
+    },
+
+    async syncBuiltins(roles, now) {
+      if (roles.length === 0) return;
+      const rows = roles.map((r) => toRow({ ...r, parentUid: null, capabilities: [], createTime: now, updateTime: now }));
+      await guard(() =>
+        db
+          .insertInto("roles")
+          .values(rows)
+          .onConflict((oc) =>
+            oc
+              .column("uid")
+              .doUpdateSet((eb) => ({
+                name: eb.ref("excluded.name"),
+                description: eb.ref("excluded.description"),
+                update_time: eb.ref("excluded.update_time"),
+              }))
+              // A role the code did not change keeps its update time.
+              .where((eb) =>
+                eb.or([eb("roles.name", "<>", eb.ref("excluded.name")), eb("roles.description", "<>", eb.ref("excluded.description"))]),
+              ),
+          )
+          .execute(),
+      );
+    },
+
+    list: table.list,
+    count: table.count,
+  };
+}
+
+function toRow(r: RoleRecord): RolesTable {
+  return {
+    uid: r.uid,
+    parent_uid: r.parentUid,
+    name: r.name,
+    description: r.description,
+    capabilities: JSON.stringify(r.capabilities),
+    create_time: r.createTime,
+    update_time: r.updateTime,
+  };
+}
+
+function toRole(row: RolesTable): RoleRecord {
+  return {
+    uid: row.uid,
+    parentUid: row.parent_uid,
+    name: row.name,
+    description: row.description,
+    capabilities: JSON.parse(row.capabilities) as string[],
+    createTime: row.create_time,
+    updateTime: row.update_time,
+  };
+}

@@ -1,0 +1,23 @@
+/**
+ * Reading a test store's tables beside it, for the columns a store keeps but never returns.
+ */
+import { join } from "node:path";
+import BetterSqlite3 from "better-sqlite3";
+import { withClient, type EngineContext } from "./engines.js";
+
+/** The rows a read-only query (values written into its text) finds in the file's store. */
+export async function rawRows(t: EngineContext, query: string): Promise<Record<string, unknown>[]> {
+  const options = t.options();
+  if (t.engine === "sqlite") {
+    const db = new BetterSqlite3(join(options.dataDir, "arbor.db"), { readonly: true });
+    try {
+      return db.prepare(query).all() as Record<string, unknown>[];
+    } finally {
+      db.close();
+    }
+  }
+  return withClient(options.databaseUrl ?? "", async (client) => {
+    await client.query(`set search_path to "${options.schema ?? "public"}"`);
+    return (await client.query(query)).rows as Record<string, unknown>[];
+  });
+}
