@@ -36,6 +36,10 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** How long a signing key signs before a new one takes over, in milliseconds. */
   keyRotationMs: number;
+  /** A PEM certificate chain file: with tlsKey, the port serves TLS (h2 and HTTP/1.1 by ALPN). */
+  tlsCert: string | undefined;
+  /** The PEM private key file of tlsCert. */
+  tlsKey: string | undefined;
 }
 
 /** The defaults; the CLI's help text is generated from these. */
@@ -54,6 +58,8 @@ export const DEFAULT_CONFIG: Readonly<Config> = {
   maxBodyBytes: 1024 * 1024,
   shutdownTimeoutMs: 30_000,
   keyRotationMs: 30 * 24 * 60 * 60 * 1000,
+  tlsCert: undefined,
+  tlsKey: undefined,
 };
 
 type Kind = "int" | "string" | "bool" | "url" | "duration";
@@ -74,6 +80,8 @@ export const SETTINGS: Readonly<Record<keyof Config, { env: string; kind: Kind }
   maxBodyBytes: { env: "ARBOR_MAX_BODY_BYTES", kind: "int" },
   shutdownTimeoutMs: { env: "ARBOR_SHUTDOWN_TIMEOUT", kind: "duration" },
   keyRotationMs: { env: "ARBOR_KEY_ROTATION", kind: "duration" },
+  tlsCert: { env: "ARBOR_TLS_CERT", kind: "string" },
+  tlsKey: { env: "ARBOR_TLS_KEY", kind: "string" },
 };
 
 /** A configuration value that cannot be used, with where it came from. */
@@ -114,7 +122,8 @@ export function resolveConfig(sources: ConfigSources): Config {
 
 /** The base URL the server answers as. */
 export function baseUrlOf(config: Config, boundPort?: number): string {
-  return stripSlash(config.baseUrl ?? `http://localhost:${boundPort ?? config.port}`);
+  const scheme = config.tlsCert !== undefined ? "https" : "http";
+  return stripSlash(config.baseUrl ?? `${scheme}://localhost:${boundPort ?? config.port}`);
 }
 
 /** The token issuer URL ({auth_url}). */
@@ -190,6 +199,9 @@ function check(c: Config): void {
   if (!levels.includes(c.logLevel)) throw new ConfigError(`log level must be one of ${levels.join(", ")}`);
   if (c.maxBodyBytes < 1024) throw new ConfigError(`the body size limit must be at least 1024 bytes`);
   if (c.keyRotationMs < 3_600_000) throw new ConfigError(`key rotation must be at least 1h`);
+  if ((c.tlsCert === undefined) !== (c.tlsKey === undefined)) {
+    throw new ConfigError("ARBOR_TLS_CERT and ARBOR_TLS_KEY go together: set both to serve TLS, or neither");
+  }
 }
 
 function kebab(key: string): string {

@@ -43,6 +43,8 @@ export function buildProgram(): Command {
       .description("run the server: REST/JSON, gRPC, gRPC-Web and Connect on one port")
       .addOption(new Option("--host <address>", "address to listen on (ARBOR_HOST; default every interface)"))
       .addOption(new Option("--log-level <level>", "fatal, error, warn, info, debug, trace or silent (ARBOR_LOG_LEVEL)").default(DEFAULT_CONFIG.logLevel))
+      .addOption(new Option("--tls-cert <file>", "PEM certificate chain: serve TLS, h2 and HTTP/1.1 by ALPN (ARBOR_TLS_CERT)"))
+      .addOption(new Option("--tls-key <file>", "PEM private key of --tls-cert (ARBOR_TLS_KEY)"))
       .addHelpText("after", "\nExamples:\n  arbor serve\n  ARBOR_DATABASE_URL=postgres://arbor@db/arbor arbor serve --port 9000\n"),
   ).action(async (flags: Flags, cmd: Command) => {
     await serve(configOf(flags, (k) => cmd.getOptionValueSource(k) === "cli"));
@@ -65,11 +67,18 @@ export function buildProgram(): Command {
   storeOptions(
     admin
       .command("token")
-      .description("print a one-hour API token for an owner of the organization")
-      .requiredOption("--org <name>", "the organization's name")
+      .description("print a one-hour API token: for an owner of an organization (--org), or for any identity (--identity)")
+      .option("--org <name>", "an organization's name: the token is its local administrator's, an owner of it")
+      .option("--identity <uid>", "an identity's uid: the token is that identity's, with whatever its role bindings grant")
       .option("--audience <aud>", "the token's audience (default the base URL)")
-      .addHelpText("after", '\nExamples:\n  export ARBOR_TOKEN=$(arbor admin token --org acme)\n  curl -H "Authorization: Bearer $ARBOR_TOKEN" http://localhost:8080/iam/v2beta1/groups\n'),
-  ).action(async (opts: Flags & { org: string; audience?: string }, cmd: Command) => {
+      .addHelpText(
+        "after",
+        "\nGive exactly one of --org and --identity.\n\nExamples:\n" +
+          "  export ARBOR_TOKEN=$(arbor admin token --org acme)\n" +
+          '  curl -H "Authorization: Bearer $ARBOR_TOKEN" http://localhost:8080/iam/v2beta1/groups\n' +
+          "  arbor admin token --identity 0123456789abcdef0123456789abcdef01234567/89abcdef01234567\n",
+      ),
+  ).action(async (opts: Flags & { org?: string; identity?: string; audience?: string }, cmd: Command) => {
     const config = configOf(opts, (k) => cmd.getOptionValueSource(k) === "cli");
     process.stdout.write(`${await adminToken(config, opts)}\n`);
   });

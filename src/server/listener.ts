@@ -1,17 +1,18 @@
 /**
- * One port for every protocol: each new connection's first bytes tell an HTTP/2 prior-knowledge
- * preface (gRPC, h2c REST) from HTTP/1.1, and the connection goes to the matching server. Both
- * servers share one request handler. Shutdown stops accepting, lets in-flight requests finish,
- * and closes idle connections.
+ * One port for every protocol. Cleartext: each new connection's first bytes tell an HTTP/2
+ * prior-knowledge preface (gRPC, h2c REST) from HTTP/1.1, and the connection goes to the matching
+ * server. TLS: ALPN chooses (h2 or http/1.1). Either way one request handler serves both.
+ * Shutdown stops accepting, lets in-flight requests finish, and closes idle connections.
  */
 import http from "node:http";
 import http2 from "node:http2";
 import net, { type AddressInfo, type Socket } from "node:net";
+import type { TLSSocket } from "node:tls";
 import type { AnyRequest, AnyResponse } from "./http-util.js";
 
 const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
 
-/** Timeouts that keep slow or idle clients from holding connections. */
+/** Timeouts that keep slow or idle clients from holding connections, and TLS when configured. */
 export interface ListenerOptions {
   /** Time to receive a request's headers. */
   headersTimeoutMs: number;
@@ -19,6 +20,8 @@ export interface ListenerOptions {
   requestTimeoutMs: number;
   /** How long an idle HTTP/1.1 keep-alive connection stays open. */
   keepAliveTimeoutMs: number;
+  /** A PEM certificate chain and key: serve TLS (ALPN h2 and http/1.1) instead of cleartext. */
+  tls?: { cert: Buffer; key: Buffer };
 }
 
 /** The defaults. */
@@ -38,44 +41,117 @@ export interface Listener {
   close(timeoutMs: number): Promise<void>;
 }
 
+type Handler = (req: AnyRequest, res: AnyResponse) => void;
+
 /** Creates the listener around a request handler. */
-export function createListener(handler: (req: AnyRequest, res: AnyResponse) => void, options: ListenerOptions = DEFAULT_LISTENER_OPTIONS): Listener {
-  const h1 = http.createServer(
-    {
-      headersTimeout: options.headersTimeoutMs,
-      requestTimeout: options.requestTimeoutMs,
-      keepAliveTimeout: options.keepAliveTimeoutMs,
+export function createListener(handler: Handler, options: ListenerOptions = DEFAULT_LISTENER_OPTIONS): Listener {
+  const connections = createConnectionTracker();
+  const server = options.tls ? tlsServer(handler, options, connections) : cleartextServer(handler, options, connections);
+  return {
+    get draining() {
+      return connections.draining;
     },
-    handler,
-  );
-  const h2 = http2.createServer({}, handler);
+    listen(port, host) {
+      return new Promise((resolve, reject) => {
+        server.once("error", reject);
+        server.listen({ port, host }, () => {
+          server.off("error", reject);
+          resolve(server.address() as AddressInfo);
+        });
+      });
+    },
+    async close(timeoutMs) {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      await connections.drain(timeoutMs);
+      await closed;
+    },
+  };
+}
+
+/** The connections of a listener: HTTP/2 sessions, HTTP/1.1 sockets with their requests in flight. */
+interface ConnectionTracker {
+  readonly draining: boolean;
+  session(session: http2.ServerHttp2Session): void;
+  h1Socket(socket: Socket): void;
+  h1Request(req: http.IncomingMessage, res: http.ServerResponse): void;
+  pending(socket: Socket): void;
+  settled(socket: Socket): void;
+  /** A TCP connection of the TLS server: ended with the rest when shutdown is done. */
+  raw(socket: Socket): void;
+  drain(timeoutMs: number): Promise<void>;
+}
+
+function createConnectionTracker(): ConnectionTracker {
   const sessions = new Set<http2.ServerHttp2Session>();
   const h1Sockets = new Map<Socket, number>();
   const pending = new Set<Socket>();
+  const raw = new Set<Socket>();
   let draining = false;
+  return {
+    get draining() {
+      return draining;
+    },
+    session(session) {
+      sessions.add(session);
+      session.once("close", () => sessions.delete(session));
+      if (draining) session.close();
+    },
+    h1Socket(socket) {
+      h1Sockets.set(socket, 0);
+      socket.once("close", () => h1Sockets.delete(socket));
+    },
+    h1Request(req, res) {
+      const socket = req.socket;
+      if (!h1Sockets.has(socket)) return;
+      h1Sockets.set(socket, (h1Sockets.get(socket) ?? 0) + 1);
+      res.once("close", () => {
+        const left = (h1Sockets.get(socket) ?? 1) - 1;
+        if (h1Sockets.has(socket)) h1Sockets.set(socket, left);
+        if (draining && left === 0) socket.end();
+      });
+    },
+    pending(socket) {
+      pending.add(socket);
+      socket.once("close", () => pending.delete(socket));
+    },
+    settled(socket) {
+      pending.delete(socket);
+    },
+    raw(socket) {
+      raw.add(socket);
+      socket.once("close", () => raw.delete(socket));
+    },
+    async drain(timeoutMs) {
+      draining = true;
+      for (const session of sessions) session.close();
+      for (const socket of pending) socket.destroy();
+      for (const [socket, inFlight] of h1Sockets) if (inFlight === 0) socket.end();
+      const deadline = Date.now() + timeoutMs;
+      while ((sessions.size > 0 || h1Sockets.size > 0) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      for (const session of sessions) session.destroy();
+      for (const socket of h1Sockets.keys()) socket.destroy();
+      // What is left are TLS connections that never finished their handshake.
+      for (const socket of raw) socket.destroy();
+    },
+  };
+}
 
-  h2.on("session", (session) => {
-    sessions.add(session);
-    session.once("close", () => sessions.delete(session));
-    if (draining) session.close();
-  });
+function cleartextServer(handler: Handler, options: ListenerOptions, connections: ConnectionTracker): net.Server {
+  const h1 = http.createServer(
+    { headersTimeout: options.headersTimeoutMs, requestTimeout: options.requestTimeoutMs, keepAliveTimeout: options.keepAliveTimeoutMs },
+    handler,
+  );
+  const h2 = http2.createServer({}, handler);
+  h2.on("session", (session) => connections.session(session));
   h2.on("sessionError", () => {});
-  h1.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
-    const socket = req.socket;
-    h1Sockets.set(socket, (h1Sockets.get(socket) ?? 0) + 1);
-    res.once("close", () => {
-      const left = (h1Sockets.get(socket) ?? 1) - 1;
-      if (h1Sockets.has(socket)) h1Sockets.set(socket, left);
-      if (draining && left === 0) socket.end();
-    });
-  });
-
-  const tcp = net.createServer({ noDelay: true }, (socket) => {
-    pending.add(socket);
+  h1.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => connections.h1Request(req, res));
+  return net.createServer({ noDelay: true }, (socket) => {
+    connections.pending(socket);
     socket.on("error", () => socket.destroy());
-    socket.setTimeout(options.headersTimeoutMs, () => {
-      if (pending.has(socket)) socket.destroy();
-    });
+    // A connection that never sends its first bytes is dropped like one that never sends headers.
+    socket.setTimeout(options.headersTimeoutMs, () => socket.destroy());
     let head: Buffer = Buffer.alloc(0);
     const onData = (chunk: Buffer) => {
       head = head.length === 0 ? chunk : Buffer.concat([head, chunk]);
@@ -86,46 +162,32 @@ export function createListener(handler: (req: AnyRequest, res: AnyResponse) => v
       socket.pause();
       socket.unshift(head);
       socket.setTimeout(0);
-      pending.delete(socket);
+      connections.settled(socket);
       if (h2Prefix) {
         h2.emit("connection", socket);
       } else {
-        h1Sockets.set(socket, 0);
-        socket.once("close", () => h1Sockets.delete(socket));
+        connections.h1Socket(socket);
         h1.emit("connection", socket);
+        // Handed over paused: the HTTP/1.1 parser only reads a flowing socket.
         socket.resume();
       }
     };
     socket.on("data", onData);
-    socket.once("close", () => pending.delete(socket));
   });
+}
 
-  return {
-    get draining() {
-      return draining;
-    },
-    listen(port, host) {
-      return new Promise((resolve, reject) => {
-        tcp.once("error", reject);
-        tcp.listen({ port, host }, () => {
-          tcp.off("error", reject);
-          resolve(tcp.address() as AddressInfo);
-        });
-      });
-    },
-    async close(timeoutMs) {
-      draining = true;
-      const closed = new Promise<void>((resolve) => tcp.close(() => resolve()));
-      for (const session of sessions) session.close();
-      for (const socket of pending) socket.destroy();
-      for (const [socket, inFlight] of h1Sockets) if (inFlight === 0) socket.end();
-      const deadline = Date.now() + timeoutMs;
-      while ((sessions.size > 0 || h1Sockets.size > 0) && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      for (const session of sessions) session.destroy();
-      for (const socket of h1Sockets.keys()) socket.destroy();
-      await closed;
-    },
-  };
+function tlsServer(handler: Handler, options: ListenerOptions, connections: ConnectionTracker): net.Server {
+  const { cert, key } = options.tls as NonNullable<ListenerOptions["tls"]>;
+  const server = http2.createSecureServer({ cert, key, allowHTTP1: true }, handler);
+  server.on("session", (session) => connections.session(session));
+  server.on("sessionError", () => {});
+  server.on("secureConnection", (socket: TLSSocket) => {
+    if (socket.alpnProtocol !== "h2") connections.h1Socket(socket);
+  });
+  server.on("request", (req: AnyRequest, res: AnyResponse) => {
+    if (req.httpVersionMajor === 1) connections.h1Request(req as http.IncomingMessage, res as http.ServerResponse);
+  });
+  server.on("connection", (socket: Socket) => connections.raw(socket));
+  server.setTimeout(options.requestTimeoutMs);
+  return server;
 }

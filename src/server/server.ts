@@ -3,12 +3,14 @@
  * resolved Config.
  */
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import type { Logger } from "pino";
 import { KeyRing } from "../auth/key-ring.js";
 import { Tokens } from "../auth/tokens.js";
-import { baseUrlOf, errorDomainOf, issuerUrlOf, type Config } from "../config.js";
+import { baseUrlOf, ConfigError, errorDomainOf, issuerUrlOf, type Config } from "../config.js";
 import { systemClock, type Clock } from "../domain/clock.js";
 import { PageTokens } from "../domain/page-token.js";
+import { BUILTIN_ROLES } from "../domain/roles.js";
 import type { IdSource } from "../domain/uid.js";
 import { Authorizer } from "../services/authorizer.js";
 import type { ServiceDeps } from "../services/deps.js";
@@ -18,7 +20,7 @@ import type { Store } from "../store/types.js";
 import { createConnectHandlers } from "./connect-handlers.js";
 import { createHttpHandler } from "./http-handler.js";
 import { createInvoker } from "./invoker.js";
-import { createListener } from "./listener.js";
+import { createListener, DEFAULT_LISTENER_OPTIONS, type ListenerOptions } from "./listener.js";
 import { createMetrics } from "./metrics.js";
 import { createRouteTable } from "./rest/route-table.js";
 
@@ -62,6 +64,9 @@ export async function openCore(config: Config, clock: Clock, ids: IdSource, issu
   try {
     const secret = await store.settings.getOrCreate("page_token_secret", () => randomBytes(32).toString("base64"));
     const pageTokens = new PageTokens(Buffer.from(secret, "base64"), clock);
+    // The built-in roles' rows follow the code (names, descriptions, roles added in a release).
+    const builtins = [...BUILTIN_ROLES.values()].map(({ uid, name, description }) => ({ uid, name, description }));
+    await store.roles.syncBuiltins(builtins, clock.now());
     const keys = new KeyRing(store.keys, clock, { rotationMs: config.keyRotationMs });
     await keys.signingKey();
     const tokens = new Tokens(keys, clock, issuer);
@@ -102,7 +107,7 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
     maxBodyBytes: config.maxBodyBytes,
     draining: () => listener.draining,
   });
-  listener = createListener(handler);
+  listener = createListener(handler, { ...DEFAULT_LISTENER_OPTIONS, ...tlsOf(config) });
   try {
     boundPort = (await listener.listen(config.port, config.host)).port;
   } catch (e) {
@@ -124,4 +129,17 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
       return closing;
     },
   };
+}
+
+/** The TLS certificate and key the configuration names, read once at start. */
+function tlsOf(config: Config): Pick<ListenerOptions, "tls"> {
+  if (config.tlsCert === undefined || config.tlsKey === undefined) return {};
+  const read = (path: string, what: string) => {
+    try {
+      return readFileSync(path);
+    } catch (e) {
+      throw new ConfigError(`cannot read the TLS ${what} ${path}: ${(e as Error).message}`);
+    }
+  };
+  return { tls: { cert: read(config.tlsCert, "certificate"), key: read(config.tlsKey, "key") } };
 }
