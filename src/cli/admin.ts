@@ -7,6 +7,7 @@ import { Code, isApiError } from "../domain/errors.js";
 import { adminIdentityUid, userIdentityUid } from "../domain/identities.js";
 import { systemClock } from "../domain/clock.js";
 import type { GroupRecord } from "../domain/groups.js";
+import { isUid } from "../domain/uid.js";
 import { baseUrlOf, issuerUrlOf, type Config } from "../config.js";
 import { GroupSchema } from "../gen/arbor/iam/v2beta1/groups_pb.js";
 import { groupMessage } from "../services/groups-service.js";
@@ -36,15 +37,31 @@ export async function bootstrap(config: Config, options: BootstrapOptions): Prom
   });
 }
 
-/** Prints a one-hour token for the organization's local administrator, an owner of it. */
-export async function adminToken(config: Config, options: { org: string; audience?: string }): Promise<string> {
+/** Options of `arbor admin token`: exactly one of org and identity. */
+export interface AdminTokenOptions {
+  org?: string;
+  identity?: string;
+  audience?: string;
+}
+
+/**
+ * Prints a one-hour token: for an organization's local administrator (an owner of it), or for any
+ * identity uid, which then holds exactly what its role bindings grant (operators, tests).
+ */
+export async function adminToken(config: Config, options: AdminTokenOptions): Promise<string> {
+  const { org, identity } = options;
+  if ((org === undefined) === (identity === undefined)) throw new UsageError("give exactly one of --org and --identity");
+  if (identity !== undefined && !isUid(identity)) {
+    throw new UsageError(`--identity: "${identity}" is not a valid uid (40 lowercase hex characters, then /16 hex per level)`);
+  }
   return withCore(config, async (core) => {
-    const org = await core.store.groups.findOrganization(options.org);
-    if (!org) throw new UsageError(`there is no organization named "${options.org}"; create it with: arbor admin bootstrap --org "${options.org}"`);
-    const admin = adminIdentityUid(org.uid);
-    await ensureOwner(core.deps, org.uid, admin);
-    const issued = await core.tokens.issue(admin, options.audience ?? baseUrlOf(config), { iss: "arbor:admin", sub: org.uid });
-    return issued.token;
+    const audience = options.audience ?? baseUrlOf(config);
+    if (identity !== undefined) return (await core.tokens.issue(identity, audience, { iss: "arbor:admin", sub: identity })).token;
+    const found = await core.store.groups.findOrganization(org as string);
+    if (!found) throw new UsageError(`there is no organization named "${org}"; create it with: arbor admin bootstrap --org "${org}"`);
+    const admin = adminIdentityUid(found.uid);
+    await ensureOwner(core.deps, found.uid, admin);
+    return (await core.tokens.issue(admin, audience, { iss: "arbor:admin", sub: found.uid })).token;
   });
 }
 

@@ -4,8 +4,8 @@
  */
 import { Capability } from "../domain/capabilities.js";
 import { isRoot } from "../domain/uid.js";
-import { Permissions, type Grant } from "../domain/permissions.js";
-import { builtinRoleByUid } from "../domain/roles.js";
+import { Permissions } from "../domain/permissions.js";
+import { roleCapabilities } from "../domain/role-rules.js";
 import type { BindingStore } from "../store/types.js";
 
 /** Options of the authorizer. */
@@ -16,22 +16,23 @@ export interface AuthorizerOptions {
 
 /** Reads permissions. */
 export class Authorizer {
-  readonly #bindings: BindingStore;
+  readonly #bindings: Pick<BindingStore, "grantsOf">;
   readonly #options: AuthorizerOptions;
 
-  constructor(bindings: BindingStore, options: AuthorizerOptions) {
+  constructor(bindings: Pick<BindingStore, "grantsOf">, options: AuthorizerOptions) {
     this.#bindings = bindings;
     this.#options = options;
   }
 
-  /** The permissions of the identity with this uid. */
+  /**
+   * The permissions of the identity with this uid, from one store query: built-in roles grant
+   * their capabilities from code, custom roles the ones stored with them.
+   */
   async permissionsOf(identityUid: string): Promise<Permissions> {
-    const bindings = await this.#bindings.forIdentity(identityUid);
-    const grants: Grant[] = [];
-    for (const b of bindings) {
-      const role = builtinRoleByUid(b.roleUid);
-      if (role) grants.push({ groupUid: b.groupUid, capabilities: role.capabilities });
-    }
+    const grants = (await this.#bindings.grantsOf(identityUid)).map((g) => ({
+      groupUid: g.groupUid,
+      capabilities: roleCapabilities(g.roleUid, g.capabilities),
+    }));
     const atRoot = new Set<Capability>();
     if (this.#options.allowOrgCreation && isRoot(identityUid)) atRoot.add(Capability.CAP_IAM_GROUPS_CREATE);
     return new Permissions(grants, atRoot);

@@ -1,9 +1,12 @@
 /**
  * Group operations shared by the API services and the admin commands, so both obey the same
- * rules: creating an organization makes its creator an owner in the same transaction.
+ * rules: creating an organization makes its creator an owner in the same transaction. When that
+ * owner is the organization's local administrator, it gets an identity row (root-level, like a
+ * person), so role bindings can show it by name.
  */
-import { failedPrecondition } from "../domain/errors.js";
+import { Code, failedPrecondition, isApiError } from "../domain/errors.js";
 import { MAX_GROUP_DEPTH, type GroupRecord } from "../domain/groups.js";
+import { adminIdentityUid, type IdentityRecord } from "../domain/identities.js";
 import { validateDescription, validateName } from "../domain/names.js";
 import { OWNER_ROLE } from "../domain/roles.js";
 import { depthOf, newChildUid, newRootUid } from "../domain/uid.js";
@@ -25,12 +28,14 @@ export async function createOrganization(
   validateDescription(fields.description);
   const now = deps.clock.now();
   const group: GroupRecord = { uid: newRootUid(deps.ids), parentUid: null, ...fields, createTime: now, updateTime: now };
+  const owner = ownerOf(group.uid);
   await deps.store.transaction(async (tx) => {
     await tx.groups.insert(group);
+    if (owner === adminIdentityUid(group.uid)) await tx.identities.insert(adminIdentity(group, now));
     await tx.bindings.insert({
       uid: newChildUid(deps.ids, group.uid),
       groupUid: group.uid,
-      identityUid: ownerOf(group.uid),
+      identityUid: owner,
       roleUid: OWNER_ROLE.uid,
       createTime: now,
     });
@@ -53,6 +58,7 @@ export async function createChildGroup(deps: ServiceDeps, parent: string, fields
 
 /** Makes identityUid an owner of the organization, unless it already is. */
 export async function ensureOwner(deps: ServiceDeps, organizationUid: string, identityUid: string): Promise<void> {
+  if (identityUid === adminIdentityUid(organizationUid)) await ensureAdminIdentity(deps, organizationUid);
   const existing = await deps.store.bindings.find(organizationUid, identityUid, OWNER_ROLE.uid);
   if (existing) return;
   await deps.store.bindings.insert({
@@ -62,4 +68,32 @@ export async function ensureOwner(deps: ServiceDeps, organizationUid: string, id
     roleUid: OWNER_ROLE.uid,
     createTime: deps.clock.now(),
   });
+}
+
+/** The identity row of an organization's local administrator. */
+function adminIdentity(org: Pick<GroupRecord, "uid" | "name">, now: number): IdentityRecord {
+  return {
+    uid: adminIdentityUid(org.uid),
+    parentUid: null,
+    name: "admin",
+    description: `local administrator of ${org.name}`,
+    relationship: { kind: "user", issuer: "arbor:admin", subject: org.uid },
+    lastSeenTime: null,
+    createTime: now,
+    updateTime: now,
+  };
+}
+
+/** Adds the administrator's identity row unless it exists (organizations made before it had one). */
+async function ensureAdminIdentity(deps: ServiceDeps, organizationUid: string): Promise<void> {
+  const uid = adminIdentityUid(organizationUid);
+  if (await deps.store.identities.get(uid)) return;
+  const org = await deps.store.groups.get(organizationUid);
+  if (!org) return; // the binding insert that follows reports the missing group
+  try {
+    await deps.store.identities.insert(adminIdentity(org, deps.clock.now()));
+  } catch (e) {
+    // A concurrent `arbor admin token` inserted it first.
+    if (!(isApiError(e) && e.code === Code.ALREADY_EXISTS && (await deps.store.identities.get(uid)))) throw e;
+  }
 }

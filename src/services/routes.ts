@@ -3,12 +3,24 @@
  * exactly this list.
  */
 import { GroupsService as GroupsV1 } from "../gen/arbor/iam/v1/groups_pb.js";
+import { AccountAssociationsService } from "../gen/arbor/iam/v2beta1/account_associations_pb.js";
+import { GroupInvitesService } from "../gen/arbor/iam/v2beta1/group_invites_pb.js";
 import { GroupsService } from "../gen/arbor/iam/v2beta1/groups_pb.js";
+import { IdentitiesService } from "../gen/arbor/iam/v2beta1/identities_pb.js";
+import { IdentityProvidersService } from "../gen/arbor/iam/v2beta1/identity_providers_pb.js";
+import { RoleBindingsService } from "../gen/arbor/iam/v2beta1/role_bindings_pb.js";
+import { RolesService } from "../gen/arbor/iam/v2beta1/roles_pb.js";
 import { PingService } from "../gen/arbor/ping/v2beta1/ping_pb.js";
+import { createAccountAssociationsService } from "./account-associations-service.js";
 import type { ServiceDeps } from "./deps.js";
+import { createGroupInvitesService } from "./group-invites-service.js";
 import { createGroupsService } from "./groups-service.js";
 import { createGroupsV1Service } from "./groups-v1-service.js";
+import { createIdentitiesService } from "./identities-service.js";
+import { createIdentityProvidersService } from "./identity-providers-service.js";
 import { createPingService } from "./ping-service.js";
+import { createRoleBindingsService } from "./role-bindings-service.js";
+import { createRolesService } from "./roles-service.js";
 import { bindService, type ServiceBinding } from "./service-impl.js";
 
 /** Every service Arbor serves, bound to its implementation. */
@@ -16,6 +28,12 @@ export function createServices(deps: ServiceDeps): ServiceBinding[] {
   return [
     bindService(GroupsService, createGroupsService(deps)),
     bindService(GroupsV1, createGroupsV1Service(deps)),
+    bindService(IdentitiesService, createIdentitiesService(deps)),
     bindService(PingService, createPingService()),
+    bindService(RolesService, createRolesService(deps)),
+    bindService(RoleBindingsService, createRoleBindingsService(deps)),
+    bindService(IdentityProvidersService, createIdentityProvidersService(deps)),
+    bindService(AccountAssociationsService, createAccountAssociationsService(deps)),
+    bindService(GroupInvitesService, createGroupInvitesService(deps)),
   ];
 }

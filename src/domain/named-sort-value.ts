@@ -1,0 +1,30 @@
+/**
+ * The sort values of records that have a name and times: what name, create_time, update_time and
+ * uid read, shared by every such resource so their lists order alike.
+ */
+
+/** A record sortable by name, times and uid. */
+export interface NamedRecord {
+  uid: string;
+  name: string;
+  createTime: number;
+  updateTime: number;
+}
+
+/** The sort value function of a named resource; `resource` names it in the error for an unknown field. */
+export function namedSortValue(resource: string): (record: NamedRecord, field: string) => string | number {
+  return (r, field) => {
+    switch (field) {
+      case "name":
+        return r.name;
+      case "uid":
+        return r.uid;
+      case "create_time":
+        return r.createTime;
+      case "update_time":
+        return r.updateTime;
+      default:
+        throw new RangeError(`${resource} are not sortable by ${field}`);
+    }
+  };
+}

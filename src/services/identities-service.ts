@@ -1,0 +1,143 @@
+/**
+ * The v2beta1 identities service: request to domain call to response. No SQL, no HTTP.
+ *
+ * Identities in groups are authorized at their uid by the invoker, except GetIdentity, which is
+ * checked here so that people (root-level identities, on whom nobody holds a binding) can be
+ * read too: by themselves, and by whoever may list identities in a group where they are bound.
+ * Update and Delete of a person stay refused by the invoker's scope check: people are managed
+ * through login.
+ */
+import { create } from "@bufbuild/protobuf";
+import { EmptySchema, type Empty } from "@bufbuild/protobuf/wkt";
+import { Capability, capabilityName } from "../domain/capabilities.js";
+import { invalidArgument, notFound, permissionDenied } from "../domain/errors.js";
+import { resolveUpdateMask } from "../domain/field-mask.js";
+import { hierarchyFilter } from "../domain/hierarchy.js";
+import type { IdentityRecord, Relationship } from "../domain/identities.js";
+import { identitySortable, identitySortValue, identityUpdatable, validateRelationship } from "../domain/identity-rules.js";
+import { masksRelationship, updatedRelationship } from "../domain/identity-update.js";
+import { validateDescription, validateName } from "../domain/names.js";
+import { isRoot, newChildUid, requireUid } from "../domain/uid.js";
+import {
+  ListIdentitiesResponseSchema,
+  type CreateIdentityRequest,
+  type DeleteIdentityRequest,
+  type GetIdentityRequest,
+  type Identity,
+  type ListIdentitiesRequest,
+  type ListIdentitiesResponse,
+  type UpdateIdentityRequest,
+} from "../gen/arbor/iam/v2beta1/identities_pb.js";
+import type { ResourceFilter } from "../store/types.js";
+import { callerOf, type CallContext } from "./context.js";
+import type { ServiceDeps } from "./deps.js";
+import { identityMessage, populatedPaths, relationshipInput } from "./identity-messages.js";
+import { listPage } from "./list-page.js";
+
+const LIST = [Capability.CAP_IAM_IDENTITY_LIST];
+
+/** Creates the identities service implementation. */
+export function createIdentitiesService(deps: ServiceDeps) {
+  const { store, clock, ids, pageTokens, settings } = deps;
+  const rules = (now: number) => ({ now, allowHttpLoopbackIssuers: settings.allowHttpLoopbackIssuers });
+
+  /** The identity at uid if the caller may read it; permission is decided before existence. */
+  async function readable(uid: string, ctx: CallContext): Promise<IdentityRecord | undefined> {
+    const permissions = await ctx.permissions();
+    if (!isRoot(uid)) {
+      if (!permissions.allows(LIST, uid)) throw denied(uid);
+      return store.identities.get(uid);
+    }
+    if (uid === callerOf(ctx).uid) return store.identities.get(uid);
+    // A person is visible where they are bound: the list's visibility rule says where that is.
+    const visibleUnder = permissions.scopes(LIST);
+    const window = { order: [{ field: "uid", desc: false }], offset: 0, limit: 1 };
+    const [person] = visibleUnder.length === 0 ? [] : await store.identities.list({ uidp: { ids: [uid] }, visibleUnder }, window);
+    if (person === undefined) throw denied(uid);
+    return person;
+  }
+
+  return {
+    async listIdentities(req: ListIdentitiesRequest, ctx: CallContext): Promise<ListIdentitiesResponse> {
+      const query = { uidp: hierarchyFilter(req.uidp), ...(req.name !== "" && { name: req.name }) };
+      const visibleUnder = (await ctx.permissions()).scopes(LIST);
+      const { items, ...envelope } = await listPage({
+        request: req,
+        sortable: identitySortable,
+        resource: "identities",
+        query,
+        filter: { ...query, visibleUnder } satisfies ResourceFilter,
+        source: store.identities,
+        sortValue: identitySortValue,
+        tokens: pageTokens,
+      });
+      return create(ListIdentitiesResponseSchema, { identities: items.map(identityMessage), ...envelope });
+    },
+
+    async getIdentity(req: GetIdentityRequest, ctx: CallContext): Promise<Identity> {
+      const uid = requireUid("uid", req.uid);
+      const identity = await readable(uid, ctx);
+      if (!identity) throw notFound("identity", uid);
+      return identityMessage(identity);
+    },
+
+    async createIdentity(req: CreateIdentityRequest): Promise<Identity> {
+      const parent = requireUid("parent", req.parent);
+      const name = req.identity?.name ?? "";
+      const description = req.identity?.description ?? "";
+      validateName(name);
+      validateDescription(description);
+      const now = clock.now();
+      const relationship = validateRelationship(relationshipInput(req.identity), rules(now));
+      const identity: IdentityRecord = {
+        uid: newChildUid(ids, parent),
+        parentUid: parent,
+        name,
+        description,
+        relationship,
+        lastSeenTime: null,
+        createTime: now,
+        updateTime: now,
+      };
+      // The store answers NOT_FOUND (group <parent>) when the parent is not a group.
+      await store.identities.insert(identity);
+      return identityMessage(identity);
+    },
+
+    async updateIdentity(req: UpdateIdentityRequest): Promise<Identity> {
+      if (req.identity === undefined) throw invalidArgument("identity", "is required");
+      const uid = requireUid("uid", req.identity.uid);
+      const mask = resolveUpdateMask(req.updateMask?.paths, identityUpdatable, populatedPaths(req.identity));
+      const changes: { name?: string; description?: string; relationship?: Relationship } = {};
+      const now = clock.now();
+      if (mask.has("name")) {
+        validateName(req.identity.name);
+        changes.name = req.identity.name;
+      }
+      if (mask.has("description")) {
+        validateDescription(req.identity.description);
+        changes.description = req.identity.description;
+      }
+      if (masksRelationship(mask)) {
+        const current = await store.identities.get(uid);
+        if (!current) throw notFound("identity", uid);
+        const next = updatedRelationship(current.relationship, relationshipInput(req.identity), mask);
+        changes.relationship = validateRelationship(next, rules(now));
+      }
+      const updated = Object.keys(changes).length === 0 ? await store.identities.get(uid) : await store.identities.update(uid, changes, now);
+      if (!updated) throw notFound("identity", uid);
+      return identityMessage(updated);
+    },
+
+    async deleteIdentity(req: DeleteIdentityRequest): Promise<Empty> {
+      const uid = requireUid("uid", req.uid);
+      // The store deletes the role bindings that name it, in the same transaction.
+      if (!(await store.identities.delete(uid))) throw notFound("identity", uid);
+      return create(EmptySchema);
+    },
+  };
+}
+
+function denied(uid: string) {
+  return permissionDenied(`the caller lacks ${LIST.map(capabilityName).join(", ")} on ${uid}`);
+}

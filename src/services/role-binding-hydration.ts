@@ -1,0 +1,58 @@
+/**
+ * Role bindings as the spec shows them: hydrated with their identity, group and role. A page is
+ * hydrated with three batched lookups, whatever its size.
+ */
+import { create } from "@bufbuild/protobuf";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import type { GroupRecord } from "../domain/groups.js";
+import { exactIssuerSubject, type IdentityRecord } from "../domain/identities.js";
+import type { RoleRecord } from "../domain/records.js";
+import { RoleBindingSchema, type RoleBinding } from "../gen/arbor/iam/v2beta1/role_bindings_pb.js";
+import type { BindingRecord, Stores } from "../store/types.js";
+
+/** What a binding refers to, as far as it exists. */
+export interface BindingParts {
+  /** Absent for a person who has not logged in yet (bound before their first login). */
+  identity: IdentityRecord | undefined;
+  group: GroupRecord | undefined;
+  role: RoleRecord | undefined;
+}
+
+/**
+ * The binding as the API shows it: uid, identity, group, role and createTime, nothing else
+ * (identityUid and roleUid are input only). A part that does not exist shows only its uid.
+ */
+export function bindingMessage(b: BindingRecord, parts: BindingParts): RoleBinding {
+  const { identity, group, role } = parts;
+  const match = identity ? exactIssuerSubject(identity.relationship) : { issuer: null, subject: null };
+  return create(RoleBindingSchema, {
+    uid: b.uid,
+    identity: {
+      uid: b.identityUid,
+      name: identity?.name ?? "",
+      description: identity?.description ?? "",
+      subject: match.subject ?? "",
+      issuer: match.issuer ?? "",
+    },
+    group: { uid: b.groupUid, name: group?.name ?? "", description: group?.description ?? "" },
+    role: { uid: b.roleUid, name: role?.name ?? "", description: role?.description ?? "" },
+    createTime: timestampFromMs(b.createTime),
+  });
+}
+
+/** Hydrates bindings with one lookup each for their identities, groups and roles. */
+export async function hydrateBindings(store: Stores, bindings: readonly BindingRecord[]): Promise<RoleBinding[]> {
+  if (bindings.length === 0) return [];
+  const distinct = (pick: (b: BindingRecord) => string) => [...new Set(bindings.map(pick))];
+  const groupUids = distinct((b) => b.groupUid);
+  const [identities, groups, roles] = await Promise.all([
+    store.identities.getMany(distinct((b) => b.identityUid)),
+    store.groups.list({ uidp: { ids: groupUids } }, { order: [{ field: "uid", desc: false }], offset: 0, limit: groupUids.length }),
+    store.roles.getMany(distinct((b) => b.roleUid)),
+  ]);
+  const byUid = <R extends { uid: string }>(records: readonly R[]) => new Map(records.map((r) => [r.uid, r]));
+  const [identityOf, groupOf, roleOf] = [byUid(identities), byUid(groups), byUid(roles)];
+  return bindings.map((b) =>
+    bindingMessage(b, { identity: identityOf.get(b.identityUid), group: groupOf.get(b.groupUid), role: roleOf.get(b.roleUid) }),
+  );
+}

@@ -1,0 +1,445 @@
+/**
+ * The authorization matrix: every RPC, called as owner, editor, viewer and registry.pull of group
+ * A, as an owner of A's sibling B, and with no token, over REST and over gRPC (@grpc/grpc-js on
+ * the .proto contract). Every cell must get exactly the expected code, and every list shows only
+ * what that caller may see. The expectations are written out by hand (the minimum built-in role
+ * of each RPC), not derived from the code under test.
+ */
+import { join } from "node:path";
+import * as grpc from "@grpc/grpc-js";
+import * as protoLoader from "@grpc/proto-loader";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { builtinRoleUid } from "../../src/domain/roles.js";
+import { engines } from "../support/engines.js";
+import { startTestServer, type TestServer } from "../support/server.js";
+
+type Caller = "owner" | "editor" | "viewer" | "pull" | "sibling" | "anonymous";
+const CALLERS: Caller[] = ["owner", "editor", "viewer", "pull", "sibling", "anonymous"];
+/** Who may call: the least built-in role at A that suffices, or "any" authenticated caller, or "public". */
+type Needs = "owner" | "editor" | "viewer" | "any" | "public";
+
+interface Call {
+  rest: { method: string; path: string; body?: unknown };
+  grpc: { service: string; method: string; request: unknown };
+}
+
+interface Case {
+  rpc: string;
+  needs: Needs;
+  /** For lists: a caller who may list them sees items of A's subtree; anyone else sees none. */
+  listsA?: true;
+  /** A fresh call: targets made anew for each cell, so mutations never collide. */
+  call: (w: World) => Promise<Call>;
+}
+
+interface World {
+  t: TestServer;
+  admin: string;
+  org: string;
+  a: string;
+  b: string;
+  identities: Record<Exclude<Caller, "anonymous">, string>;
+  tokens: Record<Exclude<Caller, "anonymous">, string>;
+  /** A custom role in A with one capability. */
+  customRole: string;
+  /** Creates something through the API as the organization's administrator; returns its uid. */
+  make(path: string, body: unknown): Promise<string>;
+  seq(): number;
+}
+
+const G = "arbor.iam.v2beta1";
+const groups = `${G}.GroupsService`;
+const idents = `${G}.IdentitiesService`;
+const roles = `${G}.RolesService`;
+const bindings = `${G}.RoleBindingsService`;
+const idps = `${G}.IdentityProvidersService`;
+const assocs = `${G}.AccountAssociationsService`;
+const invites = `${G}.GroupInvitesService`;
+
+const claimMatch = (n: number) => ({ issuer: "https://token.actions.githubusercontent.com", subject: `repo:acme/app-${n}:ref:refs/heads/main` });
+const oidc = { issuer: "https://accounts.example.com", clientId: "arbor", clientSecret: "s3cret" };
+
+function get(service: string, method: string, path: string, request: unknown): Call {
+  return { rest: { method: "GET", path }, grpc: { service, method, request } };
+}
+function del(service: string, method: string, path: string, uid: string): Call {
+  return { rest: { method: "DELETE", path }, grpc: { service, method, request: { uid } } };
+}
+
+const cases: Case[] = [
+  { rpc: "GroupsService/ListGroups", needs: "any", listsA: true, call: async (w) => get(groups, "ListGroups", `/iam/v2beta1/groups?uidp.children_of=${w.org}`, { uidp: { childrenOf: w.org } }) },
+  { rpc: "GroupsService/GetGroup", needs: "viewer", call: async (w) => get(groups, "GetGroup", `/iam/v2beta1/groups/${w.a}`, { uid: w.a }) },
+  {
+    rpc: "GroupsService/CreateGroup",
+    needs: "editor",
+    call: async (w) => {
+      const body = { name: `made-${w.seq()}` };
+      return { rest: { method: "POST", path: `/iam/v2beta1/groups/${w.a}`, body }, grpc: { service: groups, method: "CreateGroup", request: { parent: w.a, group: body } } };
+    },
+  },
+  {
+    rpc: "GroupsService/UpdateGroup",
+    needs: "editor",
+    call: async (w) => {
+      const uid = await w.make(`/iam/v2beta1/groups/${w.a}`, { name: `upd-${w.seq()}` });
+      return {
+        rest: { method: "PATCH", path: `/iam/v2beta1/groups/${uid}`, body: { description: "changed" } },
+        grpc: { service: groups, method: "UpdateGroup", request: { group: { uid, description: "changed" } } },
+      };
+    },
+  },
+  {
+    rpc: "GroupsService/DeleteGroup",
+    needs: "editor",
+    call: async (w) => {
+      const uid = await w.make(`/iam/v2beta1/groups/${w.a}`, { name: `del-${w.seq()}` });
+      return del(groups, "DeleteGroup", `/iam/v2beta1/groups/${uid}`, uid);
+    },
+  },
+  { rpc: "v1 GroupsService/ListGroups", needs: "any", listsA: true, call: async (w) => get("arbor.iam.v1.GroupsService", "ListGroups", `/iam/v1/groups?uidp.children_of=${w.org}`, { uidp: { childrenOf: w.org } }) },
+
+  { rpc: "IdentitiesService/ListIdentities", needs: "any", listsA: true, call: async (w) => get(idents, "ListIdentities", `/iam/v2beta1/identities?uidp.children_of=${w.a}`, { uidp: { childrenOf: w.a } }) },
+  { rpc: "IdentitiesService/GetIdentity", needs: "viewer", call: async (w) => get(idents, "GetIdentity", `/iam/v2beta1/identities/${w.identities.viewer}`, { uid: w.identities.viewer }) },
+  {
+    rpc: "IdentitiesService/CreateIdentity",
+    needs: "editor",
+    call: async (w) => {
+      const n = w.seq();
+      const body = { name: `ci-${n}`, claimMatch: claimMatch(n) };
+      return { rest: { method: "POST", path: `/iam/v2beta1/identities/${w.a}`, body }, grpc: { service: idents, method: "CreateIdentity", request: { parent: w.a, identity: body } } };
+    },
+  },
+  {
+    rpc: "IdentitiesService/UpdateIdentity",
+    needs: "editor",
+    call: async (w) => {
+      const n = w.seq();
+      const uid = await w.make(`/iam/v2beta1/identities/${w.a}`, { name: `ui-${n}`, claimMatch: claimMatch(n) });
+      return {
+        rest: { method: "PATCH", path: `/iam/v2beta1/identities/${uid}`, body: { description: "changed" } },
+        grpc: { service: idents, method: "UpdateIdentity", request: { identity: { uid, description: "changed" }, updateMask: { paths: ["description"] } } },
+      };
+    },
+  },
+  {
+    rpc: "IdentitiesService/DeleteIdentity",
+    needs: "editor",
+    call: async (w) => {
+      const n = w.seq();
+      const uid = await w.make(`/iam/v2beta1/identities/${w.a}`, { name: `di-${n}`, claimMatch: claimMatch(n) });
+      return del(idents, "DeleteIdentity", `/iam/v2beta1/identities/${uid}`, uid);
+    },
+  },
+
+  { rpc: "RolesService/ListRoles", needs: "any", listsA: true, call: async (w) => get(roles, "ListRoles", `/iam/v2beta1/roles?uidp.descendants_of=${w.org}`, { uidp: { descendantsOf: w.org } }) },
+  { rpc: "RolesService/GetRole (built-in)", needs: "any", call: async () => get(roles, "GetRole", `/iam/v2beta1/roles/${builtinRoleUid("viewer")}`, { uid: builtinRoleUid("viewer") }) },
+  { rpc: "RolesService/GetRole (custom)", needs: "viewer", call: async (w) => get(roles, "GetRole", `/iam/v2beta1/roles/${w.customRole}`, { uid: w.customRole }) },
+  {
+    rpc: "RolesService/CreateRole",
+    needs: "owner",
+    call: async (w) => {
+      const body = { name: `cr-${w.seq()}`, capabilities: ["CAP_IAM_GROUPS_LIST"] };
+      return { rest: { method: "POST", path: `/iam/v2beta1/roles/${w.a}`, body }, grpc: { service: roles, method: "CreateRole", request: { parent: w.a, role: { ...body, capabilities: [103] } } } };
+    },
+  },
+  {
+    rpc: "RolesService/UpdateRole",
+    needs: "owner",
+    call: async (w) => {
+      const uid = await w.make(`/iam/v2beta1/roles/${w.a}`, { name: `ur-${w.seq()}`, capabilities: ["CAP_IAM_GROUPS_LIST"] });
+      return {
+        rest: { method: "PATCH", path: `/iam/v2beta1/roles/${uid}`, body: { description: "changed" } },
+        grpc: { service: roles, method: "UpdateRole", request: { role: { uid, description: "changed" }, updateMask: { paths: ["description"] } } },
+      };
+    },
+  },
+  {
+    rpc: "RolesService/DeleteRole",
+    needs: "owner",
+    call: async (w) => {
+      const uid = await w.make(`/iam/v2beta1/roles/${w.a}`, { name: `dr-${w.seq()}`, capabilities: ["CAP_IAM_GROUPS_LIST"] });
+      return del(roles, "DeleteRole", `/iam/v2beta1/roles/${uid}`, uid);
+    },
+  },
+
+  { rpc: "RoleBindingsService/ListRoleBindings", needs: "any", listsA: true, call: async (w) => get(bindings, "ListRoleBindings", `/iam/v2beta1/roleBindings?group=${w.a}`, { group: w.a }) },
+  {
+    rpc: "RoleBindingsService/GetRoleBinding",
+    needs: "viewer",
+    call: async (w) => {
+      const n = w.seq();
+      const identity = await w.make(`/iam/v2beta1/identities/${w.a}`, { name: `bg-${n}`, claimMatch: claimMatch(n) });
+      const uid = await w.make(`/iam/v2beta1/roleBindings/${w.a}`, { identityUid: identity, roleUid: w.customRole });
+      return get(bindings, "GetRoleBinding", `/iam/v2beta1/roleBindings/${uid}`, { uid });
+    },
+  },
+  {
+    rpc: "RoleBindingsService/CreateRoleBinding",
+    needs: "owner",
+    call: async (w) => {
+      const n = w.seq();
+      const identity = await w.make(`/iam/v2beta1/identities/${w.a}`, { name: `bi-${n}`, claimMatch: claimMatch(n) });
+      const body = { identityUid: identity, roleUid: builtinRoleUid("viewer") };
+      return { rest: { method: "POST", path: `/iam/v2beta1/roleBindings/${w.a}`, body }, grpc: { service: bindings, method: "CreateRoleBinding", request: { parent: w.a, roleBinding: body } } };
+    },
+  },
+  {
+    rpc: "RoleBindingsService/UpdateRoleBinding",
+    needs: "owner",
+    call: async (w) => {
+      const n = w.seq();
+      const identity = await w.make(`/iam/v2beta1/identities/${w.a}`, { name: `bu-${n}`, claimMatch: claimMatch(n) });
+      const uid = await w.make(`/iam/v2beta1/roleBindings/${w.a}`, { identityUid: identity, roleUid: builtinRoleUid("viewer") });
+      const change = { roleUid: w.customRole };
+      return {
+        rest: { method: "PATCH", path: `/iam/v2beta1/roleBindings/${uid}`, body: change },
+        grpc: { service: bindings, method: "UpdateRoleBinding", request: { roleBinding: { uid, ...change } } },
+      };
+    },
+  },
+  {
+    rpc: "RoleBindingsService/DeleteRoleBinding",
+    needs: "owner",
+    call: async (w) => {
+      const n = w.seq();
+      const identity = await w.make(`/iam/v2beta1/identities/${w.a}`, { name: `bd-${n}`, claimMatch: claimMatch(n) });
+      const uid = await w.make(`/iam/v2beta1/roleBindings/${w.a}`, { identityUid: identity, roleUid: builtinRoleUid("viewer") });
+      return del(bindings, "DeleteRoleBinding", `/iam/v2beta1/roleBindings/${uid}`, uid);
+    },
+  },
+
+  { rpc: "IdentityProvidersService/ListIdentityProviders", needs: "any", listsA: true, call: async (w) => get(idps, "ListIdentityProviders", `/iam/v2beta1/identityProviders?uidp.children_of=${w.a}`, { uidp: { childrenOf: w.a } }) },
+  {
+    rpc: "IdentityProvidersService/GetIdentityProvider",
+    needs: "viewer",
+    call: async (w) => {
+      const uid = await w.make(`/iam/v2beta1/identityProviders/${w.a}`, { name: `gp-${w.seq()}`, defaultRole: builtinRoleUid("viewer"), oidc });
+      return get(idps, "GetIdentityProvider", `/iam/v2beta1/identityProviders/${uid}`, { uid });
+    },
+  },
+  {
+    rpc: "IdentityProvidersService/CreateIdentityProvider",
+    needs: "owner",
+    call: async (w) => {
+      const body = { name: `cp-${w.seq()}`, defaultRole: builtinRoleUid("viewer"), oidc };
+      return { rest: { method: "POST", path: `/iam/v2beta1/identityProviders/${w.a}`, body }, grpc: { service: idps, method: "CreateIdentityProvider", request: { parent: w.a, identityProvider: body } } };
+    },
+  },
+  {
+    rpc: "IdentityProvidersService/UpdateIdentityProvider",
+    needs: "owner",
+    call: async (w) => {
+      const uid = await w.make(`/iam/v2beta1/identityProviders/${w.a}`, { name: `up-${w.seq()}`, defaultRole: builtinRoleUid("viewer"), oidc });
+      return {
+        rest: { method: "PATCH", path: `/iam/v2beta1/identityProviders/${uid}`, body: { description: "changed" } },
+        grpc: { service: idps, method: "UpdateIdentityProvider", request: { identityProvider: { uid, description: "changed" }, updateMask: { paths: ["description"] } } },
+      };
+    },
+  },
+  {
+    rpc: "IdentityProvidersService/DeleteIdentityProvider",
+    needs: "owner",
+    call: async (w) => {
+      const uid = await w.make(`/iam/v2beta1/identityProviders/${w.a}`, { name: `dp-${w.seq()}`, defaultRole: builtinRoleUid("viewer"), oidc });
+      return del(idps, "DeleteIdentityProvider", `/iam/v2beta1/identityProviders/${uid}`, uid);
+    },
+  },
+
+  { rpc: "AccountAssociationsService/ListAccountAssociations", needs: "any", listsA: true, call: async (w) => get(assocs, "ListAccountAssociations", `/iam/v2beta1/accountAssociations?uidp.ids=${w.a}`, { uidp: { ids: [w.a] } }) },
+  { rpc: "AccountAssociationsService/GetAccountAssociation", needs: "viewer", call: async (w) => get(assocs, "GetAccountAssociation", `/iam/v2beta1/accountAssociations/${w.a}`, { uid: w.a }) },
+  {
+    rpc: "AccountAssociationsService/CreateAccountAssociation",
+    needs: "owner",
+    call: async (w) => {
+      const group = await w.make(`/iam/v2beta1/groups/${w.a}`, { name: `aa-${w.seq()}` });
+      const body = { name: "aws", amazon: { account: "123456789012" } };
+      return {
+        rest: { method: "POST", path: `/iam/v2beta1/accountAssociations/${group}`, body },
+        grpc: { service: assocs, method: "CreateAccountAssociation", request: { parent: group, accountAssociation: body } },
+      };
+    },
+  },
+  {
+    rpc: "AccountAssociationsService/UpdateAccountAssociation",
+    needs: "owner",
+    call: async (w) => {
+      const group = await w.make(`/iam/v2beta1/groups/${w.a}`, { name: `au-${w.seq()}` });
+      await w.make(`/iam/v2beta1/accountAssociations/${group}`, { name: "aws", amazon: { account: "123456789012" } });
+      return {
+        rest: { method: "PATCH", path: `/iam/v2beta1/accountAssociations/${group}`, body: { description: "changed" } },
+        grpc: { service: assocs, method: "UpdateAccountAssociation", request: { accountAssociation: { uid: group, description: "changed" }, updateMask: { paths: ["description"] } } },
+      };
+    },
+  },
+  {
+    rpc: "AccountAssociationsService/DeleteAccountAssociation",
+    needs: "owner",
+    call: async (w) => {
+      const group = await w.make(`/iam/v2beta1/groups/${w.a}`, { name: `ad-${w.seq()}` });
+      await w.make(`/iam/v2beta1/accountAssociations/${group}`, { name: "aws", amazon: { account: "123456789012" } });
+      return del(assocs, "DeleteAccountAssociation", `/iam/v2beta1/accountAssociations/${group}`, group);
+    },
+  },
+
+  { rpc: "GroupInvitesService/ListGroupInvites", needs: "any", listsA: true, call: async (w) => get(invites, "ListGroupInvites", `/iam/v2beta1/groupInvites?uidp.children_of=${w.a}&page_size=1`, { uidp: { childrenOf: w.a }, pageSize: 1 }) },
+  {
+    rpc: "GroupInvitesService/GetGroupInvite",
+    needs: "viewer",
+    call: async (w) => {
+      const uid = await w.make(`/iam/v2beta1/groupInvites/${w.a}`, { roleUid: builtinRoleUid("viewer"), ttl: "3600s" });
+      return get(invites, "GetGroupInvite", `/iam/v2beta1/groupInvites/${uid}`, { uid });
+    },
+  },
+  {
+    rpc: "GroupInvitesService/CreateGroupInvite",
+    needs: "owner",
+    call: async (w) => {
+      const body = { roleUid: builtinRoleUid("viewer"), ttl: "3600s" };
+      return {
+        rest: { method: "POST", path: `/iam/v2beta1/groupInvites/${w.a}`, body },
+        grpc: { service: invites, method: "CreateGroupInvite", request: { parent: w.a, groupInvite: { roleUid: body.roleUid, ttl: { seconds: 3600 } } } },
+      };
+    },
+  },
+  {
+    rpc: "GroupInvitesService/UpdateGroupInvite",
+    needs: "owner",
+    call: async (w) => {
+      const uid = await w.make(`/iam/v2beta1/groupInvites/${w.a}`, { roleUid: builtinRoleUid("viewer"), ttl: "3600s" });
+      return {
+        rest: { method: "PATCH", path: `/iam/v2beta1/groupInvites/${uid}`, body: { singleUse: true } },
+        grpc: { service: invites, method: "UpdateGroupInvite", request: { groupInvite: { uid, singleUse: true }, updateMask: { paths: ["single_use"] } } },
+      };
+    },
+  },
+  {
+    rpc: "GroupInvitesService/DeleteGroupInvite",
+    needs: "owner",
+    call: async (w) => {
+      const uid = await w.make(`/iam/v2beta1/groupInvites/${w.a}`, { roleUid: builtinRoleUid("viewer"), ttl: "3600s" });
+      return del(invites, "DeleteGroupInvite", `/iam/v2beta1/groupInvites/${uid}`, uid);
+    },
+  },
+
+  { rpc: "PingService/Ping", needs: "public", call: async () => get("arbor.ping.v2beta1.PingService", "Ping", "/ping/v2beta1/ping", {}) },
+];
+
+const RANK: Record<Caller, number> = { owner: 3, editor: 2, viewer: 1, pull: 0, sibling: -1, anonymous: -2 };
+const NEED: Record<Exclude<Needs, "any" | "public">, number> = { owner: 3, editor: 2, viewer: 1 };
+
+/** The code a caller must get. */
+function expected(c: Case, caller: Caller): number {
+  if (c.needs === "public") return 0;
+  if (caller === "anonymous") return 16;
+  if (c.needs === "any") return 0;
+  return RANK[caller] >= NEED[c.needs] ? 0 : 7;
+}
+
+const definition = protoLoader.loadSync(
+  ["iam/v2beta1/groups", "iam/v2beta1/identities", "iam/v2beta1/roles", "iam/v2beta1/role_bindings", "iam/v2beta1/identity_providers", "iam/v2beta1/account_associations", "iam/v2beta1/group_invites", "iam/v1/groups", "ping/v2beta1/ping"].map((f) => `arbor/${f}.proto`),
+  { includeDirs: [join(import.meta.dirname, "../../proto")], keepCase: false, longs: String, enums: String, defaults: true, oneofs: true },
+);
+const grpcPackage = grpc.loadPackageDefinition(definition) as any;
+
+const engine = engines[0]!;
+
+describe(`authorization matrix [${engine.name}]`, () => {
+  const w = {} as World;
+  const clients = new Map<string, grpc.Client>();
+  let counter = 0;
+
+  beforeAll(async () => {
+    w.t = await startTestServer(engine);
+    const o = await w.t.organization("matrix");
+    w.admin = o.token;
+    w.org = o.org.uid;
+    w.seq = () => ++counter;
+    w.make = async (path, body) => {
+      const res = await w.t.fetch(path, { method: "POST", token: w.admin, body: JSON.stringify(body) });
+      const json = (await res.json()) as { uid: string };
+      if (res.status !== 200) throw new Error(`setup ${path}: ${res.status} ${JSON.stringify(json)}`);
+      return json.uid;
+    };
+    w.a = await w.make(`/iam/v2beta1/groups/${w.org}`, { name: "a" });
+    w.b = await w.make(`/iam/v2beta1/groups/${w.org}`, { name: "b" });
+    w.customRole = await w.make(`/iam/v2beta1/roles/${w.a}`, { name: "lister", capabilities: ["CAP_IAM_GROUPS_LIST"] });
+    w.identities = {} as World["identities"];
+    w.tokens = {} as World["tokens"];
+    const at: Record<Exclude<Caller, "anonymous">, [string, string]> = {
+      owner: [w.a, "owner"],
+      editor: [w.a, "editor"],
+      viewer: [w.a, "viewer"],
+      pull: [w.a, "registry.pull"],
+      sibling: [w.b, "owner"],
+    };
+    for (const [caller, [group, role]] of Object.entries(at) as [Exclude<Caller, "anonymous">, [string, string]][]) {
+      const uid = await w.make(`/iam/v2beta1/identities/${group}`, { name: `as-${caller}`, claimMatch: claimMatch(1000 + w.seq()) });
+      await w.make(`/iam/v2beta1/roleBindings/${group}`, { identityUid: uid, roleUid: builtinRoleUid(role) });
+      w.identities[caller] = uid;
+      w.tokens[caller] = (await w.t.server.tokens.issue(uid, w.t.url)).token;
+    }
+    await w.make(`/iam/v2beta1/identityProviders/${w.a}`, { name: "listed", defaultRole: builtinRoleUid("viewer"), oidc });
+    await w.make(`/iam/v2beta1/accountAssociations/${w.a}`, { name: "listed", amazon: { account: "123456789012" } });
+    await w.make(`/iam/v2beta1/groupInvites/${w.a}`, { roleUid: builtinRoleUid("viewer"), ttl: "3600s" });
+  });
+  afterAll(async () => {
+    for (const c of clients.values()) c.close();
+    await w.t?.close();
+  });
+
+  function client(service: string): grpc.Client {
+    let c = clients.get(service);
+    if (!c) {
+      const ctor = service.split(".").reduce((o: any, k) => o[k], grpcPackage);
+      c = new ctor(`127.0.0.1:${w.t.server.port}`, grpc.credentials.createInsecure()) as grpc.Client;
+      clients.set(service, c);
+    }
+    return c;
+  }
+
+  async function viaRest(call: Call, token: string | undefined): Promise<{ code: number; body: any }> {
+    const res = await w.t.fetch(call.rest.path, {
+      method: call.rest.method,
+      ...(token !== undefined && { token }),
+      ...(call.rest.body !== undefined && { body: JSON.stringify(call.rest.body), headers: { "content-type": "application/json" } }),
+    });
+    const body = (await res.json()) as any;
+    return { code: res.status === 200 ? 0 : body.code, body };
+  }
+
+  async function viaGrpc(call: Call, token: string | undefined): Promise<{ code: number; body: any }> {
+    const md = new grpc.Metadata();
+    if (token !== undefined) md.set("authorization", `Bearer ${token}`);
+    const c = client(call.grpc.service) as any;
+    return new Promise((resolve) => {
+      c[call.grpc.method](call.grpc.request, md, (err: grpc.ServiceError | null, res: unknown) =>
+        resolve(err ? { code: err.code, body: { message: err.details } } : { code: 0, body: res }),
+      );
+    });
+  }
+
+  /** How many items of a list response lie in A's subtree. */
+  function underA(body: any): number {
+    const items: any[] = body.items ?? Object.values(body).find((v) => Array.isArray(v)) ?? [];
+    return items.filter((i) => {
+      const uid: string = i.uid ?? i.id ?? "";
+      return uid === w.a || uid.startsWith(`${w.a}/`);
+    }).length;
+  }
+
+  for (const transport of ["REST", "gRPC"] as const) {
+    for (const c of cases) {
+      it.each(CALLERS)(`${transport} ${c.rpc} as %s`, async (caller) => {
+        const call = await c.call(w);
+        const token = caller === "anonymous" ? undefined : w.tokens[caller];
+        const { code, body } = transport === "REST" ? await viaRest(call, token) : await viaGrpc(call, token);
+        expect({ code, message: body.message }).toMatchObject({ code: expected(c, caller) });
+        if (c.listsA && code === 0) {
+          const seen = underA(body);
+          if (RANK[caller] >= NEED.viewer) expect(seen).toBeGreaterThan(0);
+          else expect(seen).toBe(0);
+        }
+      });
+    }
+  }
+});
