@@ -5,7 +5,7 @@ import { invalidArgument } from "./errors.js";
 
 /** What a resource lets an update change, by snake_case field name. */
 export interface Updatable {
-  /** Fields an update may change. */
+  /** Fields an update may change; dotted paths name members of a message field. */
   mutable: readonly string[];
   /** Fields set only by the server (uid, times, ...): naming one in a mask is an error. */
   outputOnly: readonly string[];
@@ -18,7 +18,7 @@ export function toSnake(path: string): string {
 
 /**
  * The set of fields to change. With a mask, exactly its paths (camelCase or snake_case; `*` for
- * every mutable field). Without one, the fields the request populated.
+ * every mutable top-level field, each replaced whole). Without one, the fields the request populated.
  */
 export function resolveUpdateMask(
   paths: readonly string[] | undefined,
@@ -32,7 +32,7 @@ export function resolveUpdateMask(
   for (const raw of paths) {
     const path = toSnake(raw.trim());
     if (path === "*") {
-      for (const f of spec.mutable) out.add(f);
+      for (const f of spec.mutable) if (!f.includes(".")) out.add(f);
     } else if (spec.mutable.includes(path)) {
       out.add(path);
     } else if (spec.outputOnly.includes(path)) {

@@ -29,24 +29,33 @@ export const identityProviderUpdatable: Updatable = {
 /** The value of a provider's sort field. */
 export const identityProviderSortValue = namedSortValue("identity providers");
 
-/** The update mask paths of the OIDC settings that are set (non-empty) in sent, for an update without a mask. */
-export function populatedOidcPaths(sent: OidcSettings): string[] {
+/** OIDC settings as a request sends them: the secret is undefined when it was not sent. */
+export type SentOidc = Omit<OidcSettings, "clientSecret"> & { clientSecret: string | undefined };
+
+/** The update mask paths of the OIDC settings set in sent (non-empty, or a secret sent at all), for an update without a mask. */
+export function populatedOidcPaths(sent: SentOidc): string[] {
   return Object.entries(OIDC_PATHS)
-    .filter(([, key]) => (Array.isArray(sent[key]) ? sent[key].length > 0 : sent[key] !== ""))
+    .filter(([, key]) => {
+      const value = sent[key];
+      if (key === "clientSecret") return value !== undefined;
+      return Array.isArray(value) ? value.length > 0 : value !== "";
+    })
     .map(([path]) => path);
 }
 
 /**
  * The OIDC settings an update changes: `oidc` replaces all of them, `oidc.<field>` paths change
- * those fields. The secret is never shown, so a client that sends back what it read sends it
- * empty: an empty secret keeps the stored one, unless `oidc.client_secret` is the only OIDC path
- * of the mask, which clears it.
+ * those fields. The secret is never shown, so a provider sent back as it was read carries none,
+ * and an `oidc` replacement without one keeps the stored secret; a secret that is sent (even
+ * empty) replaces it, and `oidc.client_secret` named in a mask without one clears it.
  */
-export function oidcChanges(mask: ReadonlySet<string>, sent: OidcSettings): Partial<OidcSettings> {
+export function oidcChanges(mask: ReadonlySet<string>, sent: SentOidc): Partial<OidcSettings> {
   const whole = mask.has("oidc");
-  const named = Object.entries(OIDC_PATHS).filter(([path]) => whole || mask.has(path));
   const out: Partial<OidcSettings> = {};
-  for (const [, key] of named) Object.assign(out, { [key]: sent[key] });
-  if (sent.clientSecret === "" && (whole || named.length > 1)) delete out.clientSecret;
+  for (const [path, key] of Object.entries(OIDC_PATHS)) {
+    if (key !== "clientSecret" && (whole || mask.has(path))) Object.assign(out, { [key]: sent[key] });
+  }
+  if (mask.has("oidc.client_secret")) out.clientSecret = sent.clientSecret ?? "";
+  else if (whole && sent.clientSecret !== undefined) out.clientSecret = sent.clientSecret;
   return out;
 }

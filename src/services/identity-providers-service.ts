@@ -14,6 +14,7 @@ import {
   identityProviderUpdatable,
   oidcChanges,
   populatedOidcPaths,
+  type SentOidc,
 } from "../domain/identity-provider-rules.js";
 import { validateDescription, validateName } from "../domain/names.js";
 import { OIDC_KEYS, validateOidc, type IssuerPolicy } from "../domain/oidc-rules.js";
@@ -53,12 +54,12 @@ export function identityProviderMessage(p: IdentityProviderRecord): IdentityProv
 }
 
 /** The OIDC settings a request message carries; empty ones when it has none. */
-function sentOidc(p: IdentityProvider | undefined): OidcSettings {
+function sentOidc(p: IdentityProvider | undefined): SentOidc {
   const o = p?.configuration.case === "oidc" ? p.configuration.value : undefined;
   return {
     issuer: o?.issuer ?? "",
     clientId: o?.clientId ?? "",
-    clientSecret: o?.clientSecret ?? "",
+    clientSecret: o?.clientSecret,
     additionalScopes: [...(o?.additionalScopes ?? [])],
     groupsClaim: o?.groupsClaim ?? "",
   };
@@ -120,7 +121,8 @@ export function createIdentityProvidersService(deps: ServiceDeps) {
       validateDescription(sent?.description ?? "");
       requireUid("defaultRole", sent?.defaultRole ?? "");
       if (sent?.configuration.case !== "oidc") throw invalidArgument("oidc", "is required");
-      const oidc = sentOidc(sent);
+      const given = sentOidc(sent);
+      const oidc: OidcSettings = { ...given, clientSecret: given.clientSecret ?? "" };
       validateOidc(oidc, policy);
       await checkDefaultRole(store, parent, sent.defaultRole);
       const now = clock.now();

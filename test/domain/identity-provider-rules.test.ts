@@ -2,28 +2,30 @@ import { describe, expect, it } from "vitest";
 import { Code } from "../../src/domain/errors.js";
 import { resolveUpdateMask } from "../../src/domain/field-mask.js";
 import { accountAssociationSortValue } from "../../src/domain/account-association-rules.js";
-import { identityProviderSortValue, identityProviderUpdatable, oidcChanges, populatedOidcPaths } from "../../src/domain/identity-provider-rules.js";
+import { identityProviderSortValue, identityProviderUpdatable, oidcChanges, populatedOidcPaths, type SentOidc } from "../../src/domain/identity-provider-rules.js";
 import type { OidcSettings } from "../../src/domain/records.js";
 import { checkRoleUsableIn } from "../../src/domain/role-placement.js";
 import { violationOf } from "../server/rest/violation.js";
 
-const sent: OidcSettings = {
+/** A provider as a client sends it back after reading it: no secret (it is never shown). */
+const sent: SentOidc = {
   issuer: "https://new.example.com",
   clientId: "new-client",
-  clientSecret: "",
+  clientSecret: undefined,
   additionalScopes: ["groups"],
   groupsClaim: "roles",
 };
+const rest = { issuer: sent.issuer, clientId: sent.clientId, additionalScopes: ["groups"], groupsClaim: "roles" };
 
 describe("the OIDC settings an update changes", () => {
-  it.each<[string, string[], Partial<OidcSettings>, Partial<OidcSettings>]>([
-    ["oidc as a whole with an empty secret keeps the secret", ["oidc"], {}, { issuer: sent.issuer, clientId: sent.clientId, additionalScopes: ["groups"], groupsClaim: "roles" }],
-    ["oidc as a whole with a secret sets it", ["oidc"], { clientSecret: "s3" }, { issuer: sent.issuer, clientId: sent.clientId, clientSecret: "s3", additionalScopes: ["groups"], groupsClaim: "roles" }],
-    ["oidc.client_secret alone with an empty secret clears it", ["oidc.client_secret"], {}, { clientSecret: "" }],
+  it.each<[string, string[], Partial<SentOidc>, Partial<OidcSettings>]>([
+    ["oidc as a whole without a secret keeps it", ["oidc"], {}, rest],
+    ["oidc as a whole with an empty secret clears it", ["oidc"], { clientSecret: "" }, { ...rest, clientSecret: "" }],
+    ["oidc as a whole with a secret sets it", ["oidc"], { clientSecret: "s3" }, { ...rest, clientSecret: "s3" }],
+    ["oidc.client_secret alone without a secret clears it", ["oidc.client_secret"], {}, { clientSecret: "" }],
     ["oidc.client_secret alone with a secret sets it", ["oidc.client_secret"], { clientSecret: "s3" }, { clientSecret: "s3" }],
-    ["oidc.client_secret and name with an empty secret clears it", ["oidc.client_secret", "name"], {}, { clientSecret: "" }],
-    ["every oidc path with an empty secret (what GET gives) keeps it", ["oidc.issuer", "oidc.client_id", "oidc.client_secret", "oidc.additional_scopes", "oidc.groups_claim"], {}, { issuer: sent.issuer, clientId: sent.clientId, additionalScopes: ["groups"], groupsClaim: "roles" }],
-    ["another oidc path and an empty secret keep it", ["oidc.issuer", "oidc.client_secret"], {}, { issuer: sent.issuer }],
+    ["oidc.client_secret and name without a secret clears it", ["oidc.client_secret", "name"], {}, { clientSecret: "" }],
+    ["every oidc path but the secret (what a GET gives back) keeps it", ["oidc.issuer", "oidc.client_id", "oidc.additional_scopes", "oidc.groups_claim"], {}, rest],
     ["another oidc path and a secret set both", ["oidc.issuer", "oidc.client_secret"], { clientSecret: "s3" }, { issuer: sent.issuer, clientSecret: "s3" }],
     ["a single field", ["oidc.groups_claim"], {}, { groupsClaim: "roles" }],
     ["no oidc path", ["name"], {}, {}],
@@ -31,14 +33,17 @@ describe("the OIDC settings an update changes", () => {
     expect(oidcChanges(new Set(mask), { ...sent, ...override })).toEqual(want);
   });
 
-  it("* replaces oidc as a whole and so keeps an empty secret", () => {
+  it("* replaces oidc as a whole and so keeps the secret when none is sent", () => {
     const mask = resolveUpdateMask(["*"], identityProviderUpdatable, []);
     expect(oidcChanges(mask, sent)).not.toHaveProperty("clientSecret");
+    expect(oidcChanges(mask, { ...sent, clientSecret: "s3" })).toHaveProperty("clientSecret", "s3");
   });
 
-  it("an update without a mask changes the non-empty settings only (an empty secret is not sent)", () => {
+  it("an update without a mask changes the non-empty settings, and the secret only when it is sent", () => {
     expect(populatedOidcPaths(sent)).toEqual(["oidc.issuer", "oidc.client_id", "oidc.additional_scopes", "oidc.groups_claim"]);
-    expect(populatedOidcPaths({ issuer: "", clientId: "", clientSecret: "x", additionalScopes: [], groupsClaim: "" })).toEqual(["oidc.client_secret"]);
+    const none = { issuer: "", clientId: "", additionalScopes: [], groupsClaim: "" };
+    expect(populatedOidcPaths({ ...none, clientSecret: "x" })).toEqual(["oidc.client_secret"]);
+    expect(populatedOidcPaths({ ...none, clientSecret: "" })).toEqual(["oidc.client_secret"]);
   });
 
   it.each(["oidc.clientSecret", "oidc.client_secret", "defaultRole", "oidc", "oidc.additionalScopes"])("takes %s in a mask", (path) => {

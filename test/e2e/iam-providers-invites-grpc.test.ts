@@ -89,16 +89,19 @@ describe(`identity providers, account associations and group invites over gRPC (
     const p = await call(idps, "createIdentityProvider", { parent: team, identityProvider: sent }, token);
     expect(p.uid).toMatch(new RegExp(`^${team}/[0-9a-f]{16}$`));
     expect(p.configuration).toBe("oidc");
-    expect(p.oidc).toMatchObject({ issuer: "https://okta.example.com", clientId: "arbor", clientSecret: "" });
+    expect(p.oidc).toMatchObject({ issuer: "https://okta.example.com", clientId: "arbor" });
+    expect(p.oidc.clientSecret ?? "").toBe("");
     const got = await call(idps, "getIdentityProvider", { uid: p.uid }, token);
     expect(got).toEqual(p);
     const listed = await call(idps, "listIdentityProviders", { uidp: { descendantsOf: org } }, token);
     expect(listed.identityProviders.map((x: { uid: string }) => x.uid)).toEqual([p.uid]);
     expect(listed.totalCount).toBe("1");
     expect(JSON.stringify([p, got, listed])).not.toContain("grpc-s3cret");
-    // Without a mask an empty secret is not a populated field: the stored secret stays.
-    await call(idps, "updateIdentityProvider", { identityProvider: { uid: p.uid, description: "d", oidc: { clientSecret: "" } } }, token);
+    // Without a mask, an update that does not send the secret keeps it; one that sends it, even empty, sets it.
+    await call(idps, "updateIdentityProvider", { identityProvider: { uid: p.uid, description: "d", oidc: { groupsClaim: "groups" } } }, token);
     expect((await t.server.store.identityProviders.get(p.uid))?.oidc.clientSecret).toBe("grpc-s3cret");
+    await call(idps, "updateIdentityProvider", { identityProvider: { uid: p.uid, oidc: { clientSecret: "" } } }, token);
+    expect((await t.server.store.identityProviders.get(p.uid))?.oidc.clientSecret).toBe("");
   });
 
   it("refuses an identity provider's http issuer with INVALID_ARGUMENT naming oidc.issuer", async () => {

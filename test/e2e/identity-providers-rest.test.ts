@@ -91,7 +91,6 @@ for (const engine of engines) {
       expect(p.oidc).toEqual({
         issuer: "https://okta.login.example.com/",
         clientId: "okta-client",
-        clientSecret: "",
         additionalScopes: ["groups", "email"],
         groupsClaim: "groups",
       });
@@ -200,11 +199,11 @@ for (const engine of engines) {
       expect(await storedSecret(created.uid)).toBe(again);
     });
 
-    it("replaces oidc as a whole with updateMask=oidc, keeping a secret sent empty", async () => {
+    it("replaces oidc as a whole with updateMask=oidc, keeping the secret when none is sent", async () => {
       const before = await storedSecret(created.uid);
       const res = await api.patch(`${BASE}/${created.uid}?updateMask=oidc`, { oidc: { issuer: "https://whole.example.com", clientId: "whole" } });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
-      expect(res.body.oidc).toEqual({ issuer: "https://whole.example.com", clientId: "whole", clientSecret: "", additionalScopes: [], groupsClaim: "" });
+      expect(res.body.oidc).toEqual({ issuer: "https://whole.example.com", clientId: "whole", additionalScopes: [], groupsClaim: "" });
       expect(await storedSecret(created.uid)).toBe(before);
       const star = await api.patch(`${BASE}/${created.uid}?updateMask=*`, body("okta", { oidc: { issuer: "https://star.example.com", clientId: "star" } }));
       expect(star.status, JSON.stringify(star.body)).toBe(200);
