@@ -36,6 +36,14 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** How long a signing key signs before a new one takes over, in milliseconds. */
   keyRotationMs: number;
+  /** {registry_host}: the registry's host, the other audience API tokens may be issued for. */
+  registryHost: string | undefined;
+  /** The default login provider's issuer, for people who log in without an organization's provider. */
+  loginIssuer: string | undefined;
+  /** The client id Arbor is registered under at the default login provider. */
+  loginClientId: string | undefined;
+  /** The client secret at the default login provider (none for a public client using PKCE alone). */
+  loginClientSecret: string | undefined;
   /** A PEM certificate chain file: with tlsKey, the port serves TLS (h2 and HTTP/1.1 by ALPN). */
   tlsCert: string | undefined;
   /** The PEM private key file of tlsCert. */
@@ -58,6 +66,10 @@ export const DEFAULT_CONFIG: Readonly<Config> = {
   maxBodyBytes: 1024 * 1024,
   shutdownTimeoutMs: 30_000,
   keyRotationMs: 30 * 24 * 60 * 60 * 1000,
+  registryHost: undefined,
+  loginIssuer: undefined,
+  loginClientId: undefined,
+  loginClientSecret: undefined,
   tlsCert: undefined,
   tlsKey: undefined,
 };
@@ -80,6 +92,10 @@ export const SETTINGS: Readonly<Record<keyof Config, { env: string; kind: Kind }
   maxBodyBytes: { env: "ARBOR_MAX_BODY_BYTES", kind: "int" },
   shutdownTimeoutMs: { env: "ARBOR_SHUTDOWN_TIMEOUT", kind: "duration" },
   keyRotationMs: { env: "ARBOR_KEY_ROTATION", kind: "duration" },
+  registryHost: { env: "ARBOR_REGISTRY_HOST", kind: "string" },
+  loginIssuer: { env: "ARBOR_LOGIN_ISSUER", kind: "url" },
+  loginClientId: { env: "ARBOR_LOGIN_CLIENT_ID", kind: "string" },
+  loginClientSecret: { env: "ARBOR_LOGIN_CLIENT_SECRET", kind: "string" },
   tlsCert: { env: "ARBOR_TLS_CERT", kind: "string" },
   tlsKey: { env: "ARBOR_TLS_KEY", kind: "string" },
 };
@@ -199,6 +215,12 @@ function check(c: Config): void {
   if (!levels.includes(c.logLevel)) throw new ConfigError(`log level must be one of ${levels.join(", ")}`);
   if (c.maxBodyBytes < 1024) throw new ConfigError(`the body size limit must be at least 1024 bytes`);
   if (c.keyRotationMs < 3_600_000) throw new ConfigError(`key rotation must be at least 1h`);
+  if ((c.loginIssuer === undefined) !== (c.loginClientId === undefined)) {
+    throw new ConfigError("ARBOR_LOGIN_ISSUER and ARBOR_LOGIN_CLIENT_ID go together: set both for a default login provider, or neither");
+  }
+  if (c.registryHost !== undefined && !/^[A-Za-z0-9.-]+(:\d{1,5})?$/.test(c.registryHost)) {
+    throw new ConfigError("ARBOR_REGISTRY_HOST must be a host name, optionally with :port (no scheme, no path)");
+  }
   if ((c.tlsCert === undefined) !== (c.tlsKey === undefined)) {
     throw new ConfigError("ARBOR_TLS_CERT and ARBOR_TLS_KEY go together: set both to serve TLS, or neither");
   }

@@ -51,6 +51,13 @@ export function createIdentityStore(db: Executor): IdentityStore {
         }),
       ),
 
+    async touch(uid, lastSeenTime) {
+      const { numUpdatedRows } = await guard(() =>
+        db.updateTable("identities").set({ last_seen_time: lastSeenTime }).where("uid", "=", uid).executeTakeFirstOrThrow(),
+      );
+      return numUpdatedRows > 0n;
+    },
+
     list: table.list,
     count: table.count,
   };

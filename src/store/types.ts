@@ -124,6 +124,8 @@ export interface IdentityStore {
   ): Promise<IdentityRecord | undefined>;
   /** Deletes the identity and every binding that names it; false when it does not exist. */
   delete(uid: string): Promise<boolean>;
+  /** Records that a token just became this identity; false when it does not exist. */
+  touch(uid: string, lastSeenTime: number): Promise<boolean>;
   /**
    * The identities matching filter (fields: name, create_time, update_time, uid). visibleUnder
    * reaches identities in those subtrees, and root-level identities (people) bound to a role
