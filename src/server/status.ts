@@ -92,9 +92,11 @@ export function toStatus(err: ApiError, domain: string): Status {
   return create(StatusSchema, { code: err.code, message: err.message, details: packed });
 }
 
-/** The JSON body REST answers with: `code`, `message`, `details[]` with `@type`. */
+/** The JSON body REST answers with: `code`, `message`, `details[]` with `@type` (first, as people read it). */
 export function statusJson(err: ApiError, domain: string): JsonObject {
-  return toJson(StatusSchema, toStatus(err, domain), { registry: detailRegistry }) as JsonObject;
+  const json = toJson(StatusSchema, toStatus(err, domain), { registry: detailRegistry }) as JsonObject;
+  const details = (json.details ?? []) as JsonObject[];
+  return { ...json, details: details.map(({ "@type": type, ...rest }) => ({ "@type": type ?? null, ...rest })) };
 }
 
 /** The error as Connect raises it: gRPC puts the details in grpc-status-details-bin. */

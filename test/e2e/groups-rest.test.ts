@@ -151,6 +151,7 @@ for (const engine of engines) {
           fieldViolations: [{ field: "name", description: 'name must match "^[a-z0-9 ._-]{1,}$"' }],
         },
       ]);
+      for (const d of body.details) expect(Object.keys(d)[0]).toBe("@type");
       const missing = await post(`/iam/v2beta1/groups/${org}`, { description: "no name" });
       expect(missing.body.details[1].fieldViolations[0].field).toBe("name");
     });
