@@ -1,6 +1,7 @@
 /**
  * Groups: the record, what may be sorted and updated, and the rules a group obeys.
  */
+import { namedSortValue } from "./named-sort-value.js";
 import type { HierarchyFilter } from "./hierarchy.js";
 import type { Updatable } from "./field-mask.js";
 import type { Sortable } from "./list.js";
@@ -52,17 +53,4 @@ export interface GroupFilter {
 }
 
 /** The value of a group's sort field. */
-export function groupSortValue(g: GroupRecord, field: string): string | number {
-  switch (field) {
-    case "name":
-      return g.name;
-    case "uid":
-      return g.uid;
-    case "create_time":
-      return g.createTime;
-    case "update_time":
-      return g.updateTime;
-    default:
-      throw new RangeError(`groups are not sortable by ${field}`);
-  }
-}
+export const groupSortValue: (record: GroupRecord, field: string) => string | number = namedSortValue("groups");

@@ -2,6 +2,7 @@
  * Identities: what may be sorted and updated, and the rule every relationship obeys: exactly one
  * of a claim match or static keys, each valid as a whole.
  */
+import { namedSortValue } from "./named-sort-value.js";
 import { validateClaimMatch, type ClaimMatch, type IssuerRules } from "./claim-match-rules.js";
 import { invalidArgument } from "./errors.js";
 import type { Updatable } from "./field-mask.js";
@@ -72,18 +73,5 @@ export const identityUpdatable: Updatable = {
   outputOnly: ["uid", "last_seen_time", "create_time", "update_time"],
 };
 
-/** The value of an identity's sort field. */
-export function identitySortValue(i: IdentityRecord, field: string): string | number {
-  switch (field) {
-    case "name":
-      return i.name;
-    case "uid":
-      return i.uid;
-    case "create_time":
-      return i.createTime;
-    case "update_time":
-      return i.updateTime;
-    default:
-      throw new RangeError(`identities are not sortable by ${field}`);
-  }
-}
+/** The value of an identitie's sort field. */
+export const identitySortValue: (record: IdentityRecord, field: string) => string | number = namedSortValue("identities");

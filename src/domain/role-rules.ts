@@ -2,6 +2,7 @@
  * Roles: what a role grants, which capabilities a custom role may name, and what may be sorted
  * and updated. Built-in roles' capabilities are code (roles.ts); custom roles store dotted names.
  */
+import { namedSortValue } from "./named-sort-value.js";
 import { ALL_CAPABILITIES, Capability, capabilityByName, capabilityName } from "./capabilities.js";
 import { invalidArgument } from "./errors.js";
 import type { Updatable } from "./field-mask.js";
@@ -58,17 +59,4 @@ export const roleUpdatable: Updatable = {
 };
 
 /** The value of a role's sort field. */
-export function roleSortValue(r: RoleRecord, field: string): string | number {
-  switch (field) {
-    case "name":
-      return r.name;
-    case "uid":
-      return r.uid;
-    case "create_time":
-      return r.createTime;
-    case "update_time":
-      return r.updateTime;
-    default:
-      throw new RangeError(`roles are not sortable by ${field}`);
-  }
-}
+export const roleSortValue: (record: RoleRecord, field: string) => string | number = namedSortValue("roles");
