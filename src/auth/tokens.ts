@@ -36,11 +36,16 @@ export interface IssuedToken {
 /** Leeway for exp, nbf and iat, in seconds: clocks of callers drift. */
 export const CLOCK_TOLERANCE_S = 30;
 
+/** How many verified tokens are remembered. */
+const VERIFIED_CACHE_SIZE = 10_000;
+
 /** Issues and verifies Arbor tokens for one issuer. */
 export class Tokens {
   readonly #keys: KeyRing;
   readonly #clock: Clock;
   readonly #issuer: () => string;
+  /** Tokens already verified, oldest first; only exactly the same token string is a hit. */
+  readonly #verified = new Map<string, TokenClaims>();
 
   /** `issuer` gives {auth_url}; a function because a server on port 0 learns it on listening. */
   constructor(keys: KeyRing, clock: Clock, issuer: () => string) {
@@ -72,8 +77,24 @@ export class Tokens {
     return { token, expiry: exp * 1000 };
   }
 
-  /** Verifies a token for audience; UNAUTHENTICATED with the failed check otherwise. */
+  /**
+   * Verifies a token for audience; UNAUTHENTICATED with the failed check otherwise. A token that
+   * verified before is taken from a bounded cache until it expires: the signature check was the
+   * largest cost of an authenticated request, and a client sends the same token many times.
+   */
   async verify(token: string, audience: string): Promise<TokenClaims> {
+    const cached = this.#verified.get(token);
+    if (cached !== undefined) {
+      if (cached.aud === audience && cached.iss === this.#issuer() && this.#clock.now() < (cached.exp + CLOCK_TOLERANCE_S) * 1000) return cached;
+      this.#verified.delete(token);
+    }
+    const claims = await this.#verifySigned(token, audience);
+    if (this.#verified.size >= VERIFIED_CACHE_SIZE) this.#verified.delete(this.#verified.keys().next().value as string);
+    this.#verified.set(token, claims);
+    return claims;
+  }
+
+  async #verifySigned(token: string, audience: string): Promise<TokenClaims> {
     try {
       const { payload } = await jwtVerify(
         token,
