@@ -1,6 +1,7 @@
 /**
  * What services are built from: the store, time, randomness and page tokens, all injected.
  */
+import type { TokenExchange } from "../auth/exchange.js";
 import type { Clock } from "../domain/clock.js";
 import type { PageTokens } from "../domain/page-token.js";
 import type { IdSource } from "../domain/uid.js";
@@ -19,4 +20,6 @@ export interface ServiceDeps {
   ids: IdSource;
   pageTokens: PageTokens;
   settings: ServiceSettings;
+  /** The workload token exchange: its endpoint, and the checks the explain call shows. */
+  exchange: TokenExchange;
 }

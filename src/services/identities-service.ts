@@ -22,15 +22,20 @@ import {
   ListIdentitiesResponseSchema,
   type CreateIdentityRequest,
   type DeleteIdentityRequest,
+  type ExplainExchangeRequest,
+  type ExplainExchangeResponse,
   type GetIdentityRequest,
   type Identity,
   type ListIdentitiesRequest,
   type ListIdentitiesResponse,
+  type LookupIdentityRequest,
+  type LookupIdentityResponse,
   type UpdateIdentityRequest,
 } from "../gen/arbor/iam/v2beta1/identities_pb.js";
 import type { ResourceFilter } from "../store/types.js";
 import { callerOf, type CallContext } from "./context.js";
 import type { ServiceDeps } from "./deps.js";
+import { explainExchange, lookupIdentity } from "./identity-exchange.js";
 import { identityMessage, populatedPaths, relationshipInput } from "./identity-messages.js";
 import { listPage } from "./list-page.js";
 
@@ -134,6 +139,14 @@ export function createIdentitiesService(deps: ServiceDeps) {
       // The store deletes the role bindings that name it, in the same transaction.
       if (!(await store.identities.delete(uid))) throw notFound("identity", uid);
       return create(EmptySchema);
+    },
+
+    async lookupIdentity(req: LookupIdentityRequest): Promise<LookupIdentityResponse> {
+      return lookupIdentity(req);
+    },
+
+    async explainExchange(req: ExplainExchangeRequest): Promise<ExplainExchangeResponse> {
+      return explainExchange(deps, req);
     },
   };
 }

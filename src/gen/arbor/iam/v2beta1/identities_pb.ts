@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file arbor/iam/v2beta1/identities.proto.
  */
 export const file_arbor_iam_v2beta1_identities: GenFile = /*@__PURE__*/
-  fileDesc("CiJhcmJvci9pYW0vdjJiZXRhMS9pZGVudGl0aWVzLnByb3RvEhFhcmJvci5pYW0udjJiZXRhMSLqAgoISWRlbnRpdHkSEAoDdWlkGAEgASgJQgPgQQgSEQoEbmFtZRgCIAEoCUID4EECEhgKC2Rlc2NyaXB0aW9uGAMgASgJQgPgQQESNAoLY2xhaW1fbWF0Y2gYFCABKAsyHS5hcmJvci5pYW0udjJiZXRhMS5DbGFpbU1hdGNoSAASNAoLc3RhdGljX2tleXMYFSABKAsyHS5hcmJvci5pYW0udjJiZXRhMS5TdGF0aWNLZXlzSAASNwoObGFzdF9zZWVuX3RpbWUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgPgQQMSNAoLY3JlYXRlX3RpbWUYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgPgQQMSNAoLdXBkYXRlX3RpbWUYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgPgQQNCDgoMcmVsYXRpb25zaGlwIpUDCgpDbGFpbU1hdGNoEhAKBmlzc3VlchgBIAEoCUgAEhgKDmlzc3Vlcl9wYXR0ZXJuGAIgASgJSAASEQoHc3ViamVjdBgDIAEoCUgBEhkKD3N1YmplY3RfcGF0dGVybhgEIAEoCUgBEhIKCGF1ZGllbmNlGAUgASgJSAISGgoQYXVkaWVuY2VfcGF0dGVybhgGIAEoCUgCEjkKBmNsYWltcxgHIAMoCzIpLmFyYm9yLmlhbS52MmJldGExLkNsYWltTWF0Y2guQ2xhaW1zRW50cnkSSAoOY2xhaW1fcGF0dGVybnMYCCADKAsyMC5hcmJvci5pYW0udjJiZXRhMS5DbGFpbU1hdGNoLkNsYWltUGF0dGVybnNFbnRyeRotCgtDbGFpbXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGjQKEkNsYWltUGF0dGVybnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgUKA2lzc0IFCgNzdWJCBQoDYXVkIosBCgpTdGF0aWNLZXlzEhMKBmlzc3VlchgBIAEoCUID4EECEhQKB3N1YmplY3QYAiABKAlCA+BBAhIYCgtpc3N1ZXJfa2V5cxgDIAEoCUID4EECEjgKD2V4cGlyYXRpb25fdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCA+BBASKgAQoVTGlzdElkZW50aXRpZXNSZXF1ZXN0EjIKBHVpZHAYASABKAsyJC5hcmJvci5wbGF0Zm9ybS5jb21tb24udjEuVUlEUEZpbHRlchIMCgRuYW1lGAIgASgJEhEKCXBhZ2Vfc2l6ZRgEIAEoBRISCgpwYWdlX3Rva2VuGAUgASgJEhAKCG9yZGVyX2J5GAYgASgJEgwKBHNraXAYByABKAUioQEKFkxpc3RJZGVudGl0aWVzUmVzcG9uc2USLwoKaWRlbnRpdGllcxgBIAMoCzIbLmFyYm9yLmlhbS52MmJldGExLklkZW50aXR5EhwKD25leHRfcGFnZV90b2tlbhgCIAEoCUgAiAEBEhMKC3RvdGFsX2NvdW50GAMgASgDEg8KB3NraXBwZWQYBCABKAVCEgoQX25leHRfcGFnZV90b2tlbiImChJHZXRJZGVudGl0eVJlcXVlc3QSEAoDdWlkGAEgASgJQgPgQQIiYAoVQ3JlYXRlSWRlbnRpdHlSZXF1ZXN0EhMKBnBhcmVudBgBIAEoCUID4EECEjIKCGlkZW50aXR5GAIgASgLMhsuYXJib3IuaWFtLnYyYmV0YTEuSWRlbnRpdHlCA+BBAiKBAQoVVXBkYXRlSWRlbnRpdHlSZXF1ZXN0EjIKCGlkZW50aXR5GAEgASgLMhsuYXJib3IuaWFtLnYyYmV0YTEuSWRlbnRpdHlCA+BBAhI0Cgt1cGRhdGVfbWFzaxgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE1hc2tCA+BBASIpChVEZWxldGVJZGVudGl0eVJlcXVlc3QSEAoDdWlkGAEgASgJQgPgQQIyiAYKEUlkZW50aXRpZXNTZXJ2aWNlEpABCg5MaXN0SWRlbnRpdGllcxIoLmFyYm9yLmlhbS52MmJldGExLkxpc3RJZGVudGl0aWVzUmVxdWVzdBopLmFyYm9yLmlhbS52MmJldGExLkxpc3RJZGVudGl0aWVzUmVzcG9uc2UiKaq7GAYKAocHGAGC0+STAhkSFy9pYW0vdjJiZXRhMS9pZGVudGl0aWVzEoUBCgtHZXRJZGVudGl0eRIlLmFyYm9yLmlhbS52MmJldGExLkdldElkZW50aXR5UmVxdWVzdBobLmFyYm9yLmlhbS52MmJldGExLklkZW50aXR5IjKquxgGCgKHBxgBgtPkkwIiEiAvaWFtL3YyYmV0YTEvaWRlbnRpdGllcy97dWlkPSoqfRKeAQoOQ3JlYXRlSWRlbnRpdHkSKC5hcmJvci5pYW0udjJiZXRhMS5DcmVhdGVJZGVudGl0eVJlcXVlc3QaGy5hcmJvci5pYW0udjJiZXRhMS5JZGVudGl0eSJFqrsYDAoChQcSBnBhcmVudILT5JMCLzoIaWRlbnRpdHkiIy9pYW0vdjJiZXRhMS9pZGVudGl0aWVzL3twYXJlbnQ9Kip9EqoBCg5VcGRhdGVJZGVudGl0eRIoLmFyYm9yLmlhbS52MmJldGExLlVwZGF0ZUlkZW50aXR5UmVxdWVzdBobLmFyYm9yLmlhbS52MmJldGExLklkZW50aXR5IlGquxgSCgKGBxIMaWRlbnRpdHkudWlkgtPkkwI1OghpZGVudGl0eTIpL2lhbS92MmJldGExL2lkZW50aXRpZXMve2lkZW50aXR5LnVpZD0qKn0SiQEKDkRlbGV0ZUlkZW50aXR5EiguYXJib3IuaWFtLnYyYmV0YTEuRGVsZXRlSWRlbnRpdHlSZXF1ZXN0GhYuZ29vZ2xlLnByb3RvYnVmLkVtcHR5IjWquxgJCgKIBxIDdWlkgtPkkwIiKiAvaWFtL3YyYmV0YTEvaWRlbnRpdGllcy97dWlkPSoqfWIGcHJvdG8z", [file_arbor_api_v1_authz, file_arbor_platform_common_v1_uidp, file_google_api_annotations, file_google_api_field_behavior, file_google_protobuf_empty, file_google_protobuf_field_mask, file_google_protobuf_timestamp]);
+  fileDesc("CiJhcmJvci9pYW0vdjJiZXRhMS9pZGVudGl0aWVzLnByb3RvEhFhcmJvci5pYW0udjJiZXRhMSLqAgoISWRlbnRpdHkSEAoDdWlkGAEgASgJQgPgQQgSEQoEbmFtZRgCIAEoCUID4EECEhgKC2Rlc2NyaXB0aW9uGAMgASgJQgPgQQESNAoLY2xhaW1fbWF0Y2gYFCABKAsyHS5hcmJvci5pYW0udjJiZXRhMS5DbGFpbU1hdGNoSAASNAoLc3RhdGljX2tleXMYFSABKAsyHS5hcmJvci5pYW0udjJiZXRhMS5TdGF0aWNLZXlzSAASNwoObGFzdF9zZWVuX3RpbWUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgPgQQMSNAoLY3JlYXRlX3RpbWUYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgPgQQMSNAoLdXBkYXRlX3RpbWUYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgPgQQNCDgoMcmVsYXRpb25zaGlwIpUDCgpDbGFpbU1hdGNoEhAKBmlzc3VlchgBIAEoCUgAEhgKDmlzc3Vlcl9wYXR0ZXJuGAIgASgJSAASEQoHc3ViamVjdBgDIAEoCUgBEhkKD3N1YmplY3RfcGF0dGVybhgEIAEoCUgBEhIKCGF1ZGllbmNlGAUgASgJSAISGgoQYXVkaWVuY2VfcGF0dGVybhgGIAEoCUgCEjkKBmNsYWltcxgHIAMoCzIpLmFyYm9yLmlhbS52MmJldGExLkNsYWltTWF0Y2guQ2xhaW1zRW50cnkSSAoOY2xhaW1fcGF0dGVybnMYCCADKAsyMC5hcmJvci5pYW0udjJiZXRhMS5DbGFpbU1hdGNoLkNsYWltUGF0dGVybnNFbnRyeRotCgtDbGFpbXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGjQKEkNsYWltUGF0dGVybnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgUKA2lzc0IFCgNzdWJCBQoDYXVkIosBCgpTdGF0aWNLZXlzEhMKBmlzc3VlchgBIAEoCUID4EECEhQKB3N1YmplY3QYAiABKAlCA+BBAhIYCgtpc3N1ZXJfa2V5cxgDIAEoCUID4EECEjgKD2V4cGlyYXRpb25fdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCA+BBASKgAQoVTGlzdElkZW50aXRpZXNSZXF1ZXN0EjIKBHVpZHAYASABKAsyJC5hcmJvci5wbGF0Zm9ybS5jb21tb24udjEuVUlEUEZpbHRlchIMCgRuYW1lGAIgASgJEhEKCXBhZ2Vfc2l6ZRgEIAEoBRISCgpwYWdlX3Rva2VuGAUgASgJEhAKCG9yZGVyX2J5GAYgASgJEgwKBHNraXAYByABKAUioQEKFkxpc3RJZGVudGl0aWVzUmVzcG9uc2USLwoKaWRlbnRpdGllcxgBIAMoCzIbLmFyYm9yLmlhbS52MmJldGExLklkZW50aXR5EhwKD25leHRfcGFnZV90b2tlbhgCIAEoCUgAiAEBEhMKC3RvdGFsX2NvdW50GAMgASgDEg8KB3NraXBwZWQYBCABKAVCEgoQX25leHRfcGFnZV90b2tlbiImChJHZXRJZGVudGl0eVJlcXVlc3QSEAoDdWlkGAEgASgJQgPgQQIiYAoVQ3JlYXRlSWRlbnRpdHlSZXF1ZXN0EhMKBnBhcmVudBgBIAEoCUID4EECEjIKCGlkZW50aXR5GAIgASgLMhsuYXJib3IuaWFtLnYyYmV0YTEuSWRlbnRpdHlCA+BBAiKBAQoVVXBkYXRlSWRlbnRpdHlSZXF1ZXN0EjIKCGlkZW50aXR5GAEgASgLMhsuYXJib3IuaWFtLnYyYmV0YTEuSWRlbnRpdHlCA+BBAhI0Cgt1cGRhdGVfbWFzaxgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE1hc2tCA+BBASIpChVEZWxldGVJZGVudGl0eVJlcXVlc3QSEAoDdWlkGAEgASgJQgPgQQIiQgoVTG9va3VwSWRlbnRpdHlSZXF1ZXN0EhMKBmlzc3VlchgBIAEoCUID4EECEhQKB3N1YmplY3QYAiABKAlCA+BBAiIlChZMb29rdXBJZGVudGl0eVJlc3BvbnNlEgsKA3VpZBgBIAEoCSJVChZFeHBsYWluRXhjaGFuZ2VSZXF1ZXN0EhAKA3VpZBgBIAEoCUID4EECEhIKBXRva2VuGAIgASgJQgPgQQISFQoIYXVkaWVuY2UYAyABKAlCA+BBASJgChdFeHBsYWluRXhjaGFuZ2VSZXNwb25zZRIwCgZjaGVja3MYASADKAsyIC5hcmJvci5pYW0udjJiZXRhMS5FeGNoYW5nZUNoZWNrEhMKC3dvdWxkX2lzc3VlGAIgASgIIj4KDUV4Y2hhbmdlQ2hlY2sSDQoFY2hlY2sYASABKAkSDgoGcGFzc2VkGAIgASgIEg4KBnJlYXNvbhgDIAEoCTLbCAoRSWRlbnRpdGllc1NlcnZpY2USkAEKDkxpc3RJZGVudGl0aWVzEiguYXJib3IuaWFtLnYyYmV0YTEuTGlzdElkZW50aXRpZXNSZXF1ZXN0GikuYXJib3IuaWFtLnYyYmV0YTEuTGlzdElkZW50aXRpZXNSZXNwb25zZSIpqrsYBgoChwcYAYLT5JMCGRIXL2lhbS92MmJldGExL2lkZW50aXRpZXMShQEKC0dldElkZW50aXR5EiUuYXJib3IuaWFtLnYyYmV0YTEuR2V0SWRlbnRpdHlSZXF1ZXN0GhsuYXJib3IuaWFtLnYyYmV0YTEuSWRlbnRpdHkiMqq7GAYKAocHGAGC0+STAiISIC9pYW0vdjJiZXRhMS9pZGVudGl0aWVzL3t1aWQ9Kip9Ep4BCg5DcmVhdGVJZGVudGl0eRIoLmFyYm9yLmlhbS52MmJldGExLkNyZWF0ZUlkZW50aXR5UmVxdWVzdBobLmFyYm9yLmlhbS52MmJldGExLklkZW50aXR5IkWquxgMCgKFBxIGcGFyZW50gtPkkwIvOghpZGVudGl0eSIjL2lhbS92MmJldGExL2lkZW50aXRpZXMve3BhcmVudD0qKn0SqgEKDlVwZGF0ZUlkZW50aXR5EiguYXJib3IuaWFtLnYyYmV0YTEuVXBkYXRlSWRlbnRpdHlSZXF1ZXN0GhsuYXJib3IuaWFtLnYyYmV0YTEuSWRlbnRpdHkiUaq7GBIKAoYHEgxpZGVudGl0eS51aWSC0+STAjU6CGlkZW50aXR5MikvaWFtL3YyYmV0YTEvaWRlbnRpdGllcy97aWRlbnRpdHkudWlkPSoqfRKJAQoORGVsZXRlSWRlbnRpdHkSKC5hcmJvci5pYW0udjJiZXRhMS5EZWxldGVJZGVudGl0eVJlcXVlc3QaFi5nb29nbGUucHJvdG9idWYuRW1wdHkiNaq7GAkKAogHEgN1aWSC0+STAiIqIC9pYW0vdjJiZXRhMS9pZGVudGl0aWVzL3t1aWQ9Kip9EpsBCg5Mb29rdXBJZGVudGl0eRIoLmFyYm9yLmlhbS52MmJldGExLkxvb2t1cElkZW50aXR5UmVxdWVzdBopLmFyYm9yLmlhbS52MmJldGExLkxvb2t1cElkZW50aXR5UmVzcG9uc2UiNKq7GAIYAYLT5JMCKBImL2lhbS92MmJldGExL2lkZW50aXRpZXM6bG9va3VwSWRlbnRpdHkSsgEKD0V4cGxhaW5FeGNoYW5nZRIpLmFyYm9yLmlhbS52MmJldGExLkV4cGxhaW5FeGNoYW5nZVJlcXVlc3QaKi5hcmJvci5pYW0udjJiZXRhMS5FeHBsYWluRXhjaGFuZ2VSZXNwb25zZSJIqrsYCQoChgcSA3VpZILT5JMCNToBKiIwL2lhbS92MmJldGExL2lkZW50aXRpZXMve3VpZD0qKn06ZXhwbGFpbkV4Y2hhbmdlYgZwcm90bzM", [file_arbor_api_v1_authz, file_arbor_platform_common_v1_uidp, file_google_api_annotations, file_google_api_field_behavior, file_google_protobuf_empty, file_google_protobuf_field_mask, file_google_protobuf_timestamp]);
 
 /**
  * Identity is a workload or person, recognised by the claims of an upstream OIDC token.
@@ -438,6 +438,155 @@ export const DeleteIdentityRequestSchema: GenMessage<DeleteIdentityRequest> = /*
   messageDesc(file_arbor_iam_v2beta1_identities, 8);
 
 /**
+ * LookupIdentityRequest names a person by their upstream issuer and subject.
+ *
+ * @generated from message arbor.iam.v2beta1.LookupIdentityRequest
+ */
+export type LookupIdentityRequest = Message<"arbor.iam.v2beta1.LookupIdentityRequest"> & {
+  /**
+   * The upstream issuer URL, as in the `iss` of its tokens.
+   *
+   * @generated from field: string issuer = 1;
+   */
+  issuer: string;
+
+  /**
+   * The subject, as in the `sub` of its tokens.
+   *
+   * @generated from field: string subject = 2;
+   */
+  subject: string;
+};
+
+/**
+ * Describes the message arbor.iam.v2beta1.LookupIdentityRequest.
+ * Use `create(LookupIdentityRequestSchema)` to create a new message.
+ */
+export const LookupIdentityRequestSchema: GenMessage<LookupIdentityRequest> = /*@__PURE__*/
+  messageDesc(file_arbor_iam_v2beta1_identities, 9);
+
+/**
+ * LookupIdentityResponse is the person's identity uid.
+ *
+ * @generated from message arbor.iam.v2beta1.LookupIdentityResponse
+ */
+export type LookupIdentityResponse = Message<"arbor.iam.v2beta1.LookupIdentityResponse"> & {
+  /**
+   * The root-level uid derived from issuer and subject.
+   *
+   * @generated from field: string uid = 1;
+   */
+  uid: string;
+};
+
+/**
+ * Describes the message arbor.iam.v2beta1.LookupIdentityResponse.
+ * Use `create(LookupIdentityResponseSchema)` to create a new message.
+ */
+export const LookupIdentityResponseSchema: GenMessage<LookupIdentityResponse> = /*@__PURE__*/
+  messageDesc(file_arbor_iam_v2beta1_identities, 10);
+
+/**
+ * ExplainExchangeRequest is an exchange to try without issuing a token.
+ *
+ * @generated from message arbor.iam.v2beta1.ExplainExchangeRequest
+ */
+export type ExplainExchangeRequest = Message<"arbor.iam.v2beta1.ExplainExchangeRequest"> & {
+  /**
+   * The identity's uid.
+   *
+   * @generated from field: string uid = 1;
+   */
+  uid: string;
+
+  /**
+   * The upstream OIDC token a workload would present.
+   *
+   * @generated from field: string token = 2;
+   */
+  token: string;
+
+  /**
+   * The audience the workload would request (`aud`); empty means the base URL.
+   *
+   * @generated from field: string audience = 3;
+   */
+  audience: string;
+};
+
+/**
+ * Describes the message arbor.iam.v2beta1.ExplainExchangeRequest.
+ * Use `create(ExplainExchangeRequestSchema)` to create a new message.
+ */
+export const ExplainExchangeRequestSchema: GenMessage<ExplainExchangeRequest> = /*@__PURE__*/
+  messageDesc(file_arbor_iam_v2beta1_identities, 11);
+
+/**
+ * ExplainExchangeResponse is the outcome of every check that ran, in order.
+ *
+ * @generated from message arbor.iam.v2beta1.ExplainExchangeResponse
+ */
+export type ExplainExchangeResponse = Message<"arbor.iam.v2beta1.ExplainExchangeResponse"> & {
+  /**
+   * The checks: requestedAudience, token, identity, issuer, expirationTime (static keys),
+   * signature, subject, audience, then `claims.<name>` and `claimPatterns.<name>`. A failed
+   * token, identity, issuer, expirationTime or signature check ends the list.
+   *
+   * @generated from field: repeated arbor.iam.v2beta1.ExchangeCheck checks = 1;
+   */
+  checks: ExchangeCheck[];
+
+  /**
+   * Whether the exchange would issue a token.
+   *
+   * @generated from field: bool would_issue = 2;
+   */
+  wouldIssue: boolean;
+};
+
+/**
+ * Describes the message arbor.iam.v2beta1.ExplainExchangeResponse.
+ * Use `create(ExplainExchangeResponseSchema)` to create a new message.
+ */
+export const ExplainExchangeResponseSchema: GenMessage<ExplainExchangeResponse> = /*@__PURE__*/
+  messageDesc(file_arbor_iam_v2beta1_identities, 12);
+
+/**
+ * ExchangeCheck is one check of a token exchange.
+ *
+ * @generated from message arbor.iam.v2beta1.ExchangeCheck
+ */
+export type ExchangeCheck = Message<"arbor.iam.v2beta1.ExchangeCheck"> & {
+  /**
+   * The check's name.
+   *
+   * @generated from field: string check = 1;
+   */
+  check: string;
+
+  /**
+   * Whether it passed.
+   *
+   * @generated from field: bool passed = 2;
+   */
+  passed: boolean;
+
+  /**
+   * What failed; empty when it passed.
+   *
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message arbor.iam.v2beta1.ExchangeCheck.
+ * Use `create(ExchangeCheckSchema)` to create a new message.
+ */
+export const ExchangeCheckSchema: GenMessage<ExchangeCheck> = /*@__PURE__*/
+  messageDesc(file_arbor_iam_v2beta1_identities, 13);
+
+/**
  * IdentitiesService manages the identities a token exchange can assume, and lists the people
  * who have logged in.
  *
@@ -495,6 +644,30 @@ export const IdentitiesService: GenService<{
     methodKind: "unary";
     input: typeof DeleteIdentityRequestSchema;
     output: typeof EmptySchema;
+  },
+  /**
+   * The uid of the person an upstream issuer knows as subject: the one they get when they first
+   * log in, so role bindings can be made for them before that. Any authenticated caller may ask;
+   * the uid is derived, whether or not the person has logged in yet.
+   *
+   * @generated from rpc arbor.iam.v2beta1.IdentitiesService.LookupIdentity
+   */
+  lookupIdentity: {
+    methodKind: "unary";
+    input: typeof LookupIdentityRequestSchema;
+    output: typeof LookupIdentityResponseSchema;
+  },
+  /**
+   * Runs the checks of a token exchange of an upstream token for this identity and shows each
+   * outcome, issuing nothing: for operators finding out why a workload's exchange is refused
+   * (the exchange itself tells an anonymous caller only that the token does not match).
+   *
+   * @generated from rpc arbor.iam.v2beta1.IdentitiesService.ExplainExchange
+   */
+  explainExchange: {
+    methodKind: "unary";
+    input: typeof ExplainExchangeRequestSchema;
+    output: typeof ExplainExchangeResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_arbor_iam_v2beta1_identities, 0);

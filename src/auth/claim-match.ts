@@ -1,0 +1,96 @@
+/**
+ * Matching a verified upstream token against an identity's relationship (DESIGN 1.7): issuer,
+ * subject and audience, exactly or by anchored pattern, and custom claims. Each check is reported
+ * with its outcome, so an operator can see which one failed (the explain call); the exchange
+ * itself tells an anonymous caller only that the token does not match.
+ *
+ * Custom claims are compared as text: a string claim by its value; a number or boolean claim by
+ * its JSON text (`true`, `42`), because identities hold strings and issuers differ in how they
+ * type such claims. Any other value (object, array, null) or a missing claim never matches.
+ */
+import type { Relationship } from "../domain/identities.js";
+import { matchesPattern } from "../domain/identity-patterns.js";
+import type { VerifiedUpstream } from "./upstream-verifier.js";
+
+/** One check of an exchange and its outcome; reason says what failed (empty when it passed). */
+export interface ExchangeCheck {
+  check: string;
+  passed: boolean;
+  reason: string;
+}
+
+/** The relationships a token can be matched against (people log in instead). */
+export type AssumableRelationship = Extract<Relationship, { kind: "claimMatch" | "staticKeys" }>;
+
+/** Tells whether an identity's relationship can be assumed with an upstream token. */
+export function isAssumable(r: Relationship): r is AssumableRelationship {
+  return r.kind === "claimMatch" || r.kind === "staticKeys";
+}
+
+/** The issuer check, on the token's (possibly unverified) iss: run before any key is fetched. */
+export function issuerCheck(r: AssumableRelationship, issuer: string): ExchangeCheck {
+  const passed = r.kind === "staticKeys" ? issuer === r.issuer : exactOrPattern(r.issuer, r.issuerPattern, issuer);
+  return exchangeCheck("issuer", passed, "the token's issuer does not match the identity");
+}
+
+/**
+ * The checks of a verified token's other claims: subject, audience, then each custom claim. The
+ * audience is the identity's, or {auth_url} when it names none (static keys never do).
+ */
+export function claimChecks(r: AssumableRelationship, token: VerifiedUpstream, authUrl: string): ExchangeCheck[] {
+  if (r.kind === "staticKeys") {
+    return [
+      exchangeCheck("subject", token.subject === r.subject, "the token's subject does not match the identity"),
+      audienceCheck(token.audience.includes(authUrl)),
+    ];
+  }
+  const checks = [
+    exchangeCheck("subject", exactOrPattern(r.subject, r.subjectPattern, token.subject), "the token's subject does not match the identity"),
+    audienceCheck(audienceMatches(r, token.audience, authUrl)),
+  ];
+  for (const [name, expected] of Object.entries(r.claims)) {
+    checks.push(customClaimCheck(`claims.${name}`, token.claims[name], (text) => text === expected));
+  }
+  for (const [name, pattern] of Object.entries(r.claimPatterns)) {
+    checks.push(customClaimCheck(`claimPatterns.${name}`, token.claims[name], (text) => matchesPattern(pattern, text)));
+  }
+  return checks;
+}
+
+function audienceMatches(r: Extract<Relationship, { kind: "claimMatch" }>, audience: readonly string[], authUrl: string): boolean {
+  if (r.audience !== undefined) return audience.includes(r.audience);
+  if (r.audiencePattern !== undefined) return audience.some((a) => matchesPattern(r.audiencePattern as string, a));
+  return audience.includes(authUrl);
+}
+
+function audienceCheck(passed: boolean): ExchangeCheck {
+  return exchangeCheck("audience", passed, "the token's audience is not accepted");
+}
+
+function customClaimCheck(check: string, value: unknown, accept: (text: string) => boolean): ExchangeCheck {
+  const name = check.slice(check.indexOf(".") + 1);
+  const text = claimText(value);
+  if (text === undefined) {
+    const reason = value === undefined ? `the token has no claim "${name}"` : `the token's claim "${name}" is not a string, number or boolean`;
+    return exchangeCheck(check, false, reason);
+  }
+  return exchangeCheck(check, accept(text), `the token's claim "${name}" does not match the identity`);
+}
+
+/** A claim value as text: strings as they are, numbers and booleans as JSON; undefined otherwise. */
+export function claimText(value: unknown): string | undefined {
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "boolean") return JSON.stringify(value);
+  return undefined;
+}
+
+function exactOrPattern(exact: string | undefined, pattern: string | undefined, value: string): boolean {
+  if (exact !== undefined) return value === exact;
+  if (pattern !== undefined) return matchesPattern(pattern, value);
+  return false;
+}
+
+/** A check's outcome; the reason is kept only when it failed. */
+export function exchangeCheck(check: string, passed: boolean, reason: string): ExchangeCheck {
+  return { check, passed, reason: passed ? "" : reason };
+}

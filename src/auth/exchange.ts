@@ -1,0 +1,164 @@
+/**
+ * The workload token exchange (DESIGN 1.7): an upstream OIDC token, an identity uid and an
+ * audience in; an Arbor token for that identity out. The same checks serve the explain call,
+ * which shows an operator every outcome and issues nothing.
+ *
+ * What an anonymous caller is told: which check failed (the issue's and DESIGN 1.7's rule), never
+ * what the identity expects: no issuer, subject, audience, claim name or value of its
+ * configuration. A missing identity answers exactly like one that trusts another issuer, so
+ * identities cannot be probed. The failed check's own reason (with a claim's name) travels as the
+ * error's cause, for the server log and the explain call.
+ */
+import type { Clock } from "../domain/clock.js";
+import { ApiError, Code, isApiError, unauthenticated } from "../domain/errors.js";
+import type { Relationship } from "../domain/identities.js";
+import { isUid } from "../domain/uid.js";
+import type { IdentityStore } from "../store/types.js";
+import { claimChecks, exchangeCheck, isAssumable, issuerCheck, type ExchangeCheck } from "./claim-match.js";
+import type { IssuedToken, Tokens } from "./tokens.js";
+import { UpstreamReason } from "./upstream-token.js";
+import type { UpstreamVerifier, VerifiedUpstream } from "./upstream-verifier.js";
+
+/** The answer for a missing identity: the same as for one that trusts another issuer. */
+export const ISSUER_MISMATCH = "the token's issuer does not match the identity";
+/** The answer for any custom claim: which claim the identity checks is its configuration. */
+export const CLAIM_MISMATCH = "a custom claim of the token does not match the identity";
+
+/** What an anonymous caller is told for a failed check: the check, never the identity's configuration. */
+export function publicReason(failed: ExchangeCheck | undefined): string {
+  if (failed === undefined || failed.check === "identity") return ISSUER_MISMATCH;
+  if (failed.check.startsWith("claims.") || failed.check.startsWith("claimPatterns.")) return CLAIM_MISMATCH;
+  return failed.reason;
+}
+
+/** What the exchange is built from. */
+export interface TokenExchangeDeps {
+  identities: Pick<IdentityStore, "get" | "touch">;
+  tokens: Tokens;
+  verifier: UpstreamVerifier;
+  clock: Clock;
+  /** {auth_url}: the audience a token must carry when its identity names none. */
+  authUrl: () => string;
+  /** The audiences Arbor issues tokens for: {base_url} first, then {registry_host} when configured. */
+  audiences: () => readonly string[];
+}
+
+/** One exchange request, as the endpoint received it. */
+export interface ExchangeRequest {
+  /** The upstream token (from Authorization: Bearer). */
+  token: string;
+  /** The requested audience (`aud`). */
+  audience: string | undefined;
+  /** The identity to assume (`identity`). */
+  identity: string | undefined;
+}
+
+/** The outcome of the checks for one token and identity. */
+export interface Evaluation {
+  checks: ExchangeCheck[];
+  /** True when every check passed. */
+  passed: boolean;
+  /** The verified token, when the signature was verified. */
+  upstream: VerifiedUpstream | undefined;
+}
+
+/** Checks (GET|POST {auth_url}/sts/exchange) and issues Arbor tokens for workloads. */
+export class TokenExchange {
+  readonly #deps: TokenExchangeDeps;
+
+  constructor(deps: TokenExchangeDeps) {
+    this.#deps = deps;
+  }
+
+  /** The audience of API tokens, {base_url}: what the explain call assumes when none is given. */
+  get defaultAudience(): string {
+    return this.#deps.audiences()[0] ?? "";
+  }
+
+  /** Exchanges an upstream token for an Arbor token; UNAUTHENTICATED with a reason otherwise. */
+  async exchange(req: ExchangeRequest): Promise<IssuedToken> {
+    if (req.audience === undefined || req.audience === "") throw unauthenticated("aud is required");
+    if (!this.#deps.audiences().includes(req.audience)) throw unauthenticated("the requested audience is not accepted");
+    if (req.identity === undefined || req.identity === "") throw unauthenticated("identity is required for a workload exchange");
+    const uid = req.identity;
+    const identity = isUid(uid) ? await this.#deps.identities.get(uid) : undefined;
+    const { checks, passed, upstream } = await this.evaluate(identity?.relationship, req.token, req.audience);
+    const failed = checks.find((c) => !c.passed);
+    if (!passed || upstream === undefined || identity === undefined) throw refusal(failed);
+    // Touch first: an identity deleted meanwhile gets no token.
+    if (!(await this.#deps.identities.touch(identity.uid, this.#deps.clock.now()))) throw refusal(undefined);
+    const act = { iss: upstream.issuer, sub: upstream.subject, aud: actAudience(upstream) };
+    return this.#deps.tokens.issue(identity.uid, req.audience, act);
+  }
+
+  /**
+   * Runs the checks of an exchange of token for an identity with relationship (undefined: no
+   * such identity), for audience. Checks after a failed issuer, form or signature check are not
+   * run: nothing is fetched for a token the identity would refuse anyway.
+   */
+  async evaluate(relationship: Relationship | undefined, token: string, audience: string): Promise<Evaluation> {
+    const accepted = this.#deps.audiences().includes(audience);
+    const checks: ExchangeCheck[] = [exchangeCheck("requestedAudience", accepted, "the requested audience is not accepted")];
+    const done = (upstream?: VerifiedUpstream): Evaluation => ({ checks, passed: checks.every((c) => c.passed), upstream });
+    let issuer: string;
+    try {
+      issuer = this.#deps.verifier.decode(token).claims.iss;
+      checks.push(exchangeCheck("token", true, ""));
+    } catch (e) {
+      checks.push(exchangeCheck("token", false, reasonOf(e)));
+      return done();
+    }
+    if (relationship === undefined || !isAssumable(relationship)) {
+      checks.push(exchangeCheck("identity", false, relationship === undefined ? "there is no such identity" : "the identity cannot be assumed with a token"));
+      return done();
+    }
+    checks.push(exchangeCheck("identity", true, ""));
+    const issuerResult = issuerCheck(relationship, issuer);
+    checks.push(issuerResult);
+    if (!issuerResult.passed) return done();
+    if (relationship.kind === "staticKeys") {
+      const live = this.#deps.clock.now() < relationship.expirationTime;
+      checks.push(exchangeCheck("expirationTime", live, "the identity's keys have expired"));
+      if (!live) return done();
+    }
+    let upstream: VerifiedUpstream;
+    try {
+      upstream =
+        relationship.kind === "staticKeys"
+          ? await this.#deps.verifier.verifyWithKeys(token, parseKeys(relationship.issuerKeys), { issuer })
+          : await this.#deps.verifier.verify(token, { issuer });
+      checks.push(exchangeCheck("signature", true, ""));
+    } catch (e) {
+      checks.push(exchangeCheck("signature", false, reasonOf(e)));
+      return done();
+    }
+    checks.push(...claimChecks(relationship, upstream, this.#deps.authUrl()));
+    return done(upstream);
+  }
+}
+
+/** The refusal an anonymous caller gets for a failed check; the check's own reason is the cause. */
+function refusal(failed: ExchangeCheck | undefined): ApiError {
+  const detail = failed === undefined ? "identity: the identity is gone" : `${failed.check}: ${failed.reason}`;
+  return new ApiError(Code.UNAUTHENTICATED, `Unauthenticated: ${publicReason(failed)}`, {}, { cause: detail });
+}
+
+/** Stored static keys as a JWKS; they were validated on the way in, so a failure here is corruption. */
+function parseKeys(json: string): { keys: object[] } {
+  try {
+    return JSON.parse(json) as { keys: object[] };
+  } catch {
+    throw unauthenticated(UpstreamReason.noKeys);
+  }
+}
+
+function reasonOf(e: unknown): string {
+  if (isApiError(e)) return e.message.replace(/^Unauthenticated: /, "");
+  throw e;
+}
+
+/** The upstream aud as the token had it: one string, or the list. */
+function actAudience(upstream: VerifiedUpstream): string | string[] | undefined {
+  const aud = upstream.claims.aud;
+  return typeof aud === "string" || Array.isArray(aud) ? (aud as string | string[]) : undefined;
+}

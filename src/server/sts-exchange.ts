@@ -1,0 +1,81 @@
+/**
+ * The token exchange endpoint, `GET` or `POST {auth_url}/sts/exchange` (DESIGN 1.7): parameters
+ * `aud` and `identity` from the query or an application/x-www-form-urlencoded body, the upstream
+ * token as `Authorization: Bearer`. Every refusal is 401 with a google.rpc.Status (code 16) and
+ * `WWW-Authenticate: Bearer`. Nothing of the token is logged: the access log records the path
+ * without its query and no header, and the failed check (a fixed text) as `reason`.
+ */
+import type { TokenExchange } from "../auth/exchange.js";
+import { ApiError, isApiError, unauthenticated } from "../domain/errors.js";
+import { readBody, writeJson, type AnyRequest, type AnyResponse } from "./http-util.js";
+import { errorDomainFor, HTTP_STATUS, statusJson } from "./status.js";
+
+/** The largest form body accepted: it carries two short parameters. */
+const MAX_FORM_BYTES = 8 * 1024;
+
+/** What the access log learns of an exchange. */
+export interface ExchangeRecord {
+  code?: number;
+  route?: string;
+  /** The failed check of a refusal (never any part of a token). */
+  reason?: string;
+}
+
+/** Where the exchange lives: the issuer URL's path plus `/sts/exchange`. */
+export function exchangePath(issuerUrl: string): string {
+  return `${new URL(issuerUrl).pathname.replace(/\/$/, "")}/sts/exchange`;
+}
+
+/** Serves one exchange request, answering refusals itself (401 with WWW-Authenticate). */
+export async function serveExchange(exchange: TokenExchange, domain: string, req: AnyRequest, res: AnyResponse, record: ExchangeRecord): Promise<void> {
+  record.route = `${req.method} /sts/exchange`;
+  try {
+    const token = bearerOf(req.headers.authorization);
+    const params = await paramsOf(req);
+    const issued = await exchange.exchange({ token, audience: single(params, "aud"), identity: single(params, "identity") });
+    record.code = 0;
+    writeJson(res, 200, { token: issued.token, expiry: new Date(issued.expiry).toISOString() });
+  } catch (e) {
+    if (!isApiError(e)) throw e;
+    record.code = e.code;
+    record.reason = typeof e.cause === "string" ? e.cause : e.message.replace(/^Unauthenticated: /, "");
+    const body = statusJson(e, errorDomainFor("arbor.iam.", domain));
+    writeJson(res, HTTP_STATUS[e.code] ?? 500, body, { "www-authenticate": "Bearer" });
+  }
+}
+
+function bearerOf(header: string | string[] | undefined): string {
+  const value = Array.isArray(header) ? header[0] : header;
+  const m = value === undefined ? null : /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(value);
+  if (m === null) throw unauthenticated("send the upstream OIDC token as Authorization: Bearer <token>");
+  return m[1] as string;
+}
+
+/** The query's parameters, then the form body's. */
+async function paramsOf(req: AnyRequest): Promise<URLSearchParams> {
+  const url = req.url ?? "/";
+  const q = url.indexOf("?");
+  const params = new URLSearchParams(q < 0 ? "" : url.slice(q + 1));
+  if (req.method !== "POST") return params;
+  let body: Buffer;
+  try {
+    body = await readBody(req, MAX_FORM_BYTES);
+  } catch (e) {
+    if (e instanceof ApiError) throw unauthenticated(`the request body must be at most ${MAX_FORM_BYTES} bytes`);
+    throw e;
+  }
+  if (body.length === 0) return params;
+  const type = String(req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
+  if (type !== "application/x-www-form-urlencoded") {
+    throw unauthenticated("the request body must be application/x-www-form-urlencoded");
+  }
+  for (const [name, value] of new URLSearchParams(body.toString("utf8"))) params.append(name, value);
+  return params;
+}
+
+/** The one value of a parameter; UNAUTHENTICATED when it is given more than once. */
+function single(params: URLSearchParams, name: string): string | undefined {
+  const values = params.getAll(name);
+  if (values.length > 1) throw unauthenticated(`${name} must be given once`);
+  return values[0];
+}
