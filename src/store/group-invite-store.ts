@@ -44,6 +44,14 @@ export function createGroupInviteStore(db: Executor): GroupInviteStore {
         redeem_time: changes.redeemTime,
       }),
 
+    async redeem(uid, redeemTime) {
+      // One conditional statement: of two redemptions racing on any replicas, one updates the row.
+      const result = await guard(() =>
+        db.updateTable("group_invites").set({ redeem_time: redeemTime }).where("uid", "=", uid).where("redeem_time", "is", null).executeTakeFirst(),
+      );
+      return result.numUpdatedRows > 0n;
+    },
+
     delete: (uid) => table.delete(uid),
     list: table.list,
     count: table.count,

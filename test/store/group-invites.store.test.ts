@@ -61,6 +61,17 @@ describeEachEngine("group invite store", (t) => {
       expect(await invites().update(once.uid, {})).toEqual(cleared);
     });
 
+    it("redeems an invite once, however many redemptions race", async () => {
+      const raced = invite(childUid(TEAM, 0x13), { singleUse: true });
+      await invites().insert(raced);
+      const wins = await Promise.all(Array.from({ length: 6 }, (_, i) => invites().redeem(raced.uid, 100 + i)));
+      expect(wins.filter(Boolean)).toHaveLength(1);
+      const stored = await invites().get(raced.uid);
+      expect(stored?.redeemTime).toBe(100 + wins.indexOf(true));
+      expect(await invites().redeem(raced.uid, 200)).toBe(false);
+      expect(await invites().redeem(childUid(TEAM, 0x404), 200)).toBe(false);
+    });
+
     it("answers undefined and false for a missing invite, and deletes one", async () => {
       expect(await invites().update(childUid(TEAM, 0x404), { email: "x" })).toBeUndefined();
       expect(await invites().delete(childUid(TEAM, 0x404))).toBe(false);

@@ -65,3 +65,49 @@ function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("ARBOR_")) env[k] = v;
   return { ...env, ...extra };
 }
+
+/** A running arbor command whose output can be waited on. */
+export interface RunningArbor {
+  child: ChildProcess;
+  /** Resolves with the first match of pattern in stderr (so far or to come). */
+  stderrMatch(pattern: RegExp): Promise<RegExpMatchArray>;
+  /** Resolves when the command exits. */
+  done: Promise<RunResult>;
+}
+
+/** Starts arbor with args and env (as runArbor) without waiting for it to finish. */
+export function spawnArbor(args: string[], env: Record<string, string> = {}): RunningArbor {
+  const child = spawn(process.execPath, [ARBOR_BIN, ...args], { env: cleanEnv(env), stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  const waiting: { pattern: RegExp; resolve: (m: RegExpMatchArray) => void }[] = [];
+  const check = () => {
+    for (const w of [...waiting]) {
+      const m = w.pattern.exec(stderr);
+      if (m) {
+        waiting.splice(waiting.indexOf(w), 1);
+        w.resolve(m);
+      }
+    }
+  };
+  child.stdout?.on("data", (d: Buffer) => (stdout += d.toString()));
+  child.stderr?.on("data", (d: Buffer) => {
+    stderr += d.toString();
+    check();
+  });
+  const done = new Promise<RunResult>((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", (code) => resolve({ code, stdout, stderr }));
+  });
+  return {
+    child,
+    done,
+    stderrMatch(pattern) {
+      return new Promise((resolve, reject) => {
+        waiting.push({ pattern, resolve });
+        check();
+        void done.then((r) => reject(new Error(`arbor exited (${r.code}) before printing ${pattern}: ${r.stderr}`)));
+      });
+    },
+  };
+}

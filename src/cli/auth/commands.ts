@@ -1,0 +1,107 @@
+/**
+ * The `arbor auth` command group: log in (a person through the browser, or a workload with its
+ * platform's OIDC token), print a valid token, show the login's status, log out.
+ */
+import { Command, Option } from "commander";
+import { UsageError } from "../admin.js";
+import { browserLogin } from "./browser-login.js";
+import { DEFAULT_API_URL, resolveClientConfig, type ClientFlags } from "./client-config.js";
+import { logout } from "./logout.js";
+import { authStatus, statusText } from "./status.js";
+import { validToken } from "./tokens.js";
+import { workloadLogin } from "./workload-login.js";
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** How long `arbor auth login` waits for the browser by default, in seconds. */
+export const DEFAULT_LOGIN_TIMEOUT_S = 300;
+
+function withClientOptions(cmd: Command): Command {
+  return cmd
+    .addOption(new Option("--api <url>", `the Arbor API, {base_url} (ARBOR_API_URL; default ${DEFAULT_API_URL})`))
+    .addOption(new Option("--issuer <url>", "the token issuer, {auth_url} (ARBOR_ISSUER_URL; default the API URL)"));
+}
+
+/** Adds `arbor auth` and its commands to program; env gives ARBOR_API_URL, XDG_CACHE_HOME, HOME and PATH. */
+export function addAuthCommands(program: Command, env: Env): void {
+  const auth = program
+    .command("auth")
+    .description("log in to an Arbor server and print API tokens")
+    .addHelpText("after", "\nTokens are cached in $XDG_CACHE_HOME/arbor (else ~/.cache/arbor), per API URL and audience.\n");
+  const say = (text: string) => process.stderr.write(`${text}\n`);
+
+  withClientOptions(
+    auth
+      .command("login")
+      .description("log in: as a person through the browser, or as a workload with --identity and --identity-token")
+      .option("--org <name>", "log in through this organization's identity provider (its name or uid)")
+      .option("--invite <code>", "redeem a group invite code: its role binding is created at login")
+      .option("--no-browser", "do not open a browser; only print the URL to open")
+      .option("--identity <uid>", "a workload: assume this identity (with --identity-token)")
+      .option("--identity-token <file>", "a workload: the file holding its platform's OIDC token (with --identity)")
+      .addOption(new Option("--timeout <seconds>", "how long to wait for the browser").default(DEFAULT_LOGIN_TIMEOUT_S).argParser(seconds))
+      .addHelpText(
+        "after",
+        "\nExamples:\n" +
+          "  arbor auth login\n" +
+          "  arbor auth login --org acme --invite arbinv_...\n" +
+          "  arbor auth login --no-browser --api https://arbor.example.com\n" +
+          "  arbor auth login --identity <identity uid> --identity-token /var/run/secrets/tokens/oidc-token\n",
+      ),
+  ).action(async (opts: ClientFlags & { org?: string; invite?: string; browser: boolean; identity?: string; identityToken?: string; timeout: number }) => {
+    const config = resolveClientConfig(opts, env);
+    if ((opts.identity === undefined) !== (opts.identityToken === undefined)) throw new UsageError("--identity and --identity-token go together");
+    if (opts.identity !== undefined) {
+      if (opts.org !== undefined || opts.invite !== undefined) throw new UsageError("--org and --invite are for people; a workload logs in with --identity alone");
+      const identity = await workloadLogin(config, opts.identity, opts.identityToken as string);
+      say(`Logged in to ${config.api} as ${identity}.`);
+      return;
+    }
+    const identity = await browserLogin(config, { org: opts.org, invite: opts.invite, noBrowser: !opts.browser, timeoutMs: opts.timeout * 1000, say });
+    say(`Logged in to ${config.api} as ${identity}.`);
+  });
+
+  withClientOptions(
+    auth
+      .command("token")
+      .description("print a valid API token, renewing it when it expires within a minute")
+      .option("--audience <aud>", "the token's audience: the API URL (default) or the registry host")
+      .addHelpText(
+        "after",
+        "\nExamples:\n" +
+          '  curl -H "Authorization: Bearer $(arbor auth token)" http://localhost:8080/iam/v2beta1/groups\n' +
+          "  arbor auth token --audience registry.example.com\n",
+      ),
+  ).action(async (opts: ClientFlags & { audience?: string }) => {
+    const config = resolveClientConfig(opts, env);
+    process.stdout.write(`${(await validToken(config, opts.audience)).token}\n`);
+  });
+
+  withClientOptions(
+    auth
+      .command("status")
+      .description("show who you are logged in as, until when, and your role bindings")
+      .option("--json", "print JSON")
+      .addHelpText("after", "\nExamples:\n  arbor auth status\n  arbor auth status --json | jq .roleBindings\n"),
+  ).action(async (opts: ClientFlags & { json?: boolean }) => {
+    const config = resolveClientConfig(opts, env);
+    const status = await authStatus(config);
+    process.stdout.write(opts.json ? `${JSON.stringify(status, null, 2)}\n` : statusText(status, config.api));
+  });
+
+  withClientOptions(
+    auth
+      .command("logout")
+      .description("revoke the login at the server and delete the cached tokens")
+      .addHelpText("after", "\nExamples:\n  arbor auth logout\n  arbor auth logout --api https://arbor.example.com\n"),
+  ).action(async (opts: ClientFlags) => {
+    const config = resolveClientConfig(opts, env);
+    say((await logout(config)) ? `Logged out of ${config.api}.` : `Not logged in to ${config.api}; nothing to do.`);
+  });
+}
+
+function seconds(text: string): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < 1) throw new UsageError(`--timeout: "${text}" is not a positive number of seconds`);
+  return n;
+}

@@ -1,0 +1,50 @@
+/**
+ * Builds the login endpoints from the configuration and the core: the flow (with the default
+ * login provider, if configured), the token endpoint and the refresh tokens behind it.
+ */
+import { LoginFlow } from "../auth/login-flow.js";
+import { LoginTokenEndpoint } from "../auth/login-token.js";
+import { LoginUpstream } from "../auth/login-upstream.js";
+import { RefreshTokens } from "../auth/refresh-tokens.js";
+import { UpstreamVerifier } from "../auth/upstream-verifier.js";
+import type { Config } from "../config.js";
+import { createOAuthEndpoints, type OAuthEndpoints } from "./oauth-endpoints.js";
+import type { Core } from "./server.js";
+
+/** Where the server is: known once it listens. */
+export interface ServerUrls {
+  /** {auth_url}. */
+  issuer: () => string;
+  /** {base_url}. */
+  baseUrl: () => string;
+  /** The suffix of error domains. */
+  domain: () => string;
+}
+
+/** The login endpoints of a server. */
+export function createLoginEndpoints(config: Config, core: Core, urls: ServerUrls): OAuthEndpoints {
+  const { store, deps, tokens } = core;
+  const { clock, ids } = deps;
+  const allowHttpLoopback = config.allowHttpLoopbackIssuers;
+  const defaultProvider =
+    config.loginIssuer !== undefined && config.loginClientId !== undefined
+      ? { issuer: config.loginIssuer, clientId: config.loginClientId, clientSecret: config.loginClientSecret ?? "" }
+      : undefined;
+  const flow = new LoginFlow({
+    store,
+    clock,
+    ids,
+    verifier: new UpstreamVerifier({ allowHttpLoopback, clock }),
+    upstream: new LoginUpstream({ allowHttpLoopback, clock }),
+    issuer: urls.issuer,
+    defaultProvider,
+  });
+  const token = new LoginTokenEndpoint({
+    store,
+    clock,
+    tokens,
+    refresh: new RefreshTokens(store.refreshTokens, clock, ids),
+    audiences: () => [urls.baseUrl(), ...(config.registryHost !== undefined ? [config.registryHost] : [])],
+  });
+  return createOAuthEndpoints({ flow, token, issuer: urls.issuer, domain: urls.domain });
+}
