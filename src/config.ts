@@ -48,6 +48,10 @@ export interface Config {
   tlsCert: string | undefined;
   /** The PEM private key file of tlsCert. */
   tlsKey: string | undefined;
+  /** An http(s) URL of a zip archive of OSV documents, imported periodically; undefined: no sync. */
+  advisoriesFeedUrl: string | undefined;
+  /** How often the advisories feed is fetched, in milliseconds. */
+  advisoriesSyncIntervalMs: number;
 }
 
 /** The defaults; the CLI's help text is generated from these. */
@@ -72,6 +76,8 @@ export const DEFAULT_CONFIG: Readonly<Config> = {
   loginClientSecret: undefined,
   tlsCert: undefined,
   tlsKey: undefined,
+  advisoriesFeedUrl: undefined,
+  advisoriesSyncIntervalMs: 60 * 60 * 1000,
 };
 
 type Kind = "int" | "string" | "bool" | "url" | "duration";
@@ -98,6 +104,8 @@ export const SETTINGS: Readonly<Record<keyof Config, { env: string; kind: Kind }
   loginClientSecret: { env: "ARBOR_LOGIN_CLIENT_SECRET", kind: "string" },
   tlsCert: { env: "ARBOR_TLS_CERT", kind: "string" },
   tlsKey: { env: "ARBOR_TLS_KEY", kind: "string" },
+  advisoriesFeedUrl: { env: "ARBOR_ADVISORIES_FEED_URL", kind: "url" },
+  advisoriesSyncIntervalMs: { env: "ARBOR_ADVISORIES_SYNC_INTERVAL", kind: "duration" },
 };
 
 /** A configuration value that cannot be used, with where it came from. */
@@ -224,6 +232,7 @@ function check(c: Config): void {
   if ((c.tlsCert === undefined) !== (c.tlsKey === undefined)) {
     throw new ConfigError("ARBOR_TLS_CERT and ARBOR_TLS_KEY go together: set both to serve TLS, or neither");
   }
+  if (c.advisoriesSyncIntervalMs < 60_000) throw new ConfigError("ARBOR_ADVISORIES_SYNC_INTERVAL must be at least 1m");
 }
 
 function kebab(key: string): string {

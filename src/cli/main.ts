@@ -5,6 +5,8 @@ import { Command, CommanderError, Option } from "commander";
 import { ConfigError, DEFAULT_CONFIG, resolveConfig, type Config } from "../config.js";
 import { isApiError } from "../domain/errors.js";
 import { adminToken, bootstrap, UsageError } from "./admin.js";
+import { addAdvisoriesCommands } from "./advisories.js";
+import { addAuthCommands } from "./auth/commands.js";
 import { serve } from "./serve.js";
 import { VERSION } from "./version.js";
 
@@ -82,6 +84,8 @@ export function buildProgram(): Command {
     const config = configOf(opts, (k) => cmd.getOptionValueSource(k) === "cli");
     process.stdout.write(`${await adminToken(config, opts)}\n`);
   });
+  addAuthCommands(program, process.env);
+  addAdvisoriesCommands(program, storeOptions, configOf);
   return program;
 }
 

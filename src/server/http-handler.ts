@@ -9,9 +9,11 @@ import { createContextValues } from "@connectrpc/connect";
 import { universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
 import type { Logger } from "pino";
 import { ApiError, Code, notFound, unavailable } from "../domain/errors.js";
+import type { TokenExchange } from "../auth/exchange.js";
 import type { KeyRing } from "../auth/key-ring.js";
 import type { Store } from "../store/types.js";
 import { callRecordKey } from "./connect-handlers.js";
+import type { OAuthEndpoints } from "./oauth-endpoints.js";
 import type { CallRecord, Invoker } from "./invoker.js";
 import { readBody, writeJson, writeText, type AnyRequest, type AnyResponse } from "./http-util.js";
 import type { Metrics } from "./metrics.js";
@@ -19,6 +21,7 @@ import { decodeRequest } from "./rest/decode.js";
 import { toApiJson } from "./rest/json.js";
 import type { RouteTable } from "./rest/route-table.js";
 import { errorDomainFor, grpcMessageEncode, HTTP_STATUS, statusJson, toApiError } from "./status.js";
+import { exchangePath, serveExchange } from "./sts-exchange.js";
 
 /** What the handler serves from. */
 export interface HttpHandlerDeps {
@@ -27,6 +30,10 @@ export interface HttpHandlerDeps {
   invoker: Invoker;
   store: Store;
   keys: KeyRing;
+  /** The workload token exchange, served at {auth_url}/sts/exchange. */
+  exchange: TokenExchange;
+  /** People's login: {auth_url}/oauth/login, /oauth/callback, /oauth/token and /oauth/revoke. */
+  oauth: OAuthEndpoints;
   metrics: Metrics;
   logger: Logger;
   /** The suffix of error domains. */
@@ -42,6 +49,8 @@ interface Record extends CallRecord {
   code?: number;
   error?: unknown;
   route?: string;
+  /** Why a token exchange was refused (a fixed text, never a token). */
+  reason?: string;
 }
 
 /** Creates the handler. */
@@ -71,6 +80,10 @@ export function createHttpHandler(deps: HttpHandlerDeps): (req: AnyRequest, res:
 async function dispatch(deps: HttpHandlerDeps, req: AnyRequest, res: AnyResponse, record: Record): Promise<void> {
   const path = pathOf(req);
   const method = req.method ?? "GET";
+  if (path === exchangePath(deps.issuer())) return exchangeRoute(deps, method, req, res, record);
+  const oauth = await deps.oauth.serve(path, method, req, res, record);
+  if (oauth === true) return;
+  if (oauth !== false) return methodNotAllowed(deps, res, record, method, path, oauth.allowed);
   if (method === "GET" || method === "HEAD") {
     const fixed = await serveFixed(deps, path, res, record);
     if (fixed) return;
@@ -80,14 +93,7 @@ async function dispatch(deps: HttpHandlerDeps, req: AnyRequest, res: AnyResponse
     record.route = "unmatched";
     throw notFound("route", `${method} ${path}`);
   }
-  if ("allowed" in match) {
-    // A known path under another method: 405 with Allow, as HTTP asks, carrying code 12.
-    record.route = "unmatched";
-    record.code = Code.UNIMPLEMENTED;
-    const err = new ApiError(Code.UNIMPLEMENTED, `Method not allowed: ${method} ${path} (allowed: ${match.allowed.join(", ")})`);
-    writeJson(res, 405, statusJson(err, errorDomainFor(path, deps.domain())), { allow: match.allowed.join(", ") });
-    return;
-  }
+  if ("allowed" in match) return methodNotAllowed(deps, res, record, method, path, match.allowed);
   const body = await readBody(req, deps.maxBodyBytes);
   const url = req.url ?? "/";
   const q = url.indexOf("?");
@@ -101,6 +107,19 @@ async function dispatch(deps: HttpHandlerDeps, req: AnyRequest, res: AnyResponse
   });
   record.code = 0;
   writeJson(res, 200, toApiJson(match.route.method.output, response));
+}
+
+async function exchangeRoute(deps: HttpHandlerDeps, method: string, req: AnyRequest, res: AnyResponse, record: Record): Promise<void> {
+  if (method === "GET" || method === "POST") return serveExchange(deps.exchange, deps.domain(), req, res, record);
+  methodNotAllowed(deps, res, record, method, pathOf(req), ["GET", "POST"]);
+}
+
+/** A known path under another method: 405 with Allow, as HTTP asks, carrying code 12. */
+function methodNotAllowed(deps: HttpHandlerDeps, res: AnyResponse, record: Record, method: string, path: string, allowed: readonly string[]): void {
+  record.route = "unmatched";
+  record.code = Code.UNIMPLEMENTED;
+  const err = new ApiError(Code.UNIMPLEMENTED, `Method not allowed: ${method} ${path} (allowed: ${allowed.join(", ")})`);
+  writeJson(res, 405, statusJson(err, errorDomainFor(path, deps.domain())), { allow: allowed.join(", ") });
 }
 
 async function serveFixed(deps: HttpHandlerDeps, path: string, res: AnyResponse, record: Record): Promise<boolean> {
@@ -176,6 +195,7 @@ function finish(deps: HttpHandlerDeps, req: AnyRequest, res: AnyResponse, record
     code,
     duration_ms: Math.round(seconds * 1e6) / 1e3,
     ...(record.caller !== undefined && { caller: record.caller }),
+    ...(record.reason !== undefined && { reason: record.reason }),
   };
   if (record.error !== undefined) deps.logger.error({ ...line, err: record.error }, "request failed");
   else deps.logger.info(line, "request");

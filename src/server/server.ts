@@ -5,13 +5,16 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { Logger } from "pino";
+import { TokenExchange } from "../auth/exchange.js";
 import { KeyRing } from "../auth/key-ring.js";
 import { Tokens } from "../auth/tokens.js";
+import { UpstreamVerifier } from "../auth/upstream-verifier.js";
 import { baseUrlOf, ConfigError, errorDomainOf, issuerUrlOf, type Config } from "../config.js";
 import { systemClock, type Clock } from "../domain/clock.js";
 import { PageTokens } from "../domain/page-token.js";
 import { BUILTIN_ROLES } from "../domain/roles.js";
 import type { IdSource } from "../domain/uid.js";
+import { startConfiguredSync } from "../osv/feed-sync.js";
 import { Authorizer } from "../services/authorizer.js";
 import type { ServiceDeps } from "../services/deps.js";
 import { createServices } from "../services/routes.js";
@@ -21,6 +24,7 @@ import { createConnectHandlers } from "./connect-handlers.js";
 import { createHttpHandler } from "./http-handler.js";
 import { createInvoker } from "./invoker.js";
 import { createListener, DEFAULT_LISTENER_OPTIONS, type ListenerOptions } from "./listener.js";
+import { createLoginEndpoints } from "./login-setup.js";
 import { createMetrics } from "./metrics.js";
 import { createRouteTable } from "./rest/route-table.js";
 
@@ -58,8 +62,14 @@ export interface Core {
   tokens: Tokens;
 }
 
-/** Opens the store and builds the core; `issuer` gives {auth_url}. */
-export async function openCore(config: Config, clock: Clock, ids: IdSource, issuer: () => string): Promise<Core> {
+/** Opens the store and builds the core; `issuer` gives {auth_url}, `baseUrl` {base_url}. */
+export async function openCore(
+  config: Config,
+  clock: Clock,
+  ids: IdSource,
+  issuer: () => string,
+  baseUrl: () => string = () => baseUrlOf(config),
+): Promise<Core> {
   const store = await createStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema });
   try {
     const secret = await store.settings.getOrCreate("page_token_secret", () => randomBytes(32).toString("base64"));
@@ -71,7 +81,15 @@ export async function openCore(config: Config, clock: Clock, ids: IdSource, issu
     await keys.signingKey();
     const tokens = new Tokens(keys, clock, issuer);
     const settings = { allowHttpLoopbackIssuers: config.allowHttpLoopbackIssuers };
-    return { store, deps: { store, clock, ids, pageTokens, settings }, keys, tokens };
+    const exchange = new TokenExchange({
+      identities: store.identities,
+      tokens,
+      verifier: new UpstreamVerifier({ allowHttpLoopback: config.allowHttpLoopbackIssuers, clock }),
+      clock,
+      authUrl: issuer,
+      audiences: () => [baseUrl(), ...(config.registryHost !== undefined ? [config.registryHost] : [])],
+    });
+    return { store, deps: { store, clock, ids, pageTokens, settings, exchange }, keys, tokens };
   } catch (e) {
     await store.close();
     throw e;
@@ -82,7 +100,7 @@ export async function openCore(config: Config, clock: Clock, ids: IdSource, issu
 export async function startServer(config: Config, env: ServerEnvironment): Promise<ArborServer> {
   const clock = env.clock ?? systemClock;
   let boundPort = config.port;
-  const core = await openCore(config, clock, env.ids ?? cryptoIds, () => issuerUrlOf(config, boundPort));
+  const core = await openCore(config, clock, env.ids ?? cryptoIds, () => issuerUrlOf(config, boundPort), () => baseUrlOf(config, boundPort));
   const services = createServices(core.deps);
   const invoker = createInvoker({
     services,
@@ -100,6 +118,8 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
     invoker,
     store: core.store,
     keys: core.keys,
+    exchange: core.deps.exchange,
+    oauth: createLoginEndpoints(config, core, { issuer: () => issuerUrlOf(config, boundPort), baseUrl: () => baseUrlOf(config, boundPort), domain }),
     metrics,
     logger: env.logger,
     domain,
@@ -115,6 +135,7 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
     throw e;
   }
   let closing: Promise<void> | undefined;
+  const sync = startConfiguredSync(config, core.store, env.logger);
   return {
     url: baseUrlOf(config, boundPort),
     port: boundPort,
@@ -124,6 +145,7 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
     close() {
       closing ??= (async () => {
         await listener.close(config.shutdownTimeoutMs);
+        await sync?.stop();
         await core.store.close();
       })();
       return closing;

@@ -11,7 +11,9 @@ import { IdentityProvidersService } from "../gen/arbor/iam/v2beta1/identity_prov
 import { RoleBindingsService } from "../gen/arbor/iam/v2beta1/role_bindings_pb.js";
 import { RolesService } from "../gen/arbor/iam/v2beta1/roles_pb.js";
 import { PingService } from "../gen/arbor/ping/v2beta1/ping_pb.js";
+import { AdvisoriesService } from "../gen/arbor/vulnerabilities/v2beta1/advisories_pb.js";
 import { createAccountAssociationsService } from "./account-associations-service.js";
+import { createAdvisoriesService } from "./advisories-service.js";
 import type { ServiceDeps } from "./deps.js";
 import { createGroupInvitesService } from "./group-invites-service.js";
 import { createGroupsService } from "./groups-service.js";
@@ -35,5 +37,6 @@ export function createServices(deps: ServiceDeps): ServiceBinding[] {
     bindService(IdentityProvidersService, createIdentityProvidersService(deps)),
     bindService(AccountAssociationsService, createAccountAssociationsService(deps)),
     bindService(GroupInvitesService, createGroupInvitesService(deps)),
+    bindService(AdvisoriesService, createAdvisoriesService(deps)),
   ];
 }

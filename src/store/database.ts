@@ -112,6 +112,78 @@ export interface SettingsTable {
   value: string;
 }
 
+/** A row of `login_attempts`: a login between the redirect to the upstream provider and its callback. */
+export interface LoginAttemptsTable {
+  state_hash: string;
+  provider_uid: string | null;
+  issuer: string;
+  client_id: string;
+  code_verifier: string;
+  nonce: string;
+  redirect_uri: string;
+  code_challenge: string;
+  client_state: string;
+  invite_code_hash: string | null;
+  create_time: number;
+  expire_time: number;
+}
+
+/** A row of `login_codes`: Arbor's one-time authorization code for the CLI. */
+export interface LoginCodesTable {
+  code_hash: string;
+  identity_uid: string;
+  /** JSON of the upstream actor. */
+  actor: string;
+  redirect_uri: string;
+  code_challenge: string;
+  create_time: number;
+  expire_time: number;
+}
+
+/** A row of `refresh_families`: one login's chain of refresh tokens. */
+export interface RefreshFamiliesTable {
+  uid: string;
+  identity_uid: string;
+  /** JSON of the upstream actor. */
+  actor: string;
+  create_time: number;
+  expire_time: number;
+}
+
+/** A row of `refresh_tokens`. */
+export interface RefreshTokensTable {
+  token_hash: string;
+  family_uid: string;
+  create_time: number;
+  used_time: number | null;
+}
+
+/** A row of `advisories`: an OSV document, its id being the uid. */
+export interface AdvisoriesTable {
+  uid: string;
+  modified_time: number;
+  /** The published time, or the modified time when the document has none. */
+  published_time: number;
+  /** The lowercased id, aliases, package names and summary, for the substring query. */
+  search: string;
+  /** JSON of the OSV document. */
+  document: string;
+}
+
+/** A row of `advisory_aliases`. */
+export interface AdvisoryAliasesTable {
+  advisory_uid: string;
+  alias: string;
+}
+
+/** A row of `advisory_packages`: a package an advisory affects. */
+export interface AdvisoryPackagesTable {
+  advisory_uid: string;
+  ecosystem: string;
+  ecosystem_base: string;
+  name: string;
+}
+
 /** Every table of the current schema. */
 export interface Database {
   groups: GroupsTable;
@@ -123,6 +195,13 @@ export interface Database {
   group_invites: GroupInvitesTable;
   signing_keys: SigningKeysTable;
   settings: SettingsTable;
+  advisories: AdvisoriesTable;
+  advisory_aliases: AdvisoryAliasesTable;
+  advisory_packages: AdvisoryPackagesTable;
+  login_attempts: LoginAttemptsTable;
+  login_codes: LoginCodesTable;
+  refresh_families: RefreshFamiliesTable;
+  refresh_tokens: RefreshTokensTable;
 }
 
 /** The pool or a transaction: a Kysely Transaction is a Kysely too. */

@@ -8,6 +8,8 @@ import { Migrator, type Migration } from "kysely/migration";
 import { classifyFailure, type Engine, type EngineSetup } from "./dialect.js";
 import * as m0001 from "./migrations/0001_initial.js";
 import * as m0002 from "./migrations/0002_iam.js";
+import * as m0003 from "./migrations/0003_login.js";
+import * as m0004 from "./migrations/0004_advisories.js";
 import { storeUnreachable } from "./translate-error.js";
 
 /** Every migration by name; names sort in the order they run. */
@@ -15,6 +17,8 @@ function migrations(engine: Engine): Record<string, Migration> {
   return {
     "0001_initial": { up: (db) => m0001.up(db, engine) },
     "0002_iam": { up: (db) => m0002.up(db, engine) },
+    "0003_login": { up: (db) => m0003.up(db, engine) },
+    "0004_advisories": { up: (db) => m0004.up(db, engine) },
   };
 }
 

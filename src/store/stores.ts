@@ -2,6 +2,7 @@
  * The resource stores bound to one executor: the pool, or a transaction.
  */
 import { createAccountAssociationStore } from "./account-association-store.js";
+import { createAdvisoryStore } from "./advisory-store.js";
 import { createBindingStore } from "./binding-store.js";
 import type { Executor } from "./database.js";
 import { createGroupInviteStore } from "./group-invite-store.js";
@@ -9,6 +10,8 @@ import { createGroupStore } from "./group-store.js";
 import { createIdentityProviderStore } from "./identity-provider-store.js";
 import { createIdentityStore } from "./identity-store.js";
 import { createKeyStore } from "./key-store.js";
+import { createLoginStore } from "./login-store.js";
+import { createRefreshTokenStore } from "./refresh-token-store.js";
 import { createRoleStore } from "./role-store.js";
 import { createSettingsStore } from "./settings-store.js";
 import type { Stores } from "./types.js";
@@ -25,5 +28,8 @@ export function createStores(db: Executor): Stores {
     groupInvites: createGroupInviteStore(db),
     keys: createKeyStore(db),
     settings: createSettingsStore(db),
+    advisories: createAdvisoryStore(db),
+    logins: createLoginStore(db),
+    refreshTokens: createRefreshTokenStore(db),
   };
 }

@@ -3,6 +3,7 @@
  * store/ knows SQL or which engine runs.
  */
 import type { GroupFilter, GroupRecord } from "../domain/groups.js";
+import type { AdvisoryStore } from "./advisory-store.js";
 import type { HierarchyFilter } from "../domain/hierarchy.js";
 import type { IdentityRecord, Relationship } from "../domain/identities.js";
 import type { OrderKey } from "../domain/list.js";
@@ -230,6 +231,12 @@ export interface GroupInviteStore {
     uid: string,
     changes: { email?: string; singleUse?: boolean; expirationTime?: number; redeemTime?: number | null },
   ): Promise<GroupInviteRecord | undefined>;
+  /**
+   * Marks a single-use invite redeemed at redeemTime unless it already was: true for the one
+   * redemption that wins, false when it was redeemed before (or is gone). Two replicas redeeming
+   * the same invite at once cannot both win.
+   */
+  redeem(uid: string, redeemTime: number): Promise<boolean>;
   /** Deletes an invite; false when it does not exist. */
   delete(uid: string): Promise<boolean>;
   /** The invites matching filter (fields: create_time, expiration_time, uid). */
@@ -261,6 +268,97 @@ export interface KeyStore {
   deleteRetired(now: number): Promise<void>;
 }
 
+/** Who an upstream token named: the `act` claim of the tokens a login yields. */
+export interface UpstreamActor {
+  iss: string;
+  sub: string;
+  aud?: string | string[];
+}
+
+/** A login between the redirect to the upstream provider and its callback. */
+export interface LoginAttemptRecord {
+  /** SHA-256 (hex) of the state sent to the upstream provider. */
+  stateHash: string;
+  /** The organization's identity provider; null for the server's default login provider. */
+  providerUid: string | null;
+  issuer: string;
+  clientId: string;
+  /** The upstream PKCE verifier (sent to the provider's token endpoint as it is). */
+  codeVerifier: string;
+  nonce: string;
+  /** The CLI's loopback redirect URI. */
+  redirectUri: string;
+  /** The CLI's PKCE challenge (S256) for Arbor's own code. */
+  codeChallenge: string;
+  /** The CLI's state, echoed back to it. */
+  clientState: string;
+  /** SHA-256 of the invite code given at login, or null. */
+  inviteCodeHash: string | null;
+  createTime: number;
+  expireTime: number;
+}
+
+/** Arbor's one-time authorization code, redeemed by the CLI with its PKCE verifier. */
+export interface LoginCodeRecord {
+  /** SHA-256 (hex) of the code. */
+  codeHash: string;
+  identityUid: string;
+  actor: UpstreamActor;
+  redirectUri: string;
+  codeChallenge: string;
+  createTime: number;
+  expireTime: number;
+}
+
+/**
+ * Logins in progress, shared by every replica. Attempts and codes are taken (deleted and
+ * returned) in one statement, so each is used at most once.
+ */
+export interface LoginStore {
+  /** Sweeps expired attempts, then inserts this one unless maxLive live attempts exist already: false then. */
+  insertAttempt(attempt: LoginAttemptRecord, maxLive: number): Promise<boolean>;
+  /** Removes and returns the attempt with this state hash; undefined when there is none or it expired at now. */
+  takeAttempt(stateHash: string, now: number): Promise<LoginAttemptRecord | undefined>;
+  /** Sweeps expired codes, then inserts this one. */
+  insertCode(code: LoginCodeRecord): Promise<void>;
+  /** Removes and returns the code with this hash; undefined when there is none or it expired at now. */
+  takeCode(codeHash: string, now: number): Promise<LoginCodeRecord | undefined>;
+}
+
+/** One login's chain of refresh tokens. */
+export interface RefreshFamilyRecord {
+  uid: string;
+  identityUid: string;
+  actor: UpstreamActor;
+  createTime: number;
+  /** Absolute: no token of the family works after it. */
+  expireTime: number;
+}
+
+/** What presenting a refresh token for rotation came to. */
+export type RotationOutcome =
+  | { outcome: "rotated"; family: RefreshFamilyRecord }
+  /** The token was used before: a replay. The caller revokes the family. */
+  | { outcome: "reused"; familyUid: string }
+  /** The family has expired (and is now deleted). */
+  | { outcome: "expired" }
+  | { outcome: "unknown" };
+
+/** Refresh tokens, kept as their SHA-256 only, in families that are revoked whole. */
+export interface RefreshTokenStore {
+  /** Sweeps expired families, then inserts family with its first token. */
+  insertFamily(family: RefreshFamilyRecord, tokenHash: string): Promise<void>;
+  /**
+   * Marks the token used unless it already was and, in the same transaction, adds nextHash to
+   * its family. Of two rotations of one token, exactly one is "rotated".
+   */
+  rotate(tokenHash: string, nextHash: string, now: number): Promise<RotationOutcome>;
+  /** The family a token (used or not) belongs to, or undefined. */
+  familyOf(tokenHash: string): Promise<RefreshFamilyRecord | undefined>;
+  /** Deletes a family and all its tokens; false when there was none. */
+  deleteFamily(uid: string): Promise<boolean>;
+}
+
 /** Small server-wide values every replica shares (the page token secret). */
 export interface SettingsStore {
   /**
@@ -281,6 +379,9 @@ export interface Stores {
   readonly groupInvites: GroupInviteStore;
   readonly keys: KeyStore;
   readonly settings: SettingsStore;
+  readonly advisories: AdvisoryStore;
+  readonly logins: LoginStore;
+  readonly refreshTokens: RefreshTokenStore;
 }
 
 /** Storage: the resource stores, transactions over them, and the connection's life. */

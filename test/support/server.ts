@@ -5,6 +5,7 @@
 import { Writable } from "node:stream";
 import { pino } from "pino";
 import { resolveConfig, type Config } from "../../src/config.js";
+import type { Clock } from "../../src/domain/clock.js";
 import { adminIdentityUid, userIdentityUid } from "../../src/domain/identities.js";
 import type { GroupRecord } from "../../src/domain/groups.js";
 import { startServer, type ArborServer } from "../../src/server/server.js";
@@ -26,8 +27,8 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** Starts a server on the engine; extra settings override the defaults. */
-export async function startTestServer(engine: TestEngine, settings: Partial<Config> = {}): Promise<TestServer> {
+/** Starts a server on the engine; extra settings override the defaults; env.clock replaces the system clock. */
+export async function startTestServer(engine: TestEngine, settings: Partial<Config> = {}, env: { clock?: Clock } = {}): Promise<TestServer> {
   const location = await engine.location();
   const logs: Record<string, unknown>[] = [];
   const sink = new Writable({
@@ -48,7 +49,7 @@ export async function startTestServer(engine: TestEngine, settings: Partial<Conf
   };
   let server: ArborServer;
   try {
-    server = await startServer(config, { logger: pino({ level: "info" }, sink) });
+    server = await startServer(config, { logger: pino({ level: "info" }, sink), ...env });
   } catch (e) {
     await location.dispose();
     throw e;

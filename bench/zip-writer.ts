@@ -1,0 +1,63 @@
+/**
+ * A plain zip writer for generated test and benchmark archives: each entry deflated (or stored)
+ * in one call. A zip library's stream per entry takes longer than the import it prepares. The
+ * overrides write an entry that lies (a wrong checksum or size, another method), for the
+ * reader's tests.
+ */
+import { crc32, deflateRawSync } from "node:zlib";
+
+/** One entry: its name (ending in `/` for a folder) and data, and what to write instead of the truth. */
+export interface ZipEntry {
+  name: string;
+  data: Buffer;
+  /** 8 (deflate, the default) or 0 (stored); another number is written as the method, the data deflated. */
+  method?: number;
+  crc?: number;
+  /** The uncompressed size the headers claim. */
+  size?: number;
+}
+
+/** The bytes of a zip archive of entries (at most 65,535, under 4 GiB: no zip64). */
+export function zipOf(entries: readonly ZipEntry[]): Buffer {
+  const parts: Buffer[] = [];
+  const central: Buffer[] = [];
+  let offset = 0;
+  for (const e of entries) {
+    const method = e.method ?? 8;
+    const packed = method === 0 ? e.data : deflateRawSync(e.data);
+    const name = Buffer.from(e.name);
+    const fields = { method, crc: e.crc ?? crc32(e.data), packed: packed.length, size: e.size ?? e.data.length, name: name.length };
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    writeCommon(local, 4, fields);
+    parts.push(local, name, packed);
+    const entry = Buffer.alloc(46);
+    entry.writeUInt32LE(0x02014b50, 0);
+    entry.writeUInt16LE(20, 4);
+    writeCommon(entry, 6, fields);
+    entry.writeUInt32LE(offset, 42);
+    central.push(entry, name);
+    offset += local.length + name.length + packed.length;
+  }
+  const directory = Buffer.concat(central);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(directory.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...parts, directory, end]);
+}
+
+/** The fields local and central headers share, from `at`: version needed, flags (UTF-8 names), method, time, sizes, name length. */
+function writeCommon(b: Buffer, at: number, f: { method: number; crc: number; packed: number; size: number; name: number }): void {
+  b.writeUInt16LE(20, at);
+  b.writeUInt16LE(0x0800, at + 2);
+  b.writeUInt16LE(f.method, at + 4);
+  b.writeUInt16LE(0, at + 6);
+  b.writeUInt16LE(0x5821, at + 8);
+  b.writeUInt32LE(f.crc >>> 0, at + 10);
+  b.writeUInt32LE(f.packed, at + 14);
+  b.writeUInt32LE(f.size, at + 18);
+  b.writeUInt16LE(f.name, at + 22);
+}

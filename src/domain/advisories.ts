@@ -1,0 +1,162 @@
+/**
+ * Advisories (DESIGN 1.10): OSV documents as Arbor keeps them, what may be sorted and filtered,
+ * and the rule of re-import (a newer `modified` replaces, an equal or older one is ignored).
+ */
+import { invalidArgument } from "./errors.js";
+import { MAX_FILTER_IDS } from "./hierarchy.js";
+import type { Sortable } from "./list.js";
+import { osvTimeMs, type OsvDocument } from "./osv.js";
+
+/** An advisory as the store keeps it. Times are milliseconds since the epoch. */
+export interface AdvisoryRecord {
+  /** The OSV id, which is the uid (DESIGN 1.2). */
+  uid: string;
+  modifiedTime: number;
+  /** The published time, or the modified time when the document has none (its sort key). */
+  publishedTime: number;
+  /** The document as imported. */
+  document: OsvDocument;
+}
+
+/** An affected package, as the package filter matches it. */
+export interface AdvisoryPackage {
+  ecosystem: string;
+  /** The ecosystem without its release suffix (`Debian` for `Debian:12`). */
+  ecosystemBase: string;
+  name: string;
+}
+
+/** What the filters search in an advisory, derived from its document. */
+export interface AdvisoryIndex {
+  aliases: string[];
+  packages: AdvisoryPackage[];
+  /** The lowercased id, aliases, package names and summary, one per line, for `query`. */
+  search: string;
+}
+
+/** The shape of an advisory id: it is a uid, so it must sit in a URL path as it is. */
+export const ADVISORY_ID = /^[A-Za-z0-9][A-Za-z0-9._:+-]{0,254}$/;
+
+/** The longest `query`. */
+export const MAX_QUERY_LENGTH = 256;
+
+/** The record of a document that passed the OSV schema. */
+export function advisoryRecord(document: OsvDocument): AdvisoryRecord {
+  const modifiedTime = osvTimeMs(document.modified);
+  const publishedTime = document.published === undefined ? modifiedTime : osvTimeMs(document.published);
+  return { uid: document.id, modifiedTime, publishedTime, document };
+}
+
+/** Whether an incoming record replaces a stored one: only a strictly newer `modified` does. */
+export function replaces(incoming: AdvisoryRecord, stored: { modifiedTime: number }): boolean {
+  return incoming.modifiedTime > stored.modifiedTime;
+}
+
+/** The index of a document: its aliases, its packages (each once), and its search text. */
+export function advisoryIndex(document: OsvDocument): AdvisoryIndex {
+  const aliases = [...new Set(document.aliases ?? [])];
+  const packages = new Map<string, AdvisoryPackage>();
+  for (const a of document.affected ?? []) {
+    if (a.package === undefined) continue;
+    const { ecosystem, name } = a.package;
+    packages.set(`${ecosystem}\n${name}`, { ecosystem, ecosystemBase: ecosystemBase(ecosystem), name });
+  }
+  const names = [...new Set([...packages.values()].map((p) => p.name))];
+  const search = [document.id, ...aliases, ...names, document.summary ?? ""].join("\n").toLowerCase();
+  return { aliases, packages: [...packages.values()], search };
+}
+
+/** The ecosystem without its release suffix: `Debian:12` is `Debian`, `npm` is `npm`. */
+export function ecosystemBase(ecosystem: string): string {
+  const colon = ecosystem.indexOf(":");
+  return colon < 0 ? ecosystem : ecosystem.slice(0, colon);
+}
+
+/** Sortable fields of advisories; default order by advisory id (DESIGN 1.4). */
+export const advisorySortable: Sortable = {
+  fields: {
+    advisory_id: "uid",
+    advisoryId: "uid",
+    id: "uid",
+    uid: "uid",
+    modified_time: "modified_time",
+    modifiedTime: "modified_time",
+    modified: "modified_time",
+    published_time: "published_time",
+    publishedTime: "published_time",
+    published: "published_time",
+  },
+  defaultOrder: [{ field: "uid", desc: false }],
+};
+
+/** The value of an advisory's sort field. */
+export function advisorySortValue(record: AdvisoryRecord, field: string): string | number {
+  switch (field) {
+    case "uid":
+      return record.uid;
+    case "modified_time":
+      return record.modifiedTime;
+    case "published_time":
+      return record.publishedTime;
+    default:
+      throw new RangeError(`advisories are not sortable by ${field}`);
+  }
+}
+
+/** An advisories query; every present member narrows the result (AND). */
+export interface AdvisoryFilter {
+  /** One of these ids. */
+  ids?: string[];
+  /** Listing one of these aliases. */
+  aliases?: string[];
+  /** Affecting a package of this ecosystem: exact when it has a `:`, else by its base. */
+  ecosystem?: string;
+  /** Affecting a package of this name (of the ecosystem, when both are given). */
+  packageName?: string;
+  /** Lowercased substring of the search text. */
+  query?: string;
+  /** Modified at or after this time. */
+  modifiedSince?: number;
+}
+
+/** The filters of a list request, as it carries them. */
+export interface AdvisoryFilterInput {
+  advisoryIds: readonly string[];
+  aliases: readonly string[];
+  ecosystem: string;
+  packageName: string;
+  query: string;
+  modifiedSinceMs: number | undefined;
+}
+
+/** Validates a request's filters and normalises them for the store. */
+export function advisoryFilter(input: AdvisoryFilterInput): AdvisoryFilter {
+  const out: AdvisoryFilter = {};
+  if (input.advisoryIds.length > 0) {
+    const ids = limited("advisory_ids", input.advisoryIds);
+    for (const id of ids) if (!ADVISORY_ID.test(id)) throw invalidArgument("advisory_ids", `"${clip(id)}" is not an advisory id`);
+    out.ids = ids;
+  }
+  if (input.aliases.length > 0) {
+    const aliases = limited("aliases", input.aliases);
+    if (aliases.some((a) => a === "")) throw invalidArgument("aliases", "must not be empty");
+    out.aliases = aliases;
+  }
+  if (input.ecosystem !== "") out.ecosystem = input.ecosystem;
+  if (input.packageName !== "") out.packageName = input.packageName;
+  if (input.query !== "") {
+    if (input.query.length > MAX_QUERY_LENGTH) throw invalidArgument("query", `must be at most ${MAX_QUERY_LENGTH} characters`);
+    out.query = input.query.toLowerCase();
+  }
+  if (input.modifiedSinceMs !== undefined) out.modifiedSince = input.modifiedSinceMs;
+  return out;
+}
+
+function limited(field: string, values: readonly string[]): string[] {
+  if (values.length > MAX_FILTER_IDS) throw invalidArgument(field, `at most ${MAX_FILTER_IDS} values may be given`);
+  return [...new Set(values)].sort();
+}
+
+function clip(s: string): string {
+  return s.length > 64 ? `${s.slice(0, 64)}...` : s;
+}

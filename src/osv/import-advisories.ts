@@ -1,0 +1,138 @@
+/**
+ * Imports OSV documents into the store (DESIGN 1.10): each is checked against the OSV schema,
+ * and an invalid one is reported with its source and reason and skipped. Valid documents are
+ * written in batches, one transaction each; when a batch fails, its documents are written again
+ * one per transaction, so one the store refuses costs only itself. Re-import is idempotent: a
+ * document replaces the stored one only when its `modified` is newer.
+ */
+import { advisoryRecord, type AdvisoryRecord } from "../domain/advisories.js";
+import { Code, isApiError } from "../domain/errors.js";
+import type { OsvDocument } from "../domain/osv.js";
+import type { AdvisoryStore, PutOutcome } from "../store/advisory-store.js";
+import type { SourceItem } from "./source-item.js";
+import { createOsvChecker, type OsvChecker } from "./validate.js";
+
+/** What an import did. */
+export interface ImportSummary {
+  /** New advisories. */
+  imported: number;
+  /** Advisories replaced by a newer version. */
+  updated: number;
+  /** Documents not newer than what the store holds. */
+  unchanged: number;
+  /** Documents that were invalid or could not be read or written. */
+  skipped: number;
+  /** Paths or archives that could not be read at all. */
+  unreadable: number;
+}
+
+/** How an import reports as it goes. */
+export interface ImportOptions {
+  /** Documents per transaction. */
+  batchSize?: number;
+  /** A document was passed over, and why. */
+  onSkip?: (source: string, reason: string) => void;
+  /** A path or archive could not be read at all, and why. */
+  onUnreadable?: (source: string, reason: string) => void;
+  /** `done` documents have been read (and all but the last batch written). */
+  onProgress?: (done: number) => void;
+  /** Stops the import between two documents (a shutdown); what was written stays, whole. */
+  signal?: AbortSignal;
+}
+
+/** Documents per transaction: large enough to amortise the commit, small enough to hold the write lock briefly. */
+export const DEFAULT_BATCH_SIZE = 500;
+
+/** An empty summary. */
+export function emptySummary(): ImportSummary {
+  return { imported: 0, updated: 0, unchanged: 0, skipped: 0, unreadable: 0 };
+}
+
+/** Imports the documents of items into store. UNAVAILABLE from the store ends the import. */
+export async function importAdvisories(
+  store: { advisories: AdvisoryStore },
+  items: AsyncIterable<SourceItem>,
+  options: ImportOptions = {},
+  check: OsvChecker = createOsvChecker(),
+): Promise<ImportSummary> {
+  const summary = emptySummary();
+  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  const skip = (source: string, reason: string) => {
+    summary.skipped++;
+    options.onSkip?.(source, reason);
+  };
+  let batch: { source: string; record: AdvisoryRecord }[] = [];
+  let done = 0;
+  const flush = async () => {
+    const outcomes = await write(store.advisories, batch, skip);
+    for (const outcome of outcomes) if (outcome !== undefined) summary[outcome]++;
+    batch = [];
+  };
+  for await (const item of items) {
+    options.signal?.throwIfAborted();
+    if (item.kind === "unreadable") {
+      summary.unreadable++;
+      options.onUnreadable?.(item.source, item.reason);
+      continue;
+    }
+    if (item.kind === "skipped") {
+      skip(item.source, item.reason);
+    } else {
+      const checked = check(item.bytes);
+      if ("problem" in checked) skip(item.source, checked.problem);
+      else {
+        const record = recordOf(checked.document);
+        if (typeof record === "string") skip(item.source, record);
+        else batch.push({ source: item.source, record });
+      }
+    }
+    if (batch.length >= batchSize) await flush();
+    options.onProgress?.(++done);
+  }
+  if (batch.length > 0) await flush();
+  return summary;
+}
+
+/** The record of a valid document, or why there is none: a time the schema admits but no clock shows (a leap second). */
+function recordOf(document: OsvDocument): AdvisoryRecord | string {
+  try {
+    return advisoryRecord(document);
+  } catch (e) {
+    if (e instanceof RangeError) return e.message;
+    throw e;
+  }
+}
+
+/** Writes a batch in one transaction, or, when that fails, each document in its own. */
+async function write(
+  store: AdvisoryStore,
+  batch: readonly { source: string; record: AdvisoryRecord }[],
+  skip: (source: string, reason: string) => void,
+): Promise<(PutOutcome | undefined)[]> {
+  try {
+    return await store.put(batch.map((b) => b.record));
+  } catch (e) {
+    if (unreachable(e)) throw e;
+  }
+  const outcomes: (PutOutcome | undefined)[] = [];
+  for (const { source, record } of batch) {
+    try {
+      outcomes.push(...(await store.put([record])));
+    } catch (e) {
+      if (unreachable(e)) throw e;
+      skip(source, `the store refused it: ${causeOf(e)}`);
+      outcomes.push(undefined);
+    }
+  }
+  return outcomes;
+}
+
+function unreachable(e: unknown): boolean {
+  return isApiError(e) && e.code === Code.UNAVAILABLE;
+}
+
+/** The driver's words: the operator reads them (the API never shows them to a client). */
+function causeOf(e: unknown): string {
+  const cause = e instanceof Error && e.cause instanceof Error ? e.cause : e;
+  return cause instanceof Error ? cause.message : String(cause);
+}

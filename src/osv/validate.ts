@@ -1,0 +1,59 @@
+/**
+ * Checks documents against the OSV schema vendored in schemas/ (see schemas/README.md), and says
+ * in one line why one fails: the JSON pointer of the offending value and what it must be.
+ */
+import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import schema from "../../schemas/osv-schema.json" with { type: "json" };
+import type { OsvDocument } from "../domain/osv.js";
+
+/** A document's text parsed and checked: the document, or why it is not one. */
+export type Checked = { document: OsvDocument } | { problem: string };
+
+/** Parses and validates one OSV document's bytes. */
+export type OsvChecker = (bytes: Uint8Array) => Checked;
+
+/** Compiles the schema once; the checker is then cheap per document. */
+export function createOsvChecker(): OsvChecker {
+  // strictTypes and strictRequired want each if/then branch to repeat its types and properties,
+  // which JSON Schema does not ask; the other strict checks (unknown keywords, ...) stay on.
+  const ajv = new Ajv2020({ allErrors: false, verbose: true, strict: true, strictTypes: false, strictRequired: false });
+  addFormats.default(ajv, ["date-time", "uri"]);
+  const validate = ajv.compile<OsvDocument>(schema);
+  const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+  return (bytes) => {
+    let text: string;
+    let value: unknown;
+    try {
+      text = decoder.decode(bytes);
+      value = JSON.parse(text);
+    } catch (e) {
+      return { problem: e instanceof TypeError ? "not UTF-8 text" : `not JSON: ${(e as Error).message}` };
+    }
+    if (!validate(value)) return { problem: describe(validate.errors ?? []) };
+    // PostgreSQL text cannot hold U+0000; JSON can only carry it escaped, so most documents skip the walk.
+    if (text.includes("\\u0000") && holdsNul(value)) return { problem: "a string holds U+0000, which the store cannot keep" };
+    return { document: value };
+  };
+}
+
+/** The first error, as `<pointer>: <requirement>`, preferring the schema's own words. */
+function describe(errors: readonly ErrorObject[]): string {
+  const first = errors[0];
+  if (first === undefined) return "does not match the OSV schema";
+  const at = first.instancePath === "" ? "document" : first.instancePath;
+  const parent = first.parentSchema as { description?: string } | undefined;
+  if (parent !== undefined && parent !== schema && typeof parent.description === "string" && parent.description.startsWith("must ")) {
+    return `${at}: ${parent.description}`;
+  }
+  const allowed = (first.params as { allowedValues?: unknown[] }).allowedValues;
+  const suffix = Array.isArray(allowed) ? ` (${allowed.join(", ")})` : "";
+  return `${at}: ${first.message ?? "is not valid"}${suffix}`;
+}
+
+function holdsNul(value: unknown): boolean {
+  if (typeof value === "string") return value.includes("\u0000");
+  if (Array.isArray(value)) return value.some(holdsNul);
+  if (value !== null && typeof value === "object") return Object.entries(value).some(([k, v]) => k.includes("\u0000") || holdsNul(v));
+  return false;
+}

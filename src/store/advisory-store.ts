@@ -1,0 +1,133 @@
+/**
+ * Advisories in `advisories`, with what the filters look up in `advisory_aliases` and
+ * `advisory_packages`. A document is written whole or not at all: its row and its index rows go
+ * in one transaction, and a newer version replaces all three.
+ */
+import { sql, type Expression, type SqlBool } from "kysely";
+import { advisoryIndex, replaces, type AdvisoryFilter, type AdvisoryRecord } from "../domain/advisories.js";
+import type { OsvDocument } from "../domain/osv.js";
+import { inTransaction, type AdvisoriesTable, type Executor } from "./database.js";
+import { resourceTable } from "./resource-table.js";
+import { guard } from "./translate-error.js";
+import type { RowWindow } from "./types.js";
+
+/** What writing one record did: it was new, it replaced an older version, or it was not newer. */
+export type PutOutcome = "imported" | "updated" | "unchanged";
+
+/** Advisories: global, keyed by their OSV id. */
+export interface AdvisoryStore {
+  /**
+   * Writes the records that are new or have a newer `modified` than the stored version (an
+   * earlier record of the same call counts as stored), in one transaction: the caller's when
+   * the store runs in one. The outcome of each record, in order.
+   */
+  put(records: readonly AdvisoryRecord[]): Promise<PutOutcome[]>;
+  /** The advisory with this id, or undefined. */
+  get(uid: string): Promise<AdvisoryRecord | undefined>;
+  /** The advisories matching filter, in the window's order (fields: uid, modified_time, published_time). */
+  list(filter: AdvisoryFilter, window: RowWindow): Promise<AdvisoryRecord[]>;
+  /** How many advisories match filter. */
+  count(filter: AdvisoryFilter): Promise<number>;
+}
+
+/** Bound parameters per statement, well under SQLite's 32,766 and PostgreSQL's 65,535. */
+const MAX_PARAMETERS = 8_000;
+
+/** The advisory store over an executor. */
+export function createAdvisoryStore(db: Executor): AdvisoryStore {
+  const table = resourceTable(db, {
+    table: "advisories",
+    toRecord: toAdvisory,
+    matching,
+    sortColumns: { uid: "uid", modified_time: "modified_time", published_time: "published_time" },
+  });
+
+  return {
+    put: (records) => (records.length === 0 ? Promise.resolve([]) : guard(() => inTransaction(db, (tx) => putIn(tx, records)))),
+    get: table.get,
+    list: table.list,
+    count: table.count,
+  };
+}
+
+async function putIn(tx: Executor, records: readonly AdvisoryRecord[]): Promise<PutOutcome[]> {
+  const stored = new Map<string, number>();
+  for (const uids of chunked([...new Set(records.map((r) => r.uid))], 1)) {
+    const rows = await tx.selectFrom("advisories").select(["uid", "modified_time"]).where("uid", "in", uids).execute();
+    for (const row of rows) stored.set(row.uid, row.modified_time);
+  }
+  const latest = new Map(stored);
+  const writes = new Map<string, AdvisoryRecord>();
+  const outcomes = records.map((record): PutOutcome => {
+    const current = latest.get(record.uid);
+    if (current !== undefined && !replaces(record, { modifiedTime: current })) return "unchanged";
+    latest.set(record.uid, record.modifiedTime);
+    writes.set(record.uid, record);
+    return current === undefined ? "imported" : "updated";
+  });
+  // A newer version replaces the row and its index rows whole (they go with it: ON DELETE CASCADE).
+  for (const uids of chunked([...writes.keys()].filter((uid) => stored.has(uid)), 1)) {
+    await tx.deleteFrom("advisories").where("uid", "in", uids).execute();
+  }
+  const advisories: AdvisoriesTable[] = [];
+  const aliases: { advisory_uid: string; alias: string }[] = [];
+  const packages: { advisory_uid: string; ecosystem: string; ecosystem_base: string; name: string }[] = [];
+  for (const record of writes.values()) {
+    const index = advisoryIndex(record.document);
+    advisories.push({
+      uid: record.uid,
+      modified_time: record.modifiedTime,
+      published_time: record.publishedTime,
+      search: index.search,
+      document: JSON.stringify(record.document),
+    });
+    for (const alias of index.aliases) aliases.push({ advisory_uid: record.uid, alias });
+    for (const p of index.packages) packages.push({ advisory_uid: record.uid, ecosystem: p.ecosystem, ecosystem_base: p.ecosystemBase, name: p.name });
+  }
+  for (const rows of chunked(advisories, 5)) await tx.insertInto("advisories").values(rows).execute();
+  for (const rows of chunked(aliases, 2)) await tx.insertInto("advisory_aliases").values(rows).execute();
+  for (const rows of chunked(packages, 4)) await tx.insertInto("advisory_packages").values(rows).execute();
+  return outcomes;
+}
+
+/** The conditions of a filter: ids and the index tables are index lookups, `query` a scan of `search`. */
+function matching(filter: AdvisoryFilter): Expression<SqlBool>[] {
+  const uid = sql.ref("advisories.uid");
+  const all: Expression<SqlBool>[] = [];
+  if (filter.ids !== undefined) all.push(sql<SqlBool>`${uid} in (${sql.join(filter.ids)})`);
+  if (filter.aliases !== undefined) {
+    all.push(sql<SqlBool>`${uid} in (select advisory_uid from advisory_aliases where alias in (${sql.join(filter.aliases)}))`);
+  }
+  const pkg: Expression<SqlBool>[] = [];
+  if (filter.ecosystem !== undefined) {
+    // `Debian:12` names one release; `Debian` every release of it.
+    const column = filter.ecosystem.includes(":") ? "ecosystem" : "ecosystem_base";
+    pkg.push(sql<SqlBool>`${sql.ref(column)} = ${filter.ecosystem}`);
+  }
+  if (filter.packageName !== undefined) pkg.push(sql<SqlBool>`name = ${filter.packageName}`);
+  if (pkg.length > 0) all.push(sql<SqlBool>`${uid} in (select advisory_uid from advisory_packages where ${sql.join(pkg, sql` and `)})`);
+  if (filter.query !== undefined) all.push(sql<SqlBool>`search like ${`%${escapeLike(filter.query)}%`} escape ${"\\"}`);
+  if (filter.modifiedSince !== undefined) all.push(sql<SqlBool>`modified_time >= ${filter.modifiedSince}`);
+  return all;
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** Splits rows into statements of at most MAX_PARAMETERS bound values, `perRow` per row. */
+function chunked<T>(rows: readonly T[], perRow: number): T[][] {
+  const size = Math.max(1, Math.floor(MAX_PARAMETERS / perRow));
+  const out: T[][] = [];
+  for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
+  return out;
+}
+
+function toAdvisory(row: AdvisoriesTable): AdvisoryRecord {
+  return {
+    uid: row.uid,
+    modifiedTime: row.modified_time,
+    publishedTime: row.published_time,
+    document: JSON.parse(row.document) as OsvDocument,
+  };
+}
