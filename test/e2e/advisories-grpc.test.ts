@@ -2,9 +2,7 @@
  * Advisories over gRPC with @grpc/grpc-js as the independent client, loading the .proto contract
  * itself: list with filters and pages, get, and the errors with their status details.
  */
-import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
-import * as protoLoader from "@grpc/proto-loader";
 import { fromBinary } from "@bufbuild/protobuf";
 import { anyUnpack } from "@bufbuild/protobuf/wkt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,35 +12,12 @@ import { StatusSchema } from "../../src/gen/google/rpc/status_pb.js";
 import { engines } from "../support/engines.js";
 import { FEED_IDS, importPaths, OSV } from "../support/osv.js";
 import { startTestServer, type TestServer } from "../support/server.js";
+import { call, failure, loadProtos } from "../support/grpc.js";
 
-const definition = protoLoader.loadSync(["arbor/vulnerabilities/v2beta1/advisories.proto"], {
-  includeDirs: [join(import.meta.dirname, "../../proto")],
-  keepCase: false,
-  longs: String,
-  enums: String,
-  defaults: true,
-  oneofs: true,
-});
-const pkg = grpc.loadPackageDefinition(definition) as any;
+const pkg = loadProtos(["arbor/vulnerabilities/v2beta1/advisories.proto"], { enums: String });
 
-type Unary = (req: object, md: grpc.Metadata, cb: (err: grpc.ServiceError | null, res: any) => void) => void;
 
-function call(client: grpc.Client, method: string, req: object, token?: string): Promise<any> {
-  const md = new grpc.Metadata();
-  if (token) md.set("authorization", `Bearer ${token}`);
-  return new Promise((resolve, reject) => {
-    ((client as any)[method] as Unary).call(client, req, md, (err, res) => (err ? reject(err) : resolve(res)));
-  });
-}
 
-async function failure(p: Promise<unknown>): Promise<grpc.ServiceError> {
-  try {
-    await p;
-  } catch (e) {
-    return e as grpc.ServiceError;
-  }
-  throw new Error("expected the call to fail");
-}
 
 const engine = engines[0]!;
 

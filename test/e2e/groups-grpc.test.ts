@@ -2,49 +2,19 @@
  * Groups over gRPC with @grpc/grpc-js as the independent client, loading the .proto contract
  * itself (not Arbor's generated code), and decoding grpc-status-details-bin.
  */
-import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
-import * as protoLoader from "@grpc/proto-loader";
-import { fromBinary } from "@bufbuild/protobuf";
 import { anyUnpack } from "@bufbuild/protobuf/wkt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BadRequestSchema, ErrorInfoSchema, PreconditionFailureSchema, ResourceInfoSchema } from "../../src/gen/google/rpc/error_details_pb.js";
-import { StatusSchema } from "../../src/gen/google/rpc/status_pb.js";
 import { engines } from "../support/engines.js";
 import { startTestServer, type TestServer } from "../support/server.js";
+import { call, failure, loadProtos, statusOf } from "../support/grpc.js";
 
-const definition = protoLoader.loadSync(["arbor/iam/v2beta1/groups.proto", "arbor/ping/v2beta1/ping.proto"], {
-  includeDirs: [join(import.meta.dirname, "../../proto")],
-  keepCase: false,
-  longs: String,
-  defaults: true,
-  oneofs: true,
-});
-const pkg = grpc.loadPackageDefinition(definition) as any;
+const pkg = loadProtos(["arbor/iam/v2beta1/groups.proto", "arbor/ping/v2beta1/ping.proto"]);
 
-type Unary = (req: object, md: grpc.Metadata, cb: (err: grpc.ServiceError | null, res: any) => void) => void;
 
-function call(client: grpc.Client, method: string, req: object, token?: string): Promise<any> {
-  const md = new grpc.Metadata();
-  if (token) md.set("authorization", `Bearer ${token}`);
-  return new Promise((resolve, reject) => {
-    ((client as any)[method] as Unary).call(client, req, md, (err, res) => (err ? reject(err) : resolve(res)));
-  });
-}
 
-async function failure(p: Promise<unknown>): Promise<grpc.ServiceError> {
-  try {
-    await p;
-  } catch (e) {
-    return e as grpc.ServiceError;
-  }
-  throw new Error("expected the call to fail");
-}
 
-function statusOf(err: grpc.ServiceError) {
-  const bin = err.metadata.get("grpc-status-details-bin")[0] as Buffer;
-  return fromBinary(StatusSchema, bin);
-}
 
 const engine = engines[0]!;
 

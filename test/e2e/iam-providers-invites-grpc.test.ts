@@ -3,9 +3,7 @@
  * independent client, loading the .proto contract itself: create, get and list of each, and an
  * error of each with its details decoded from grpc-status-details-bin.
  */
-import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
-import * as protoLoader from "@grpc/proto-loader";
 import { fromBinary } from "@bufbuild/protobuf";
 import { anyUnpack } from "@bufbuild/protobuf/wkt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,37 +12,14 @@ import { BadRequestSchema, ErrorInfoSchema } from "../../src/gen/google/rpc/erro
 import { StatusSchema } from "../../src/gen/google/rpc/status_pb.js";
 import { engines } from "../support/engines.js";
 import { startTestServer, type TestServer } from "../support/server.js";
+import { call, failure, loadProtos } from "../support/grpc.js";
 
 const protos = ["identity_providers", "account_associations", "group_invites", "groups"].map((p) => `arbor/iam/v2beta1/${p}.proto`);
-const definition = protoLoader.loadSync(protos, {
-  includeDirs: [join(import.meta.dirname, "../../proto")],
-  keepCase: false,
-  longs: String,
-  enums: String,
-  defaults: true,
-  oneofs: true,
-});
-const pkg = grpc.loadPackageDefinition(definition) as any;
+const pkg = loadProtos(protos, { enums: String });
 const VIEWER = builtinRoleUid("viewer");
 
-type Unary = (req: object, md: grpc.Metadata, cb: (err: grpc.ServiceError | null, res: any) => void) => void;
 
-function call(client: grpc.Client, method: string, req: object, token: string): Promise<any> {
-  const md = new grpc.Metadata();
-  md.set("authorization", `Bearer ${token}`);
-  return new Promise((resolve, reject) => {
-    ((client as any)[method] as Unary).call(client, req, md, (err, res) => (err ? reject(err) : resolve(res)));
-  });
-}
 
-async function failure(p: Promise<unknown>): Promise<grpc.ServiceError> {
-  try {
-    await p;
-  } catch (e) {
-    return e as grpc.ServiceError;
-  }
-  throw new Error("expected the call to fail");
-}
 
 /** The code, the ErrorInfo reason and the first BadRequest field of a failed call. */
 function detailsOf(err: grpc.ServiceError) {

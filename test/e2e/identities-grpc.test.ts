@@ -2,9 +2,7 @@
  * Identities over gRPC with @grpc/grpc-js as the independent client, loading the .proto contract
  * itself (not Arbor's generated code), and decoding grpc-status-details-bin.
  */
-import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
-import * as protoLoader from "@grpc/proto-loader";
 import { fromBinary } from "@bufbuild/protobuf";
 import { anyUnpack } from "@bufbuild/protobuf/wkt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,34 +10,12 @@ import { BadRequestSchema, ErrorInfoSchema } from "../../src/gen/google/rpc/erro
 import { StatusSchema } from "../../src/gen/google/rpc/status_pb.js";
 import { engines } from "../support/engines.js";
 import { startTestServer, type TestServer } from "../support/server.js";
+import { call, failure, loadProtos } from "../support/grpc.js";
 
-const definition = protoLoader.loadSync(["arbor/iam/v2beta1/identities.proto"], {
-  includeDirs: [join(import.meta.dirname, "../../proto")],
-  keepCase: false,
-  longs: String,
-  defaults: true,
-  oneofs: true,
-});
-const pkg = grpc.loadPackageDefinition(definition) as any;
+const pkg = loadProtos(["arbor/iam/v2beta1/identities.proto"]);
 
-type Unary = (req: object, md: grpc.Metadata, cb: (err: grpc.ServiceError | null, res: any) => void) => void;
 
-function call(client: grpc.Client, method: string, req: object, token: string): Promise<any> {
-  const md = new grpc.Metadata();
-  md.set("authorization", `Bearer ${token}`);
-  return new Promise((resolve, reject) => {
-    ((client as any)[method] as Unary).call(client, req, md, (err, res) => (err ? reject(err) : resolve(res)));
-  });
-}
 
-async function failure(p: Promise<unknown>): Promise<grpc.ServiceError> {
-  try {
-    await p;
-  } catch (e) {
-    return e as grpc.ServiceError;
-  }
-  throw new Error("expected the call to fail");
-}
 
 const engine = engines[0]!;
 const GITHUB = "https://token.actions.githubusercontent.com";
