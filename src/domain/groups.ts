@@ -1,7 +1,7 @@
 /**
  * Groups: the record, what may be sorted and updated, and the rules a group obeys.
  */
-import { namedSortValue } from "./named-sort-value.js";
+import { namedSortable, namedSortValue } from "./named-sort-value.js";
 import type { HierarchyFilter } from "./hierarchy.js";
 import type { Updatable } from "./field-mask.js";
 import type { Sortable } from "./list.js";
@@ -21,19 +21,7 @@ export interface GroupRecord {
 export const MAX_GROUP_DEPTH = 32;
 
 /** Sortable fields of groups; default order name ascending (DESIGN 1.4). */
-export const groupSortable: Sortable = {
-  fields: {
-    name: "name",
-    uid: "uid",
-    create_time: "create_time",
-    created_at: "create_time",
-    createTime: "create_time",
-    update_time: "update_time",
-    updated_at: "update_time",
-    updateTime: "update_time",
-  },
-  defaultOrder: [{ field: "name", desc: false }],
-};
+export const groupSortable: Sortable = namedSortable;
 
 /** What an update may change on a group. */
 export const groupUpdatable: Updatable = {

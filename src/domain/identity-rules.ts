@@ -2,7 +2,7 @@
  * Identities: what may be sorted and updated, and the rule every relationship obeys: exactly one
  * of a claim match or static keys, each valid as a whole.
  */
-import { namedSortValue } from "./named-sort-value.js";
+import { namedSortable, namedSortValue } from "./named-sort-value.js";
 import { validateClaimMatch, type ClaimMatch, type IssuerRules } from "./claim-match-rules.js";
 import { invalidArgument } from "./errors.js";
 import type { Updatable } from "./field-mask.js";
@@ -37,19 +37,7 @@ export function validateRelationship(input: RelationshipInput | undefined, rules
 }
 
 /** Sortable fields of identities; default order name ascending (DESIGN 1.4). */
-export const identitySortable: Sortable = {
-  fields: {
-    name: "name",
-    uid: "uid",
-    create_time: "create_time",
-    created_at: "create_time",
-    createTime: "create_time",
-    update_time: "update_time",
-    updated_at: "update_time",
-    updateTime: "update_time",
-  },
-  defaultOrder: [{ field: "name", desc: false }],
-};
+export const identitySortable: Sortable = namedSortable;
 
 /** The members of a claim match an update mask may name, by snake_case path. */
 export const CLAIM_MATCH_PATHS = ["issuer", "issuer_pattern", "subject", "subject_pattern", "audience", "audience_pattern", "claims", "claim_patterns"] as const;

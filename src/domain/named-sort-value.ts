@@ -3,6 +3,23 @@
  * uid read, shared by every such resource so their lists order alike.
  */
 
+import type { Sortable } from "./list.js";
+
+/** The sortable fields of every resource with a name and times; default order name ascending (DESIGN 1.4). */
+export const namedSortable: Sortable = {
+  fields: {
+    name: "name",
+    uid: "uid",
+    create_time: "create_time",
+    created_at: "create_time",
+    createTime: "create_time",
+    update_time: "update_time",
+    updated_at: "update_time",
+    updateTime: "update_time",
+  },
+  defaultOrder: [{ field: "name", desc: false }],
+};
+
 /** A record sortable by name, times and uid. */
 export interface NamedRecord {
   uid: string;
