@@ -42,13 +42,15 @@ export function createRoleBindingsService(deps: ServiceDeps) {
   return {
     async listRoleBindings(req: ListRoleBindingsRequest, ctx: CallContext): Promise<ListRoleBindingsResponse> {
       const query = bindingQuery(req);
-      const visibleUnder = (await ctx.permissions()).scopes([Capability.CAP_IAM_ROLE_BINDINGS_LIST]);
+      // Anyone may see their own bindings (what `arbor auth status` shows), whatever else they may list.
+      const own = query.identity !== undefined && query.identity === ctx.principal?.uid;
+      const visibleUnder = own ? undefined : (await ctx.permissions()).scopes([Capability.CAP_IAM_ROLE_BINDINGS_LIST]);
       const { items, ...envelope } = await listPage({
         request: req,
         sortable: bindingSortable,
         resource: "roleBindings",
         query,
-        filter: { ...query, visibleUnder } satisfies BindingFilter,
+        filter: { ...query, ...(visibleUnder !== undefined && { visibleUnder }) } satisfies BindingFilter,
         source: store.bindings,
         sortValue: bindingSortValue,
         tokens: pageTokens,

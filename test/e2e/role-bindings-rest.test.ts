@@ -79,6 +79,22 @@ for (const engine of engines) {
       expect(listed.body).toMatchObject({ roleBindings: [b], totalCount: "1", skipped: 0 });
     });
 
+    it("lets anyone list their own bindings, and only their own, without role_bindings.list", async () => {
+      const puller = await identity(group);
+      const other = await identity(group);
+      const pull = (await owner.get("/iam/v2beta1/roles?name=registry.pull")).body.roles[0].uid as string;
+      await bind(owner, group, puller, pull);
+      await bind(owner, group, other, pull);
+      const api = await as(puller);
+      const mine = await api.get(`/iam/v2beta1/roleBindings?identity=${puller}`);
+      expect(mine.status).toBe(200);
+      expect(mine.body.roleBindings.map((b: { identity: { uid: string } }) => b.identity.uid)).toEqual([puller]);
+      expect(mine.body.totalCount).toBe("1");
+      const theirs = await api.get(`/iam/v2beta1/roleBindings?identity=${other}`);
+      expect(theirs.body.totalCount).toBe("0");
+      expect((await api.get("/iam/v2beta1/roleBindings")).body.totalCount).toBe("0");
+    });
+
     it("takes effect on the identity's very next request, and is gone on the next after its deletion", async () => {
       const bot = await identity(group);
       const api = await as(bot);
