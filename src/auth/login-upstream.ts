@@ -6,7 +6,7 @@
  */
 import type { Clock } from "../domain/clock.js";
 import { ApiError, Code, unauthenticated, unavailable } from "../domain/errors.js";
-import { fetchJsonObject, isFetchableUrl, type FetchPolicy } from "./upstream-fetch.js";
+import { fetchJsonObject, isFetchableUrl, readBounded, type FetchPolicy } from "./upstream-fetch.js";
 
 /** A provider's endpoints, from its discovery document. */
 export interface LoginEndpoints {
@@ -149,7 +149,7 @@ export class LoginUpstream {
     let text: string;
     try {
       res = await this.#fetch(url, { method: "POST", body: form, headers, redirect: "error", signal: AbortSignal.timeout(this.#policy.timeoutMs) });
-      text = await boundedText(res, this.#policy.maxBytes);
+      text = await readBounded(res, this.#policy.maxBytes, url);
     } catch (e) {
       throw unavailable("the identity provider cannot be reached; try again later", e);
     }
@@ -162,18 +162,6 @@ export class LoginUpstream {
     const object = typeof body === "object" && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
     return { status: res.status, body: object };
   }
-}
-
-/** The body as text, refusing (throwing) more than maxBytes. */
-async function boundedText(res: Response, maxBytes: number): Promise<string> {
-  const parts: Buffer[] = [];
-  let size = 0;
-  for await (const part of (res.body ?? []) as AsyncIterable<Uint8Array>) {
-    size += part.byteLength;
-    if (size > maxBytes) throw new Error(`the response is larger than ${maxBytes} bytes`);
-    parts.push(Buffer.from(part));
-  }
-  return Buffer.concat(parts).toString("utf8");
 }
 
 /** A provider that is set up wrongly: the people logging in cannot fix it, its administrators can. */

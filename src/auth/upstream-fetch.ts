@@ -103,7 +103,8 @@ function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-async function readBounded(res: Response, maxBytes: number, url: string): Promise<string> {
+/** The body of res as text, refusing more than maxBytes (FetchFailure "invalid"). */
+export async function readBounded(res: Response, maxBytes: number, url: string): Promise<string> {
   const declared = Number(res.headers.get("content-length") ?? "0");
   if (declared > maxBytes) {
     await res.body?.cancel();

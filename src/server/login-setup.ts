@@ -6,7 +6,6 @@ import { LoginFlow } from "../auth/login-flow.js";
 import { LoginTokenEndpoint } from "../auth/login-token.js";
 import { LoginUpstream } from "../auth/login-upstream.js";
 import { RefreshTokens } from "../auth/refresh-tokens.js";
-import { UpstreamVerifier } from "../auth/upstream-verifier.js";
 import type { Config } from "../config.js";
 import { createOAuthEndpoints, type OAuthEndpoints } from "./oauth-endpoints.js";
 import type { Core } from "./server.js";
@@ -15,15 +14,13 @@ import type { Core } from "./server.js";
 export interface ServerUrls {
   /** {auth_url}. */
   issuer: () => string;
-  /** {base_url}. */
-  baseUrl: () => string;
   /** The suffix of error domains. */
   domain: () => string;
 }
 
 /** The login endpoints of a server. */
 export function createLoginEndpoints(config: Config, core: Core, urls: ServerUrls): OAuthEndpoints {
-  const { store, deps, tokens } = core;
+  const { store, deps, tokens, verifier, audiences } = core;
   const { clock, ids } = deps;
   const allowHttpLoopback = config.allowHttpLoopbackIssuers;
   const defaultProvider =
@@ -34,7 +31,7 @@ export function createLoginEndpoints(config: Config, core: Core, urls: ServerUrl
     store,
     clock,
     ids,
-    verifier: new UpstreamVerifier({ allowHttpLoopback, clock }),
+    verifier,
     upstream: new LoginUpstream({ allowHttpLoopback, clock }),
     issuer: urls.issuer,
     defaultProvider,
@@ -44,7 +41,7 @@ export function createLoginEndpoints(config: Config, core: Core, urls: ServerUrl
     clock,
     tokens,
     refresh: new RefreshTokens(store.refreshTokens, clock, ids),
-    audiences: () => [urls.baseUrl(), ...(config.registryHost !== undefined ? [config.registryHost] : [])],
+    audiences,
   });
   return createOAuthEndpoints({ flow, token, issuer: urls.issuer, domain: urls.domain });
 }

@@ -60,6 +60,10 @@ export interface Core {
   deps: ServiceDeps;
   keys: KeyRing;
   tokens: Tokens;
+  /** Verifies upstream OIDC tokens, with one cache of issuers' documents for the exchange and login. */
+  verifier: UpstreamVerifier;
+  /** The audiences Arbor issues tokens for: {base_url}, then {registry_host} when configured. */
+  audiences: () => string[];
 }
 
 /** Opens the store and builds the core; `issuer` gives {auth_url}, `baseUrl` {base_url}. */
@@ -81,15 +85,10 @@ export async function openCore(
     await keys.signingKey();
     const tokens = new Tokens(keys, clock, issuer);
     const settings = { allowHttpLoopbackIssuers: config.allowHttpLoopbackIssuers };
-    const exchange = new TokenExchange({
-      identities: store.identities,
-      tokens,
-      verifier: new UpstreamVerifier({ allowHttpLoopback: config.allowHttpLoopbackIssuers, clock }),
-      clock,
-      authUrl: issuer,
-      audiences: () => [baseUrl(), ...(config.registryHost !== undefined ? [config.registryHost] : [])],
-    });
-    return { store, deps: { store, clock, ids, pageTokens, settings, exchange }, keys, tokens };
+    const verifier = new UpstreamVerifier({ allowHttpLoopback: config.allowHttpLoopbackIssuers, clock });
+    const audiences = () => [baseUrl(), ...(config.registryHost !== undefined ? [config.registryHost] : [])];
+    const exchange = new TokenExchange({ identities: store.identities, tokens, verifier, clock, authUrl: issuer, audiences });
+    return { store, deps: { store, clock, ids, pageTokens, settings, exchange }, keys, tokens, verifier, audiences };
   } catch (e) {
     await store.close();
     throw e;
@@ -119,7 +118,7 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
     store: core.store,
     keys: core.keys,
     exchange: core.deps.exchange,
-    oauth: createLoginEndpoints(config, core, { issuer: () => issuerUrlOf(config, boundPort), baseUrl: () => baseUrlOf(config, boundPort), domain }),
+    oauth: createLoginEndpoints(config, core, { issuer: () => issuerUrlOf(config, boundPort), domain }),
     metrics,
     logger: env.logger,
     domain,
