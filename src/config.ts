@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
+import { parseSecretKeys } from "./domain/secret-box.js";
 
 /** Everything the server and the admin commands need to know. */
 export interface Config {
@@ -52,6 +53,11 @@ export interface Config {
   advisoriesFeedUrl: string | undefined;
   /** How often the advisories feed is fetched, in milliseconds. */
   advisoriesSyncIntervalMs: number;
+  /**
+   * Base64 keys (32 bytes, comma-separated; the first seals) for secrets at rest; undefined
+   * means a key file made in dataDir.
+   */
+  secretsKey: string | undefined;
 }
 
 /** The defaults; the CLI's help text is generated from these. */
@@ -78,6 +84,7 @@ export const DEFAULT_CONFIG: Readonly<Config> = {
   tlsKey: undefined,
   advisoriesFeedUrl: undefined,
   advisoriesSyncIntervalMs: 60 * 60 * 1000,
+  secretsKey: undefined,
 };
 
 type Kind = "int" | "string" | "bool" | "url" | "duration";
@@ -106,6 +113,7 @@ export const SETTINGS: Readonly<Record<keyof Config, { env: string; kind: Kind }
   tlsKey: { env: "ARBOR_TLS_KEY", kind: "string" },
   advisoriesFeedUrl: { env: "ARBOR_ADVISORIES_FEED_URL", kind: "url" },
   advisoriesSyncIntervalMs: { env: "ARBOR_ADVISORIES_SYNC_INTERVAL", kind: "duration" },
+  secretsKey: { env: "ARBOR_SECRETS_KEY", kind: "string" },
 };
 
 /** A configuration value that cannot be used, with where it came from. */
@@ -233,6 +241,13 @@ function check(c: Config): void {
     throw new ConfigError("ARBOR_TLS_CERT and ARBOR_TLS_KEY go together: set both to serve TLS, or neither");
   }
   if (c.advisoriesSyncIntervalMs < 60_000) throw new ConfigError("ARBOR_ADVISORIES_SYNC_INTERVAL must be at least 1m");
+  if (c.secretsKey !== undefined) {
+    try {
+      parseSecretKeys(c.secretsKey, "ARBOR_SECRETS_KEY");
+    } catch (e) {
+      throw new ConfigError((e as Error).message);
+    }
+  }
 }
 
 function kebab(key: string): string {

@@ -27,6 +27,7 @@ import { createListener, DEFAULT_LISTENER_OPTIONS, type ListenerOptions } from "
 import { createLoginEndpoints } from "./login-setup.js";
 import { createMetrics } from "./metrics.js";
 import { createRouteTable } from "./rest/route-table.js";
+import { loadSecretBox } from "./secrets-key.js";
 
 /** A running server. */
 export interface ArborServer {
@@ -74,8 +75,11 @@ export async function openCore(
   issuer: () => string,
   baseUrl: () => string = () => baseUrlOf(config),
 ): Promise<Core> {
-  const store = await createStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema });
+  const secrets = await loadSecretBox(config);
+  const store = await createStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema, secrets });
   try {
+    // Secrets written before sealing existed, or under a key since rotated out of first place.
+    await store.identityProviders.resealSecrets();
     const secret = await store.settings.getOrCreate("page_token_secret", () => randomBytes(32).toString("base64"));
     const pageTokens = new PageTokens(Buffer.from(secret, "base64"), clock);
     // The built-in roles' rows follow the code (names, descriptions, roles added in a release).

@@ -3,6 +3,7 @@
  * out the resource stores with transactions over them.
  */
 import { Kysely, sql } from "kysely";
+import type { SecretBox } from "../domain/secret-box.js";
 import type { Database, Executor } from "./database.js";
 import { engineSetup, type Engine } from "./dialect.js";
 import { migrate } from "./migrate.js";
@@ -21,6 +22,11 @@ export interface StoreOptions {
    * search_path of every connection (tests give each run its own).
    */
   schema?: string | undefined;
+  /**
+   * Seals secrets kept at rest (identity providers' client secrets). Without it such secrets
+   * can be neither written nor read.
+   */
+  secrets?: SecretBox | undefined;
 }
 
 /**
@@ -36,14 +42,14 @@ export async function createStore(options: StoreOptions): Promise<Store> {
     await db.destroy();
     throw error;
   }
-  return storeOver(db, setup.engine);
+  return storeOver(db, setup.engine, options.secrets);
 }
 
-function storeOver(db: Executor, engine: Engine): Store {
+function storeOver(db: Executor, engine: Engine, secrets: SecretBox | undefined): Store {
   return {
     engine,
-    ...createStores(db),
-    transaction: (fn) => transaction(db, fn),
+    ...createStores(db, secrets),
+    transaction: (fn) => transaction(db, (tx) => createStores(tx, secrets), fn),
     async ping() {
       try {
         await sql`select 1`.execute(db);
@@ -59,13 +65,13 @@ function storeOver(db: Executor, engine: Engine): Store {
  * Runs fn in a transaction. fn must use only the stores it is given: on SQLite the one
  * connection is fn's until it settles, so a statement on the outer store would wait forever.
  */
-async function transaction<T>(db: Executor, fn: (tx: Stores) => Promise<T>): Promise<T> {
+async function transaction<T>(db: Executor, storesOf: (tx: Executor) => Stores, fn: (tx: Stores) => Promise<T>): Promise<T> {
   // fn's own errors reach the caller as thrown; only begin, commit and rollback are translated.
   let thrownByFn: { error: unknown } | undefined;
   try {
     return await db.transaction().execute(async (tx) => {
       try {
-        return await fn(createStores(tx));
+        return await fn(storesOf(tx));
       } catch (error) {
         thrownByFn = { error };
         throw error;

@@ -3,18 +3,26 @@
  * CASCADE); their default role must exist (a foreign key), and is kept by them from deletion.
  */
 import { notFound } from "../domain/errors.js";
+import { isSealed, type SecretBox } from "../domain/secret-box.js";
 import type { IdentityProviderRecord, OidcSettings } from "../domain/records.js";
 import { parentOf } from "../domain/uid.js";
 import type { Executor, IdentityProvidersTable } from "./database.js";
+import { guard } from "./translate-error.js";
 import { listConditions } from "./resource-filter.js";
 import { missingGroupOrRole, nameTaken, NAMED_SORT_COLUMNS, resourceTable } from "./resource-table.js";
 import type { IdentityProviderStore, ResourceFilter } from "./types.js";
 
-/** The identity provider store over an executor. */
-export function createIdentityProviderStore(db: Executor): IdentityProviderStore {
+/**
+ * The identity provider store over an executor. Client secrets are sealed with secrets before
+ * they are written and opened when read; without a box, a provider with a client secret can be
+ * neither written nor read (never plain text at rest).
+ */
+export function createIdentityProviderStore(db: Executor, secrets: SecretBox | undefined): IdentityProviderStore {
+  const sealing = sealingWith(secrets);
+  const toRow = (p: IdentityProviderRecord) => rowOf(p, sealing.seal);
   const table = resourceTable(db, {
     table: "identity_providers",
-    toRecord: toProvider,
+    toRecord: (row: IdentityProvidersTable) => toProvider(row, sealing.open),
     matching: (filter: ResourceFilter) => listConditions(filter, { uid: "uid", parent: "parent_uid" }),
     sortColumns: NAMED_SORT_COLUMNS,
   });
@@ -38,7 +46,7 @@ export function createIdentityProviderStore(db: Executor): IdentityProviderStore
           name: changes.name,
           description: changes.description,
           default_role: changes.defaultRole,
-          ...(changes.oidc && oidcColumns(changes.oidc)),
+          ...(changes.oidc && oidcColumns(changes.oidc, sealing.seal)),
           update_time: updateTime,
         },
         {
@@ -53,38 +61,78 @@ export function createIdentityProviderStore(db: Executor): IdentityProviderStore
     delete: (uid) => table.delete(uid),
     list: table.list,
     count: table.count,
+
+    async resealSecrets() {
+      const rows = await guard(() =>
+        db.selectFrom("identity_providers").select(["uid", "client_secret"]).where("client_secret", "!=", "").execute(),
+      );
+      let resealed = 0;
+      for (const row of rows) {
+        if (secrets?.isCurrent(row.client_secret) === true) continue;
+        const sealed = sealing.seal(sealing.open(row.client_secret));
+        // Only if untouched meanwhile: a concurrent update already wrote a current seal.
+        const { numUpdatedRows } = await guard(() =>
+          db
+            .updateTable("identity_providers")
+            .set({ client_secret: sealed })
+            .where("uid", "=", row.uid)
+            .where("client_secret", "=", row.client_secret)
+            .executeTakeFirstOrThrow(),
+        );
+        if (numUpdatedRows > 0n) resealed++;
+      }
+      return resealed;
+    },
+  };
+}
+
+interface Sealing {
+  seal(plain: string): string;
+  open(stored: string): string;
+}
+
+function sealingWith(secrets: SecretBox | undefined): Sealing {
+  const box = (): SecretBox => {
+    if (secrets === undefined) throw new Error("the store was opened without a secrets key, and this identity provider has a client secret");
+    return secrets;
+  };
+  return {
+    // An empty secret is a public client's: nothing to hide.
+    seal: (plain) => (plain === "" ? "" : box().seal(plain)),
+    // Plain text is a secret written before sealing existed; resealSecrets() seals it at start.
+    open: (stored) => (stored === "" || !isSealed(stored) ? stored : box().open(stored)),
   };
 }
 
 type OidcColumns = Pick<IdentityProvidersTable, "issuer" | "client_id" | "client_secret" | "additional_scopes" | "groups_claim">;
 
 /** The columns of the OIDC settings given; those not given stay undefined (unchanged). */
-function oidcColumns(o: OidcSettings): OidcColumns;
-function oidcColumns(o: Partial<OidcSettings>): Partial<OidcColumns>;
-function oidcColumns(o: Partial<OidcSettings>): Partial<OidcColumns> {
+function oidcColumns(o: OidcSettings, seal: Sealing["seal"]): OidcColumns;
+function oidcColumns(o: Partial<OidcSettings>, seal: Sealing["seal"]): Partial<OidcColumns>;
+function oidcColumns(o: Partial<OidcSettings>, seal: Sealing["seal"]): Partial<OidcColumns> {
   return {
     issuer: o.issuer,
     client_id: o.clientId,
-    client_secret: o.clientSecret,
+    client_secret: o.clientSecret === undefined ? undefined : seal(o.clientSecret),
     additional_scopes: o.additionalScopes && JSON.stringify(o.additionalScopes),
     groups_claim: o.groupsClaim,
   };
 }
 
-function toRow(p: IdentityProviderRecord): IdentityProvidersTable {
+function rowOf(p: IdentityProviderRecord, seal: Sealing["seal"]): IdentityProvidersTable {
   return {
     uid: p.uid,
     parent_uid: p.parentUid,
     name: p.name,
     description: p.description,
     default_role: p.defaultRole,
-    ...oidcColumns(p.oidc),
+    ...oidcColumns(p.oidc, seal),
     create_time: p.createTime,
     update_time: p.updateTime,
   };
 }
 
-function toProvider(row: IdentityProvidersTable): IdentityProviderRecord {
+function toProvider(row: IdentityProvidersTable, open: Sealing["open"]): IdentityProviderRecord {
   return {
     uid: row.uid,
     parentUid: row.parent_uid,
@@ -94,7 +142,7 @@ function toProvider(row: IdentityProvidersTable): IdentityProviderRecord {
     oidc: {
       issuer: row.issuer,
       clientId: row.client_id,
-      clientSecret: row.client_secret,
+      clientSecret: open(row.client_secret),
       additionalScopes: JSON.parse(row.additional_scopes) as string[],
       groupsClaim: row.groups_claim,
     },

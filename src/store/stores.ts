@@ -15,15 +15,16 @@ import { createRefreshTokenStore } from "./refresh-token-store.js";
 import { createRoleStore } from "./role-store.js";
 import { createSettingsStore } from "./settings-store.js";
 import type { Stores } from "./types.js";
+import type { SecretBox } from "../domain/secret-box.js";
 
-/** Every resource store, each running its statements on db. */
-export function createStores(db: Executor): Stores {
+/** Every resource store, each running its statements on db; secrets seals what is kept secret at rest. */
+export function createStores(db: Executor, secrets?: SecretBox): Stores {
   return {
     groups: createGroupStore(db),
     bindings: createBindingStore(db),
     identities: createIdentityStore(db),
     roles: createRoleStore(db),
-    identityProviders: createIdentityProviderStore(db),
+    identityProviders: createIdentityProviderStore(db, secrets),
     accountAssociations: createAccountAssociationStore(db),
     groupInvites: createGroupInviteStore(db),
     keys: createKeyStore(db),

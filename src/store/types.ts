@@ -181,6 +181,8 @@ export interface IdentityProviderStore {
   list(filter: ResourceFilter, window: RowWindow): Promise<IdentityProviderRecord[]>;
   /** How many providers match filter. */
   count(filter: ResourceFilter): Promise<number>;
+  /** Seals every client secret not sealed under the current key (plain text, or an older key); how many. */
+  resealSecrets(): Promise<number>;
 }
 
 /** Account associations, one per group at most, keyed by the group's uid. */

@@ -5,7 +5,10 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { Code } from "../../src/domain/errors.js";
 import type { ResourceFilter } from "../../src/store/types.js";
-import { describeEachEngine } from "../support/engines.js";
+import { createSecretBox } from "../../src/domain/secret-box.js";
+import { createStore } from "../../src/store/create-store.js";
+import { describeEachEngine, TEST_SECRETS } from "../support/engines.js";
+import { execRaw, rawRows } from "../support/raw-sql.js";
 import { expectMatches } from "../support/lists.js";
 import { childUid, group, rootUid } from "../support/groups.js";
 import { OWNER, provider } from "../support/records.js";
@@ -89,6 +92,50 @@ describeEachEngine("identity provider store", (t) => {
       await providers().insert(provider(uid, "doomed"));
       expect(await providers().delete(uid)).toBe(true);
       expect(await providers().get(uid)).toBeUndefined();
+    });
+  });
+
+  describe("the client secret at rest", () => {
+    const storedSecret = async (uid: string) =>
+      (await rawRows(t, `select client_secret from identity_providers where uid = '${uid}'`))[0]?.client_secret as string;
+
+    it("is sealed in the table and opened when read, on insert and on update", async () => {
+      const p = provider(childUid(TEAM, 0x30), "sealed");
+      await providers().insert(p);
+      const stored = await storedSecret(p.uid);
+      expect(stored).toMatch(/^enc:v1:/);
+      expect(stored).not.toContain(p.oidc.clientSecret);
+      expect(TEST_SECRETS.open(stored)).toBe(p.oidc.clientSecret);
+      await providers().update(p.uid, { oidc: { clientSecret: "rotated-at-the-idp" } }, T1);
+      expect(await storedSecret(p.uid)).not.toContain("rotated-at-the-idp");
+      expect((await providers().get(p.uid))?.oidc.clientSecret).toBe("rotated-at-the-idp");
+    });
+
+    it("keeps a public client's empty secret empty", async () => {
+      const p = provider(childUid(TEAM, 0x31), "public");
+      await providers().insert({ ...p, oidc: { ...p.oidc, clientSecret: "" } });
+      expect(await storedSecret(p.uid)).toBe("");
+    });
+
+    it("re-seals plain text and secrets of an older key under the current key", async () => {
+      const older = createSecretBox([Buffer.alloc(32, 9)]);
+      const rotated = await createStore({ ...t.options(), secrets: createSecretBox([Buffer.alloc(32, 8), Buffer.alloc(32, 7)]) });
+      try {
+        const legacy = provider(childUid(TEAM, 0x32), "legacy");
+        await t.store().identityProviders.insert(legacy);
+        // As an Arbor from before sealing wrote it.
+        await execRaw(t, `update identity_providers set client_secret = 'plain-old' where uid = '${legacy.uid}'`);
+        expect(await rotated.identityProviders.resealSecrets()).toBeGreaterThanOrEqual(2);
+        expect(await rotated.identityProviders.resealSecrets()).toBe(0);
+        const stored = await storedSecret(legacy.uid);
+        expect(stored).toMatch(/^enc:v1:/);
+        expect((await rotated.identityProviders.get(legacy.uid))?.oidc.clientSecret).toBe("plain-old");
+        // Sealed under the new first key: a box without it cannot open it.
+        expect(() => older.open(stored)).toThrow();
+        expect(() => TEST_SECRETS.open(stored)).toThrow();
+      } finally {
+        await rotated.close();
+      }
     });
   });
 });

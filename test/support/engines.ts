@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe } from "vitest";
+import { createSecretBox } from "../../src/domain/secret-box.js";
 import { createStore, type StoreOptions } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/types.js";
 
@@ -39,6 +40,9 @@ export interface EngineContext {
   /** A fresh, empty location, removed after the file (for tests of opening a store). */
   freshLocation(): Promise<StoreOptions>;
 }
+
+/** The secrets key of stores the suite opens directly (a server makes its own in the data directory). */
+export const TEST_SECRETS = createSecretBox([Buffer.alloc(32, 7)]);
 
 const POSTGRES_URL = process.env.ARBOR_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
@@ -87,7 +91,7 @@ function sqliteEngine(): TestEngine {
     skipReason: undefined,
     async location() {
       const dataDir = await mkdtemp(join(tmpdir(), "arbor-store-"));
-      return { options: { dataDir }, dispose: () => rm(dataDir, { recursive: true, force: true }) };
+      return { options: { dataDir, secrets: TEST_SECRETS }, dispose: () => rm(dataDir, { recursive: true, force: true }) };
     },
   };
 }
@@ -108,9 +112,14 @@ async function postgresEngine(url: string): Promise<TestEngine> {
     skipReason: problem,
     async location() {
       const schema = `arbor_test_${randomBytes(6).toString("hex")}`;
+      // A data directory of its own all the same: the server keeps its secrets key file there.
+      const dataDir = await mkdtemp(join(tmpdir(), "arbor-pg-"));
       return {
-        options: { databaseUrl: url, dataDir: tmpdir(), schema },
-        dispose: async () => void (await withClient(url, (c) => c.query(`drop schema if exists ${schema} cascade`))),
+        options: { databaseUrl: url, dataDir, schema, secrets: TEST_SECRETS },
+        dispose: async () => {
+          await withClient(url, (c) => c.query(`drop schema if exists ${schema} cascade`));
+          await rm(dataDir, { recursive: true, force: true });
+        },
       };
     },
   };

@@ -21,3 +21,22 @@ export async function rawRows(t: EngineContext, query: string): Promise<Record<s
     return (await client.query(query)).rows as Record<string, unknown>[];
   });
 }
+
+/** Runs a statement (values written into its text) on the file's store beside it, as an older Arbor or an operator would. */
+export async function execRaw(t: EngineContext, statement: string): Promise<void> {
+  const options = t.options();
+  if (t.engine === "sqlite") {
+    const db = new BetterSqlite3(join(options.dataDir, "arbor.db"));
+    try {
+      db.pragma("busy_timeout = 5000");
+      db.prepare(statement).run();
+    } finally {
+      db.close();
+    }
+    return;
+  }
+  await withClient(options.databaseUrl ?? "", async (client) => {
+    await client.query(`set search_path to "${options.schema ?? "public"}"`);
+    await client.query(statement);
+  });
+}
