@@ -41,6 +41,7 @@ export function createAccountAssociationStore(db: Executor): AccountAssociationS
       }),
 
     get: table.get,
+    lock: (uid) => table.lock(uid, "update_time"),
 
     update: (uid, changes, updateTime) =>
       table.update(uid, { name: changes.name, description: changes.description, ...providerColumns(changes), update_time: updateTime }),

@@ -42,6 +42,7 @@ export function createBindingStore(db: Executor): BindingStore {
       }),
 
     get: table.get,
+    lock: (uid) => table.lock(uid, "create_time"),
 
     async find(groupUid, identityUid, roleUid) {
       const row = await guard(() =>

@@ -27,6 +27,14 @@ export interface StoreOptions {
    * can be neither written nor read.
    */
   secrets?: SecretBox | undefined;
+  /** PostgreSQL only: how long getting a connection may take, new or pooled (default 5 s). */
+  connectTimeoutMs?: number | undefined;
+  /**
+   * PostgreSQL only: how long a statement may take, on the client's clock (which also covers a
+   * network that drops packets silently) and as the server's statement_timeout (default 10 s;
+   * 0: none).
+   */
+  queryTimeoutMs?: number | undefined;
 }
 
 /**
@@ -34,15 +42,17 @@ export interface StoreOptions {
  * reached, and a plain Error for a bad URL or a failed migration.
  */
 export async function createStore(options: StoreOptions): Promise<Store> {
-  const setup = engineSetup(options);
-  const db = new Kysely<Database>({ dialect: setup.dialect });
+  // Migrations may rightly run long (an index over a big table): they get connections of their
+  // own, without the statement timeout that serving runs under.
+  const migrationSetup = engineSetup({ ...options, queryTimeoutMs: 0 });
+  const migrating = new Kysely<Database>({ dialect: migrationSetup.dialect });
   try {
-    await migrate(db, setup);
-  } catch (error) {
-    await db.destroy();
-    throw error;
+    await migrate(migrating, migrationSetup);
+  } finally {
+    await migrating.destroy();
   }
-  return storeOver(db, setup.engine, options.secrets);
+  const setup = engineSetup(options);
+  return storeOver(new Kysely<Database>({ dialect: setup.dialect }), setup.engine, options.secrets);
 }
 
 function storeOver(db: Executor, engine: Engine, secrets: SecretBox | undefined): Store {

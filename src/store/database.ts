@@ -184,6 +184,54 @@ export interface AdvisoryPackagesTable {
   name: string;
 }
 
+/** A row of `audit_events`: one change made through the API. */
+export interface AuditEventsTable {
+  uid: string;
+  group_uid: string;
+  create_time: number;
+  actor_uid: string;
+  actor: string;
+  method: string;
+  action: string;
+  resource_type: string;
+  resource_uid: string;
+  before: string | null;
+  after: string | null;
+}
+
+/** A row of `repos`: a repository of the registry, in a group. */
+export interface ReposTable {
+  uid: string;
+  parent_uid: string;
+  name: string;
+  description: string;
+  create_time: number;
+  update_time: number;
+}
+
+/** A row of `tags`: a tag of a repo, or its tombstone. */
+export interface TagsTable {
+  uid: string;
+  repo_uid: string;
+  name: string;
+  digest: string;
+  create_time: number;
+  update_time: number;
+  /** The registry's time of the latest push. */
+  event_time: number;
+  /** The registry's time of the latest delete of the tag itself, or null. */
+  delete_time: number | null;
+  /** 1 for a tombstone, 0 for a live tag. */
+  deleted: number;
+}
+
+/** A row of `manifest_deletes`: the latest time a manifest was deleted from a repo. */
+export interface ManifestDeletesTable {
+  repo_uid: string;
+  digest: string;
+  event_time: number;
+}
+
 /** Every table of the current schema. */
 export interface Database {
   groups: GroupsTable;
@@ -198,10 +246,14 @@ export interface Database {
   advisories: AdvisoriesTable;
   advisory_aliases: AdvisoryAliasesTable;
   advisory_packages: AdvisoryPackagesTable;
+  audit_events: AuditEventsTable;
   login_attempts: LoginAttemptsTable;
   login_codes: LoginCodesTable;
   refresh_families: RefreshFamiliesTable;
   refresh_tokens: RefreshTokensTable;
+  repos: ReposTable;
+  tags: TagsTable;
+  manifest_deletes: ManifestDeletesTable;
 }
 
 /** The pool or a transaction: a Kysely Transaction is a Kysely too. */

@@ -37,14 +37,16 @@ export interface EngineSetup {
 /** Long enough to ride out another process's write transaction, short enough to fail a request. */
 const SQLITE_BUSY_TIMEOUT_MS = 5_000;
 /** pg waits forever for a connection by default; an unreachable server must fail instead. */
-const PG_CONNECT_TIMEOUT_MS = 10_000;
+const PG_CONNECT_TIMEOUT_MS = 5_000;
+/** pg waits forever for an answer by default; a server behind a silent network must fail instead. */
+const PG_QUERY_TIMEOUT_MS = 10_000;
 
 /** Chooses the engine from the database URL: PostgreSQL for postgres(ql)://, SQLite for none. */
 export function engineSetup(options: StoreOptions): EngineSetup {
   const url = options.databaseUrl ?? "";
   if (url === "") return sqliteSetup(options.dataDir);
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(url)?.[1]?.toLowerCase();
-  if (scheme === "postgres" || scheme === "postgresql") return postgresSetup(url, options.schema);
+  if (scheme === "postgres" || scheme === "postgresql") return postgresSetup(url, options);
   // Only the scheme is echoed: the rest of the URL may hold a password.
   const got = scheme === undefined ? "a URL without a scheme" : `scheme "${scheme}"`;
   throw new Error(`database URL must start with postgres:// or postgresql:// (got ${got}); leave it unset for SQLite`);
@@ -122,10 +124,19 @@ class ImmediateSqliteDriver extends SqliteDriver {
   }
 }
 
-function postgresSetup(url: string, schema: string | undefined): EngineSetup {
+function postgresSetup(url: string, options: StoreOptions): EngineSetup {
+  const { schema } = options;
+  const queryTimeout = options.queryTimeoutMs ?? PG_QUERY_TIMEOUT_MS;
   const pool = new pg.Pool({
     connectionString: url,
-    connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS,
+    // Bounds both a new connection and the wait for a free one: a request fails as UNAVAILABLE
+    // instead of queueing behind connections stuck on a dead network.
+    connectionTimeoutMillis: options.connectTimeoutMs ?? PG_CONNECT_TIMEOUT_MS,
+    // The client's clock catches a network that drops packets (no error ever arrives); the
+    // server's stops work nobody waits for any more. TCP keepalive finds dead idle connections.
+    query_timeout: queryTimeout,
+    statement_timeout: queryTimeout,
+    keepAlive: true,
     fallback_application_name: "arbor",
     // Per pool, not pg.types: other pg users in the process keep their parsers.
     types: INT8_AS_NUMBER,
@@ -133,6 +144,10 @@ function postgresSetup(url: string, schema: string | undefined): EngineSetup {
   // An idle pooled connection that drops (server restart, network) is discarded by the pool and
   // the next query reconnects and reports its own failure; unheard, the event would crash Node.
   pool.on("error", () => {});
+  // A connection that drops while a request holds it fails that request's query, and then emits
+  // "error" on its client, where no listener is while it is checked out: unheard, that too would
+  // crash Node (the store-outage test saw it). The pool discards such a client on release.
+  pool.on("connect", (client) => client.on("error", () => {}));
   // Set per connection rather than in the URL's options, which a URL of the operator's may hold.
   const searchPath = schema === undefined ? undefined : CompiledQuery.raw(`set search_path to ${quoteIdent(schema)}`);
   return {
@@ -175,7 +190,8 @@ const NETWORK = new Set([
   "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH",
 ]);
 // SQLSTATEs of a server that is going away or full: admin/crash shutdown, starting up, too many clients.
-const PG_GONE = new Set(["57P01", "57P02", "57P03", "53300"]);
+// 57014 is a statement cancelled by statement_timeout: the server is too slow to answer in time.
+const PG_GONE = new Set(["57P01", "57P02", "57P03", "53300", "57014"]);
 // pg, pg-pool and Kysely report lost or closed connections with messages only, no code.
 const GONE_MESSAGES = [
   /^Connection terminated/,
@@ -183,6 +199,8 @@ const GONE_MESSAGES = [
   /after calling end on the pool/,
   /is not queryable/,
   /driver has already been destroyed/,
+  // query_timeout ran out: no answer came (a silent network, or a server that stopped answering).
+  /^Query read timeout/,
 ];
 
 /** Classifies a driver error: a constraint violation, an unreachable store, or anything else. */

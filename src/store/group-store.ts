@@ -1,7 +1,7 @@
 /**
  * Groups in the `groups` table. Sibling names are unique by constraint, and the parent foreign
- * keys of groups and identities (ON DELETE RESTRICT) are what finally keep a group with children
- * from being deleted.
+ * keys of groups, repos and identities (ON DELETE RESTRICT) are what finally keep a group with
+ * children from being deleted.
  */
 import { alreadyExists, failedPrecondition, notFound, type ApiError } from "../domain/errors.js";
 import type { GroupFilter, GroupRecord } from "../domain/groups.js";
@@ -48,6 +48,7 @@ export function createGroupStore(db: Executor): GroupStore {
           // The checks name what is in the way; the foreign keys catch a child inserted after
           // them, which the description can then only call a child.
           if (await hasRow(tx, "groups", "parent_uid", uid)) throw notEmpty(uid, "child groups");
+          if (await hasRow(tx, "repos", "parent_uid", uid)) throw notEmpty(uid, "child repos");
           if (await hasRow(tx, "identities", "parent_uid", uid)) throw notEmpty(uid, "child identities");
           // Custom roles, identity providers, invites, role bindings and the account association
           // go with the group (ON DELETE CASCADE).

@@ -38,6 +38,7 @@ export function createIdentityProviderStore(db: Executor, secrets: SecretBox | u
       }),
 
     get: table.get,
+    lock: (uid) => table.lock(uid, "update_time"),
 
     update: (uid, changes, updateTime) =>
       table.update(

@@ -27,6 +27,7 @@ export function createIdentityStore(db: Executor): IdentityStore {
       }),
 
     get: table.get,
+    lock: (uid) => table.lock(uid, "update_time"),
     getMany: table.getMany,
 
     update: (uid, changes, updateTime) =>

@@ -10,6 +10,8 @@ import * as m0001 from "./migrations/0001_initial.js";
 import * as m0002 from "./migrations/0002_iam.js";
 import * as m0003 from "./migrations/0003_login.js";
 import * as m0004 from "./migrations/0004_advisories.js";
+import * as m0005 from "./migrations/0005_registry.js";
+import * as m0006 from "./migrations/0006_audit.js";
 import { storeUnreachable } from "./translate-error.js";
 
 /** Every migration by name; names sort in the order they run. */
@@ -19,6 +21,8 @@ function migrations(engine: Engine): Record<string, Migration> {
     "0002_iam": { up: (db) => m0002.up(db, engine) },
     "0003_login": { up: (db) => m0003.up(db, engine) },
     "0004_advisories": { up: (db) => m0004.up(db, engine) },
+    "0005_registry": { up: (db) => m0005.up(db, engine) },
+    "0006_audit": { up: (db) => m0006.up(db, engine) },
   };
 }
 

@@ -53,6 +53,13 @@ export interface ResourceTable<T extends Table, F, R> {
   update(uid: string, set: Partial<Database[T]>, options?: WriteOptions): Promise<R | undefined>;
   /** Deletes the row; false when no row with uid meets options.where. */
   delete(uid: string, options?: WriteOptions): Promise<boolean>;
+  /**
+   * The record, its row held until the surrounding transaction ends, so a read-modify-write there
+   * cannot lose a concurrent one; undefined when there is none. The hold is a write of nothing to
+   * `column` (an ordinary column, not a key): PostgreSQL then holds the row's lock, and SQLite's
+   * IMMEDIATE transaction already holds the database's.
+   */
+  lock(uid: string, column: keyof Database[T] & string): Promise<R | undefined>;
   /** The records matching filter, in the window's order. */
   list(filter: F, window: RowWindow): Promise<R[]>;
   /** How many rows match filter. */
@@ -110,6 +117,13 @@ export function resourceTable<T extends Table, F, R>(db: Executor, spec: TableSp
         options,
       );
       return numDeletedRows > 0n;
+    },
+
+    async lock(uid, column) {
+      const row = await guard(() =>
+        loose.updateTable(name).set((eb) => ({ [column]: eb.ref(column) })).where("uid", "=", uid).returningAll().executeTakeFirst(),
+      );
+      return row && toRecord(row);
     },
 
     async list(filter, window) {

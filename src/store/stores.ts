@@ -3,6 +3,7 @@
  */
 import { createAccountAssociationStore } from "./account-association-store.js";
 import { createAdvisoryStore } from "./advisory-store.js";
+import { createAuditStore } from "./audit-store.js";
 import { createBindingStore } from "./binding-store.js";
 import type { Executor } from "./database.js";
 import { createGroupInviteStore } from "./group-invite-store.js";
@@ -12,8 +13,10 @@ import { createIdentityStore } from "./identity-store.js";
 import { createKeyStore } from "./key-store.js";
 import { createLoginStore } from "./login-store.js";
 import { createRefreshTokenStore } from "./refresh-token-store.js";
+import { createRepoStore } from "./repo-store.js";
 import { createRoleStore } from "./role-store.js";
 import { createSettingsStore } from "./settings-store.js";
+import { createTagStore } from "./tag-store.js";
 import type { Stores } from "./types.js";
 import type { SecretBox } from "../domain/secret-box.js";
 
@@ -30,7 +33,10 @@ export function createStores(db: Executor, secrets?: SecretBox): Stores {
     keys: createKeyStore(db),
     settings: createSettingsStore(db),
     advisories: createAdvisoryStore(db),
+    audit: createAuditStore(db),
     logins: createLoginStore(db),
     refreshTokens: createRefreshTokenStore(db),
+    repos: createRepoStore(db),
+    tags: createTagStore(db),
   };
 }

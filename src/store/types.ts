@@ -4,6 +4,9 @@
  */
 import type { GroupFilter, GroupRecord } from "../domain/groups.js";
 import type { AdvisoryStore } from "./advisory-store.js";
+import type { RepoStore } from "./repo-store.js";
+import type { TagStore } from "./tag-store.js";
+import type { AuditStore } from "./audit-store.js";
 import type { HierarchyFilter } from "../domain/hierarchy.js";
 import type { IdentityRecord, Relationship } from "../domain/identities.js";
 import type { OrderKey } from "../domain/list.js";
@@ -36,8 +39,8 @@ export interface GroupStore {
   update(uid: string, changes: { name?: string; description?: string }, updateTime: number): Promise<GroupRecord | undefined>;
   /**
    * Deletes a group and the role bindings held in it. Returns false when it does not exist.
-   * FAILED_PRECONDITION (RESOURCE_NOT_EMPTY) while it holds child groups or identities (later:
-   * repos), decided by the store's constraints, not by a check that can race. Custom roles,
+   * FAILED_PRECONDITION (RESOURCE_NOT_EMPTY) while it holds child groups, repos or identities,
+   * decided by the store's constraints, not by a check that can race. Custom roles,
    * identity providers, invites and the account association go with it.
    */
   delete(uid: string): Promise<boolean>;
@@ -93,6 +96,8 @@ export interface BindingStore {
   insert(binding: BindingRecord): Promise<void>;
   /** The binding with this uid, or undefined. */
   get(uid: string): Promise<BindingRecord | undefined>;
+  /** As get, the row held until the surrounding store.transaction ends: the read of a read-modify-write. */
+  lock(uid: string): Promise<BindingRecord | undefined>;
   /** The binding of identity to role at group, if there is one. */
   find(groupUid: string, identityUid: string, roleUid: string): Promise<BindingRecord | undefined>;
   /** Every binding an identity holds. */
@@ -115,6 +120,8 @@ export interface IdentityStore {
   insert(identity: IdentityRecord): Promise<void>;
   /** The identity, or undefined. */
   get(uid: string): Promise<IdentityRecord | undefined>;
+  /** As get, the row held until the surrounding store.transaction ends: the read of a read-modify-write. */
+  lock(uid: string): Promise<IdentityRecord | undefined>;
   /** The identities among uids that exist (for hydrating bindings). */
   getMany(uids: readonly string[]): Promise<IdentityRecord[]>;
   /** Applies changes and sets updateTime; undefined when it does not exist. ALREADY_EXISTS for a sibling's name. */
@@ -169,6 +176,8 @@ export interface IdentityProviderStore {
   insert(provider: IdentityProviderRecord): Promise<void>;
   /** The provider, or undefined. */
   get(uid: string): Promise<IdentityProviderRecord | undefined>;
+  /** As get, the row held until the surrounding store.transaction ends: the read of a read-modify-write. */
+  lock(uid: string): Promise<IdentityProviderRecord | undefined>;
   /** Applies changes and sets updateTime; undefined when it does not exist. */
   update(
     uid: string,
@@ -191,6 +200,8 @@ export interface AccountAssociationStore {
   insert(association: AccountAssociationRecord): Promise<void>;
   /** The association, or undefined. */
   get(uid: string): Promise<AccountAssociationRecord | undefined>;
+  /** As get, the row held until the surrounding store.transaction ends: the read of a read-modify-write. */
+  lock(uid: string): Promise<AccountAssociationRecord | undefined>;
   /** Replaces the fields given (a provider set to null is removed) and sets updateTime; undefined when none exists. */
   update(
     uid: string,
@@ -382,8 +393,11 @@ export interface Stores {
   readonly keys: KeyStore;
   readonly settings: SettingsStore;
   readonly advisories: AdvisoryStore;
+  readonly audit: AuditStore;
   readonly logins: LoginStore;
   readonly refreshTokens: RefreshTokenStore;
+  readonly repos: RepoStore;
+  readonly tags: TagStore;
 }
 
 /** Storage: the resource stores, transactions over them, and the connection's life. */

@@ -72,7 +72,7 @@ describeEachEngine("store", (t) => {
             and column_name not in ('description', 'private_jwk', 'public_jwk', 'value', 'capabilities', 'relationship',
                                     'amazon', 'google', 'azure', 'github', 'email', 'client_id', 'client_secret',
                                     'additional_scopes', 'groups_claim', 'code_verifier', 'nonce', 'redirect_uri',
-                                    'code_challenge', 'client_state', 'actor', 'search', 'document')
+                                    'code_challenge', 'client_state', 'actor', 'search', 'document', 'before', 'after')
             and table_name || '.' || column_name not in ('identity_providers.issuer', 'login_attempts.issuer')
           order by 1`,
         [schema],
@@ -83,17 +83,22 @@ describeEachEngine("store", (t) => {
       "account_associations.name", "account_associations.uid",
       "advisories.uid", "advisory_aliases.advisory_uid", "advisory_aliases.alias",
       "advisory_packages.advisory_uid", "advisory_packages.ecosystem", "advisory_packages.ecosystem_base", "advisory_packages.name",
+      "audit_events.action", "audit_events.actor_uid", "audit_events.group_uid", "audit_events.method", "audit_events.resource_type",
+      "audit_events.resource_uid", "audit_events.uid",
       "group_invites.code_hash", "group_invites.key_id", "group_invites.parent_uid", "group_invites.role_uid", "group_invites.uid",
       "groups.name", "groups.parent_uid", "groups.uid",
       "identities.issuer", "identities.name", "identities.parent_uid", "identities.subject", "identities.uid",
       "identity_providers.default_role", "identity_providers.name", "identity_providers.parent_uid", "identity_providers.uid",
       "login_attempts.invite_code_hash", "login_attempts.provider_uid", "login_attempts.state_hash",
       "login_codes.code_hash", "login_codes.identity_uid",
+      "manifest_deletes.digest", "manifest_deletes.repo_uid",
       "refresh_families.identity_uid", "refresh_families.uid",
       "refresh_tokens.family_uid", "refresh_tokens.token_hash",
+      "repos.name", "repos.parent_uid", "repos.uid",
       "role_bindings.group_uid", "role_bindings.identity_uid", "role_bindings.role_uid", "role_bindings.uid",
       "roles.name", "roles.parent_uid", "roles.uid",
       "settings.name", "signing_keys.kid",
+      "tags.digest", "tags.name", "tags.repo_uid", "tags.uid",
     ]);
     expect(new Set(rows.map((r) => r.collation))).toEqual(new Set(["C"]));
   });

@@ -31,6 +31,8 @@ describe("classifyFailure", () => {
     { name: "a pool connect timeout", error: new Error("timeout exceeded when trying to connect"), want: "unavailable" },
     { name: "an ended pool", error: new Error("Cannot use a pool after calling end on the pool"), want: "unavailable" },
     { name: "a destroyed Kysely", error: new Error("driver has already been destroyed"), want: "unavailable" },
+    { name: "a statement past query_timeout", error: new Error("Query read timeout"), want: "unavailable" },
+    { name: "a statement past statement_timeout", error: coded("57014"), want: "unavailable" },
     { name: "a syntax error", error: coded("42601"), want: "other" },
     { name: "a not-null violation", error: coded("SQLITE_CONSTRAINT_NOTNULL"), want: "other" },
     { name: "a numeric code", error: Object.assign(new Error("x"), { code: 23505 }), want: "other" },

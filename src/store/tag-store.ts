@@ -1,0 +1,143 @@
+/**
+ * Tags in the `tags` table, tombstones included: the registry index reads and writes a tag's
+ * whole state, the API sees live tags only. `manifest_deletes` remembers when each manifest was
+ * last deleted from a repo, so a push of it that arrives after its delete is not brought back.
+ */
+import { sql, type SqlBool } from "kysely";
+import { notFound } from "../domain/errors.js";
+import type { TagFilter, TagRecord } from "../domain/repos.js";
+import type { TagState } from "../domain/tag-events.js";
+import type { Executor, TagsTable } from "./database.js";
+import { listConditions } from "./resource-filter.js";
+import { nameTaken, NAMED_SORT_COLUMNS, resourceTable } from "./resource-table.js";
+import { guard } from "./translate-error.js";
+import type { RowWindow } from "./types.js";
+
+/** Tags of the registry's repos. */
+export interface TagStore {
+  /** The live tag, or undefined (also for a tombstone). */
+  get(uid: string): Promise<TagRecord | undefined>;
+  /** The state of the tag `name` of a repo, tombstone or not; undefined when it was never seen. */
+  state(repoUid: string, name: string): Promise<TagState | undefined>;
+  /** The live tags of a repo that point at digest. */
+  pointingAt(repoUid: string, digest: string): Promise<TagState[]>;
+  /** Inserts a tag's state. ALREADY_EXISTS when the repo has a tag of that name; NOT_FOUND when the repo is gone. */
+  insert(state: TagState): Promise<void>;
+  /** Replaces the stored state of the tag with state.uid. */
+  replace(state: TagState): Promise<void>;
+  /** When digest was last deleted from the repo, or undefined. */
+  manifestDeleted(repoUid: string, digest: string): Promise<number | undefined>;
+  /** Records that digest was deleted from the repo at time, unless a later delete is recorded. */
+  recordManifestDelete(repoUid: string, digest: string, time: number): Promise<void>;
+  /** The live tags matching filter (fields: name, create_time, update_time, uid). */
+  list(filter: TagFilter, window: RowWindow): Promise<TagRecord[]>;
+  /** How many live tags match filter. */
+  count(filter: TagFilter): Promise<number>;
+}
+
+const LIVE = sql<SqlBool>`deleted = 0`;
+
+/** The tag store over an executor. */
+export function createTagStore(db: Executor): TagStore {
+  const table = resourceTable(db, {
+    table: "tags",
+    toRecord: toTag,
+    matching: (filter: TagFilter) => [
+      LIVE,
+      ...listConditions(filter, { uid: "uid", parent: "repo_uid" }, { digest: filter.digest }),
+    ],
+    sortColumns: NAMED_SORT_COLUMNS,
+  });
+  return {
+    async get(uid) {
+      const row = await guard(() => db.selectFrom("tags").selectAll().where("uid", "=", uid).where("deleted", "=", 0).executeTakeFirst());
+      return row && toTag(row);
+    },
+
+    async state(repoUid, name) {
+      const row = await guard(() =>
+        db.selectFrom("tags").selectAll().where("repo_uid", "=", repoUid).where("name", "=", name).executeTakeFirst(),
+      );
+      return row && toState(row);
+    },
+
+    async pointingAt(repoUid, digest) {
+      const rows = await guard(() =>
+        db.selectFrom("tags").selectAll().where("repo_uid", "=", repoUid).where("digest", "=", digest).where("deleted", "=", 0).execute(),
+      );
+      return rows.map(toState);
+    },
+
+    insert: (state) =>
+      table.insert(toRow(state), {
+        violations: {
+          unique: () => nameTaken("tag", state.repoUid, state.name),
+          foreignKey: () => notFound("repo", state.repoUid),
+        },
+      }),
+
+    async replace(state) {
+      const { uid, ...columns } = toRow(state);
+      await guard(() => db.updateTable("tags").set(columns).where("uid", "=", uid).execute());
+    },
+
+    async manifestDeleted(repoUid, digest) {
+      const row = await guard(() =>
+        db
+          .selectFrom("manifest_deletes")
+          .select("event_time")
+          .where("repo_uid", "=", repoUid)
+          .where("digest", "=", digest)
+          .executeTakeFirst(),
+      );
+      return row?.event_time;
+    },
+
+    async recordManifestDelete(repoUid, digest, time) {
+      await guard(() =>
+        db
+          .insertInto("manifest_deletes")
+          .values({ repo_uid: repoUid, digest, event_time: time })
+          .onConflict((oc) =>
+            oc
+              .columns(["repo_uid", "digest"])
+              .doUpdateSet({ event_time: time })
+              .where("manifest_deletes.event_time", "<", time),
+          )
+          .execute(),
+      );
+    },
+
+    list: table.list,
+    count: table.count,
+  };
+}
+
+function toRow(t: TagState): TagsTable {
+  return {
+    uid: t.uid,
+    repo_uid: t.repoUid,
+    name: t.name,
+    digest: t.digest,
+    create_time: t.createTime,
+    update_time: t.updateTime,
+    event_time: t.eventTime,
+    delete_time: t.deleteTime,
+    deleted: t.deleted ? 1 : 0,
+  };
+}
+
+function toState(row: TagsTable): TagState {
+  return { ...toTag(row), eventTime: row.event_time, deleteTime: row.delete_time, deleted: row.deleted !== 0 };
+}
+
+function toTag(row: TagsTable): TagRecord {
+  return {
+    uid: row.uid,
+    repoUid: row.repo_uid,
+    name: row.name,
+    digest: row.digest,
+    createTime: row.create_time,
+    updateTime: row.update_time,
+  };
+}
