@@ -7,6 +7,12 @@
  * (`acme/backend-team/nginx`; DESIGN 1.9): every segment but the last names a group, the last
  * names the repo.
  */
+import { Code, isApiError } from "../domain/errors.js";
+import { isDigest, isTagName, parseRepositoryPath, type RepoRecord } from "../domain/repos.js";
+import { applyManifestDelete, applyPush, applyTagDelete, type TagChange, type TagState } from "../domain/tag-events.js";
+import { newChildUid } from "../domain/uid.js";
+import type { Stores } from "../store/types.js";
+import type { ServiceDeps } from "./deps.js";
 
 /** Where a repository path lands. */
 export interface ResolvedRepository {
@@ -54,4 +60,122 @@ export interface RegistryIndex {
   pushed(event: PushEvent): Promise<void>;
   /** Indexes a delete: removes the tag(s) it names. */
   deleted(event: DeleteEvent): Promise<void>;
+}
+
+/** The registry index over the store; new repos and tags take their uids from deps.ids. */
+export function createRegistryIndex(deps: Pick<ServiceDeps, "store" | "ids">): RegistryIndex {
+  const { store, ids } = deps;
+
+  async function resolve(repository: string): Promise<ResolvedRepository | null> {
+    const path = parseRepositoryPath(repository);
+    if (path === undefined) return null;
+    const [orgName, ...below] = path.groups as [string, ...string[]];
+    const org = await store.groups.findOrganization(orgName);
+    if (!org) return null;
+    let groupUid = org.uid;
+    for (const name of below) {
+      const [child] = await store.groups.list({ uidp: { childrenOf: groupUid }, name }, FIRST);
+      if (!child) return null;
+      groupUid = child.uid;
+    }
+    const repo = await store.repos.find(groupUid, path.repo);
+    return { groupUid, orgUid: org.uid, repoName: path.repo, ...(repo && { repoUid: repo.uid }) };
+  }
+
+  /** The repo's uid, created on first push; undefined when its group went meanwhile. */
+  async function ensureRepo(at: ResolvedRepository, time: number): Promise<string | undefined> {
+    if (at.repoUid !== undefined) return at.repoUid;
+    const repo: RepoRecord = {
+      uid: newChildUid(ids, at.groupUid),
+      parentUid: at.groupUid,
+      name: at.repoName,
+      description: "",
+      createTime: time,
+      updateTime: time,
+    };
+    try {
+      await store.repos.insert(repo);
+      return repo.uid;
+    } catch (e) {
+      // A concurrent first push made it (the unique name), or the group is gone (its key).
+      if (!isApiError(e) || (e.code !== Code.ALREADY_EXISTS && e.code !== Code.NOT_FOUND)) throw e;
+      return (await store.repos.find(at.groupUid, at.repoName))?.uid;
+    }
+  }
+
+  /**
+   * Runs apply in a transaction holding the repo's row, so one repo's events apply one at a
+   * time; apply returns the time the repo changed at, if it did. False when the repo is gone.
+   */
+  function inRepo(repoUid: string, apply: (tx: Stores) => Promise<number | undefined>): Promise<boolean> {
+    return store.transaction(async (tx) => {
+      if (!(await tx.repos.touch(repoUid, 0))) return false;
+      const changedAt = await apply(tx);
+      if (changedAt !== undefined) await tx.repos.touch(repoUid, changedAt);
+      return true;
+    });
+  }
+
+  return {
+    resolve,
+
+    async pushed(event) {
+      if (!isDigest(event.digest) || (event.tag !== undefined && !isTagName(event.tag))) return;
+      const at = await resolve(event.repository);
+      if (at === null) return;
+      // Twice: a v1 delete of the repo between finding and holding it makes the push create it anew.
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const repoUid = await ensureRepo(at, event.time);
+        if (repoUid === undefined) return;
+        const tag = event.tag;
+        const held = await inRepo(repoUid, async (tx) => (tag === undefined ? undefined : pushTag(tx, repoUid, tag, event)));
+        if (held) return;
+        delete at.repoUid;
+      }
+    },
+
+    async deleted(event) {
+      if (event.tag !== undefined ? !isTagName(event.tag) : event.digest === undefined || !isDigest(event.digest)) return;
+      const repoUid = (await resolve(event.repository))?.repoUid;
+      if (repoUid === undefined) return;
+      await inRepo(repoUid, async (tx) => {
+        if (event.tag !== undefined) {
+          const before = await tx.tags.state(repoUid, event.tag);
+          return write(tx, before, applyTagDelete(before, { repoUid, name: event.tag, time: event.time }, newUid(repoUid)));
+        }
+        const digest = event.digest as string;
+        await tx.tags.recordManifestDelete(repoUid, digest, event.time);
+        let changedAt: number | undefined;
+        for (const tag of await tx.tags.pointingAt(repoUid, digest)) {
+          changedAt = (await write(tx, tag, applyManifestDelete(tag, event.time))) ?? changedAt;
+        }
+        return changedAt;
+      });
+    },
+  };
+
+  function newUid(repoUid: string): () => string {
+    return () => newChildUid(ids, repoUid);
+  }
+
+  async function pushTag(tx: Stores, repoUid: string, name: string, event: PushEvent): Promise<number | undefined> {
+    const before = await tx.tags.state(repoUid, name);
+    const manifestDeletedAt = await tx.tags.manifestDeleted(repoUid, event.digest);
+    return write(tx, before, applyPush(before, { repoUid, name, digest: event.digest, time: event.time }, manifestDeletedAt, newUid(repoUid)));
+  }
+}
+
+/** The first row of a list, in name order. */
+const FIRST = { order: [{ field: "name", desc: false }, { field: "uid", desc: false }], offset: 0, limit: 1 };
+
+/**
+ * Writes a tag change; the time it changed at when it is one a caller can see (a tag came, moved
+ * or went), so the repo's updateTime follows its tags but not their tombstones.
+ */
+async function write(tx: Stores, before: TagState | undefined, change: TagChange): Promise<number | undefined> {
+  if (change.kind === "none") return undefined;
+  if (change.kind === "insert") await tx.tags.insert(change.state);
+  else await tx.tags.replace(change.state);
+  const seen = (before !== undefined && !before.deleted) || !change.state.deleted;
+  return seen ? change.state.updateTime : undefined;
 }

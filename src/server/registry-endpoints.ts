@@ -1,0 +1,97 @@
+/**
+ * The registry's two ways into Arbor (DESIGN 1.9): the Docker token endpoint at
+ * `{auth_url}/registry/token` and the notifications endpoint at `{base_url}/registry/notifications`.
+ * docs/registry.md shows how Distribution is configured to use them.
+ */
+import type { Logger } from "pino";
+import { registryNotificationsSecret, registrySigningKey } from "../auth/registry-keys.js";
+import { registryTokenIssuer, RegistryTokens } from "../auth/registry-tokens.js";
+import type { Tokens } from "../auth/tokens.js";
+import type { Clock } from "../domain/clock.js";
+import type { Authorizer } from "../services/authorizer.js";
+import type { RegistryIndex } from "../services/registry-index.js";
+import type { SettingsStore } from "../store/types.js";
+import type { AnyRequest, AnyResponse } from "./http-util.js";
+import { serveRegistryNotifications, type NotificationsRecord } from "./registry-notifications.js";
+import { serveRegistryToken, type RegistryTokenRecord } from "./registry-token.js";
+
+/** The path of the notifications endpoint, below {base_url}. */
+export const NOTIFICATIONS_PATH = "/registry/notifications";
+
+/** Where the token endpoint lives: the issuer URL's path plus `/registry/token`. */
+export function registryTokenPath(issuerUrl: string): string {
+  return `${new URL(issuerUrl).pathname.replace(/\/$/, "")}/registry/token`;
+}
+
+/** What the access log learns of a registry request. */
+export type RegistryRecord = RegistryTokenRecord & NotificationsRecord;
+
+/** The registry endpoints. */
+export interface RegistryEndpoints {
+  /**
+   * Serves the request when path is one of the endpoints: true when it did, the allowed methods
+   * when the path is one but the method is not, false when the path is none of them.
+   */
+  serve(path: string, method: string, req: AnyRequest, res: AnyResponse, record: RegistryRecord): Promise<boolean | { allowed: string[] }>;
+}
+
+/** What the endpoints are built from. */
+export interface RegistryEndpointsDeps {
+  settings: SettingsStore;
+  clock: Clock;
+  tokens: Tokens;
+  authorizer: Pick<Authorizer, "permissionsOf">;
+  index: RegistryIndex;
+  /** {registry_host}, when a registry is configured. */
+  registryHost: string | undefined;
+  /** {auth_url}: its path prefixes the token endpoint; registry tokens are issued in its name. */
+  issuer: () => string;
+  logger: Logger;
+  maxBodyBytes: number;
+}
+
+/** Creates the endpoints; the signing key and the secret are read (or created) on first use. */
+export function createRegistryEndpoints(deps: RegistryEndpointsDeps): RegistryEndpoints {
+  const token = {
+    tokens: deps.tokens,
+    authorizer: deps.authorizer,
+    index: deps.index,
+    registryHost: deps.registryHost,
+    registryTokens: new RegistryTokens({
+      key: cached(() => registrySigningKey(deps.settings, deps.clock)),
+      clock: deps.clock,
+      issuer: () => registryTokenIssuer(deps.issuer()),
+    }),
+  };
+  const notifications = {
+    index: deps.index,
+    secret: cached(() => registryNotificationsSecret(deps.settings)),
+    logger: deps.logger,
+    maxBodyBytes: deps.maxBodyBytes,
+  };
+  return {
+    async serve(path, method, req, res, record) {
+      if (path === registryTokenPath(deps.issuer())) {
+        if (method !== "GET" && method !== "POST") return { allowed: ["GET", "POST"] };
+        await serveRegistryToken(token, req, res, record);
+        return true;
+      }
+      if (path === NOTIFICATIONS_PATH) {
+        if (method !== "POST") return { allowed: ["POST"] };
+        await serveRegistryNotifications(notifications, req, res, record);
+        return true;
+      }
+      return false;
+    },
+  };
+}
+
+/** get's result, kept once it resolves; a failure (the store was down) is tried again on the next call. */
+function cached<T>(get: () => Promise<T>): () => Promise<T> {
+  let value: Promise<T> | undefined;
+  return () =>
+    (value ??= get().catch((e: unknown) => {
+      value = undefined;
+      throw e;
+    }));
+}
