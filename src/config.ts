@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
+import { parseRate, type Rate } from "./domain/rate-limit.js";
 import { parseSecretKeys } from "./domain/secret-box.js";
 
 /** Everything the server and the admin commands need to know. */
@@ -25,6 +26,10 @@ export interface Config {
   databaseUrl: string | undefined;
   /** PostgreSQL only: the schema Arbor's tables live in (created if missing); default `public`. */
   databaseSchema: string | undefined;
+  /** PostgreSQL only: how long getting a connection may take (a new one, or a free one of the pool), in milliseconds. */
+  databaseConnectTimeoutMs: number;
+  /** PostgreSQL only: how long one statement may take before it fails as UNAVAILABLE, in milliseconds. */
+  databaseQueryTimeoutMs: number;
   /** Whether an authenticated person may create a root organization. */
   allowOrgCreation: boolean;
   /** Whether http:// issuers on loopback are trusted (tests, local development); https only otherwise. */
@@ -53,11 +58,27 @@ export interface Config {
   advisoriesFeedUrl: string | undefined;
   /** How often the advisories feed is fetched, in milliseconds. */
   advisoriesSyncIntervalMs: number;
+  /** Browser origins (`https://app.example`) allowed to call the API across origins; `*` for any; empty: no CORS. */
+  corsOrigins: string[];
   /**
    * Base64 keys (32 bytes, comma-separated; the first seals) for secrets at rest; undefined
    * means a key file made in dataDir.
    */
   secretsKey: string | undefined;
+  /** Requests per client address (every endpoint but health and metrics); undefined: no limit. */
+  rateLimitPerAddress: Rate | undefined;
+  /** API calls per authenticated identity; undefined: no limit. */
+  rateLimitPerIdentity: Rate | undefined;
+  /** Requests per client address to the endpoints that take credentials (token exchange, login token, registry token). */
+  exchangeRateLimit: Rate | undefined;
+  /** Open connections at once; more are closed as they arrive. 0: no cap. */
+  maxConnections: number;
+  /** The largest request head (request line and headers) of HTTP/1.1, and header list of HTTP/2, in bytes. */
+  maxHeaderBytes: number;
+  /** Time for a client to send a request's headers, in milliseconds. */
+  headersTimeoutMs: number;
+  /** Time for a client to send a whole request, in milliseconds. */
+  requestTimeoutMs: number;
 }
 
 /** The defaults; the CLI's help text is generated from these. */
@@ -70,6 +91,8 @@ export const DEFAULT_CONFIG: Readonly<Config> = {
   dataDir: "./data",
   databaseUrl: undefined,
   databaseSchema: undefined,
+  databaseConnectTimeoutMs: 5_000,
+  databaseQueryTimeoutMs: 10_000,
   allowOrgCreation: true,
   allowHttpLoopbackIssuers: false,
   logLevel: "info",
@@ -84,10 +107,18 @@ export const DEFAULT_CONFIG: Readonly<Config> = {
   tlsKey: undefined,
   advisoriesFeedUrl: undefined,
   advisoriesSyncIntervalMs: 60 * 60 * 1000,
+  corsOrigins: [],
   secretsKey: undefined,
+  rateLimitPerAddress: undefined,
+  rateLimitPerIdentity: undefined,
+  exchangeRateLimit: { count: 300, periodMs: 60_000 },
+  maxConnections: 10_000,
+  maxHeaderBytes: 16_384,
+  headersTimeoutMs: 20_000,
+  requestTimeoutMs: 60_000,
 };
 
-type Kind = "int" | "string" | "bool" | "url" | "duration";
+type Kind = "int" | "string" | "bool" | "url" | "duration" | "origins" | "rate";
 
 /** Each setting: its environment variable, its key in the config file, and its kind. */
 export const SETTINGS: Readonly<Record<keyof Config, { env: string; kind: Kind }>> = {
@@ -99,6 +130,8 @@ export const SETTINGS: Readonly<Record<keyof Config, { env: string; kind: Kind }
   dataDir: { env: "ARBOR_DATA_DIR", kind: "string" },
   databaseUrl: { env: "ARBOR_DATABASE_URL", kind: "string" },
   databaseSchema: { env: "ARBOR_DATABASE_SCHEMA", kind: "string" },
+  databaseConnectTimeoutMs: { env: "ARBOR_DATABASE_CONNECT_TIMEOUT", kind: "duration" },
+  databaseQueryTimeoutMs: { env: "ARBOR_DATABASE_QUERY_TIMEOUT", kind: "duration" },
   allowOrgCreation: { env: "ARBOR_ALLOW_ORG_CREATION", kind: "bool" },
   allowHttpLoopbackIssuers: { env: "ARBOR_ALLOW_HTTP_LOOPBACK_ISSUERS", kind: "bool" },
   logLevel: { env: "ARBOR_LOG_LEVEL", kind: "string" },
@@ -113,7 +146,15 @@ export const SETTINGS: Readonly<Record<keyof Config, { env: string; kind: Kind }
   tlsKey: { env: "ARBOR_TLS_KEY", kind: "string" },
   advisoriesFeedUrl: { env: "ARBOR_ADVISORIES_FEED_URL", kind: "url" },
   advisoriesSyncIntervalMs: { env: "ARBOR_ADVISORIES_SYNC_INTERVAL", kind: "duration" },
+  corsOrigins: { env: "ARBOR_CORS_ORIGINS", kind: "origins" },
   secretsKey: { env: "ARBOR_SECRETS_KEY", kind: "string" },
+  rateLimitPerAddress: { env: "ARBOR_RATE_LIMIT_PER_ADDRESS", kind: "rate" },
+  rateLimitPerIdentity: { env: "ARBOR_RATE_LIMIT_PER_IDENTITY", kind: "rate" },
+  exchangeRateLimit: { env: "ARBOR_EXCHANGE_RATE_LIMIT", kind: "rate" },
+  maxConnections: { env: "ARBOR_MAX_CONNECTIONS", kind: "int" },
+  maxHeaderBytes: { env: "ARBOR_MAX_HEADER_BYTES", kind: "int" },
+  headersTimeoutMs: { env: "ARBOR_HEADERS_TIMEOUT", kind: "duration" },
+  requestTimeoutMs: { env: "ARBOR_REQUEST_TIMEOUT", kind: "duration" },
 };
 
 /** A configuration value that cannot be used, with where it came from. */
@@ -208,7 +249,27 @@ function convert(raw: unknown, kind: Kind, origin: string): unknown {
       return parseDuration(text, origin);
     case "string":
       return text;
+    case "origins":
+      return parseOrigins(raw, origin);
+    case "rate": {
+      const rate = parseRate(text);
+      if (rate instanceof Error) throw new ConfigError(`${origin}: ${rate.message}`);
+      return rate;
+    }
   }
+}
+
+/** A comma-separated list (or a YAML list) of browser origins such as `https://app.example`, or `*`. */
+function parseOrigins(raw: unknown, origin: string): string[] {
+  const items = (Array.isArray(raw) ? raw.map(String) : String(raw).split(",")).map((o) => o.trim()).filter((o) => o !== "");
+  for (const item of items) {
+    if (item === "*") continue;
+    const url = URL.canParse(item) ? new URL(item) : undefined;
+    if (url === undefined || !/^https?:$/.test(url.protocol) || url.origin !== item.replace(/\/$/, "")) {
+      throw new ConfigError(`${origin}: "${item}" is not an origin such as https://app.example (scheme, host and port only) or *`);
+    }
+  }
+  return items.map((o) => o.replace(/\/$/, ""));
 }
 
 /** Parses `30s`, `5m`, `12h`, `7d`, `250ms` or a bare number of milliseconds. */
@@ -227,6 +288,9 @@ function check(c: Config): void {
   if (c.databaseSchema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(c.databaseSchema)) {
     throw new ConfigError(`ARBOR_DATABASE_SCHEMA must be a plain lowercase identifier`);
   }
+  if (c.databaseConnectTimeoutMs < 100 || c.databaseQueryTimeoutMs < 100) {
+    throw new ConfigError("ARBOR_DATABASE_CONNECT_TIMEOUT and ARBOR_DATABASE_QUERY_TIMEOUT must be at least 100ms");
+  }
   const levels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
   if (!levels.includes(c.logLevel)) throw new ConfigError(`log level must be one of ${levels.join(", ")}`);
   if (c.maxBodyBytes < 1024) throw new ConfigError(`the body size limit must be at least 1024 bytes`);
@@ -241,6 +305,10 @@ function check(c: Config): void {
     throw new ConfigError("ARBOR_TLS_CERT and ARBOR_TLS_KEY go together: set both to serve TLS, or neither");
   }
   if (c.advisoriesSyncIntervalMs < 60_000) throw new ConfigError("ARBOR_ADVISORIES_SYNC_INTERVAL must be at least 1m");
+  if (c.maxHeaderBytes < 1024 || c.maxHeaderBytes > 1_048_576) throw new ConfigError("ARBOR_MAX_HEADER_BYTES must be from 1024 to 1048576");
+  if (c.headersTimeoutMs < 1_000 || c.requestTimeoutMs < c.headersTimeoutMs) {
+    throw new ConfigError("ARBOR_HEADERS_TIMEOUT must be at least 1s, and ARBOR_REQUEST_TIMEOUT at least as long");
+  }
   if (c.secretsKey !== undefined) {
     try {
       parseSecretKeys(c.secretsKey, "ARBOR_SECRETS_KEY");

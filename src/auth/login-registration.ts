@@ -4,6 +4,7 @@
  * grants a new person the provider's default role, and redeems an invite given at login. If any
  * part fails, none of it happened.
  */
+import type { AuditEventRecord } from "../domain/audit.js";
 import type { Clock } from "../domain/clock.js";
 import { Code, failedPrecondition, isApiError } from "../domain/errors.js";
 import { userIdentityUid, type IdentityRecord } from "../domain/identities.js";
@@ -58,8 +59,16 @@ async function register(deps: RegistrationDeps, tx: Stores, person: UpstreamPers
   const uid = userIdentityUid(person.issuer, person.subject);
   const firstLogin = (await tx.identities.get(uid)) === undefined;
   if (firstLogin) {
-    await tx.identities.insert(newPerson(uid, person, now));
-    if (provider.defaultGrant !== undefined) await grant(deps, tx, uid, provider.defaultGrant.groupUid, provider.defaultGrant.roleUid);
+    const identity = newPerson(uid, person, now);
+    await tx.identities.insert(identity);
+    if (provider.defaultGrant !== undefined) {
+      const { groupUid, roleUid } = provider.defaultGrant;
+      // The person appears in the audit log under the organization that let them in.
+      await tx.audit.insert(
+        loginEvent(deps, person, groupUid, "register", "arbor.iam.v2beta1.Identity", uid, { uid, name: identity.name, issuer: person.issuer, subject: person.subject }),
+      );
+      await grant(deps, tx, person, uid, groupUid, roleUid, "DefaultGrant");
+    }
   } else {
     await tx.identities.touch(uid, now);
   }
@@ -80,7 +89,7 @@ async function redeem(deps: RegistrationDeps, tx: Stores, uid: string, person: U
   if (invite.singleUse && !(await tx.groupInvites.redeem(invite.uid, now))) {
     throw failedPrecondition("INVITE_USED", invite.uid, "the invite has already been used; ask for a new one");
   }
-  await grant(deps, tx, uid, invite.parentUid, invite.roleUid);
+  await grant(deps, tx, person, uid, invite.parentUid, invite.roleUid, "RedeemInvite", invite.uid);
 }
 
 /** An invite code no invite has (never issued, or deleted with its invite or group). */
@@ -88,9 +97,47 @@ export function unknownInvite() {
   return failedPrecondition("INVITE_UNKNOWN", "", "the invite code is not valid (it may have been deleted); ask for a new one");
 }
 
-async function grant(deps: RegistrationDeps, tx: Stores, identityUid: string, groupUid: string, roleUid: string): Promise<void> {
+/** Binds the role (unless bound already), recorded in the audit log in the same transaction. */
+async function grant(
+  deps: RegistrationDeps,
+  tx: Stores,
+  person: UpstreamPerson,
+  identityUid: string,
+  groupUid: string,
+  roleUid: string,
+  how: "DefaultGrant" | "RedeemInvite",
+  inviteUid?: string,
+): Promise<void> {
   if (await tx.bindings.find(groupUid, identityUid, roleUid)) return;
-  await tx.bindings.insert({ uid: newChildUid(deps.ids, groupUid), groupUid, identityUid, roleUid, createTime: deps.clock.now() });
+  const binding = { uid: newChildUid(deps.ids, groupUid), groupUid, identityUid, roleUid, createTime: deps.clock.now() };
+  await tx.bindings.insert(binding);
+  const after = { uid: binding.uid, identityUid, roleUid, ...(inviteUid !== undefined && { inviteUid }) };
+  await tx.audit.insert(loginEvent(deps, person, groupUid, how, "arbor.iam.v2beta1.RoleBinding", binding.uid, after));
+}
+
+/**
+ * An audit event of a change made by logging in (not through an RPC): its method is
+ * `arbor.login/<what>`, its actor the person, as their upstream token named them.
+ */
+function loginEvent(
+  deps: RegistrationDeps,
+  person: UpstreamPerson,
+  groupUid: string,
+  what: string,
+  resourceType: string,
+  resourceUid: string,
+  after: Record<string, unknown>,
+): AuditEventRecord {
+  return {
+    uid: newChildUid(deps.ids, groupUid),
+    createTime: deps.clock.now(),
+    actor: { uid: userIdentityUid(person.issuer, person.subject), upstreamIssuer: person.issuer, upstreamSubject: person.subject },
+    method: `arbor.login/${what.charAt(0).toUpperCase()}${what.slice(1)}`,
+    action: "create",
+    resourceType,
+    resourceUid,
+    after,
+  };
 }
 
 function newPerson(uid: string, person: UpstreamPerson, now: number): IdentityRecord {

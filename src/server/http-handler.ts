@@ -4,19 +4,24 @@
  * google.api.http annotations. Every request gets one access-log line and its metrics.
  */
 import { performance } from "node:perf_hooks";
+import type { JsonValue } from "@bufbuild/protobuf";
 import type { UniversalHandler } from "@connectrpc/connect/protocol";
 import { createContextValues } from "@connectrpc/connect";
 import { universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
 import type { Logger } from "pino";
-import { ApiError, Code, notFound, unavailable } from "../domain/errors.js";
+import { ApiError, Code, invalidArgument, notFound, unavailable } from "../domain/errors.js";
 import type { TokenExchange } from "../auth/exchange.js";
 import type { KeyRing } from "../auth/key-ring.js";
 import type { Store } from "../store/types.js";
 import { callRecordKey } from "./connect-handlers.js";
+import type { Cors } from "./cors.js";
 import type { OAuthEndpoints } from "./oauth-endpoints.js";
+import type { RegistryEndpoints } from "./registry-endpoints.js";
 import type { CallRecord, Invoker } from "./invoker.js";
 import { readBody, writeJson, writeText, type AnyRequest, type AnyResponse } from "./http-util.js";
+import { completeRuntimeRefusal } from "./runtime-refusals.js";
 import type { Metrics } from "./metrics.js";
+import type { RequestLimits } from "./request-limits.js";
 import { decodeRequest } from "./rest/decode.js";
 import { toApiJson } from "./rest/json.js";
 import type { RouteTable } from "./rest/route-table.js";
@@ -34,8 +39,12 @@ export interface HttpHandlerDeps {
   exchange: TokenExchange;
   /** People's login: {auth_url}/oauth/login, /oauth/callback, /oauth/token and /oauth/revoke. */
   oauth: OAuthEndpoints;
+  /** The registry's: {auth_url}/registry/token and {base_url}/registry/notifications. */
+  registry: RegistryEndpoints;
   metrics: Metrics;
   logger: Logger;
+  /** Rate limits per address, and on the endpoints that take credentials. */
+  limits: RequestLimits;
   /** The suffix of error domains. */
   domain: () => string;
   /** The issuer URL ({auth_url}); its path prefixes the discovery endpoints. */
@@ -43,6 +52,10 @@ export interface HttpHandlerDeps {
   maxBodyBytes: number;
   /** True once shutdown has begun: readiness fails and HTTP/1.1 connections close. */
   draining: () => boolean;
+  /** Cross-origin access for browsers. */
+  cors: Cors;
+  /** The OpenAPI document of the REST API, served at /openapi.json. */
+  openapi: () => JsonValue;
 }
 
 interface Record extends CallRecord {
@@ -57,12 +70,17 @@ interface Record extends CallRecord {
 export function createHttpHandler(deps: HttpHandlerDeps): (req: AnyRequest, res: AnyResponse) => void {
   return (req, res) => {
     const start = performance.now();
-    const record: Record = {};
+    const record: Record = { address: req.socket.remoteAddress };
     const connect = deps.connect.get(pathOf(req));
     const transport = connect ? connectTransportOf(req) : "rest";
     if (deps.draining() && req.httpVersionMajor === 1) res.setHeader("connection", "close");
     res.once("close", () => finish(deps, req, res, record, transport, start));
-    const served = connect ? serveConnect(connect, req, res, record) : dispatch(deps, req, res, record);
+    if (deps.cors.handle(req, res)) {
+      record.route = "OPTIONS (CORS preflight)";
+      record.code = 0;
+      return;
+    }
+    const served = connect ? serveConnect(connect, req, res, record, errorDomainFor(pathOf(req).slice(1), deps.domain())) : dispatch(deps, req, res, record);
     served.catch((e: unknown) => {
       const err = toApiError(e);
       record.code = err.code;
@@ -72,18 +90,35 @@ export function createHttpHandler(deps: HttpHandlerDeps): (req: AnyRequest, res:
         return;
       }
       const path = pathOf(req);
-      writeJson(res, HTTP_STATUS[err.code] ?? 500, statusJson(err, errorDomainFor(path, deps.domain())));
+      const retry: { [name: string]: string } = err.details.retryDelayMs === undefined ? {} : { "retry-after": String(Math.ceil(err.details.retryDelayMs / 1000)) };
+      writeJson(res, HTTP_STATUS[err.code] ?? 500, statusJson(err, errorDomainFor(path, deps.domain())), retry);
     });
   };
 }
 
+/** Paths never rate limited: probes and scrapes must see the server as it is. */
+const UNLIMITED = new Set(["/healthz", "/readyz", "/metrics"]);
+/** The endpoints that take credentials, limited per address against guessing. */
+const CREDENTIAL_PATH = /\/(?:sts\/exchange|oauth\/token|registry\/token)$/;
+/** More headers than this is abuse, not a client. */
+export const MAX_HEADERS = 100;
+
 async function dispatch(deps: HttpHandlerDeps, req: AnyRequest, res: AnyResponse, record: Record): Promise<void> {
   const path = pathOf(req);
   const method = req.method ?? "GET";
+  if (!UNLIMITED.has(path)) {
+    deps.limits.address(record.address);
+    record.addressCounted = true;
+    if (CREDENTIAL_PATH.test(path)) deps.limits.credentials(record.address);
+  }
+  if (headerCount(req) > MAX_HEADERS) throw invalidArgument("headers", `a request may carry at most ${MAX_HEADERS} headers`);
   if (path === exchangePath(deps.issuer())) return exchangeRoute(deps, method, req, res, record);
   const oauth = await deps.oauth.serve(path, method, req, res, record);
   if (oauth === true) return;
   if (oauth !== false) return methodNotAllowed(deps, res, record, method, path, oauth.allowed);
+  const registry = await deps.registry.serve(path, method, req, res, record);
+  if (registry === true) return;
+  if (registry !== false) return methodNotAllowed(deps, res, record, method, path, registry.allowed);
   if (method === "GET" || method === "HEAD") {
     const fixed = await serveFixed(deps, path, res, record);
     if (fixed) return;
@@ -107,6 +142,13 @@ async function dispatch(deps: HttpHandlerDeps, req: AnyRequest, res: AnyResponse
   });
   record.code = 0;
   writeJson(res, 200, toApiJson(match.route.method.output, response));
+}
+
+/** The request's headers, HTTP/2 pseudo-headers (`:path`) aside. */
+function headerCount(req: AnyRequest): number {
+  let n = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (!(req.rawHeaders[i] ?? "").startsWith(":")) n++;
+  return n;
 }
 
 async function exchangeRoute(deps: HttpHandlerDeps, method: string, req: AnyRequest, res: AnyResponse, record: Record): Promise<void> {
@@ -134,6 +176,10 @@ async function serveFixed(deps: HttpHandlerDeps, path: string, res: AnyResponse,
       if (deps.draining()) throw unavailable("the server is shutting down");
       await deps.store.ping();
       writeJson(res, 200, { status: "SERVING" });
+      break;
+    case "/openapi.json":
+      record.route = "GET /openapi.json";
+      writeJson(res, 200, deps.openapi(), { "cache-control": "public, max-age=300" });
       break;
     case "/metrics":
       record.route = "GET /metrics";
@@ -166,10 +212,10 @@ function discovery(issuer: string) {
   };
 }
 
-async function serveConnect(handler: UniversalHandler, req: AnyRequest, res: AnyResponse, record: Record): Promise<void> {
+async function serveConnect(handler: UniversalHandler, req: AnyRequest, res: AnyResponse, record: Record, domain: string): Promise<void> {
   const values = createContextValues().set(callRecordKey, record);
   const uReq = universalRequestFromNodeRequest(req, res, undefined, values);
-  const uRes = await handler(uReq);
+  const uRes = await completeRuntimeRefusal(await handler(uReq), domain);
   for (const headers of [uRes.header, uRes.trailer]) {
     const message = headers?.get("grpc-message");
     if (message != null) headers?.set("grpc-message", grpcMessageEncode(message));

@@ -3,8 +3,13 @@
  * policy (the arbor.api.v1.authz method option), then call the service. Permission is checked
  * before existence: the scope is a uid, and ancestry is read off the uid, so a caller without
  * access learns nothing about what exists.
+ *
+ * gRPC server reflection (server/reflection) deliberately does not pass through here: it serves
+ * only the public contract, never data, and generic tools (grpcurl, Postman) send no token.
  */
-import { getOption, hasOption, type DescField, type DescMessage, type DescMethod, type Message } from "@bufbuild/protobuf";
+import { create, getOption, hasOption, type DescField, type DescMessage, type DescMethod, type Message } from "@bufbuild/protobuf";
+import { MethodOptions_IdempotencyLevel } from "@bufbuild/protobuf/wkt";
+import { http } from "../gen/google/api/annotations_pb.js";
 import { FieldBehavior, field_behavior } from "../gen/google/api/field_behavior_pb.js";
 import { authz, type Authorization } from "../gen/arbor/api/v1/authz_pb.js";
 import type { Tokens } from "../auth/tokens.js";
@@ -12,14 +17,21 @@ import { capabilityName, type Capability } from "../domain/capabilities.js";
 import { invalidArgument, permissionDenied, unauthenticated } from "../domain/errors.js";
 import type { Permissions } from "../domain/permissions.js";
 import { requireUid } from "../domain/uid.js";
+import { actionOf } from "../domain/audit.js";
+import type { AuditTrail } from "../services/audit-trail.js";
 import type { Authorizer } from "../services/authorizer.js";
 import type { CallContext, Principal } from "../services/context.js";
 import type { RpcHandler, ServiceBinding } from "../services/service-impl.js";
+import type { RequestLimits } from "./request-limits.js";
 
 /** What the access log records of a call; the invoker fills in what it learns. */
 export interface CallRecord {
   rpc?: string;
   caller?: string;
+  /** The client's address, as the transport saw it (rate limits are kept per address). */
+  address?: string;
+  /** Set once this request was counted against its address's rate limit (REST counts it on arrival). */
+  addressCounted?: boolean;
 }
 
 /** One call, as a transport hands it over. */
@@ -39,13 +51,28 @@ export interface InvokerDeps {
   authorizer: Authorizer;
   /** The audience API tokens must carry ({base_url}); known once the server listens. */
   audience: () => string;
+  /** Where changes are recorded; every successful mutating RPC writes one event. */
+  audit: AuditTrail;
+  /**
+   * Called when a change succeeded but its event could not be written: the change stands (the
+   * client would otherwise retry a create that happened), so the failure must be logged loudly.
+   */
+  auditFailed: (error: unknown, rpc: string) => void;
+  /** Rate limits per address and per identity. */
+  limits: RequestLimits;
 }
 
 interface Entry {
+  method: DescMethod;
   handler: RpcHandler;
   policy: Authorization;
   capabilities: Capability[];
   scope?: { path: DescField[]; label: string; required: boolean };
+  /** Set for RPCs that change something: they are audited. */
+  mutation?: {
+    /** The Get RPC of the same resource (taking a uid), to read it before an update or delete. */
+    getter?: Entry;
+  };
 }
 
 /** Runs calls. */
@@ -61,27 +88,63 @@ export function createInvoker(deps: InvokerDeps): Invoker {
       entries.set(method, entryFor(method, binding));
     }
   }
+  for (const entry of entries.values()) {
+    if (isMutation(entry.method)) entry.mutation = { getter: getterOf(entry.method, entries) };
+  }
   return {
     async invoke(call) {
       const entry = entries.get(call.method);
       if (!entry) throw new Error(`no handler for ${call.method.parent.typeName}/${call.method.name}`);
       call.record.rpc = `${call.method.parent.typeName}/${call.method.name}`;
+      if (call.record.addressCounted !== true) deps.limits.address(call.record.address);
       if (entry.policy.public) return entry.handler(call.request, publicContext(call.signal));
       const principal = await authenticate(deps, call.authorization);
       call.record.caller = principal.uid;
+      deps.limits.identity(principal.uid);
       let permissions: Promise<Permissions> | undefined;
       const ctx: CallContext = {
         principal,
         permissions: () => (permissions ??= deps.authorizer.permissionsOf(principal.uid)),
         signal: call.signal,
       };
-      if (entry.scope) {
-        const scope = scopeOf(entry.scope, call.request);
-        if (!(await ctx.permissions()).allows(entry.capabilities, scope)) throw denied(entry.capabilities, scope);
+      const scope = entry.scope ? scopeOf(entry.scope, call.request) : "";
+      if (entry.scope && !(await ctx.permissions()).allows(entry.capabilities, scope)) throw denied(entry.capabilities, scope);
+      if (!entry.mutation) return entry.handler(call.request, ctx);
+      const before = actionOf(entry.method.name) === "create" ? undefined : await readBefore(entry.mutation.getter, scope, ctx);
+      const response = await entry.handler(call.request, ctx);
+      try {
+        await deps.audit.record({ method: entry.method, principal, scope, response, ...(before && { before }) });
+      } catch (error) {
+        deps.auditFailed(error, `${entry.method.parent.typeName}/${entry.method.name}`);
       }
-      return entry.handler(call.request, ctx);
+      return response;
     },
   };
+}
+
+/** Whether an RPC changes something: not an HTTP GET, nor declared free of side effects. */
+function isMutation(method: DescMethod): boolean {
+  if (method.idempotency === MethodOptions_IdempotencyLevel.NO_SIDE_EFFECTS) return false;
+  return hasOption(method, http) && getOption(method, http).pattern.case !== "get";
+}
+
+/** `GetX` of the service of `UpdateX` / `DeleteX`, when it takes a uid. */
+function getterOf(method: DescMethod, entries: ReadonlyMap<DescMethod, Entry>): Entry | undefined {
+  const resource = method.name.replace(/^[A-Z][a-z]*/, "");
+  const get = method.parent.methods.find((m) => m.name === `Get${resource}`);
+  if (get === undefined || !get.input.fields.some((f) => f.name === "uid" && f.fieldKind === "scalar")) return undefined;
+  return entries.get(get);
+}
+
+/** The resource before a change, read as the caller; undefined when it cannot be read. */
+async function readBefore(getter: Entry | undefined, uid: string, ctx: CallContext): Promise<{ schema: DescMessage; message: Message } | undefined> {
+  if (getter === undefined || uid === "") return undefined;
+  try {
+    return { schema: getter.method.output, message: await getter.handler(create(getter.method.input, { uid } as never), ctx) };
+  } catch {
+    // Missing or unreadable: the change itself will say why, and the event has no before.
+    return undefined;
+  }
 }
 
 function entryFor(method: DescMethod, binding: ServiceBinding): Entry {
@@ -89,7 +152,7 @@ function entryFor(method: DescMethod, binding: ServiceBinding): Entry {
   if (!handler) throw new Error(`${method.parent.typeName}/${method.name} has no implementation`);
   if (!hasOption(method, authz)) throw new Error(`${method.parent.typeName}/${method.name} declares no authorization policy`);
   const policy = getOption(method, authz);
-  const entry: Entry = { handler, policy, capabilities: [...policy.capabilities] };
+  const entry: Entry = { method, handler, policy, capabilities: [...policy.capabilities] };
   if (policy.scopeField !== "") {
     const path = resolvePath(method.input, policy.scopeField);
     const last = path[path.length - 1] as DescField;

@@ -20,6 +20,10 @@ export interface ListenerOptions {
   requestTimeoutMs: number;
   /** How long an idle HTTP/1.1 keep-alive connection stays open. */
   keepAliveTimeoutMs: number;
+  /** Open connections at once; more are closed as they arrive. 0: no cap. */
+  maxConnections: number;
+  /** The largest HTTP/1.1 request head, and HTTP/2 header list, in bytes. */
+  maxHeaderBytes: number;
   /** A PEM certificate chain and key: serve TLS (ALPN h2 and http/1.1) instead of cleartext. */
   tls?: { cert: Buffer; key: Buffer };
 }
@@ -29,6 +33,8 @@ export const DEFAULT_LISTENER_OPTIONS: Readonly<ListenerOptions> = {
   headersTimeoutMs: 20_000,
   requestTimeoutMs: 60_000,
   keepAliveTimeoutMs: 5_000,
+  maxConnections: 10_000,
+  maxHeaderBytes: 16_384,
 };
 
 /** A listening port. */
@@ -46,7 +52,9 @@ type Handler = (req: AnyRequest, res: AnyResponse) => void;
 /** Creates the listener around a request handler. */
 export function createListener(handler: Handler, options: ListenerOptions = DEFAULT_LISTENER_OPTIONS): Listener {
   const connections = createConnectionTracker();
-  const server = options.tls ? tlsServer(handler, options, connections) : cleartextServer(handler, options, connections);
+  const { server, stop } = options.tls ? tlsServer(handler, options, connections) : cleartextServer(handler, options, connections);
+  // Node closes connections beyond the cap as they are accepted, before any byte is read.
+  if (options.maxConnections > 0) server.maxConnections = options.maxConnections;
   return {
     get draining() {
       return connections.draining;
@@ -62,6 +70,7 @@ export function createListener(handler: Handler, options: ListenerOptions = DEFA
     },
     async close(timeoutMs) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      stop();
       await connections.drain(timeoutMs);
       await closed;
     },
@@ -138,16 +147,33 @@ function createConnectionTracker(): ConnectionTracker {
   };
 }
 
-function cleartextServer(handler: Handler, options: ListenerOptions, connections: ConnectionTracker): net.Server {
+/** A server, and what stops its helpers when it closes. */
+interface Built {
+  server: net.Server;
+  stop: () => void;
+}
+
+function cleartextServer(handler: Handler, options: ListenerOptions, connections: ConnectionTracker): Built {
   const h1 = http.createServer(
-    { headersTimeout: options.headersTimeoutMs, requestTimeout: options.requestTimeoutMs, keepAliveTimeout: options.keepAliveTimeoutMs },
+    {
+      headersTimeout: options.headersTimeoutMs,
+      requestTimeout: options.requestTimeoutMs,
+      keepAliveTimeout: options.keepAliveTimeoutMs,
+      maxHeaderSize: options.maxHeaderBytes,
+      // Node enforces both timeouts only at this interval (30 s by default): check often enough
+      // that a slow client is cut near its deadline.
+      connectionsCheckingInterval: Math.min(1_000, options.headersTimeoutMs),
+    },
     handler,
   );
-  const h2 = http2.createServer({}, handler);
+  // The HTTP/1.1 server never listens itself (sockets are handed to it), and Node starts its
+  // header and request timeout checks on 'listening': start them as if it had.
+  h1.emit("listening");
+  const h2 = http2.createServer(h2Options(options), handler);
   h2.on("session", (session) => connections.session(session));
   h2.on("sessionError", () => {});
   h1.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => connections.h1Request(req, res));
-  return net.createServer({ noDelay: true }, (socket) => {
+  const server = net.createServer({ noDelay: true }, (socket) => {
     connections.pending(socket);
     socket.on("error", () => socket.destroy());
     // A connection that never sends its first bytes is dropped like one that never sends headers.
@@ -174,11 +200,19 @@ function cleartextServer(handler: Handler, options: ListenerOptions, connections
     };
     socket.on("data", onData);
   });
+  // Closing the never-listening HTTP/1.1 server only stops its timeout checks.
+  return { server, stop: () => h1.close() };
 }
 
-function tlsServer(handler: Handler, options: ListenerOptions, connections: ConnectionTracker): net.Server {
+/** HTTP/2 limits: the header list as large as an HTTP/1.1 head may be. */
+function h2Options(options: ListenerOptions): http2.ServerOptions {
+  return { settings: { maxHeaderListSize: options.maxHeaderBytes }, maxSessionInvalidFrames: 100, maxSessionRejectedStreams: 100 };
+}
+
+function tlsServer(handler: Handler, options: ListenerOptions, connections: ConnectionTracker): Built {
   const { cert, key } = options.tls as NonNullable<ListenerOptions["tls"]>;
-  const server = http2.createSecureServer({ cert, key, allowHTTP1: true }, handler);
+  // HTTP/1.1 over TLS keeps Node's own 16 KiB head limit: the fallback takes no size option.
+  const server = http2.createSecureServer({ cert, key, allowHTTP1: true, ...h2Options(options) }, handler);
   server.on("session", (session) => connections.session(session));
   server.on("sessionError", () => {});
   server.on("secureConnection", (socket: TLSSocket) => {
@@ -189,5 +223,5 @@ function tlsServer(handler: Handler, options: ListenerOptions, connections: Conn
   });
   server.on("connection", (socket: Socket) => connections.raw(socket));
   server.setTimeout(options.requestTimeoutMs);
-  return server;
+  return { server, stop: () => undefined };
 }

@@ -130,23 +130,26 @@ export function createAccountAssociationsService(deps: ServiceDeps) {
       if (sent === undefined) throw invalidArgument("account_association", "is required");
       const uid = requireUid("uid", sent.uid);
       const mask = resolveUpdateMask(req.updateMask?.paths, accountAssociationUpdatable, populatedPaths(sent));
-      const stored = await store.accountAssociations.get(uid);
-      if (!stored) throw notFound("account association", uid);
-      if (mask.size === 0) return accountAssociationMessage(stored);
-      const changes: Parameters<typeof store.accountAssociations.update>[1] = {};
-      if (mask.has("name")) {
-        validateName(sent.name);
-        changes.name = sent.name;
-      }
-      if (mask.has("description")) {
-        validateDescription(sent.description);
-        changes.description = sent.description;
-      }
-      const providers = providerChanges(mask, sentProviders(sent), stored);
-      validateProviders(providers);
-      requireAnyProvider({ ...stored, ...providers });
-      Object.assign(changes, providers);
-      const updated = await store.accountAssociations.update(uid, changes, clock.now());
+      // The row is held from the read to the write: "at least one provider" is checked against
+      // what is stored, so two PATCHes removing different providers must not both pass on one read.
+      const updated = await store.transaction(async (tx) => {
+        const stored = await tx.accountAssociations.lock(uid);
+        if (!stored || mask.size === 0) return stored;
+        const changes: Parameters<typeof store.accountAssociations.update>[1] = {};
+        if (mask.has("name")) {
+          validateName(sent.name);
+          changes.name = sent.name;
+        }
+        if (mask.has("description")) {
+          validateDescription(sent.description);
+          changes.description = sent.description;
+        }
+        const providers = providerChanges(mask, sentProviders(sent), stored);
+        validateProviders(providers);
+        requireAnyProvider({ ...stored, ...providers });
+        Object.assign(changes, providers);
+        return tx.accountAssociations.update(uid, changes, clock.now());
+      });
       if (!updated) throw notFound("account association", uid);
       return accountAssociationMessage(updated);
     },

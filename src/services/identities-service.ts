@@ -123,13 +123,20 @@ export function createIdentitiesService(deps: ServiceDeps) {
         validateDescription(req.identity.description);
         changes.description = req.identity.description;
       }
-      if (masksRelationship(mask)) {
-        const current = await store.identities.get(uid);
-        if (!current) throw notFound("identity", uid);
-        const next = updatedRelationship(current.relationship, relationshipInput(req.identity), mask);
-        changes.relationship = validateRelationship(next, rules(now));
-      }
-      const updated = Object.keys(changes).length === 0 ? await store.identities.get(uid) : await store.identities.update(uid, changes, now);
+      const sent = relationshipInput(req.identity);
+      // A member-level change merges into the stored relationship: the read, the merge and the
+      // write share one transaction holding the row, so a concurrent PATCH of another member waits
+      // for this one instead of writing back a relationship read before it (a lost update).
+      const updated = masksRelationship(mask)
+        ? await store.transaction(async (tx) => {
+            const current = await tx.identities.lock(uid);
+            if (!current) return undefined;
+            const relationship = validateRelationship(updatedRelationship(current.relationship, sent, mask), rules(now));
+            return tx.identities.update(uid, { ...changes, relationship }, now);
+          })
+        : Object.keys(changes).length === 0
+          ? await store.identities.get(uid)
+          : await store.identities.update(uid, changes, now);
       if (!updated) throw notFound("identity", uid);
       return identityMessage(updated);
     },

@@ -145,29 +145,32 @@ export function createIdentityProvidersService(deps: ServiceDeps) {
       if (sent === undefined) throw invalidArgument("identity_provider", "is required");
       const uid = requireUid("uid", sent.uid);
       const mask = resolveUpdateMask(req.updateMask?.paths, identityProviderUpdatable, populatedPaths(sent));
-      const stored = await store.identityProviders.get(uid);
-      if (!stored) throw notFound("identity provider", uid);
-      if (mask.size === 0) return identityProviderMessage(stored);
-      const changes: Parameters<Stores["identityProviders"]["update"]>[1] = {};
-      if (mask.has("name")) {
-        validateName(sent.name);
-        changes.name = sent.name;
-      }
-      if (mask.has("description")) {
-        validateDescription(sent.description);
-        changes.description = sent.description;
-      }
-      if (mask.has("default_role")) {
-        await checkDefaultRole(store, stored.parentUid, sent.defaultRole);
-        changes.defaultRole = sent.defaultRole;
-      }
-      const oidc = oidcChanges(mask, sentOidc(sent));
-      const changed = OIDC_KEYS.filter((k) => k in oidc);
-      if (changed.length > 0) {
-        validateOidc({ ...stored.oidc, ...oidc }, policy, changed);
-        changes.oidc = oidc;
-      }
-      const updated = await store.identityProviders.update(uid, changes, clock.now());
+      // The row is held from the read to the write: the OIDC settings are validated as a whole
+      // (stored merged with sent), so a concurrent PATCH must not change what was validated.
+      const updated = await store.transaction(async (tx) => {
+        const stored = await tx.identityProviders.lock(uid);
+        if (!stored || mask.size === 0) return stored;
+        const changes: Parameters<Stores["identityProviders"]["update"]>[1] = {};
+        if (mask.has("name")) {
+          validateName(sent.name);
+          changes.name = sent.name;
+        }
+        if (mask.has("description")) {
+          validateDescription(sent.description);
+          changes.description = sent.description;
+        }
+        if (mask.has("default_role")) {
+          await checkDefaultRole(tx, stored.parentUid, sent.defaultRole);
+          changes.defaultRole = sent.defaultRole;
+        }
+        const oidc = oidcChanges(mask, sentOidc(sent));
+        const changed = OIDC_KEYS.filter((k) => k in oidc);
+        if (changed.length > 0) {
+          validateOidc({ ...stored.oidc, ...oidc }, policy, changed);
+          changes.oidc = oidc;
+        }
+        return tx.identityProviders.update(uid, changes, clock.now());
+      });
       if (!updated) throw notFound("identity provider", uid);
       return identityProviderMessage(updated);
     },

@@ -90,19 +90,30 @@ export function createRoleBindingsService(deps: ServiceDeps) {
       const uid = requireUid("uid", sent.uid);
       const populated = [...(sent.identityUid !== undefined ? ["identity_uid"] : []), ...(sent.roleUid !== undefined ? ["role_uid"] : [])];
       const mask = resolveUpdateMask(req.updateMask?.paths, bindingUpdatable, populated);
-      const current = await store.bindings.get(uid);
-      if (!current) throw notFound("role binding", uid);
-      if (mask.size === 0) return (await hydrateBindings(store, [current]))[0] as RoleBinding;
-      // The binding as it would be is checked whole: a new identity is granted the role as surely
-      // as a new role is granted to the identity.
-      const target = await checkBindingTarget(store, await ctx.permissions(), {
-        groupUid: current.groupUid,
-        identityUid: mask.has("identity_uid") ? sent.identityUid : current.identityUid,
-        roleUid: mask.has("role_uid") ? sent.roleUid : current.roleUid,
+      if (mask.size === 0) {
+        const current = await store.bindings.get(uid);
+        if (!current) throw notFound("role binding", uid);
+        return (await hydrateBindings(store, [current]))[0] as RoleBinding;
+      }
+      // Permissions first: inside the transaction only its own stores may be used.
+      const permissions = await ctx.permissions();
+      // The binding is held from the read to the write, so a concurrent PATCH of the other field
+      // waits and then builds on this one (no lost update), and the pair written is the pair checked.
+      const done = await store.transaction(async (tx) => {
+        const current = await tx.bindings.lock(uid);
+        if (!current) return undefined;
+        // The binding as it would be is checked whole: a new identity is granted the role as surely
+        // as a new role is granted to the identity.
+        const target = await checkBindingTarget(tx, permissions, {
+          groupUid: current.groupUid,
+          identityUid: mask.has("identity_uid") ? sent.identityUid : current.identityUid,
+          roleUid: mask.has("role_uid") ? sent.roleUid : current.roleUid,
+        });
+        const updated = await tx.bindings.update(uid, { identityUid: target.identityUid, roleUid: target.roleUid });
+        return updated && { updated, target };
       });
-      const updated = await store.bindings.update(uid, { identityUid: target.identityUid, roleUid: target.roleUid });
-      if (!updated) throw notFound("role binding", uid);
-      return bindingMessage(updated, target);
+      if (!done) throw notFound("role binding", uid);
+      return bindingMessage(done.updated, done.target);
     },
 
     async deleteRoleBinding(req: DeleteRoleBindingRequest): Promise<Empty> {

@@ -39,8 +39,20 @@ describe("configuration", () => {
     [{ ARBOR_ALLOW_ORG_CREATION: "maybe" }],
     [{ ARBOR_LOG_LEVEL: "loud" }],
     [{ ARBOR_SHUTDOWN_TIMEOUT: "soon" }],
+    [{ ARBOR_RATE_LIMIT_PER_ADDRESS: "100" }],
+    [{ ARBOR_EXCHANGE_RATE_LIMIT: "lots/s" }],
+    [{ ARBOR_MAX_HEADER_BYTES: "10" }],
+    [{ ARBOR_HEADERS_TIMEOUT: "30s", ARBOR_REQUEST_TIMEOUT: "10s" }],
+    [{ ARBOR_SECRETS_KEY: "c2hvcnQ=" }],
   ])("refuses %j with a ConfigError", (env) => {
     expect(() => resolveConfig({ env })).toThrow(ConfigError);
+  });
+
+  it("reads rates, and off for none", () => {
+    const c = resolveConfig({ env: { ARBOR_RATE_LIMIT_PER_IDENTITY: "50/s", ARBOR_EXCHANGE_RATE_LIMIT: "off" } });
+    expect(c.rateLimitPerIdentity).toEqual({ count: 50, periodMs: 1_000 });
+    expect(c.exchangeRateLimit).toBeUndefined();
+    expect(resolveConfig({ env: {} }).exchangeRateLimit).toEqual({ count: 300, periodMs: 60_000 });
   });
 
   it("refuses unknown settings in the file", () => {

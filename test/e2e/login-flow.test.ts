@@ -117,6 +117,14 @@ for (const engine of engines) {
       const uid = userIdentityUid(w.issuer.url, frank.sub);
       // The invite names the organization: its provider is used and grants its default role too.
       expect(await bindingsOf(uid)).toEqual([{ groupUid: w.org.uid, roleUid: VIEWER }, { groupUid: team, roleUid: EDITOR }].sort((a, b) => a.groupUid.localeCompare(b.groupUid)));
+      // Both grants are in the audit log, made by the person, in the groups they grant at.
+      const events = await w.t.server.store.audit.list({ uidp: {}, actorUid: uid }, { order: [{ field: "uid", desc: false }], offset: 0, limit: 10 });
+      expect(events.map((e) => [e.method, e.resourceType, e.uid.startsWith(`${e.method.endsWith("RedeemInvite") ? team : w.org.uid}/`)]).sort()).toEqual([
+        ["arbor.login/DefaultGrant", "arbor.iam.v2beta1.RoleBinding", true],
+        ["arbor.login/RedeemInvite", "arbor.iam.v2beta1.RoleBinding", true],
+        ["arbor.login/Register", "arbor.iam.v2beta1.Identity", true],
+      ]);
+      expect(events.every((e) => e.actor.upstreamIssuer === w.issuer.url && e.actor.upstreamSubject === frank.sub)).toBe(true);
       // A returning person can redeem one as well; a reusable invite works again.
       const grace = person();
       await login(w, grace, { org: "acme" });

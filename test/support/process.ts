@@ -3,6 +3,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
+import { assertNoSecrets } from "./secret-scan.js";
 
 /** The path of the command. */
 export const ARBOR_BIN = join(import.meta.dirname, "../../bin/arbor.js");
@@ -42,9 +43,13 @@ export function serveArbor(args: string[], env: Record<string, string> = {}): Pr
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [ARBOR_BIN, "serve", "--port", "0", ...args], { env: cleanEnv(env), stdio: ["ignore", "pipe", "pipe"] });
     const lines: Record<string, unknown>[] = [];
-    const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
     let buffered = "";
     let stderr = "";
+    // Its whole log is scanned for credentials when it stops: awaiting exited fails if one leaked.
+    const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code))).then((code) => {
+      assertNoSecrets([...lines, stderr], "arbor serve");
+      return code;
+    });
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
     child.stdout.on("data", (d: Buffer) => {
       buffered += d.toString();
@@ -56,7 +61,7 @@ export function serveArbor(args: string[], env: Record<string, string> = {}): Pr
         if (line.msg === "arbor is serving") resolve({ child, port: line.port as number, lines, exited });
       }
     });
-    void exited.then((code) => reject(new Error(`arbor serve exited with ${code}: ${stderr}`)));
+    exited.then((code) => reject(new Error(`arbor serve exited with ${code}: ${stderr}`)), reject);
   });
 }
 

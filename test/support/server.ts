@@ -11,6 +11,7 @@ import type { GroupRecord } from "../../src/domain/groups.js";
 import { startServer, type ArborServer } from "../../src/server/server.js";
 import { createOrganization } from "../../src/services/groups-store-ops.js";
 import type { TestEngine } from "./engines.js";
+import { assertNoSecrets } from "./secret-scan.js";
 
 /** A started server and helpers around it. */
 export interface TestServer {
@@ -75,6 +76,7 @@ export async function startTestServer(engine: TestEngine, settings: Partial<Conf
     async close() {
       await server.close();
       await location.dispose();
+      assertNoSecrets(logs, "the server");
     },
   };
 }

@@ -1,0 +1,86 @@
+/**
+ * `arbor admin audit`: reads the audit log straight from the store, newest first, for operators
+ * who hold the data directory or the database rather than an owner's token.
+ */
+import { Option, type Command } from "commander";
+import type { Config } from "../config.js";
+import type { AuditFilter } from "../domain/audit.js";
+import { isUid } from "../domain/uid.js";
+import { AuditEventSchema } from "../gen/arbor/audit/v1beta1/audit_pb.js";
+import { toApiJson } from "../server/rest/json.js";
+import { auditEventMessage } from "../services/audit-service.js";
+import { createStore } from "../store/create-store.js";
+import { UsageError } from "./admin.js";
+
+/** Adds `arbor admin audit` under admin. */
+export function addAuditCommand<F>(
+  admin: Command,
+  storeOptions: (cmd: Command) => Command,
+  configOf: (flags: F, explicit: (key: string) => boolean) => Config,
+): void {
+  storeOptions(
+    admin
+      .command("audit")
+      .description("print the audit log (every change made through the API), newest first")
+      .option("--org <name>", "only this organization's events (its name or uid)")
+      .option("--actor <uid>", "only changes made by this identity")
+      .option("--resource <uid>", "only changes of this resource")
+      .option("--method <name>", "only calls of this RPC (arbor.iam.v2beta1.GroupsService/DeleteGroup)")
+      .option("--limit <n>", "at most this many events", "50")
+      .addOption(new Option("-o, --output <format>", "table, or json (one event per line, as the API shows it)").choices(["table", "json"]).default("table"))
+      .addHelpText(
+        "after",
+        "\nReads the store directly, like every `arbor admin` command; owners read the same log through\n" +
+          "the API (GET /audit/v1beta1/events).\n\nExamples:\n  arbor admin audit --org acme\n" +
+          "  arbor admin audit --org acme --method arbor.iam.v2beta1.RoleBindingsService/CreateRoleBinding -o json\n",
+      ),
+  ).action(async (opts: F & AuditOptions, cmd: Command) => {
+    const config = configOf(opts, (k) => cmd.getOptionValueSource(k) === "cli");
+    const text = await adminAudit(config, opts);
+    if (text !== "") process.stdout.write(`${text}\n`);
+  });
+}
+
+/** Options of `arbor admin audit`. */
+export interface AuditOptions {
+  org?: string;
+  actor?: string;
+  resource?: string;
+  method?: string;
+  limit: string;
+  output: string;
+}
+
+/** The events matching options, newest first, as JSON lines or a table. */
+export async function adminAudit(config: Config, options: AuditOptions): Promise<string> {
+  const limit = Number(options.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100_000) throw new UsageError("--limit must be a whole number from 1 to 100000");
+  if (options.output !== "table" && options.output !== "json") throw new UsageError("--output must be table or json");
+  const store = await createStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema });
+  try {
+    let orgUid: string | undefined;
+    if (options.org !== undefined) {
+      orgUid = isUid(options.org) ? options.org : (await store.groups.findOrganization(options.org))?.uid;
+      if (orgUid === undefined) throw new UsageError(`no organization named "${options.org}"`);
+    }
+    const filter: AuditFilter = {
+      uidp: orgUid === undefined ? {} : { descendantsOf: orgUid },
+      ...(options.actor !== undefined && { actorUid: options.actor }),
+      ...(options.resource !== undefined && { resourceUid: options.resource }),
+      ...(options.method !== undefined && { method: options.method }),
+    };
+    const events = await store.audit.list(filter, { order: [{ field: "create_time", desc: true }, { field: "uid", desc: true }], offset: 0, limit });
+    if (options.output === "json") {
+      return events.map((e) => JSON.stringify(toApiJson(AuditEventSchema, auditEventMessage(e)))).join("\n");
+    }
+    const rows = events.map((e) => [new Date(e.createTime).toISOString(), e.actor.uid, e.action, e.resourceType.split(".").at(-1) ?? "", e.resourceUid]);
+    return table(["TIME", "ACTOR", "ACTION", "TYPE", "RESOURCE"], rows);
+  } finally {
+    await store.close();
+  }
+}
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  return [header, ...rows].map((r) => r.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join("  ").trimEnd()).join("\n");
+}

@@ -1,0 +1,69 @@
+/**
+ * `arbor admin audit` against a running server's data directory: the changes made through the
+ * API, newest first, as a table and as JSON lines, narrowed by organization and method.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runArbor, serveArbor, type ServeProcess } from "../support/process.js";
+
+describe("arbor admin audit (SQLite)", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "arbor-audit-"));
+  let serve: ServeProcess;
+  let env: Record<string, string>;
+  let org: string;
+  let team: string;
+
+  beforeAll(async () => {
+    serve = await serveArbor(["--data-dir", dataDir]);
+    env = { ARBOR_DATA_DIR: dataDir, ARBOR_PORT: String(serve.port) };
+    org = (JSON.parse((await runArbor(["admin", "bootstrap", "--org", "acme"], env)).stdout) as { uid: string }).uid;
+    const token = (await runArbor(["admin", "token", "--org", "acme"], env)).stdout.trim();
+    const call = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`http://127.0.0.1:${serve.port}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        ...(body !== undefined && { body: JSON.stringify(body) }),
+      });
+      expect(res.status).toBe(200);
+      return (await res.json()) as { uid: string };
+    };
+    team = (await call("POST", `/iam/v2beta1/groups/${org}`, { name: "team" })).uid;
+    await call("PATCH", `/iam/v2beta1/groups/${team}`, { description: "the team" });
+  });
+  afterAll(async () => {
+    serve?.child.kill("SIGTERM");
+    await serve?.exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("prints a table, newest first", async () => {
+    const { code, stdout, stderr } = await runArbor(["admin", "audit", "--org", "acme"], env);
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    const lines = stdout.trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^TIME\s+ACTOR\s+ACTION\s+TYPE\s+RESOURCE$/);
+    expect(lines.slice(1).map((l) => l.split(/\s+/).slice(2))).toEqual([
+      ["update", "Group", team],
+      ["create", "Group", team],
+    ]);
+  });
+
+  it("prints JSON lines as the API shows events, narrowed by method", async () => {
+    const { code, stdout } = await runArbor(["admin", "audit", "--org", org, "--method", "arbor.iam.v2beta1.GroupsService/UpdateGroup", "-o", "json"], env);
+    expect(code).toBe(0);
+    const events = stdout.trimEnd().split("\n").map((l) => JSON.parse(l) as Record<string, any>);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ action: "update", resourceUid: team, before: { description: "" }, after: { description: "the team" } });
+  });
+
+  it.each([
+    { args: ["--limit", "0"], want: "--limit must be a whole number" },
+    { args: ["--org", "nope"], want: 'no organization named "nope"' },
+  ])("refuses $args with exit code 2", async ({ args, want }) => {
+    const { code, stderr } = await runArbor(["admin", "audit", ...args], env);
+    expect(code).toBe(2);
+    expect(stderr).toContain(want);
+  });
+});
