@@ -7,7 +7,12 @@ import type { Config } from "../config.js";
 import { importAdvisories, type ImportSummary } from "../osv/import-advisories.js";
 import { readSources } from "../osv/read-sources.js";
 import { createStore } from "../store/create-store.js";
+import { ADVISORIES } from "./advisories-resource.js";
+import type { CliIo } from "./output/io.js";
 import { progressBar, type BarStream } from "./progress-bar.js";
+import { withExamples } from "./resource/help-text.js";
+import { addGetCommand } from "./resource/item-commands.js";
+import { addListCommand } from "./resource/list-command.js";
 
 /** How `import` talks to the person running it. */
 export interface ImportIo {
@@ -19,13 +24,18 @@ export interface ImportIo {
 /**
  * Adds the `advisories` commands to program (inheriting its settings: exit codes, help after
  * errors); storeOptions and configOf are the program's, so flags mean the same everywhere.
+ * `list` and `get` ask the API; `import` writes to the store.
  */
 export function addAdvisoriesCommands<F>(
   program: Command,
   storeOptions: (cmd: Command) => Command,
   configOf: (flags: F, explicit: (key: string) => boolean) => Config,
+  io: CliIo,
 ): void {
   const advisories = program.command("advisories").description("vulnerability advisories (OSV documents)");
+  withExamples(advisories, ["arbor advisories list --ecosystem npm --package lodash", "arbor advisories get GHSA-jf85-cpcp-j695 -o yaml", "arbor advisories import ./advisories/"]);
+  addListCommand(advisories, ADVISORIES, io);
+  addGetCommand(advisories, ADVISORIES, io);
   storeOptions(
     advisories
       .command("import")

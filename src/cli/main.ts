@@ -1,12 +1,21 @@
 /**
  * The arbor command.
  */
+import { ConnectError } from "@connectrpc/connect";
 import { Command, CommanderError, Option } from "commander";
 import { ConfigError, DEFAULT_CONFIG, resolveConfig, type Config } from "../config.js";
 import { isApiError } from "../domain/errors.js";
 import { adminToken, bootstrap, UsageError } from "./admin.js";
+import { addAuditCommand } from "./admin-audit.js";
 import { addAdvisoriesCommands } from "./advisories.js";
+import { rpcErrorText } from "./api/rpc-error.js";
 import { addAuthCommands } from "./auth/commands.js";
+import { addCompletionCommand } from "./completion/completion-command.js";
+import { addConfigCommands } from "./config/config-command.js";
+import { addIamCommands } from "./iam/commands.js";
+import { processIo } from "./output/process-io.js";
+import { addRegistryCommands } from "./registry/commands.js";
+import { addRegistryConfigCommand } from "./registry-config.js";
 import { serve } from "./serve.js";
 import { VERSION } from "./version.js";
 
@@ -36,6 +45,11 @@ export function buildProgram(): Command {
   const program = new Command("arbor")
     .description("Arbor: organizations, identities, roles and tokens - the Resource Management Service API v2, self-hosted.")
     .version(VERSION)
+    .addHelpText(
+      "after",
+      "\nExit codes: 0 done, 1 failed, 2 called wrongly. Reference: docs/cli.md.\n\nExamples:\n" +
+        "  arbor serve\n  arbor auth login\n  arbor iam groups tree acme\n  arbor iam identities list -o json\n",
+    )
     .showHelpAfterError()
     .exitOverride();
 
@@ -52,7 +66,10 @@ export function buildProgram(): Command {
     await serve(configOf(flags, (k) => cmd.getOptionValueSource(k) === "cli"));
   });
 
-  const admin = program.command("admin").description("administer the installation directly through its store");
+  const admin = program
+    .command("admin")
+    .description("administer the installation directly through its store")
+    .addHelpText("after", "\nExamples:\n  arbor admin bootstrap --org acme\n  export ARBOR_TOKEN=$(arbor admin token --org acme)\n");
   storeOptions(
     admin
       .command("bootstrap")
@@ -84,8 +101,15 @@ export function buildProgram(): Command {
     const config = configOf(opts, (k) => cmd.getOptionValueSource(k) === "cli");
     process.stdout.write(`${await adminToken(config, opts)}\n`);
   });
+  addRegistryConfigCommand(admin, storeOptions, configOf);
+  addAuditCommand(admin, storeOptions, configOf);
   addAuthCommands(program, process.env);
-  addAdvisoriesCommands(program, storeOptions, configOf);
+  const io = processIo(process.env);
+  addIamCommands(program, io);
+  addRegistryCommands(program, io);
+  addAdvisoriesCommands(program, storeOptions, configOf, io);
+  addConfigCommands(program, io);
+  addCompletionCommand(program, io.stdout);
   return program;
 }
 
@@ -103,7 +127,9 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = 2;
       return;
     }
-    if (isApiError(e)) {
+    if (e instanceof ConnectError) {
+      process.stderr.write(`${rpcErrorText(e)}\n`);
+    } else if (isApiError(e)) {
       process.stderr.write(`arbor: ${e.message} (code ${e.code})\n`);
     } else {
       process.stderr.write(`arbor: ${(e as Error).message ?? String(e)}\n`);

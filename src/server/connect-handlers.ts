@@ -1,6 +1,6 @@
 /**
  * gRPC, gRPC-Web and Connect for every service, through @connectrpc/connect's router, each RPC
- * going through the same invoker as REST.
+ * going through the same invoker as REST; plus gRPC server reflection, which describes them.
  */
 import type { DescMethod, Message } from "@bufbuild/protobuf";
 import { createConnectRouter, createContextKey, type ConnectRouter, type HandlerContext } from "@connectrpc/connect";
@@ -8,6 +8,7 @@ import type { UniversalHandler } from "@connectrpc/connect/protocol";
 import { compressionBrotli, compressionGzip } from "@connectrpc/connect-node";
 import type { ServiceBinding } from "../services/service-impl.js";
 import type { CallRecord, Invoker } from "./invoker.js";
+import { registerReflection } from "./reflection/reflection-service.js";
 import { errorDomainFor, toApiError, toConnectError } from "./status.js";
 
 /** Carries the access-log record of a request into the Connect handler. */
@@ -37,6 +38,10 @@ export function createConnectHandlers(options: ConnectHandlersOptions): Map<stri
     }
     router.service(binding.service, impl as never);
   }
+  // Reflection bypasses the invoker on purpose: it serves only the public contract (the same
+  // content as proto/ and /openapi.json), never data, and generic tools call it without a token.
+  const described = options.services.map((b) => b.service);
+  registerReflection(router, described, (ctx) => ctx.values.get(callRecordKey));
   return new Map(router.handlers.map((h) => [h.requestPath, h]));
 }
 

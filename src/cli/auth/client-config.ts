@@ -1,12 +1,14 @@
 /**
- * Where `arbor auth` talks to and keeps its tokens, resolved once from flags and the environment
- * (which main.ts passes in). The API defaults to the server's own default base URL, the issuer to
- * the API, as the server's configuration does.
+ * Where the CLI talks to and keeps its tokens, resolved once from flags, the environment (which
+ * main.ts passes in) and the settings file (config/client-file.ts), in that order. The API
+ * defaults to the server's own default base URL, the issuer to the API, as the server's
+ * configuration does.
  */
 import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { DEFAULT_CONFIG } from "../../config.js";
 import { UsageError } from "../admin.js";
+import { clientFilePath, readClientFile } from "../config/client-file.js";
 
 /** The API URL a CLI uses when told none: a server started with the defaults. */
 export const DEFAULT_API_URL = `http://localhost:${DEFAULT_CONFIG.port}`;
@@ -17,8 +19,12 @@ export interface ClientConfig {
   api: string;
   /** {auth_url}: the token issuer. */
   issuer: string;
+  /** The default group (a name or uid) for names and lists; undefined: everything visible. */
+  group: string | undefined;
   /** The folder tokens are cached in (`<cache>/arbor`). */
   cacheDir: string;
+  /** The settings file (it need not exist). */
+  configFile: string;
   /** The environment, for PATH (the browser opener). */
   env: Readonly<Record<string, string | undefined>>;
 }
@@ -27,16 +33,31 @@ export interface ClientConfig {
 export interface ClientFlags {
   api?: string;
   issuer?: string;
+  group?: string;
 }
 
-/** Resolves the client configuration: flags, then ARBOR_API_URL / ARBOR_ISSUER_URL, then the defaults. */
+/**
+ * Resolves the client configuration: flags, then ARBOR_API_URL / ARBOR_ISSUER_URL / ARBOR_GROUP,
+ * then the settings file, then the defaults.
+ */
 export function resolveClientConfig(flags: ClientFlags, env: Readonly<Record<string, string | undefined>>): ClientConfig {
-  const api = httpUrl(flags.api ?? nonEmpty(env.ARBOR_API_URL) ?? DEFAULT_API_URL, flags.api !== undefined ? "--api" : "ARBOR_API_URL");
-  const issuer = httpUrl(flags.issuer ?? nonEmpty(env.ARBOR_ISSUER_URL) ?? api, flags.issuer !== undefined ? "--issuer" : "ARBOR_ISSUER_URL");
+  const configFile = clientFilePath(env);
+  const file = readClientFile(configFile);
+  const pick = (flag: string | undefined, flagName: string, variable: string, key: "api" | "issuer" | "group") => {
+    if (flag !== undefined) return { value: flag, origin: flagName };
+    const fromEnv = nonEmpty(env[variable]);
+    if (fromEnv !== undefined) return { value: fromEnv, origin: variable };
+    return { value: file[key], origin: `${configFile}: ${key}` };
+  };
+  const apiSetting = pick(flags.api, "--api", "ARBOR_API_URL", "api");
+  const api = httpUrl(apiSetting.value ?? DEFAULT_API_URL, apiSetting.origin);
+  const issuerSetting = pick(flags.issuer, "--issuer", "ARBOR_ISSUER_URL", "issuer");
+  const issuer = httpUrl(issuerSetting.value ?? api, issuerSetting.origin);
+  const group = nonEmpty(pick(flags.group, "--group", "ARBOR_GROUP", "group").value);
   const xdg = nonEmpty(env.XDG_CACHE_HOME);
   // XDG Base Directory: a relative XDG_CACHE_HOME is invalid and ignored.
   const cacheRoot = xdg !== undefined && isAbsolute(xdg) ? xdg : join(nonEmpty(env.HOME) ?? homedir(), ".cache");
-  return { api, issuer, cacheDir: join(cacheRoot, "arbor"), env };
+  return { api, issuer, group, cacheDir: join(cacheRoot, "arbor"), configFile, env };
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

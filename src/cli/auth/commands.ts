@@ -5,6 +5,7 @@
 import { Command, Option } from "commander";
 import { UsageError } from "../admin.js";
 import { browserLogin } from "./browser-login.js";
+import { configureDocker } from "./configure-docker.js";
 import { DEFAULT_API_URL, resolveClientConfig, type ClientFlags } from "./client-config.js";
 import { logout } from "./logout.js";
 import { authStatus, statusText } from "./status.js";
@@ -27,7 +28,11 @@ export function addAuthCommands(program: Command, env: Env): void {
   const auth = program
     .command("auth")
     .description("log in to an Arbor server and print API tokens")
-    .addHelpText("after", "\nTokens are cached in $XDG_CACHE_HOME/arbor (else ~/.cache/arbor), per API URL and audience.\n");
+    .addHelpText(
+      "after",
+      "\nTokens are cached in $XDG_CACHE_HOME/arbor (else ~/.cache/arbor), per API URL and audience.\n\n" +
+        "Examples:\n  arbor auth login\n  arbor auth status\n",
+    );
   const say = (text: string) => process.stderr.write(`${text}\n`);
 
   withClientOptions(
@@ -75,6 +80,28 @@ export function addAuthCommands(program: Command, env: Env): void {
   ).action(async (opts: ClientFlags & { audience?: string }) => {
     const config = resolveClientConfig(opts, env);
     process.stdout.write(`${(await validToken(config, opts.audience)).token}\n`);
+  });
+
+  withClientOptions(
+    auth
+      .command("configure-docker")
+      .description("make docker (and skopeo, podman) get registry credentials from docker-credential-arbor")
+      .option("--registry <host>", "the registry host, {registry_host} (ARBOR_REGISTRY_HOST)")
+      .option("--config <path>", "the docker config file or folder (default $DOCKER_CONFIG/config.json, else ~/.docker/config.json)")
+      .addHelpText(
+        "after",
+        "\nAdds credHelpers[<host>] = \"arbor\" to the docker config, keeping everything else, and records\n" +
+          "which Arbor the registry belongs to. docker-credential-arbor must be on PATH (npm installs it\n" +
+          "beside arbor); log in first with arbor auth login.\n\n" +
+          "Examples:\n" +
+          "  arbor auth configure-docker --registry registry.example.com\n" +
+          "  docker push registry.example.com/acme/team/app:1.0\n" +
+          "  arbor auth configure-docker --registry registry.example.com --config ./ci-docker-config.json\n",
+      ),
+  ).action(async (opts: ClientFlags & { registry?: string; config?: string }) => {
+    const result = await configureDocker(resolveClientConfig(opts, env), opts);
+    say(result.changed ? `Docker now gets credentials for ${result.host} from docker-credential-arbor (${result.file}).` : `${result.file} already uses docker-credential-arbor for ${result.host}.`);
+    if (!result.helperOnPath) say("Note: docker-credential-arbor is not on PATH; docker will not find it there.");
   });
 
   withClientOptions(

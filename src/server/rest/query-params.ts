@@ -63,8 +63,11 @@ export function applyQueryParams(root: ReflectMessage, route: Route, query: stri
   }
 }
 
-/** What binds the field at a proto path other than the query: the URL path, the body, or nothing. */
-function boundBy(route: Route, path: string): "URL path" | "request body" | undefined {
+/**
+ * What binds the field at a proto path other than the query: the URL path, the body, or nothing
+ * (the OpenAPI document lists query parameters by the same rule).
+ */
+export function boundBy(route: Route, path: string): "URL path" | "request body" | undefined {
   const overlaps = (bound: string): boolean =>
     path === bound || path.startsWith(`${bound}.`) || bound.startsWith(`${path}.`);
   for (const chain of route.pathFields.values()) {

@@ -1,0 +1,62 @@
+/**
+ * `arbor iam roles`: the built-in roles and custom roles (RolesService). Capabilities are given
+ * and shown by their dotted names (`groups.list`), the catalogue's (docs/capabilities.md).
+ */
+import { UsageError } from "../admin.js";
+import { capabilityByName, capabilityName } from "../../domain/capabilities.js";
+import { CapabilitySchema } from "../../gen/arbor/api/v1/authz_pb.js";
+import { fieldColumn, type Item } from "../output/cells.js";
+import type { ResourceSpec } from "../resource/spec.js";
+import { DESCRIPTION_FLAG } from "./common-flags.js";
+import { ROLE_LOOKUP } from "./lookups.js";
+
+/** The enum value name the API's JSON uses for a dotted capability name (`groups.list`). */
+function capabilityJson(dotted: string): string {
+  const cap = capabilityByName(dotted);
+  const value = cap === undefined ? undefined : CapabilitySchema.values.find((v) => v.number === cap);
+  if (value === undefined) throw new UsageError(`--capabilities: unknown capability "${dotted}" (see docs/capabilities.md)`);
+  return value.name;
+}
+
+/** How many capabilities a role grants. */
+function capabilityCount(item: Item): string {
+  return String(Array.isArray(item.capabilities) ? item.capabilities.length : 0);
+}
+
+/** The role with its capabilities by dotted name, as people read them. */
+function dottedView(item: Item): Item {
+  const names = Array.isArray(item.capabilities) ? (item.capabilities as string[]) : [];
+  const dotted = names.map((n) => {
+    const value = CapabilitySchema.values.find((v) => v.name === n);
+    return value === undefined ? n : capabilityName(value.number);
+  });
+  return { ...item, capabilities: dotted };
+}
+
+/** Roles as commands see them. */
+export const ROLES: ResourceSpec = {
+  ...ROLE_LOOKUP,
+  description: "roles: named sets of capabilities, built-in (owner, editor, viewer, ...) or custom",
+  rpcs: { get: "getRole", create: "createRole", update: "updateRole", delete: "deleteRole" },
+  body: "role",
+  // The table counts capabilities (the owner role has dozens); get shows them by name.
+  columns: [fieldColumn("NAME", "name"), fieldColumn("UID", "uid"), { header: "CAPABILITIES", value: capabilityCount }, fieldColumn("DESCRIPTION", "description")],
+  tableView: dottedView,
+  fields: [
+    DESCRIPTION_FLAG,
+    { flags: "--capabilities <names>", path: "capabilities", help: "what the role grants, by dotted name (groups.list,identity.create)", shape: "list", parse: capabilityJson },
+  ],
+  defaultScoped: false,
+  createsNamed: true,
+  notes: {
+    list: "Lists every role the caller may see, built-in ones included: the default group does not narrow\nthe list (built-in roles are root-level); give --descendants-of for a group's custom roles.",
+    update: "Built-in roles cannot change. --capabilities replaces the whole set.",
+  },
+  examples: {
+    list: ["arbor iam roles list", "arbor iam roles list --descendants-of acme"],
+    get: ["arbor iam roles get viewer", "arbor iam roles get viewer -o json | jq -r '.capabilities[]'"],
+    create: ["arbor iam roles create auditor --parent acme --capabilities groups.list,identity.list,role_bindings.list"],
+    update: ["arbor iam roles update auditor --capabilities groups.list,identity.list", "arbor iam roles update auditor --description \"reads the tree\""],
+    delete: ["arbor iam roles delete auditor"],
+  },
+};

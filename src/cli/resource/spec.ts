@@ -1,0 +1,81 @@
+/**
+ * What the generic resource commands need to know about one API resource: its service and RPCs,
+ * its table columns, its list filters and the flags that set its fields. Each resource is a
+ * short table of these (src/cli/iam/*.ts); resource-commands.ts turns one into commands.
+ */
+import type { DescService, JsonValue } from "@bufbuild/protobuf";
+import type { Item } from "../output/cells.js";
+import type { Column } from "../output/table.js";
+import type { CommandContext } from "./context.js";
+
+/** How names of a resource are found: its list RPC filtered by name. */
+export interface Lookup {
+  /** The command's noun, plural: `groups`. */
+  noun: string;
+  /** One of them, for messages: `group`. */
+  singular: string;
+  service: DescService;
+  /** The list RPC's local name: `listGroups`. */
+  listRpc: string;
+  /** The list response's field of items, as in JSON: `groups`. */
+  items: string;
+  /** Whether items have names that the list's `name` filter finds (else only uids name them). */
+  named: boolean;
+  /**
+   * Which named items the default group can mean: `subtree` (the group and everything below it)
+   * or `role` (also built-in roles and the roles of the group's ancestors, which apply there).
+   */
+  scope: "subtree" | "role";
+  /** Whether the resource lives in the group hierarchy (lists take the uidp filters). */
+  hierarchical: boolean;
+  /** What the hierarchy flags of its lists name when given a name: groups, unless told (tags: repos). */
+  parentLookup?: Lookup;
+}
+
+/** A value a flag gives: text made into JSON, maybe by asking the API (a name resolved to a uid). */
+export type FlagParser = (text: string, ctx: CommandContext) => JsonValue | Promise<JsonValue>;
+
+/** A flag that sets one field of a request or of the resource. */
+export interface FieldFlag {
+  /** Commander flags: `--description <text>`. */
+  flags: string;
+  help: string;
+  /** The field's dotted JSON path (also the update mask path): `claimMatch.subjectPattern`. */
+  path: string;
+  parse?: FlagParser;
+  /** `list`: repeatable, values collected in an array; `map`: repeatable `key=value`, collected in an object. */
+  shape?: "list" | "map";
+  /** Whether create needs it. */
+  required?: boolean;
+  /** Where the flag exists: create and update (default), or one of them. */
+  on?: "create" | "update";
+}
+
+/** Examples for each command, without the leading `arbor <domain> <noun> <verb>`... given whole. */
+export type Examples = Partial<Record<"list" | "get" | "create" | "update" | "delete", string[]>>;
+
+/** A resource and its commands. */
+export interface ResourceSpec extends Lookup {
+  /** A sentence for `--help`. */
+  description: string;
+  /** The RPCs the service has beyond List (local names). */
+  rpcs: { get: string; create?: string; update?: string; delete?: string };
+  /** The request field holding the resource on create and update: `group`, `roleBinding`. */
+  body: string;
+  columns: Column<Item>[];
+  /** The item as a table of fields shows it (get, create, update), when that differs from its JSON. */
+  tableView?: (item: Item) => Item;
+  /** List filters beyond the common ones (paths in the list request). */
+  filters?: FieldFlag[];
+  /** Flags setting the resource's fields on create and update (paths in the resource). */
+  fields?: FieldFlag[];
+  /** Whether the lists default to the default group's subtree (roles do not: built-ins are root-level). */
+  defaultScoped: boolean;
+  /** Whether create without a parent makes a root (an organization). */
+  createsRoots?: boolean;
+  /** Whether create takes the name as its argument. */
+  createsNamed: boolean;
+  /** Text after the options of a command's help, before the examples. */
+  notes?: Partial<Record<"list" | "get" | "create" | "update" | "delete", string>>;
+  examples: Examples;
+}
