@@ -1,191 +1,80 @@
 /**
- * `npm run bench`: starts a real server on the embedded store, measures it with a load generator
- * in a worker thread, and writes docs/benchmarks.md. Each figure is the median of several runs.
- * The full suite of targets (against a bare server, PostgreSQL, a peer) is a later milestone;
- * these are the foundation's figures.
+ * `npm run bench`: the benchmark suite of docs/benchmarks.md. Runs the scenarios (BENCH_ONLY
+ * picks some), each a median over BENCH_ROUNDS rounds with its targets measured in the same
+ * run, and writes docs/benchmarks.md with a chart per scenario. A subset run keeps the other
+ * scenarios' last results (docs/benchmarks/results.json), each dated. Exits 1 when a scenario
+ * could not run; a missed target is reported, not an error.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import http from "node:http";
-import { tmpdir, cpus } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, totalmem } from "node:os";
 import { join } from "node:path";
-import { Worker } from "node:worker_threads";
-import { pino } from "pino";
-import { resolveConfig } from "../src/config.js";
-import { adminIdentityUid } from "../src/domain/identities.js";
-import { importAdvisories } from "../src/osv/import-advisories.js";
-import { readSources } from "../src/osv/read-sources.js";
-import { startServer } from "../src/server/server.js";
-import { createChildGroup, createOrganization } from "../src/services/groups-store-ops.js";
-import type { LoadResult, LoadSpec } from "./load.js";
-import { writeOsvArchive } from "./osv-documents.js";
+import { ROOT } from "./lib/arbor-process.js";
+import { writeBenchmarksDoc, type RunInfo } from "./lib/markdown.js";
+import { benchOptions } from "./lib/options.js";
+import { checkPrerequisites } from "./lib/prerequisites.js";
+import type { Scenario, ScenarioResult } from "./lib/results.js";
+import { advisories } from "./scenarios/advisories.js";
+import { s1Get } from "./scenarios/s1-get.js";
+import { s2List } from "./scenarios/s2-list.js";
+import { s3Create } from "./scenarios/s3-create.js";
+import { s4Exchange } from "./scenarios/s4-exchange.js";
+import { s5Authorization } from "./scenarios/s5-authorization.js";
+import { s6Grpc } from "./scenarios/s6-grpc.js";
+import { s7Memory } from "./scenarios/s7-memory.js";
+import { s8Keystone } from "./scenarios/s8-keystone.js";
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
-const GROUPS = Number(process.env.BENCH_GROUPS ?? 10_000);
-const ADVISORIES = Number(process.env.BENCH_ADVISORIES ?? 30_000);
+const SCENARIOS: Scenario[] = [s1Get, s2List, s3Create, s4Exchange, s5Authorization, s6Grpc, s7Memory, s8Keystone, advisories];
+const RESULTS = join(ROOT, "docs/benchmarks/results.json");
 
-/** Imports a generated archive twice: new documents, then the same again (all unchanged). */
-async function measureImport(store: Parameters<typeof importAdvisories>[0]): Promise<{ scenario: string; seconds: number; rate: number }[]> {
-  const archive = join(dataDir, "osv-bench.zip");
-  await writeOsvArchive(archive, ADVISORIES);
-  const out = [];
-  for (const scenario of ["first import (all new)", "again (all unchanged)"]) {
-    const started = performance.now();
-    const summary = await importAdvisories(store, (await readSources([archive])).items());
-    const seconds = (performance.now() - started) / 1000;
-    if (summary.skipped + summary.unreadable > 0) throw new Error(`the generated documents did not import: ${JSON.stringify(summary)}`);
-    out.push({ scenario, seconds, rate: ADVISORIES / seconds });
-    process.stderr.write(`advisory import, ${scenario}: ${(ADVISORIES / seconds).toFixed(0)} documents/s (${seconds.toFixed(2)} s)\n`);
+const options = benchOptions(process.env);
+const selected = SCENARIOS.filter((s) => options.only.size === 0 || options.only.has(s.id.toUpperCase()));
+const missing = checkPrerequisites(selected.map((s) => s.id), options.install);
+if (missing !== undefined) {
+  process.stderr.write(`${missing}\n`);
+  process.exit(1);
+}
+
+const load = loadavg();
+const info: RunInfo = {
+  command: commandLine(),
+  machine: `${cpus().length} cores (${cpus()[0]?.model ?? "unknown"}), ${(totalmem() / 2 ** 30).toFixed(0)} GB, Linux, Node ${process.version}`,
+  started: new Date().toISOString().replace(/\.\d+Z$/, "Z"),
+  rounds: options.rounds,
+  seconds: options.seconds,
+  quick: options.quick,
+  load,
+};
+const ctx = { ...options, log: (line: string) => process.stderr.write(`${line}\n`) };
+const fresh: ScenarioResult[] = [];
+let failed = 0;
+for (const scenario of selected) {
+  ctx.log(`== ${scenario.id}`);
+  try {
+    fresh.push({ ...(await scenario.run(ctx)), ranAt: info.started });
+  } catch (error) {
+    failed++;
+    ctx.log(`${scenario.id} failed: ${(error as Error).stack ?? String(error)}${(error as Error).cause ? `\ncaused by: ${String((error as Error).cause)}` : ""}`);
+    fresh.push({ id: scenario.id, title: "could not run", method: [], figures: [], checks: [], charts: [], notes: [`The run of ${info.started} failed: ${(error as Error).message.split("\n")[0]}`], ranAt: info.started });
   }
-  return out;
 }
 
-function load(spec: LoadSpec): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL("./load.js", import.meta.url), { workerData: spec });
-    worker.once("message", resolve);
-    worker.once("error", reject);
-  });
-}
+// A subset run keeps the other scenarios' last results, so the doc always covers the suite.
+const previous = options.only.size > 0 && existsSync(RESULTS) ? (JSON.parse(readFileSync(RESULTS, "utf8")) as ScenarioResult[]) : [];
+const results = SCENARIOS.flatMap((s) => fresh.find((r) => r.id === s.id) ?? previous.find((r) => r.id === s.id) ?? []);
+const busy = load[0] as number > cpus().length * 0.5;
+writeBenchmarksDoc(ROOT, info, results, [
+  "Speed and memory targets of Arbor, measured by the suite in bench/ (one file per scenario in bench/scenarios/). Every figure is the median over the rounds; every target is either a bound or a ratio of two figures measured in the same run, because the machine is shared and noisy. Load comes from separate processes: `wrk` (Debian package `wrk`), the open-loop probe bench/tools/open-loop.ts, and the gRPC client bench/tools/grpc-load.ts.",
+  "",
+  "Reproduce: `npm run bench` (all), `BENCH_ONLY=S1,S3 npm run bench` (a subset; the other sections keep their last results, each dated), `BENCH_QUICK=1 npm run bench` (small datasets, short runs, to check the suite). `BENCH_ROUNDS` (default 5), `BENCH_SECONDS` (default 5) and `BENCH_DATABASE_URL` (default postgres://postgres@127.0.0.1:5432/test) tune it; the suite needs `wrk`, `keystone`, `uwsgi-core` and `uwsgi-plugin-python3` from Debian and says how to install them when missing (`BENCH_INSTALL=1` as root installs them).",
+  ...(busy || process.env.BENCH_PRELIMINARY === "1"
+    ? ["", `> **Preliminary figures.** This run was taken while the machine was busy with other work (load average ${load.map((l) => l.toFixed(1)).join(", ")} on ${cpus().length} cores), so absolute figures are low and noisy; the ratios are fairer than the absolutes but still affected. Rerun on a quiet machine before judging a target.`]
+    : []),
+]);
+writeFileSync(RESULTS, `${JSON.stringify(results, null, 1)}\n`);
+ctx.log(`wrote docs/benchmarks.md (${results.length} scenarios${failed ? `, ${failed} failed` : ""})`);
+process.exitCode = failed > 0 ? 1 : 0;
 
-function pct(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? NaN;
-}
-
-interface Row {
-  scenario: string;
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-}
-
-async function measure(scenario: string, spec: Omit<LoadSpec, "seconds">): Promise<Row> {
-  const runs: LoadResult[] = [];
-  // `{round}` in a body keeps each round's creates distinct from the last round's.
-  for (let i = 0; i < ROUNDS; i++) runs.push(await load({ ...spec, ...(spec.body && { body: spec.body.replaceAll("{round}", String(i)) }), seconds: SECONDS }));
-  const row = {
-    scenario,
-    rps: median(runs.map((r) => r.requests / r.seconds)),
-    p50: median(runs.map((r) => pct(r.latencies, 50))),
-    p99: median(runs.map((r) => pct(r.latencies, 99))),
-    errors: runs.reduce((n, r) => n + r.errors, 0),
-  };
-  process.stderr.write(`${scenario}: ${row.rps.toFixed(0)} req/s, p50 ${row.p50.toFixed(2)} ms, p99 ${row.p99.toFixed(2)} ms, errors ${row.errors}\n`);
-  return row;
-}
-
-async function bareServer(body: string): Promise<{ url: string; close: () => Promise<void> }> {
-  const server = http.createServer((_req, res) => {
-    res.writeHead(200, { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) });
-    res.end(body);
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const port = (server.address() as { port: number }).port;
-  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((r) => server.close(() => r())) };
-}
-
-const dataDir = mkdtempSync(join(tmpdir(), "arbor-bench-"));
-const config = { ...resolveConfig({ env: {} }), port: 0, host: "127.0.0.1", dataDir, baseUrl: undefined };
-const server = await startServer(config, { logger: pino({ level: "silent" }) });
-try {
-  const org = await createOrganization(server.deps, { name: "bench", description: "" }, adminIdentityUid);
-  const { token } = await server.tokens.issue(adminIdentityUid(org.uid), server.url);
-  let first = "";
-  for (let i = 0; i < GROUPS; i++) {
-    const g = await createChildGroup(server.deps, org.uid, { name: `group-${String(i).padStart(6, "0")}`, description: "" });
-    if (i === 0) first = g.uid;
-  }
-  const base = `http://127.0.0.1:${server.port}`;
-  const auth = { authorization: `Bearer ${token}` };
-  const getBody = await (await fetch(`${base}/iam/v2beta1/groups/${first}`, { headers: auth })).text();
-  const bare = await bareServer(getBody);
-  const rows: Row[] = [];
-  rows.push(await measure("bare node:http, same bytes", { url: `${bare.url}/`, method: "GET", headers: {}, connections: 32 }));
-  await bare.close();
-  rows.push(await measure("GET /iam/v2beta1/groups/{uid}", { url: `${base}/iam/v2beta1/groups/${first}`, method: "GET", headers: auth, connections: 32 }));
-  rows.push(
-    await measure(`GET list page of 50 + totalCount, descendants of an org of ${GROUPS}`, {
-      url: `${base}/iam/v2beta1/groups?uidp.descendants_of=${org.uid}&page_size=50`,
-      method: "GET",
-      headers: auth,
-      connections: 8,
-    }),
-  );
-  let token2 = "";
-  for (let page = 0; page < Math.floor(GROUPS / 50) - 1; page++) {
-    const res = (await (await fetch(`${base}/iam/v2beta1/groups?uidp.descendants_of=${org.uid}&page_size=50${token2 ? `&page_token=${token2}` : ""}`, { headers: auth })).json()) as { nextPageToken: string };
-    token2 = encodeURIComponent(res.nextPageToken);
-  }
-  rows.push(
-    await measure(`GET list, the last page reached by cursor (page ${Math.floor(GROUPS / 50)})`, {
-      url: `${base}/iam/v2beta1/groups?uidp.descendants_of=${org.uid}&page_size=50&page_token=${token2}`,
-      method: "GET",
-      headers: auth,
-      connections: 8,
-    }),
-  );
-  rows.push(
-    await measure("POST create group (distinct names)", {
-      url: `${base}/iam/v2beta1/groups/${org.uid}`,
-      method: "POST",
-      headers: { ...auth, "content-type": "application/json" },
-      body: `{"name": "created-${process.pid}-{round}-{i}"}`,
-      connections: 8,
-    }),
-  );
-  const imports = await measureImport(server.store);
-  rows.push(
-    await measure(`GET advisories, ecosystem=npm, page of 50 + totalCount, of ${ADVISORIES}`, {
-      url: `${base}/vulnerabilities/v2beta1/advisories?ecosystem=npm&page_size=50`,
-      method: "GET",
-      headers: auth,
-      connections: 8,
-    }),
-  );
-  rows.push(
-    await measure(`GET advisories, query=injection (a scan), page of 50 + totalCount, of ${ADVISORIES}`, {
-      url: `${base}/vulnerabilities/v2beta1/advisories?query=injection&page_size=50`,
-      method: "GET",
-      headers: auth,
-      connections: 8,
-    }),
-  );
-  const lines = [
-    "# Benchmarks",
-    "",
-    "Produced by `npm run bench` (environment: `BENCH_ROUNDS`, `BENCH_SECONDS`, `BENCH_GROUPS`, `BENCH_ADVISORIES`).",
-    `Machine: ${cpus().length} cores (${cpus()[0]?.model ?? "unknown"}), Node ${process.version}, SQLite store.`,
-    `Each figure is the median of ${ROUNDS} runs of ${SECONDS} s; load comes from a closed-loop`,
-    "keep-alive client in a worker thread of the same process (HTTP/1.1 REST). These are the",
-    "foundation's figures; the full benchmark suite with its targets is a later milestone.",
-    "",
-    "| scenario | requests/s | p50 ms | p99 ms | errors |",
-    "|---|---:|---:|---:|---:|",
-    ...rows.map((r) => `| ${r.scenario} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.errors} |`),
-    "",
-    `Ratio of the authenticated GET to the bare server: ${((rows[1]!.rps / rows[0]!.rps) * 100).toFixed(0)} %.`,
-    `Ratio of the last page by cursor to the first page: ${(rows[3]!.p50 / rows[2]!.p50).toFixed(2)} × (p50).`,
-    "",
-    "## Advisory import",
-    "",
-    `${ADVISORIES} generated OSV documents (\`BENCH_ADVISORIES\`; GitHub-, Go- and PyPI-style, 1 to 3`,
-    "affected packages each, about 2 KB of JSON) in one zip archive, imported into the running",
-    "server's store as `arbor advisories import` and the feed sync do: schema check, batches of 500",
-    "per transaction. Once; each figure is one run.",
-    "",
-    "| import | seconds | documents/s |",
-    "|---|---:|---:|",
-    ...imports.map((r) => `| ${r.scenario} | ${r.seconds.toFixed(2)} | ${r.rate.toFixed(0)} |`),
-    "",
-  ];
-  writeFileSync(new URL("../../docs/benchmarks.md", import.meta.url), lines.join("\n"));
-} finally {
-  await server.close();
-  rmSync(dataDir, { recursive: true, force: true });
+function commandLine(): string {
+  const vars = ["BENCH_ONLY", "BENCH_QUICK", "BENCH_ROUNDS", "BENCH_SECONDS"].filter((v) => process.env[v]).map((v) => `${v}=${process.env[v]}`);
+  return [...vars, "npm run bench"].join(" ");
 }

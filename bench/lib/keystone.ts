@@ -1,0 +1,137 @@
+/**
+ * OpenStack Keystone from Debian (package keystone, 2:22.0.2 in bookworm) as S8's peer: a
+ * keystone.conf on SQLite in a temp dir, fernet tokens, `keystone-manage db_sync`,
+ * `fernet_setup`, `credential_setup` and `bootstrap`, then uWSGI (Debian's uwsgi-core with
+ * the python3 plugin, as Debian's own keystone-uwsgi.ini does) serving
+ * /usr/bin/keystone-wsgi-public on loopback in the foreground of the harness.
+ */
+import { execFile, spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import http from "node:http";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { freePort, stopChild } from "./arbor-process.js";
+
+const run = promisify(execFile);
+
+/** A running Keystone. */
+export interface Keystone {
+  readonly base: string;
+  /** An admin token scoped to the admin project. */
+  readonly token: string;
+  /** The SQLite database file. */
+  readonly database: string;
+  /** uWSGI worker processes. */
+  readonly processes: number;
+  stop(): Promise<void>;
+}
+
+/** The admin password bootstrap sets. */
+const PASSWORD = "bench-admin-secret";
+
+/** Sets Keystone up in a temp dir and starts it; resolves when it hands out a token. */
+export async function startKeystone(log: (line: string) => void): Promise<Keystone> {
+  const dir = mkdtempSync(join(tmpdir(), "arbor-bench-keystone-"));
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const conf = join(dir, "keystone.conf");
+  const database = join(dir, "keystone.db");
+  writeFileSync(
+    conf,
+    [
+      "[DEFAULT]",
+      `log_dir = ${dir}`,
+      "log_file = keystone.log",
+      "[database]",
+      `connection = sqlite:///${database}`,
+      "[token]",
+      "provider = fernet",
+      "[fernet_tokens]",
+      `key_repository = ${dir}/fernet-keys`,
+      "[fernet_receipts]",
+      `key_repository = ${dir}/fernet-keys`,
+      "[credential]",
+      `key_repository = ${dir}/credential-keys`,
+      "",
+    ].join("\n"),
+  );
+  const manage = (...args: string[]) => run("keystone-manage", ["--config-file", conf, ...args], { maxBuffer: 16 << 20 });
+  const user = ["--keystone-user", process.env.USER ?? "root", "--keystone-group", process.env.USER ?? "root"];
+  const t0 = performance.now();
+  await manage("db_sync");
+  await manage("fernet_setup", ...user);
+  await manage("credential_setup", ...user);
+  await manage("bootstrap", "--bootstrap-password", PASSWORD, "--bootstrap-admin-url", `${base}/v3/`, "--bootstrap-public-url", `${base}/v3/`, "--bootstrap-region-id", "RegionOne");
+  log(`S8: Keystone set up in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  const processes = 2 * cpus().length;
+  const child = spawn(
+    "uwsgi",
+    [
+      "--plugin", "python3",
+      "--http11-socket", `127.0.0.1:${port}`,
+      "--wsgi-file", "/usr/bin/keystone-wsgi-public",
+      "--master", "--lazy-apps", "--enable-threads", "--thunder-lock", "--die-on-term", "--need-app",
+      "--processes", String(processes), "--threads", "1",
+      "--buffer-size", "65535",
+      "--logto", join(dir, "uwsgi.log"),
+    ],
+    { env: { ...process.env, OS_KEYSTONE_CONFIG_FILES: conf }, cwd: dir, stdio: "ignore" },
+  );
+  const exited = new Promise<unknown>((resolve) => child.once("exit", resolve));
+  const stop = async () => {
+    await stopChild(child, exited);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const started = performance.now();
+    let token: string | undefined;
+    while (token === undefined) {
+      if (child.exitCode !== null) throw new Error(`uwsgi exited with ${child.exitCode}; see its log`);
+      if (performance.now() - started > 180_000) throw new Error("Keystone did not answer in 180 s");
+      token = await adminToken(base).catch(() => undefined);
+      if (token === undefined) await new Promise((r) => setTimeout(r, 500));
+    }
+    return { base, token, database, processes, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+async function adminToken(base: string): Promise<string | undefined> {
+  const body = {
+    auth: {
+      identity: { methods: ["password"], password: { user: { name: "admin", domain: { id: "default" }, password: PASSWORD } } },
+      scope: { project: { name: "admin", domain: { id: "default" } } },
+    },
+  };
+  const res = await request(`${base}/v3/auth/tokens`, "POST", {}, body);
+  return res.status === 201 ? res.headers["x-subject-token"] : undefined;
+}
+
+/** A Keystone API call that must succeed; returns the parsed body. */
+export async function keystoneApi<T>(ks: Keystone, method: string, path: string, body?: unknown): Promise<T> {
+  const res = await request(`${ks.base}${path}`, method, { "x-auth-token": ks.token }, body);
+  if (res.status >= 300) throw new Error(`Keystone ${method} ${path}: ${res.status} ${res.text.slice(0, 300)}`);
+  return (res.text ? JSON.parse(res.text) : {}) as T;
+}
+
+/**
+ * One request on a connection of its own: uWSGI may close an idle keep-alive connection just
+ * as fetch reuses it, which fails the call for no fault of Keystone's.
+ */
+function request(url: string, method: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; headers: Record<string, string | undefined>; text: string }> {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, agent: false, headers: { ...headers, ...(payload !== undefined && { "content-type": "application/json" }) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers as Record<string, string | undefined>, text: Buffer.concat(chunks).toString() }));
+      res.on("error", reject);
+    });
+    req.setTimeout(300_000, () => req.destroy(new Error(`Keystone ${method} ${url}: no answer in 300 s`)));
+    req.on("error", reject);
+    req.end(payload);
+  });
+}

@@ -1,0 +1,68 @@
+/**
+ * The results model: a scenario measures figures; a check compares one measured value with its
+ * target (a bound, or a ratio of two figures of the same run) and says PASS or MISS.
+ */
+
+/** One measured figure with the command that reproduces it. */
+export interface Figure {
+  label: string;
+  value: number;
+  unit: string;
+  /** The exact command (or call) that produced it. */
+  command: string;
+}
+
+/** A target: value `op` bound, e.g. a ratio ≥ 0.6 or a latency ≤ 5 ms. */
+export interface Check {
+  label: string;
+  measured: number;
+  unit: string;
+  op: "≥" | "≤";
+  bound: number;
+  /** How measured was computed, e.g. "Arbor req/s ÷ bare node:http req/s". */
+  how: string;
+}
+
+/** A chart: bars of labelled values, one series. */
+export interface Chart {
+  /** File name under docs/benchmarks/, without extension. */
+  file: string;
+  title: string;
+  unit: string;
+  bars: { label: string; value: number }[];
+}
+
+/** What one scenario hands to the writer. */
+export interface ScenarioResult {
+  id: string;
+  title: string;
+  /** Markdown paragraphs on the method: what is measured, how, and why that way. */
+  method: string[];
+  figures: Figure[];
+  checks: Check[];
+  charts: Chart[];
+  /** Problems met on the way (a failed round, a missing tool), shown in the doc. */
+  notes: string[];
+  /** When the run that measured it started (set by the runner). */
+  ranAt?: string;
+}
+
+/** Tells whether a check holds. */
+export function passes(c: Check): boolean {
+  return Number.isFinite(c.measured) && (c.op === "≥" ? c.measured >= c.bound : c.measured <= c.bound);
+}
+
+/** A scenario's shared context: the options and a logger to stderr. */
+export interface ScenarioContext {
+  rounds: number;
+  seconds: number;
+  quick: boolean;
+  databaseUrl: string;
+  log(line: string): void;
+}
+
+/** A scenario of the suite. */
+export interface Scenario {
+  id: string;
+  run(ctx: ScenarioContext): Promise<ScenarioResult>;
+}

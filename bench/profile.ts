@@ -1,0 +1,42 @@
+/**
+ * `node dist/bench/profile.js S1|S2 [seconds]`: runs the built server with `node --cpu-prof`
+ * under the S1 load (GET a group, 32 connections) or the S2 load (list page 1 of 50 of an
+ * organization of 100,000 groups, 8 connections), stops it so V8 writes the profile, and prints
+ * the summary of bench/tools/cpu-profile-summary.ts. For finding what to optimise; no target.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { api, arborEnv, bootstrapOrg, freePort, startArbor } from "./lib/arbor-process.js";
+import { insertGroups } from "./lib/datasets.js";
+import { runWrk } from "./lib/wrk.js";
+import { summarize } from "./tools/cpu-profile-summary.js";
+
+const which = (process.argv[2] ?? "S1").toUpperCase();
+const seconds = Number(process.argv[3] ?? 15);
+if (which !== "S1" && which !== "S2") throw new Error(`profile S1 or S2, not ${which}`);
+const dataDir = mkdtempSync(join(tmpdir(), "arbor-profile-"));
+const profDir = mkdtempSync(join(tmpdir(), "arbor-cpuprof-"));
+try {
+  const port = await freePort();
+  const env = { ARBOR_DATA_DIR: dataDir };
+  const { org, token } = await bootstrapOrg(arborEnv(port, env), "bench-profile");
+  if (which === "S2") await insertGroups({ engine: "sqlite", dataDir }, org, Number(process.env.BENCH_S2_SQLITE_GROUPS ?? 100_000));
+  const server = await startArbor({ env, port, nodeArgs: ["--cpu-prof", "--cpu-prof-dir", profDir] });
+  try {
+    const path =
+      which === "S1"
+        ? `/iam/v2beta1/groups/${(await api<{ uid: string }>(server.base, token, "POST", `/iam/v2beta1/groups/${org}`, { name: "target" })).uid}`
+        : `/iam/v2beta1/groups?uidp.descendants_of=${org}&page_size=50`;
+    const r = await runWrk({ url: `${server.base}${path}`, headers: { authorization: `Bearer ${token}` }, connections: which === "S1" ? 32 : 8, seconds });
+    process.stderr.write(`${which} under --cpu-prof: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, errors ${r.errors}\n`);
+  } finally {
+    await server.stop();
+  }
+  const file = readdirSync(profDir).find((f) => f.endsWith(".cpuprofile"));
+  if (!file) throw new Error("the server wrote no .cpuprofile (did it exit cleanly on SIGTERM?)");
+  process.stdout.write(`${summarize(JSON.parse(readFileSync(join(profDir, file), "utf8")))}\n`);
+} finally {
+  rmSync(dataDir, { recursive: true, force: true });
+  rmSync(profDir, { recursive: true, force: true });
+}

@@ -1,0 +1,108 @@
+/**
+ * The benchmark suite's own pieces that decide what docs/benchmarks.md says: wrk's report
+ * parsed right, medians and percentiles, the PASS/MISS verdicts, the Markdown and the SVG.
+ */
+import { describe, expect, it } from "vitest";
+import { benchmarksMarkdown } from "../../bench/lib/markdown.js";
+import { benchOptions } from "../../bench/lib/options.js";
+import { passes, type ScenarioResult } from "../../bench/lib/results.js";
+import { median, percentile } from "../../bench/lib/stats.js";
+import { svgChart } from "../../bench/lib/svg-chart.js";
+import { elide, parseWrk } from "../../bench/lib/wrk.js";
+
+const WRK_REPORT = `Running 5s test @ http://127.0.0.1:41234/iam/v2beta1/groups/x
+  2 threads and 32 connections
+  Thread Stats   Avg      Stdev     Max   +/- Stdev
+    Latency     3.02ms    1.10ms  40.12ms   91.00%
+    Req/Sec     5.31k   400.00     6.00k    70.00%
+  Latency Distribution
+     50%  812.00us
+     75%    3.00ms
+     90%    4.00ms
+     99%    1.20s 
+  52881 requests in 5.00s, 20.00MB read
+  Socket errors: connect 0, read 2, write 0, timeout 1
+  Non-2xx or 3xx responses: 4
+Requests/sec:  10576.20
+Transfer/sec:      4.00MB
+`;
+
+describe("parseWrk", () => {
+  it("reads throughput, percentiles in any unit, and errors", () => {
+    expect(parseWrk(WRK_REPORT)).toEqual({ requests: 52881, rps: 10576.2, p50: 0.812, p99: 1200, errors: 7 });
+  });
+
+  it("refuses a report without a rate rather than returning NaN figures", () => {
+    expect(() => parseWrk("unable to connect to 127.0.0.1:1 Connection refused")).toThrow(/could not read wrk's report/);
+  });
+});
+
+describe("statistics", () => {
+  it("takes the lower middle as the median of an even count", () => {
+    expect(median([5, 1, 3])).toBe(3);
+    expect(median([4, 1, 3, 2])).toBe(2);
+    expect(median([])).toBeNaN();
+  });
+
+  it("takes nearest-rank percentiles", () => {
+    const xs = Array.from({ length: 100 }, (_, i) => i + 1);
+    expect(percentile(xs, 50)).toBe(50);
+    expect(percentile(xs, 99)).toBe(99);
+    expect(percentile([7], 99)).toBe(7);
+  });
+});
+
+describe("checks", () => {
+  it("pass on the bound and miss beyond it or when the figure is missing", () => {
+    const base = { label: "x", unit: "ms", how: "" };
+    expect(passes({ ...base, measured: 5, op: "≤", bound: 5 })).toBe(true);
+    expect(passes({ ...base, measured: 5.01, op: "≤", bound: 5 })).toBe(false);
+    expect(passes({ ...base, measured: 0.59, op: "≥", bound: 0.6 })).toBe(false);
+    expect(passes({ ...base, measured: NaN, op: "≤", bound: 5 })).toBe(false);
+  });
+});
+
+describe("options", () => {
+  it("rejects an unknown scenario and a bad number", () => {
+    expect(() => benchOptions({ BENCH_ONLY: "S1,S9" })).toThrow(/"S9" is not a scenario/);
+    expect(() => benchOptions({ BENCH_ROUNDS: "zero" })).toThrow(/BENCH_ROUNDS must be a positive number/);
+    expect(benchOptions({ BENCH_ONLY: "s1, s3", BENCH_QUICK: "1" })).toMatchObject({ only: new Set(["S1", "S3"]), rounds: 3, quick: true });
+  });
+});
+
+describe("writers", () => {
+  const result: ScenarioResult = {
+    id: "S9",
+    title: "a scenario",
+    method: ["How it is measured."],
+    figures: [{ label: "rate", value: 1234.5, unit: "req/s", command: "wrk -c1 http://127.0.0.1:$PORT/a|b" }],
+    checks: [
+      { label: "rate", measured: 1234.5, unit: "req/s", op: "≥", bound: 1000, how: "closed loop" },
+      { label: "p99", measured: 7, unit: "ms", op: "≤", bound: 5, how: "open loop" },
+    ],
+    charts: [{ file: "s9", title: "S9 <rate>", unit: "req/s", bars: [{ label: "a & b", value: 10 }, { label: "c", value: NaN }] }],
+    notes: [],
+  };
+  const info = { command: "npm run bench", machine: "2 cores", started: "2026-01-01T00:00:00Z", rounds: 5, seconds: 5, quick: false, load: [1, 2, 3] };
+
+  it("shows every target with PASS or MISS, links the chart and escapes pipes in commands", () => {
+    const md = benchmarksMarkdown(info, [result], ["Preamble."]);
+    expect(md).toContain("| S9 | rate (closed loop) | 1,235 req/s | ≥ 1,000 req/s | PASS |");
+    expect(md).toContain("| S9 | p99 (open loop) | 7 ms | ≤ 5 ms | **MISS** |");
+    expect(md).toContain("![S9 <rate>](benchmarks/s9.svg)");
+    expect(md).toContain("`wrk -c1 http://127.0.0.1:$PORT/a\\|b`");
+  });
+
+  it("draws well-formed SVG with escaped text and no bar for a missing value", () => {
+    const svg = svgChart(result.charts[0]!);
+    expect(svg).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    expect(svg).toContain("S9 &lt;rate&gt;");
+    expect(svg).toContain("a &amp; b");
+    expect(svg).toContain('width="0.0"');
+    expect(svg).toContain("n/a req/s");
+  });
+
+  it("elides ports and uids from commands", () => {
+    expect(elide("http://127.0.0.1:4242/iam/v2beta1/groups/" + "a".repeat(40) + "/" + "b".repeat(16) + "?x=1")).toBe("http://127.0.0.1:$PORT/iam/v2beta1/groups/$UID?x=1");
+  });
+});
