@@ -15,18 +15,25 @@ import { PageTokens } from "../domain/page-token.js";
 import { BUILTIN_ROLES } from "../domain/roles.js";
 import type { IdSource } from "../domain/uid.js";
 import { startConfiguredSync } from "../osv/feed-sync.js";
+import { createAuditTrail } from "../services/audit-trail.js";
 import { Authorizer } from "../services/authorizer.js";
 import type { ServiceDeps } from "../services/deps.js";
+import { createRegistryIndex } from "../services/registry-index.js";
 import { createServices } from "../services/routes.js";
 import { createStore } from "../store/create-store.js";
 import type { Store } from "../store/types.js";
 import { createConnectHandlers } from "./connect-handlers.js";
+import { createCors } from "./cors.js";
 import { createHttpHandler } from "./http-handler.js";
 import { createInvoker } from "./invoker.js";
 import { createListener, DEFAULT_LISTENER_OPTIONS, type ListenerOptions } from "./listener.js";
 import { createLoginEndpoints } from "./login-setup.js";
 import { createMetrics } from "./metrics.js";
+import { createRegistryEndpoints } from "./registry-endpoints.js";
+import { createOpenApiDocument } from "./openapi/openapi-document.js";
+import { toApiJson } from "./rest/json.js";
 import { createRouteTable } from "./rest/route-table.js";
+import { createRequestLimits } from "./request-limits.js";
 import { loadSecretBox } from "./secrets-key.js";
 
 /** A running server. */
@@ -76,7 +83,14 @@ export async function openCore(
   baseUrl: () => string = () => baseUrlOf(config),
 ): Promise<Core> {
   const secrets = await loadSecretBox(config);
-  const store = await createStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema, secrets });
+  const store = await createStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    schema: config.databaseSchema,
+    secrets,
+    connectTimeoutMs: config.databaseConnectTimeoutMs,
+    queryTimeoutMs: config.databaseQueryTimeoutMs,
+  });
   try {
     // Secrets written before sealing existed, or under a key since rotated out of first place.
     await store.identityProviders.resealSecrets();
@@ -105,19 +119,25 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
   let boundPort = config.port;
   const core = await openCore(config, clock, env.ids ?? cryptoIds, () => issuerUrlOf(config, boundPort), () => baseUrlOf(config, boundPort));
   const services = createServices(core.deps);
+  const limits = createRequestLimits(config, clock);
   const invoker = createInvoker({
     services,
     tokens: core.tokens,
     authorizer: new Authorizer(core.store.bindings, { allowOrgCreation: config.allowOrgCreation }),
     audience: () => baseUrlOf(config, boundPort),
+    audit: createAuditTrail(core.deps, toApiJson),
+    auditFailed: (error, rpc) => env.logger.error({ err: error, rpc }, "a change succeeded but its audit event could not be written"),
+    limits,
   });
   const domain = () => errorDomainOf(config, boundPort);
   const metrics = createMetrics();
   // eslint-disable-next-line prefer-const -- the handler needs the listener's drain state
   let listener: ReturnType<typeof createListener>;
+  const routes = createRouteTable(services.map((s) => s.service));
   const handler = createHttpHandler({
+    limits,
     connect: createConnectHandlers({ services, invoker, domain: domain(), readMaxBytes: config.maxBodyBytes }),
-    routes: createRouteTable(services.map((s) => s.service)),
+    routes,
     invoker,
     store: core.store,
     keys: core.keys,
@@ -129,8 +149,28 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
     issuer: () => issuerUrlOf(config, boundPort),
     maxBodyBytes: config.maxBodyBytes,
     draining: () => listener.draining,
+    registry: createRegistryEndpoints({
+      settings: core.store.settings,
+      clock,
+      tokens: core.tokens,
+      authorizer: new Authorizer(core.store.bindings, { allowOrgCreation: config.allowOrgCreation }),
+      index: createRegistryIndex(core.deps),
+      registryHost: config.registryHost,
+      issuer: () => issuerUrlOf(config, boundPort),
+      logger: env.logger,
+      maxBodyBytes: config.maxBodyBytes,
+    }),
+    cors: createCors(config.corsOrigins),
+    openapi: memoize(() => createOpenApiDocument({ routes, baseUrl: baseUrlOf(config, boundPort), issuerUrl: issuerUrlOf(config, boundPort) })),
   });
-  listener = createListener(handler, { ...DEFAULT_LISTENER_OPTIONS, ...tlsOf(config) });
+  listener = createListener(handler, {
+    ...DEFAULT_LISTENER_OPTIONS,
+    headersTimeoutMs: config.headersTimeoutMs,
+    requestTimeoutMs: config.requestTimeoutMs,
+    maxConnections: config.maxConnections,
+    maxHeaderBytes: config.maxHeaderBytes,
+    ...tlsOf(config),
+  });
   try {
     boundPort = (await listener.listen(config.port, config.host)).port;
   } catch (e) {
@@ -154,6 +194,12 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
       return closing;
     },
   };
+}
+
+/** A function computing its value once, on first use (the OpenAPI document needs the bound port). */
+function memoize<T>(make: () => T): () => T {
+  let value: { v: T } | undefined;
+  return () => (value ??= { v: make() }).v;
 }
 
 /** The TLS certificate and key the configuration names, read once at start. */

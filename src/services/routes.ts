@@ -11,9 +11,14 @@ import { IdentityProvidersService } from "../gen/arbor/iam/v2beta1/identity_prov
 import { RoleBindingsService } from "../gen/arbor/iam/v2beta1/role_bindings_pb.js";
 import { RolesService } from "../gen/arbor/iam/v2beta1/roles_pb.js";
 import { PingService } from "../gen/arbor/ping/v2beta1/ping_pb.js";
+import { RegistryService as RegistryV1 } from "../gen/arbor/registry/v1/registry_pb.js";
+import { ReposService } from "../gen/arbor/registry/v2beta1/repos_pb.js";
+import { TagsService } from "../gen/arbor/registry/v2beta1/tags_pb.js";
 import { AdvisoriesService } from "../gen/arbor/vulnerabilities/v2beta1/advisories_pb.js";
+import { AuditService } from "../gen/arbor/audit/v1beta1/audit_pb.js";
 import { createAccountAssociationsService } from "./account-associations-service.js";
 import { createAdvisoriesService } from "./advisories-service.js";
+import { createAuditService } from "./audit-service.js";
 import type { ServiceDeps } from "./deps.js";
 import { createGroupInvitesService } from "./group-invites-service.js";
 import { createGroupsService } from "./groups-service.js";
@@ -21,8 +26,11 @@ import { createGroupsV1Service } from "./groups-v1-service.js";
 import { createIdentitiesService } from "./identities-service.js";
 import { createIdentityProvidersService } from "./identity-providers-service.js";
 import { createPingService } from "./ping-service.js";
+import { createRegistryV1Service } from "./registry-v1-service.js";
+import { createReposService } from "./repos-service.js";
 import { createRoleBindingsService } from "./role-bindings-service.js";
 import { createRolesService } from "./roles-service.js";
+import { createTagsService } from "./tags-service.js";
 import { bindService, type ServiceBinding } from "./service-impl.js";
 
 /** Every service Arbor serves, bound to its implementation. */
@@ -38,5 +46,9 @@ export function createServices(deps: ServiceDeps): ServiceBinding[] {
     bindService(AccountAssociationsService, createAccountAssociationsService(deps)),
     bindService(GroupInvitesService, createGroupInvitesService(deps)),
     bindService(AdvisoriesService, createAdvisoriesService(deps)),
+    bindService(ReposService, createReposService(deps)),
+    bindService(TagsService, createTagsService(deps)),
+    bindService(RegistryV1, createRegistryV1Service(deps)),
+    bindService(AuditService, createAuditService(deps)),
   ];
 }

@@ -10,13 +10,14 @@ import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinRoleUid } from "../../src/domain/roles.js";
+import { createRegistryIndex } from "../../src/services/registry-index.js";
 import { engines } from "../support/engines.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 
 type Caller = "owner" | "editor" | "viewer" | "pull" | "sibling" | "anonymous";
 const CALLERS: Caller[] = ["owner", "editor", "viewer", "pull", "sibling", "anonymous"];
 /** Who may call: the least built-in role at A that suffices, or "any" authenticated caller, or "public". */
-type Needs = "owner" | "editor" | "viewer" | "any" | "public";
+type Needs = "owner" | "editor" | "viewer" | "pull" | "any" | "public";
 
 interface Call {
   rest: { method: string; path: string; body?: unknown };
@@ -28,6 +29,8 @@ interface Case {
   needs: Needs;
   /** For lists: a caller who may list them sees items of A's subtree; anyone else sees none. */
   listsA?: true;
+  /** For lists: the least role at A whose holder sees A's items (viewer unless said). */
+  seenFrom?: "owner" | "pull";
   /** A fresh call: targets made anew for each cell, so mutations never collide. */
   call: (w: World) => Promise<Call>;
 }
@@ -44,6 +47,8 @@ interface World {
   customRole: string;
   /** Creates something through the API as the organization's administrator; returns its uid. */
   make(path: string, body: unknown): Promise<string>;
+  /** Pushes a tag to a new repo in A through the registry index; returns the repo's uid. */
+  push(): Promise<string>;
   seq(): number;
 }
 
@@ -55,6 +60,10 @@ const bindings = `${G}.RoleBindingsService`;
 const idps = `${G}.IdentityProvidersService`;
 const assocs = `${G}.AccountAssociationsService`;
 const invites = `${G}.GroupInvitesService`;
+const audit = "arbor.audit.v1beta1.AuditService";
+const reposV2 = "arbor.registry.v2beta1.ReposService";
+const tagsV2 = "arbor.registry.v2beta1.TagsService";
+const registryV1 = "arbor.registry.v1.RegistryService";
 
 const claimMatch = (n: number) => ({ issuer: "https://token.actions.githubusercontent.com", subject: `repo:acme/app-${n}:ref:refs/heads/main` });
 const oidc = { issuer: "https://accounts.example.com", clientId: "arbor", clientSecret: "s3cret" };
@@ -321,11 +330,76 @@ const cases: Case[] = [
     },
   },
 
+  {
+    rpc: "AuditService/ListAuditEvents",
+    needs: "any",
+    listsA: true,
+    seenFrom: "owner",
+    call: async (w) => get(audit, "ListAuditEvents", `/audit/v1beta1/events?uidp.descendants_of=${w.a}`, { uidp: { descendantsOf: w.a } }),
+  },
+  {
+    rpc: "AuditService/GetAuditEvent",
+    needs: "owner",
+    call: async (w) => {
+      const made = await w.make(`/iam/v2beta1/groups/${w.a}`, { name: `audited-${w.seq()}` });
+      const res = await w.t.fetch(`/audit/v1beta1/events?resource_uid=${made}`, { token: w.admin });
+      const uid = ((await res.json()) as { events: { uid: string }[] }).events[0]?.uid ?? "";
+      return get(audit, "GetAuditEvent", `/audit/v1beta1/events/${uid}`, { uid });
+    },
+  },
+
+  { rpc: "ReposService/ListRepos", needs: "any", listsA: true, seenFrom: "pull", call: async (w) => get(reposV2, "ListRepos", `/registry/v2beta1/repos?uidp.descendants_of=${w.org}`, { uidp: { descendantsOf: w.org } }) },
+  {
+    rpc: "ReposService/GetRepo",
+    needs: "pull",
+    call: async (w) => {
+      const uid = await w.push();
+      return get(reposV2, "GetRepo", `/registry/v2beta1/repos/${uid}`, { uid });
+    },
+  },
+  { rpc: "TagsService/ListTags", needs: "any", listsA: true, seenFrom: "pull", call: async (w) => get(tagsV2, "ListTags", `/registry/v2beta1/tags?uidp.descendants_of=${w.org}`, { uidp: { descendantsOf: w.org } }) },
+  {
+    rpc: "TagsService/GetTag",
+    needs: "pull",
+    call: async (w) => {
+      const repo = await w.push();
+      const res = await w.t.fetch(`/registry/v2beta1/tags?uidp.children_of=${repo}`, { token: w.admin });
+      const uid = ((await res.json()) as { tags: { uid: string }[] }).tags[0]?.uid ?? "";
+      return get(tagsV2, "GetTag", `/registry/v2beta1/tags/${uid}`, { uid });
+    },
+  },
+  { rpc: "v1 RegistryService/ListRepos", needs: "any", listsA: true, seenFrom: "pull", call: async (w) => get(registryV1, "ListRepos", `/registry/v1/repos?uidp.descendants_of=${w.org}`, { uidp: { descendantsOf: w.org } }) },
+  {
+    rpc: "v1 RegistryService/CreateRepo",
+    needs: "editor",
+    call: async (w) => {
+      const body = { name: `created-${w.seq()}` };
+      return { rest: { method: "POST", path: `/registry/v1/repos/${w.a}`, body }, grpc: { service: registryV1, method: "CreateRepo", request: { parentId: w.a, repo: body } } };
+    },
+  },
+  {
+    rpc: "v1 RegistryService/UpdateRepo",
+    needs: "editor",
+    call: async (w) => {
+      const id = await w.push();
+      const body = { description: "changed" };
+      return { rest: { method: "PUT", path: `/registry/v1/repos/${id}`, body }, grpc: { service: registryV1, method: "UpdateRepo", request: { repo: { id, ...body } } } };
+    },
+  },
+  {
+    rpc: "v1 RegistryService/DeleteRepo",
+    needs: "editor",
+    call: async (w) => {
+      const id = await w.push();
+      return { rest: { method: "DELETE", path: `/registry/v1/repos/${id}` }, grpc: { service: registryV1, method: "DeleteRepo", request: { id } } };
+    },
+  },
+
   { rpc: "PingService/Ping", needs: "public", call: async () => get("arbor.ping.v2beta1.PingService", "Ping", "/ping/v2beta1/ping", {}) },
 ];
 
 const RANK: Record<Caller, number> = { owner: 3, editor: 2, viewer: 1, pull: 0, sibling: -1, anonymous: -2 };
-const NEED: Record<Exclude<Needs, "any" | "public">, number> = { owner: 3, editor: 2, viewer: 1 };
+const NEED: Record<Exclude<Needs, "any" | "public">, number> = { owner: 3, editor: 2, viewer: 1, pull: 0 };
 
 /** The code a caller must get. */
 function expected(c: Case, caller: Caller): number {
@@ -336,7 +410,7 @@ function expected(c: Case, caller: Caller): number {
 }
 
 const definition = protoLoader.loadSync(
-  ["iam/v2beta1/groups", "iam/v2beta1/identities", "iam/v2beta1/roles", "iam/v2beta1/role_bindings", "iam/v2beta1/identity_providers", "iam/v2beta1/account_associations", "iam/v2beta1/group_invites", "iam/v1/groups", "ping/v2beta1/ping"].map((f) => `arbor/${f}.proto`),
+  ["iam/v2beta1/groups", "iam/v2beta1/identities", "iam/v2beta1/roles", "iam/v2beta1/role_bindings", "iam/v2beta1/identity_providers", "iam/v2beta1/account_associations", "iam/v2beta1/group_invites", "iam/v1/groups", "ping/v2beta1/ping", "audit/v1beta1/audit", "registry/v2beta1/repos", "registry/v2beta1/tags", "registry/v1/registry"].map((f) => `arbor/${f}.proto`),
   { includeDirs: [join(import.meta.dirname, "../../proto")], keepCase: false, longs: String, enums: String, defaults: true, oneofs: true },
 );
 const grpcPackage = grpc.loadPackageDefinition(definition) as any;
@@ -362,6 +436,15 @@ describe(`authorization matrix [${engine.name}]`, () => {
     };
     w.a = await w.make(`/iam/v2beta1/groups/${w.org}`, { name: "a" });
     w.b = await w.make(`/iam/v2beta1/groups/${w.org}`, { name: "b" });
+    const index = createRegistryIndex(w.t.server.deps);
+    w.push = async () => {
+      const repository = `matrix/a/repo-${w.seq()}`;
+      await index.pushed({ repository, tag: "latest", digest: `sha256:${"a".repeat(64)}`, time: 1 });
+      const uid = (await index.resolve(repository))?.repoUid;
+      if (uid === undefined) throw new Error(`setup: ${repository} was not indexed`);
+      return uid;
+    };
+    await w.push();
     w.customRole = await w.make(`/iam/v2beta1/roles/${w.a}`, { name: "lister", capabilities: ["CAP_IAM_GROUPS_LIST"] });
     w.identities = {} as World["identities"];
     w.tokens = {} as World["tokens"];
@@ -436,7 +519,7 @@ describe(`authorization matrix [${engine.name}]`, () => {
         expect({ code, message: body.message }).toMatchObject({ code: expected(c, caller) });
         if (c.listsA && code === 0) {
           const seen = underA(body);
-          if (RANK[caller] >= NEED.viewer) expect(seen).toBeGreaterThan(0);
+          if (RANK[caller] >= NEED[c.seenFrom ?? "viewer"]) expect(seen).toBeGreaterThan(0);
           else expect(seen).toBe(0);
         }
       });
