@@ -6,6 +6,7 @@
  * Usage: node cpu-profile-summary.js <file.cpuprofile> [top]; prints Markdown.
  */
 import { readFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
 
 interface ProfileNode {
   id: number;
@@ -70,4 +71,6 @@ function short(url: string): string {
   return d >= 0 ? url.slice(d + 1) : url.replace(/^file:\/\//, "");
 }
 
-if (process.argv[2]) process.stdout.write(`${summarize(JSON.parse(readFileSync(process.argv[2], "utf8")), Number(process.argv[3] ?? 25))}\n`);
+// Run as a command only, not when bench/profile.ts imports summarize.
+const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
+if (isMain && process.argv[2]) process.stdout.write(`${summarize(JSON.parse(readFileSync(process.argv[2], "utf8")), Number(process.argv[3] ?? 25))}\n`);
