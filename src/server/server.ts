@@ -120,10 +120,12 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
   const core = await openCore(config, clock, env.ids ?? cryptoIds, () => issuerUrlOf(config, boundPort), () => baseUrlOf(config, boundPort));
   const services = createServices(core.deps);
   const limits = createRequestLimits(config, clock);
+  // One for every way in, so what it remembers serves them all.
+  const authorizer = new Authorizer(core.store.bindings, { allowOrgCreation: config.allowOrgCreation });
   const invoker = createInvoker({
     services,
     tokens: core.tokens,
-    authorizer: new Authorizer(core.store.bindings, { allowOrgCreation: config.allowOrgCreation }),
+    authorizer,
     audience: () => baseUrlOf(config, boundPort),
     audit: createAuditTrail(core.deps, toApiJson),
     auditFailed: (error, rpc) => env.logger.error({ err: error, rpc }, "a change succeeded but its audit event could not be written"),
@@ -153,7 +155,7 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
       settings: core.store.settings,
       clock,
       tokens: core.tokens,
-      authorizer: new Authorizer(core.store.bindings, { allowOrgCreation: config.allowOrgCreation }),
+      authorizer,
       index: createRegistryIndex(core.deps),
       registryHost: config.registryHost,
       issuer: () => issuerUrlOf(config, boundPort),

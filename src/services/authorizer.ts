@@ -1,6 +1,8 @@
 /**
- * Turns a principal's role bindings into Permissions, once per call, from the store: tokens carry
- * no permissions, so a new binding takes effect on the next request.
+ * Turns a principal's role bindings into Permissions. Tokens carry no permissions, so a new
+ * binding takes effect on the next request; to keep that promise without reading every caller's
+ * bindings on every request, permissions are remembered with the store's authorization
+ * generation (read before the bindings), and used again only while it has not changed.
  */
 import { Capability } from "../domain/capabilities.js";
 import { isRoot } from "../domain/uid.js";
@@ -12,23 +14,46 @@ import type { BindingStore } from "../store/types.js";
 export interface AuthorizerOptions {
   /** Whether people (root-level identities) may create organizations. */
   allowOrgCreation: boolean;
+  /** How many callers' permissions are remembered (least recently used out); default 10,000. */
+  cacheSize?: number;
 }
+
+const DEFAULT_CACHE_SIZE = 10_000;
 
 /** Reads permissions. */
 export class Authorizer {
-  readonly #bindings: Pick<BindingStore, "grantsOf">;
+  readonly #bindings: Pick<BindingStore, "grantsOf" | "authzGeneration">;
   readonly #options: AuthorizerOptions;
+  /** Permissions by identity uid, with the generation they were computed at; oldest use first. */
+  readonly #cache = new Map<string, { generation: number; permissions: Permissions }>();
 
-  constructor(bindings: Pick<BindingStore, "grantsOf">, options: AuthorizerOptions) {
+  constructor(bindings: Pick<BindingStore, "grantsOf" | "authzGeneration">, options: AuthorizerOptions) {
     this.#bindings = bindings;
     this.#options = options;
   }
 
   /**
-   * The permissions of the identity with this uid, from one store query: built-in roles grant
-   * their capabilities from code, custom roles the ones stored with them.
+   * The permissions of the identity with this uid: built-in roles grant their capabilities from
+   * code, custom roles the ones stored with them. One store read of the generation when they are
+   * remembered, and one more of the bindings when they are not.
    */
   async permissionsOf(identityUid: string): Promise<Permissions> {
+    // The generation is read first: a change after it makes the next request read again, so
+    // what is remembered is never older than the generation it is filed under.
+    const generation = await this.#bindings.authzGeneration();
+    const cached = this.#cache.get(identityUid);
+    this.#cache.delete(identityUid);
+    if (cached !== undefined && cached.generation === generation) {
+      this.#cache.set(identityUid, cached);
+      return cached.permissions;
+    }
+    const permissions = await this.#read(identityUid);
+    if (this.#cache.size >= (this.#options.cacheSize ?? DEFAULT_CACHE_SIZE)) this.#cache.delete(this.#cache.keys().next().value as string);
+    this.#cache.set(identityUid, { generation, permissions });
+    return permissions;
+  }
+
+  async #read(identityUid: string): Promise<Permissions> {
     const grants = (await this.#bindings.grantsOf(identityUid)).map((g) => ({
       groupUid: g.groupUid,
       capabilities: roleCapabilities(g.roleUid, g.capabilities),

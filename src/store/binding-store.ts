@@ -7,6 +7,7 @@ import type { Executor, RoleBindingsTable } from "./database.js";
 import { visibleUnder } from "./hierarchy-filter.js";
 import { listConditions } from "./resource-filter.js";
 import { missingGroupOrRole, resourceTable } from "./resource-table.js";
+import { compiledOnce } from "./compiled-query.js";
 import { guard } from "./translate-error.js";
 import type { BindingFilter, BindingRecord, BindingStore } from "./types.js";
 
@@ -30,6 +31,16 @@ export function createBindingStore(db: Executor): BindingStore {
       .where("role_bindings.identity_uid", "=", identityUid)
       .orderBy("role_bindings.create_time")
       .orderBy("role_bindings.uid");
+
+  // Both run on every authenticated request; permissions need no order.
+  const grants = compiledOnce(db, () =>
+    db
+      .selectFrom("role_bindings")
+      .innerJoin("roles", "roles.uid", "role_bindings.role_uid")
+      .select(["role_bindings.group_uid", "role_bindings.role_uid", "roles.capabilities"])
+      .where("role_bindings.identity_uid", "=", ""),
+  );
+  const generation = compiledOnce(db, () => db.selectFrom("authz_generation").select("value").where("id", "=", 1));
 
   return {
     insert: (b) =>
@@ -63,13 +74,14 @@ export function createBindingStore(db: Executor): BindingStore {
     },
 
     async grantsOf(identityUid) {
-      const rows = await guard(() =>
-        bindingsOf(identityUid)
-          .innerJoin("roles", "roles.uid", "role_bindings.role_uid")
-          .select(["role_bindings.group_uid", "role_bindings.role_uid", "roles.capabilities"])
-          .execute(),
-      );
+      const rows = await guard(() => grants(identityUid));
       return rows.map((r) => ({ groupUid: r.group_uid, roleUid: r.role_uid, capabilities: JSON.parse(r.capabilities) as string[] }));
+    },
+
+    async authzGeneration() {
+      const [row] = await guard(() => generation(1));
+      if (row === undefined) throw new Error("authz_generation has no row (migration 0007 makes it)");
+      return Number(row.value);
     },
 
     async update(uid, changes) {

@@ -232,6 +232,12 @@ export interface ManifestDeletesTable {
   event_time: number;
 }
 
+/** The one row of `authz_generation`: advanced by triggers on every change of a binding or role. */
+export interface AuthzGenerationTable {
+  id: number;
+  value: number;
+}
+
 /** Every table of the current schema. */
 export interface Database {
   groups: GroupsTable;
@@ -247,6 +253,7 @@ export interface Database {
   advisory_aliases: AdvisoryAliasesTable;
   advisory_packages: AdvisoryPackagesTable;
   audit_events: AuditEventsTable;
+  authz_generation: AuthzGenerationTable;
   login_attempts: LoginAttemptsTable;
   login_codes: LoginCodesTable;
   refresh_families: RefreshFamiliesTable;

@@ -5,6 +5,7 @@
  */
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from "kysely";
 import { alreadyExists, notFound, type ApiError } from "../domain/errors.js";
+import { compiledOnce } from "./compiled-query.js";
 import { recoverable, type Database, type Executor } from "./database.js";
 import { applyWindow } from "./row-window.js";
 import { guard, type Violations } from "./translate-error.js";
@@ -82,13 +83,15 @@ export function resourceTable<T extends Table, F, R>(db: Executor, spec: TableSp
     return column;
   };
 
+  const getByUid = compiledOnce(db, () => loose.selectFrom(name).selectAll().where("uid", "=", ""));
+
   return {
     async insert(row, options = {}) {
       await write(() => loose.insertInto(name).values(Object.fromEntries(Object.entries(row))).execute(), options);
     },
 
     async get(uid) {
-      const row = await guard(() => loose.selectFrom(name).selectAll().where(byUid(uid)).executeTakeFirst());
+      const [row] = await guard(() => getByUid(uid));
       return row && toRecord(row);
     },
 

@@ -104,6 +104,11 @@ export interface BindingStore {
   forIdentity(identityUid: string): Promise<BindingRecord[]>;
   /** Every role an identity holds, with the stored capabilities of custom roles: one query. */
   grantsOf(identityUid: string): Promise<Grant[]>;
+  /**
+   * The authorization generation: a number that changes whenever any binding or role does (by
+   * triggers, whoever writes). Permissions computed after reading it stay right while it holds.
+   */
+  authzGeneration(): Promise<number>;
   /** Changes a binding's identity or role; undefined when it does not exist. Same errors as insert. */
   update(uid: string, changes: { identityUid?: string; roleUid?: string }): Promise<BindingRecord | undefined>;
   /** Deletes a binding; false when there was none. */

@@ -13,16 +13,21 @@ const customRole = `${team}/00000000000000bb`;
 const viewer = BUILTIN_ROLES.get("viewer")!.uid;
 const { CAP_IAM_GROUPS_LIST: LIST, CAP_IAM_GROUPS_CREATE: CREATE, CAP_REPO_LIST: REPO_LIST, CAP_IAM_ROLES_LIST: ROLES_LIST } = Capability;
 
-/** An authorizer over fixed grants, counting the store queries it makes. */
-function authorizerOver(grants: Grant[], allowOrgCreation = true) {
+/** An authorizer over fixed grants, counting the store queries it makes; generation.value is the store's. */
+function authorizerOver(grants: Grant[], allowOrgCreation = true, cacheSize?: number) {
   const calls: string[] = [];
+  const generation = { value: 7, reads: 0 };
   const store = {
     grantsOf(uid: string) {
       calls.push(uid);
       return Promise.resolve(grants);
     },
+    authzGeneration() {
+      generation.reads++;
+      return Promise.resolve(generation.value);
+    },
   };
-  return { authorizer: new Authorizer(store, { allowOrgCreation }), calls };
+  return { authorizer: new Authorizer(store, { allowOrgCreation, ...(cacheSize !== undefined && { cacheSize }) }), calls, generation };
 }
 
 describe("authorizer", () => {
@@ -52,5 +57,28 @@ describe("authorizer", () => {
   ] as const)("creating organizations: %s", async (_name, uid, allow, want) => {
     const { authorizer } = authorizerOver([], allow);
     expect((await authorizer.permissionsOf(uid)).allows([CREATE], "")).toBe(want);
+  });
+
+  it("remembers a caller's permissions while the generation holds, and reads them again once it moves", async () => {
+    const { authorizer, calls, generation } = authorizerOver([{ groupUid: team, roleUid: viewer, capabilities: [] }]);
+    const first = await authorizer.permissionsOf(person);
+    expect(await authorizer.permissionsOf(person)).toBe(first);
+    expect(calls).toEqual([person]);
+    expect(generation.reads).toBe(2);
+    generation.value++;
+    const second = await authorizer.permissionsOf(person);
+    expect(second).not.toBe(first);
+    expect(calls).toEqual([person, person]);
+    expect(await authorizer.permissionsOf(person)).toBe(second);
+    expect(calls).toHaveLength(2);
+  });
+
+  it("keeps each caller apart, and forgets the least recently used past its size", async () => {
+    const { authorizer, calls } = authorizerOver([], true, 2);
+    for (const uid of [person, workload, person, team]) await authorizer.permissionsOf(uid);
+    expect(calls).toEqual([person, workload, team]);
+    await authorizer.permissionsOf(person);
+    await authorizer.permissionsOf(workload);
+    expect(calls).toEqual([person, workload, team, workload]);
   });
 });
