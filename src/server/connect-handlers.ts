@@ -14,6 +14,9 @@ import { errorDomainFor, toApiError, toConnectError } from "./status.js";
 /** Carries the access-log record of a request into the Connect handler. */
 export const callRecordKey = createContextKey<CallRecord & { code?: number }>({});
 
+/** The smallest answer worth compressing for a client that accepts it (a full page of 200 resources is about this size). */
+export const COMPRESS_MIN_BYTES = 64 * 1024;
+
 /** Options of the Connect handlers. */
 export interface ConnectHandlersOptions {
   services: readonly ServiceBinding[];
@@ -29,6 +32,10 @@ export function createConnectHandlers(options: ConnectHandlersOptions): Map<stri
   const router: ConnectRouter = createConnectRouter({
     readMaxBytes: options.readMaxBytes,
     acceptCompression: [compressionGzip, compressionBrotli],
+    // Compressed requests are always accepted, but answers are compressed only when large: for
+    // API-sized messages gzip cost more CPU than the bytes it saved (a profile of S6 in
+    // docs/benchmarks.md), and gRPC's own servers do not compress unless told to.
+    compressMinBytes: COMPRESS_MIN_BYTES,
     jsonOptions: { ignoreUnknownFields: false },
   });
   for (const binding of options.services) {
