@@ -58,8 +58,8 @@ export async function createStore(options: StoreOptions): Promise<Store> {
 function storeOver(db: Executor, engine: Engine, secrets: SecretBox | undefined): Store {
   return {
     engine,
-    ...createStores(db, secrets),
-    transaction: (fn) => transaction(db, (tx) => createStores(tx, secrets), fn),
+    ...createStores(db, engine, secrets),
+    transaction: (fn) => transaction(db, (tx) => createStores(tx, engine, secrets), fn),
     async ping() {
       try {
         await sql`select 1`.execute(db);

@@ -238,6 +238,12 @@ export interface AuthzGenerationTable {
   value: number;
 }
 
+/** A row of `group_descendant_counts`: groups added below an ancestor (-1: removed); their sum is its count. */
+export interface GroupDescendantCountsTable {
+  ancestor_uid: string;
+  delta: number;
+}
+
 /** Every table of the current schema. */
 export interface Database {
   groups: GroupsTable;
@@ -254,6 +260,7 @@ export interface Database {
   advisory_packages: AdvisoryPackagesTable;
   audit_events: AuditEventsTable;
   authz_generation: AuthzGenerationTable;
+  group_descendant_counts: GroupDescendantCountsTable;
   login_attempts: LoginAttemptsTable;
   login_codes: LoginCodesTable;
   refresh_families: RefreshFamiliesTable;

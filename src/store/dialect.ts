@@ -1,7 +1,8 @@
 /**
  * Everything that differs between SQLite and PostgreSQL: opening the driver, the transaction
- * mode, where the migration tables live, and what a driver error means. Nothing else in store/
- * asks which engine runs.
+ * mode, where the migration tables live, what a driver error means, and the one statement whose
+ * safety under concurrency differs (folding counts). Nothing else in store/ asks which engine
+ * runs.
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -21,6 +22,7 @@ import {
 } from "kysely";
 import pg from "pg";
 import type { StoreOptions } from "./create-store.js";
+import { inTransaction, type Executor } from "./database.js";
 import type { Store } from "./types.js";
 
 /** The engines Arbor stores data in. */
@@ -225,4 +227,29 @@ function unreachable(error: unknown): boolean {
 function codeOf(error: unknown): string | undefined {
   if (typeof error !== "object" || error === null || !("code" in error)) return undefined;
   return typeof error.code === "string" ? error.code : undefined;
+}
+
+/**
+ * Folds an ancestor's rows of group_descendant_counts (migration 0008) into one, or none when
+ * they add up to nothing. PostgreSQL: one statement, so a delta committed meanwhile is neither
+ * lost nor counted twice (its writers do not wait for each other); SQLite: write transactions
+ * run one at a time, so three statements in one are as good.
+ */
+export async function foldDescendantCounts(db: Executor, engine: Engine, ancestorUid: string): Promise<void> {
+  if (engine === "postgres") {
+    await sql`
+      with moved as (delete from group_descendant_counts where ancestor_uid = ${ancestorUid} returning delta)
+      insert into group_descendant_counts (ancestor_uid, delta)
+      select ${ancestorUid}, sum(delta) from moved having sum(delta) <> 0`.execute(db);
+    return;
+  }
+  await inTransaction(db, async (tx) => {
+    const { total } = await tx
+      .selectFrom("group_descendant_counts")
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>("delta"), eb.lit(0)).as("total"))
+      .where("ancestor_uid", "=", ancestorUid)
+      .executeTakeFirstOrThrow();
+    await tx.deleteFrom("group_descendant_counts").where("ancestor_uid", "=", ancestorUid).execute();
+    if (Number(total) !== 0) await tx.insertInto("group_descendant_counts").values({ ancestor_uid: ancestorUid, delta: Number(total) }).execute();
+  });
 }

@@ -13,6 +13,7 @@ import * as m0004 from "./migrations/0004_advisories.js";
 import * as m0005 from "./migrations/0005_registry.js";
 import * as m0006 from "./migrations/0006_audit.js";
 import * as m0007 from "./migrations/0007_authz_generation.js";
+import * as m0008 from "./migrations/0008_group_counts.js";
 import { storeUnreachable } from "./translate-error.js";
 
 /** Every migration by name; names sort in the order they run. */
@@ -25,6 +26,7 @@ function migrations(engine: Engine): Record<string, Migration> {
     "0005_registry": { up: (db) => m0005.up(db, engine) },
     "0006_audit": { up: (db) => m0006.up(db, engine) },
     "0007_authz_generation": { up: (db) => m0007.up(db, engine) },
+    "0008_group_counts": { up: (db) => m0008.up(db, engine) },
   };
 }
 

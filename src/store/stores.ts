@@ -6,6 +6,7 @@ import { createAdvisoryStore } from "./advisory-store.js";
 import { createAuditStore } from "./audit-store.js";
 import { createBindingStore } from "./binding-store.js";
 import type { Executor } from "./database.js";
+import type { Engine } from "./dialect.js";
 import { createGroupInviteStore } from "./group-invite-store.js";
 import { createGroupStore } from "./group-store.js";
 import { createIdentityProviderStore } from "./identity-provider-store.js";
@@ -21,9 +22,9 @@ import type { Stores } from "./types.js";
 import type { SecretBox } from "../domain/secret-box.js";
 
 /** Every resource store, each running its statements on db; secrets seals what is kept secret at rest. */
-export function createStores(db: Executor, secrets?: SecretBox): Stores {
+export function createStores(db: Executor, engine: Engine, secrets?: SecretBox): Stores {
   return {
-    groups: createGroupStore(db),
+    groups: createGroupStore(db, engine),
     bindings: createBindingStore(db),
     identities: createIdentityStore(db),
     roles: createRoleStore(db),
