@@ -21,6 +21,7 @@ import { actionOf } from "../domain/audit.js";
 import type { AuditTrail } from "../services/audit-trail.js";
 import type { Authorizer } from "../services/authorizer.js";
 import type { CallContext, Principal } from "../services/context.js";
+import type { Store } from "../store/types.js";
 import type { RpcHandler, ServiceBinding } from "../services/service-impl.js";
 import type { RequestLimits } from "./request-limits.js";
 
@@ -53,11 +54,8 @@ export interface InvokerDeps {
   audience: () => string;
   /** Where changes are recorded; every successful mutating RPC writes one event. */
   audit: AuditTrail;
-  /**
-   * Called when a change succeeded but its event could not be written: the change stands (the
-   * client would otherwise retry a create that happened), so the failure must be logged loudly.
-   */
-  auditFailed: (error: unknown, rpc: string) => void;
+  /** The store's atomically(): a change and its audit event land together or not at all. */
+  atomically: Store["atomically"];
   /** Rate limits per address and per identity. */
   limits: RequestLimits;
 }
@@ -110,14 +108,16 @@ export function createInvoker(deps: InvokerDeps): Invoker {
       const scope = entry.scope ? scopeOf(entry.scope, call.request) : "";
       if (entry.scope && !(await ctx.permissions()).allows(entry.capabilities, scope)) throw denied(entry.capabilities, scope);
       if (!entry.mutation) return entry.handler(call.request, ctx);
-      const before = actionOf(entry.method.name) === "create" ? undefined : await readBefore(entry.mutation.getter, scope, ctx);
-      const response = await entry.handler(call.request, ctx);
-      try {
+      // Permissions are read before the transaction opens: read inside it, they could be
+      // remembered from a change that then rolls back (see Authorizer).
+      await ctx.permissions();
+      const { getter } = entry.mutation;
+      return deps.atomically(async () => {
+        const before = actionOf(entry.method.name) === "create" ? undefined : await readBefore(getter, scope, ctx);
+        const response = await entry.handler(call.request, ctx);
         await deps.audit.record({ method: entry.method, principal, scope, response, ...(before && { before }) });
-      } catch (error) {
-        deps.auditFailed(error, `${entry.method.parent.typeName}/${entry.method.name}`);
-      }
-      return response;
+        return response;
+      });
     },
   };
 }

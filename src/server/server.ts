@@ -128,7 +128,7 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
     authorizer,
     audience: () => baseUrlOf(config, boundPort),
     audit: createAuditTrail(core.deps, toApiJson),
-    auditFailed: (error, rpc) => env.logger.error({ err: error, rpc }, "a change succeeded but its audit event could not be written"),
+    atomically: (fn) => core.store.atomically(fn),
     limits,
   });
   const domain = () => errorDomainOf(config, boundPort);

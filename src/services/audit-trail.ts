@@ -1,7 +1,8 @@
 /**
- * The audit log's write side: after a change made through the API succeeds, one event with who
- * made it, what it was, and the resource before and after, as the API showed it. Fields marked
- * `debug_redact` in the protos (invite codes, client secrets) are never written.
+ * The audit log's write side: for a change made through the API, one event with who made it,
+ * what it was, and the resource before and after, as the API showed it, written by the invoker
+ * in the change's own transaction. Fields marked `debug_redact` in the protos (invite codes,
+ * client secrets) are never written.
  */
 import { clone, type DescMessage, type DescMethod, type JsonValue, type Message } from "@bufbuild/protobuf";
 import { actionOf, type AuditEventRecord } from "../domain/audit.js";

@@ -3,6 +3,10 @@
  * binding takes effect on the next request; to keep that promise without reading every caller's
  * bindings on every request, permissions are remembered with the store's authorization
  * generation (read before the bindings), and used again only while it has not changed.
+ *
+ * Only ever ask outside a transaction that changes bindings or roles: inside it the generation
+ * has already moved, and a rollback would move it back, so permissions remembered there could
+ * later be taken for those of a committed change reaching the same number.
  */
 import { Capability } from "../domain/capabilities.js";
 import { isRoot } from "../domain/uid.js";

@@ -49,7 +49,7 @@ export function createBindingStore(db: Executor): BindingStore {
           unique: () => taken(b),
           foreignKey: () => missingGroupOrRole(db, b.groupUid, b.roleUid),
         },
-        looksUp: true,
+        survivable: true,
       }),
 
     get: table.get,

@@ -2,6 +2,7 @@
  * Opens the store: picks the engine from the options, brings the schema up to date, and hands
  * out the resource stores with transactions over them.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { Kysely, sql } from "kysely";
 import type { SecretBox } from "../domain/secret-box.js";
 import type { Database, Executor } from "./database.js";
@@ -9,7 +10,7 @@ import { engineSetup, type Engine } from "./dialect.js";
 import { migrate } from "./migrate.js";
 import { createStores } from "./stores.js";
 import { storeUnreachable, translateError } from "./translate-error.js";
-import type { Store, Stores } from "./types.js";
+import type { Store } from "./types.js";
 
 /** Where the data lives. */
 export interface StoreOptions {
@@ -56,10 +57,20 @@ export async function createStore(options: StoreOptions): Promise<Store> {
 }
 
 function storeOver(db: Executor, engine: Engine, secrets: SecretBox | undefined): Store {
+  const ambient = new AsyncLocalStorage<Executor>();
   return {
     engine,
-    ...createStores(db, engine, secrets),
-    transaction: (fn) => transaction(db, (tx) => createStores(tx, engine, secrets), fn),
+    ...createStores(ambientExecutor(db, ambient), engine, secrets),
+    transaction: (fn) => {
+      // Inside atomically() the transaction is already open: fn joins it.
+      const current = ambient.getStore();
+      if (current !== undefined) return fn(createStores(current, engine, secrets));
+      return transaction(db, (tx) => createStores(tx, engine, secrets), fn);
+    },
+    atomically: (fn) => {
+      if (ambient.getStore() !== undefined) return fn();
+      return transaction(db, (tx) => tx, (tx) => ambient.run(tx, fn));
+    },
     async ping() {
       try {
         await sql`select 1`.execute(db);
@@ -72,10 +83,32 @@ function storeOver(db: Executor, engine: Engine, secrets: SecretBox | undefined)
 }
 
 /**
+ * The pool, except in the async context of an atomically() call, where it is that call's
+ * transaction: the stores made over it join the transaction of the call they serve without
+ * being handed it. Kysely keeps its state in private fields, which a Proxy does not forward, so
+ * methods are bound to the executor they belong to (once per executor and name).
+ */
+function ambientExecutor(db: Executor, ambient: AsyncLocalStorage<Executor>): Executor {
+  const bound = new WeakMap<Executor, Map<PropertyKey, unknown>>();
+  return new Proxy(db, {
+    get(_target, name) {
+      const current = ambient.getStore() ?? db;
+      const value: unknown = Reflect.get(current, name, current);
+      if (typeof value !== "function") return value;
+      let methods = bound.get(current);
+      if (methods === undefined) bound.set(current, (methods = new Map()));
+      let method = methods.get(name);
+      if (method === undefined) methods.set(name, (method = (value as (...args: unknown[]) => unknown).bind(current)));
+      return method;
+    },
+  });
+}
+
+/**
  * Runs fn in a transaction. fn must use only the stores it is given: on SQLite the one
  * connection is fn's until it settles, so a statement on the outer store would wait forever.
  */
-async function transaction<T>(db: Executor, storesOf: (tx: Executor) => Stores, fn: (tx: Stores) => Promise<T>): Promise<T> {
+async function transaction<S, T>(db: Executor, storesOf: (tx: Executor) => S, fn: (tx: S) => Promise<T>): Promise<T> {
   // fn's own errors reach the caller as thrown; only begin, commit and rollback are translated.
   let thrownByFn: { error: unknown } | undefined;
   try {

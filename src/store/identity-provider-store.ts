@@ -34,7 +34,7 @@ export function createIdentityProviderStore(db: Executor, secrets: SecretBox | u
           unique: () => nameTaken("identity provider", p.parentUid, p.name),
           foreignKey: () => missingGroupOrRole(db, p.parentUid, p.defaultRole),
         },
-        looksUp: true,
+        survivable: true,
       }),
 
     get: table.get,

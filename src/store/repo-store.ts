@@ -49,6 +49,8 @@ export function createRepoStore(db: Executor): RepoStore {
           unique: () => nameTaken("repo", repo.parentUid, repo.name),
           foreignKey: () => notFound("group", repo.parentUid),
         },
+        // v1's create updates the existing repo after a clash, in the same transaction.
+        survivable: true,
       }),
 
     get: table.get,

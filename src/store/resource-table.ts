@@ -32,10 +32,11 @@ export interface TableSpec<T extends Table, F, R> {
 export interface WriteOptions {
   violations?: Violations;
   /**
-   * The meanings look something up (which parent is missing): the statement then runs under
-   * recoverable(), so a surrounding transaction survives its failure for the lookup.
+   * The statement runs under recoverable(), so its failure leaves a surrounding transaction
+   * usable: for violations whose meaning looks something up (which parent is missing), and for
+   * callers that go on after a violation (v1's create-or-update of a repo).
    */
-  looksUp?: boolean;
+  survivable?: boolean;
   where?: Expression<SqlBool>;
 }
 
@@ -75,8 +76,8 @@ export function resourceTable<T extends Table, F, R>(db: Executor, spec: TableSp
   const toRecord = (row: unknown) => spec.toRecord(row as Database[T]);
   const byUid = (uid: string, where?: Expression<SqlBool>) => (eb: ExpressionBuilder<LooseTables, string>) =>
     eb.and(where === undefined ? [eb("uid", "=", uid)] : [eb("uid", "=", uid), where]);
-  const write = <X>(statement: () => Promise<X>, { violations, looksUp }: WriteOptions) =>
-    guard(looksUp === true ? () => recoverable(db, statement) : statement, violations);
+  const write = <X>(statement: () => Promise<X>, { violations, survivable }: WriteOptions) =>
+    guard(survivable === true ? () => recoverable(db, statement) : statement, violations);
   const columnOf = (field: string): string => {
     const column = spec.sortColumns[field];
     if (column === undefined) throw new RangeError(`${spec.table} are not sortable by ${field}`);
@@ -163,7 +164,7 @@ export function nameTaken(kind: string, parentUid: string | null, name: string):
 
 /**
  * NOT_FOUND for the parent a violated foreign key missed, for a row that names both a group and
- * a role: the group when it is gone, else the role. The failed write says looksUp, so this
+ * a role: the group when it is gone, else the role. The failed write says survivable, so this
  * lookup works inside a transaction.
  */
 export async function missingGroupOrRole(db: Executor, groupUid: string, roleUid: string): Promise<ApiError> {

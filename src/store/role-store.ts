@@ -72,7 +72,7 @@ export function createRoleStore(db: Executor): RoleStore {
     },
 
     async delete(uid) {
-      const deleted = await table.delete(uid, { where: CUSTOM, violations: { foreignKey: () => inUse(uid) }, looksUp: true });
+      const deleted = await table.delete(uid, { where: CUSTOM, violations: { foreignKey: () => inUse(uid) }, survivable: true });
       return deleted || unlessBuiltIn(uid, false);
     },
 

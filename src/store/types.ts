@@ -411,6 +411,14 @@ export interface Store extends Stores {
   readonly engine: "sqlite" | "postgres";
   /** Runs fn in one transaction; it commits when fn resolves and rolls back when it throws. */
   transaction<T>(fn: (tx: Stores) => Promise<T>): Promise<T>;
+  /**
+   * Runs fn with every statement of this store's methods that fn's calls make (in its async
+   * context, whatever they call) in one transaction, committed when fn resolves and rolled back
+   * when it throws; a transaction() inside joins it. For a change that must land together with
+   * its record (the audit event of an API call). On SQLite it holds the one connection, so fn
+   * must not wait on anything but the store.
+   */
+  atomically<T>(fn: () => Promise<T>): Promise<T>;
   /** Resolves when the store answers a trivial query; UNAVAILABLE when it does not. */
   ping(): Promise<void>;
   /** Closes every connection. */

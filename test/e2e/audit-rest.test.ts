@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminIdentityUid } from "../../src/domain/identities.js";
 import { builtinRoleUid } from "../../src/domain/roles.js";
-import { engines } from "../support/engines.js";
+import { engines, type EngineContext, type TestLocation } from "../support/engines.js";
+import { execRaw } from "../support/raw-sql.js";
 import { restClient, type RestClient } from "../support/rest.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 
@@ -125,6 +126,44 @@ for (const engine of engines) {
       expect(Date.parse(next.events[0].createTime)).toBeLessThanOrEqual(Date.parse(byActor.events[1].createTime));
       const bad = await owner.get(`${EVENTS}?order_by=name`);
       expect(bad.status).toBe(400);
+    });
+  });
+}
+
+for (const engine of engines) {
+  describe.skipIf(engine.skipReason !== undefined)(`a change and its audit event [${engine.name}]`, () => {
+    let t: TestServer;
+    let location: TestLocation;
+    const raw = () => ({ engine: engine.name, options: () => location.options }) as EngineContext;
+
+    beforeAll(async () => {
+      location = await engine.location();
+      const o = location.options;
+      t = await startTestServer(engine, { dataDir: o.dataDir, databaseUrl: o.databaseUrl, databaseSchema: o.schema });
+    });
+    afterAll(async () => {
+      await t?.close();
+      await location?.dispose();
+    });
+
+    it("land together: when the event cannot be written, the change is rolled back and the call fails", async () => {
+      const made = await t.organization("atomic");
+      const owner = restClient(t, made.token);
+      expect((await owner.post(`${GROUPS}/${made.org.uid}`, { name: "kept" })).status).toBe(200);
+      await execRaw(raw(), "alter table audit_events rename to audit_events_away");
+      try {
+        const refused = await owner.post(`${GROUPS}/${made.org.uid}`, { name: "unrecorded" });
+        expect(refused.status).toBe(500);
+        expect(refused.body).toMatchObject({ code: 13, message: "Internal error" });
+        const renamed = await owner.patch(`${GROUPS}/${(await owner.get(`${GROUPS}?uidp.children_of=${made.org.uid}&name=kept`)).body.groups[0].uid}`, { description: "changed" });
+        expect(renamed.status).toBe(500);
+      } finally {
+        await execRaw(raw(), "alter table audit_events_away rename to audit_events");
+      }
+      const groups = (await owner.get(`${GROUPS}?uidp.children_of=${made.org.uid}`)).body.groups as { name: string; description: string }[];
+      expect(groups).toEqual([expect.objectContaining({ name: "kept", description: "" })]);
+      const events = (await owner.get(`${EVENTS}?uidp.descendants_of=${made.org.uid}`)).body.events as { method: string }[];
+      expect(events.map((e) => e.method)).toEqual(["arbor.iam.v2beta1.GroupsService/CreateGroup"]);
     });
   });
 }

@@ -1,0 +1,68 @@
+/**
+ * store.atomically(): every statement the stores make within it, wherever they are called from,
+ * lands in one transaction; a transaction() inside joins it. This is what makes a change and its
+ * audit event commit together (src/server/invoker.ts).
+ */
+import { beforeAll, expect, it } from "vitest";
+import { describeEachEngine } from "../support/engines.js";
+import { childUid, group, rootUid } from "../support/groups.js";
+import { binding, OWNER } from "../support/records.js";
+
+const ORG = rootUid(0xa7);
+const ADMIN = rootUid(0xa70);
+
+describeEachEngine("atomically", (t) => {
+  beforeAll(async () => {
+    await t.store().groups.insert(group(ORG, "org"));
+  });
+
+  /** A change made the way services make them: through the store's own methods, in helpers that know nothing of transactions. */
+  const createTeam = async (n: number) => {
+    await t.store().groups.insert(group(childUid(ORG, n), `team-${n}`));
+    await t.store().transaction((tx) => tx.bindings.insert(binding(childUid(childUid(ORG, n), 1), ADMIN, OWNER)));
+  };
+  const exists = async (n: number) => ({
+    group: (await t.store().groups.get(childUid(ORG, n))) !== undefined,
+    binding: (await t.store().bindings.get(childUid(childUid(ORG, n), 1))) !== undefined,
+  });
+
+  it("commits everything fn did when it resolves, and fn sees its own writes", async () => {
+    const seen = await t.store().atomically(async () => {
+      await createTeam(1);
+      return exists(1);
+    });
+    expect(seen).toEqual({ group: true, binding: true });
+    expect(await exists(1)).toEqual({ group: true, binding: true });
+  });
+
+  it("rolls back everything fn did when it throws, nested transactions included", async () => {
+    await expect(
+      t.store().atomically(async () => {
+        await createTeam(2);
+        throw new Error("the audit event could not be written");
+      }),
+    ).rejects.toThrow("the audit event could not be written");
+    expect(await exists(2)).toEqual({ group: false, binding: false });
+  });
+
+  it("keeps what fn did from others until it commits", async () => {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let written = () => {};
+    const isWritten = new Promise<void>((resolve) => (written = resolve));
+    const inside = t.store().atomically(async () => {
+      await t.store().groups.insert(group(childUid(ORG, 3), "team-3"));
+      written();
+      await held;
+    });
+    await isWritten;
+    // Outside fn's async context: on PostgreSQL another connection that cannot see the insert
+    // yet; on SQLite the one connection, which waits for the transaction to end.
+    const outside = t.store().groups.get(childUid(ORG, 3));
+    const early = await Promise.race([outside.then((g) => (g === undefined ? "absent" : "present")), new Promise((r) => setTimeout(() => r("waiting"), 200))]);
+    expect(early).toBe(t.engine === "postgres" ? "absent" : "waiting");
+    release();
+    await inside;
+    expect((await t.store().groups.get(childUid(ORG, 3)))?.name).toBe("team-3");
+  });
+});
