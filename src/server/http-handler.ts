@@ -15,6 +15,7 @@ import type { KeyRing } from "../auth/key-ring.js";
 import type { Store } from "../store/types.js";
 import { callRecordKey } from "./connect-handlers.js";
 import type { Cors } from "./cors.js";
+import { dropFarDeadline } from "./far-deadline.js";
 import type { OAuthEndpoints } from "./oauth-endpoints.js";
 import type { RegistryEndpoints } from "./registry-endpoints.js";
 import type { CallRecord, Invoker } from "./invoker.js";
@@ -214,6 +215,7 @@ function discovery(issuer: string) {
 
 async function serveConnect(handler: UniversalHandler, req: AnyRequest, res: AnyResponse, record: Record, domain: string): Promise<void> {
   const values = createContextValues().set(callRecordKey, record);
+  dropFarDeadline(req.headers);
   const uReq = universalRequestFromNodeRequest(req, res, undefined, values);
   const uRes = await completeRuntimeRefusal(await handler(uReq), domain);
   for (const headers of [uRes.header, uRes.trailer]) {

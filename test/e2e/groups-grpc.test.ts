@@ -37,6 +37,31 @@ describe(`groups over gRPC (@grpc/grpc-js) [${engine.name}]`, () => {
     await t?.close();
   });
 
+  it("takes a deadline further off than a timer can wait (about 24.8 days) as no deadline", async () => {
+    // grpc-js sends a 30-day deadline as grpc-timeout in hours; a server that hands it to a
+    // timer as milliseconds overflows it: Node warns and waits 1 ms, so any call slower than
+    // that fails with DEADLINE_EXCEEDED. The server runs in this process: its warnings are ours.
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on("warning", onWarning);
+    for (const days of [30, 365 * 10]) {
+      const deadline = new Date(Date.now() + days * 86_400_000);
+      const res = await new Promise<any>((resolve, reject) =>
+        (ping as any).ping({}, new grpc.Metadata(), { deadline }, (err: grpc.ServiceError | null, r: any) => (err ? reject(err) : resolve(r))),
+      );
+      expect(res).toEqual({ response: "pong" });
+    }
+    const connect = await fetch(`${t.url}/arbor.ping.v2beta1.PingService/Ping`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "connect-protocol-version": "1", "connect-timeout-ms": "9999999999" },
+      body: "{}",
+    });
+    expect(connect.status).toBe(200);
+    await new Promise((r) => setImmediate(r));
+    process.off("warning", onWarning);
+    expect(warnings.map((w) => w.name)).not.toContain("TimeoutOverflowWarning");
+  });
+
   it("pings without credentials", async () => {
     expect(await call(ping, "ping", {})).toEqual({ response: "pong" });
   });
