@@ -1,0 +1,94 @@
+/**
+ * The second baseline of S6: a dedicated @grpc/grpc-js server (h2c, its own port, its own
+ * process) running Arbor's own services through Arbor's own call pipeline (authentication,
+ * authorization, the store, the access log line and metrics), on the same data as the Arbor
+ * server it stands in for. What it measures against Arbor is the transport alone: grpc-js on a
+ * port of its own versus Connect on Arbor's shared port.
+ * Usage: node grpc-js-arbor-server.js '{"port":…,"env":{"ARBOR_DATA_DIR":…}}'; prints "ready".
+ */
+import { performance } from "node:perf_hooks";
+import { fromBinary, toBinary } from "@bufbuild/protobuf";
+import { Server, ServerCredentials, status, type ServiceDefinition, type UntypedHandleCall } from "@grpc/grpc-js";
+import { pino } from "pino";
+import { resolveConfig } from "../../src/config.js";
+import { systemClock } from "../../src/domain/clock.js";
+import { toApiError } from "../../src/server/status.js";
+import { createInvoker } from "../../src/server/invoker.js";
+import { createMetrics } from "../../src/server/metrics.js";
+import { createRequestLimits } from "../../src/server/request-limits.js";
+import { toApiJson } from "../../src/server/rest/json.js";
+import { cryptoIds, openCore } from "../../src/server/server.js";
+import { createAuditTrail } from "../../src/services/audit-trail.js";
+import { Authorizer } from "../../src/services/authorizer.js";
+import { createServices } from "../../src/services/routes.js";
+
+const spec = JSON.parse(process.argv[2] ?? "{}") as { port: number; env: Record<string, string> };
+const config = resolveConfig({ env: spec.env });
+const base = config.baseUrl ?? `http://127.0.0.1:${spec.port}`;
+const core = await openCore(config, systemClock, cryptoIds, () => config.issuerUrl ?? base, () => base);
+const services = createServices(core.deps);
+const invoker = createInvoker({
+  services,
+  tokens: core.tokens,
+  authorizer: new Authorizer(core.store.bindings, { allowOrgCreation: config.allowOrgCreation }),
+  audience: () => base,
+  audit: createAuditTrail(core.deps, toApiJson),
+  atomically: (fn) => core.store.atomically(fn),
+  limits: createRequestLimits(config, systemClock),
+});
+const logger = pino({ level: config.logLevel });
+const metrics = createMetrics();
+const raw = (b: Buffer) => b;
+
+const server = new Server();
+for (const binding of services) {
+  const definition: Record<string, ServiceDefinition[string]> = {};
+  const handlers: Record<string, UntypedHandleCall> = {};
+  for (const method of binding.service.methods) {
+    if (method.methodKind !== "unary") continue;
+    definition[method.name] = {
+      path: `/${binding.service.typeName}/${method.name}`,
+      requestStream: false,
+      responseStream: false,
+      requestSerialize: raw,
+      requestDeserialize: raw,
+      responseSerialize: raw,
+      responseDeserialize: raw,
+    };
+    handlers[method.name] = ((call: { request: Buffer; metadata: { get(k: string): unknown[] } }, callback: (err: unknown, res?: Buffer) => void) => {
+      const start = performance.now();
+      const record: { rpc?: string; caller?: string } = {};
+      const finish = (code: number) => {
+        const seconds = (performance.now() - start) / 1000;
+        metrics.observe(record.rpc ?? method.name, "grpc", code, seconds);
+        logger.info({ transport: "grpc", rpc: record.rpc, code, duration_ms: Math.round(seconds * 1e6) / 1e3, caller: record.caller }, "request");
+      };
+      const authorization = call.metadata.get("authorization")[0];
+      invoker
+        .invoke({
+          method,
+          request: fromBinary(method.input, call.request),
+          authorization: typeof authorization === "string" ? authorization : undefined,
+          signal: new AbortController().signal,
+          record,
+        })
+        .then(
+          (response) => {
+            finish(0);
+            callback(null, Buffer.from(toBinary(method.output, response)));
+          },
+          (e: unknown) => {
+            const err = toApiError(e);
+            finish(err.code);
+            callback({ code: err.code as status, details: err.message });
+          },
+        );
+    }) as UntypedHandleCall;
+  }
+  server.addService(definition, handlers);
+}
+server.bindAsync(`127.0.0.1:${spec.port}`, ServerCredentials.createInsecure(), (err) => {
+  if (err) throw err;
+  process.stdout.write("ready\n");
+});
+process.on("SIGTERM", () => server.tryShutdown(() => void core.store.close().then(() => process.exit(0))));
