@@ -1,20 +1,25 @@
 /**
- * `node dist/bench/profile.js S1|S2 [seconds]`: runs the built server with `node --cpu-prof`
- * under the S1 load (GET a group, 32 connections) or the S2 load (list page 1 of 50 of an
- * organization of 100,000 groups, 8 connections), stops it so V8 writes the profile, and prints
- * the summary of bench/tools/cpu-profile-summary.ts. For finding what to optimise; no target.
+ * `node dist/bench/profile.js S1|S2|S6 [seconds]`: runs the built server with `node --cpu-prof`
+ * under the S1 load (GET a group, 32 connections), the S2 load (list page 1 of 50 of an
+ * organization of 100,000 groups, 8 connections) or the S6 load (gRPC ListGroups of 20 children,
+ * the S6 client), stops it so V8 writes the profile, and prints the summary of
+ * bench/tools/cpu-profile-summary.ts. For finding what to optimise; no target.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { create, toBinary } from "@bufbuild/protobuf";
+import { ListGroupsRequestSchema } from "../src/gen/arbor/iam/v2beta1/groups_pb.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { api, arborEnv, bootstrapOrg, freePort, startArbor } from "./lib/arbor-process.js";
 import { insertGroups } from "./lib/datasets.js";
+import { runTool } from "./lib/tool.js";
 import { runWrk } from "./lib/wrk.js";
+import type { GrpcLoadResult } from "./tools/grpc-load.js";
 import { summarize } from "./tools/cpu-profile-summary.js";
 
 const which = (process.argv[2] ?? "S1").toUpperCase();
 const seconds = Number(process.argv[3] ?? 15);
-if (which !== "S1" && which !== "S2") throw new Error(`profile S1 or S2, not ${which}`);
+if (!["S1", "S2", "S6"].includes(which)) throw new Error(`profile S1, S2 or S6, not ${which}`);
 const dataDir = mkdtempSync(join(tmpdir(), "arbor-profile-"));
 const profDir = mkdtempSync(join(tmpdir(), "arbor-cpuprof-"));
 try {
@@ -24,12 +29,8 @@ try {
   if (which === "S2") await insertGroups({ engine: "sqlite", dataDir }, org, Number(process.env.BENCH_S2_SQLITE_GROUPS ?? 100_000));
   const server = await startArbor({ env, port, nodeArgs: ["--cpu-prof", "--cpu-prof-dir", profDir] });
   try {
-    const path =
-      which === "S1"
-        ? `/iam/v2beta1/groups/${(await api<{ uid: string }>(server.base, token, "POST", `/iam/v2beta1/groups/${org}`, { name: "target" })).uid}`
-        : `/iam/v2beta1/groups?uidp.descendants_of=${org}&page_size=50`;
-    const r = await runWrk({ url: `${server.base}${path}`, headers: { authorization: `Bearer ${token}` }, connections: which === "S1" ? 32 : 8, seconds });
-    process.stderr.write(`${which} under --cpu-prof: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, errors ${r.errors}\n`);
+    const load = which === "S6" ? await grpcLoad(server.base, org, token) : await httpLoad(server.base, org, token);
+    process.stderr.write(`${which} under --cpu-prof: ${load}\n`);
   } finally {
     await server.stop();
   }
@@ -39,4 +40,21 @@ try {
 } finally {
   rmSync(dataDir, { recursive: true, force: true });
   rmSync(profDir, { recursive: true, force: true });
+}
+
+async function httpLoad(base: string, org: string, token: string): Promise<string> {
+  const path =
+    which === "S1"
+      ? `/iam/v2beta1/groups/${(await api<{ uid: string }>(base, token, "POST", `/iam/v2beta1/groups/${org}`, { name: "target" })).uid}`
+      : `/iam/v2beta1/groups?uidp.descendants_of=${org}&page_size=50`;
+  const r = await runWrk({ url: `${base}${path}`, headers: { authorization: `Bearer ${token}` }, connections: which === "S1" ? 32 : 8, seconds });
+  return `${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, errors ${r.errors}`;
+}
+
+async function grpcLoad(base: string, org: string, token: string): Promise<string> {
+  for (let i = 0; i < 20; i++) await api(base, token, "POST", `/iam/v2beta1/groups/${org}`, { name: `group-${i}`, description: `child ${i} of the organization` });
+  const request = Buffer.from(toBinary(ListGroupsRequestSchema, create(ListGroupsRequestSchema, { uidp: { childrenOf: org }, pageSize: 20 }))).toString("base64");
+  const spec = { target: new URL(base).host, method: "/arbor.iam.v2beta1.GroupsService/ListGroups", request, metadata: { authorization: `Bearer ${token}` }, concurrency: 32, channels: 4, seconds };
+  const r = await runTool<GrpcLoadResult>("grpc-load", spec);
+  return `${r.rps.toFixed(0)} calls/s, p50 ${r.p50.toFixed(2)} ms, errors ${r.errors}`;
 }

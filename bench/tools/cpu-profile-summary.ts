@@ -22,9 +22,14 @@ const AREAS: [string, RegExp][] = [
   ["token verification (jose)", /(node_modules\/jose\/|\/src\/auth\/|token)/i],
   ["permission lookup", /(\/src\/services\/authorizer|\/src\/domain\/permissions|\/src\/domain\/role-rules)/],
   ["store access (Kysely, driver)", /(node_modules\/(kysely|better-sqlite3|pg|pg-protocol|pg-pool)\/|\/src\/store\/)/],
+  ["gRPC / Connect transport (@connectrpc, node:http2)", /(node_modules\/@connectrpc\/|node:internal\/http2\/)/],
+  ["socket writes (the write syscall, preemption included)", /^(writeUtf8String|writeBuffer|writev|writeLatin1String)$/],
   ["garbage collection", /^\(garbage collector\)$/],
   ["idle", /^\(idle\)$/],
 ];
+
+/** Areas told by the function's name alone (native frames have no file). */
+const BY_NAME = new Set(["garbage collection", "idle", "socket writes (the write syscall, preemption included)"]);
 
 /** The Markdown summary of a profile. */
 export function summarize(profile: { nodes: ProfileNode[]; samples: number[]; startTime: number; endTime: number }, top = 25): string {
@@ -45,7 +50,7 @@ export function summarize(profile: { nodes: ProfileNode[]; samples: number[]; st
     const hit = new Set<string>();
     for (let n: ProfileNode | undefined = leaf; n; n = byId.get(parent.get(n.id) ?? -1)) {
       const text = `${n.callFrame.url} ${n.callFrame.functionName}`;
-      for (const [area, re] of AREAS) if (re.test(area.startsWith("garbage") || area === "idle" ? n.callFrame.functionName : text)) hit.add(area);
+      for (const [area, re] of AREAS) if (re.test(BY_NAME.has(area) ? n.callFrame.functionName : text)) hit.add(area);
     }
     for (const a of hit) areas.set(a, (areas.get(a) ?? 0) + count);
   }
