@@ -3,6 +3,17 @@
 import { existsSync } from "node:fs";
 import module from "node:module";
 
+// `arbor serve` caps V8's young generation at 16 MB a semi-space: under sustained load Node 24
+// lets it grow until the process holds about 280 MB, where 180 MB serve as fast (S7 in
+// docs/benchmarks.md). V8 sizes its heap once, at start, so the flag must be on the command line:
+// the process replaces itself with one that has it (process.execve: same PID, same stdio, so a
+// supervisor sees no difference). A flag the operator set (NODE_OPTIONS or node's own) wins.
+const HEAP_FLAG = "--max-semi-space-size";
+const heapFlagSet = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)].some((a) => a.startsWith(HEAP_FLAG));
+if (process.argv[2] === "serve" && !heapFlagSet && typeof process.execve === "function") {
+  process.execve(process.execPath, [process.execPath, `${HEAP_FLAG}=16`, ...process.execArgv, ...process.argv.slice(1)], process.env);
+}
+
 // Caches compiled code between runs, so the command starts faster the second time.
 module.enableCompileCache?.();
 
