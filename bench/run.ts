@@ -35,6 +35,7 @@ if (missing !== undefined) {
 }
 
 const load = loadavg();
+const othersBusy = await cpuBusy(2_000);
 const info: RunInfo = {
   command: commandLine(),
   machine: `${cpus().length} cores (${cpus()[0]?.model ?? "unknown"}), ${(totalmem() / 2 ** 30).toFixed(0)} GB, Linux, Node ${process.version}`,
@@ -61,13 +62,15 @@ for (const scenario of selected) {
 // A subset run keeps the other scenarios' last results, so the doc always covers the suite.
 const previous = options.only.size > 0 && existsSync(RESULTS) ? (JSON.parse(readFileSync(RESULTS, "utf8")) as ScenarioResult[]) : [];
 const results = SCENARIOS.flatMap((s) => fresh.find((r) => r.id === s.id) ?? previous.find((r) => r.id === s.id) ?? []);
-const busy = load[0] as number > cpus().length * 0.5;
+// The load average lingers for minutes after the suite's own last run; what counts is what else
+// takes the CPU as this run starts.
+const busy = othersBusy > 0.25;
 writeBenchmarksDoc(ROOT, info, results, [
   "Speed and memory targets of Arbor, measured by the suite in bench/ (one file per scenario in bench/scenarios/). Every figure is the median over the rounds; every target is either a bound or a ratio of two figures measured in the same run, because the machine is shared and noisy. Load comes from separate processes: `wrk` (Debian package `wrk`), the open-loop probe bench/tools/open-loop.ts, and the gRPC client bench/tools/grpc-load.ts.",
   "",
   "Reproduce: `npm run bench` (all), `BENCH_ONLY=S1,S3 npm run bench` (a subset; the other sections keep their last results, each dated), `BENCH_QUICK=1 npm run bench` (small datasets, short runs, to check the suite). `BENCH_ROUNDS` (default 5), `BENCH_SECONDS` (default 5) and `BENCH_DATABASE_URL` (default postgres://postgres@127.0.0.1:5432/test) tune it; the suite needs `wrk`, `keystone`, `uwsgi-core` and `uwsgi-plugin-python3` from Debian and says how to install them when missing (`BENCH_INSTALL=1` as root installs them).",
   ...(busy || process.env.BENCH_PRELIMINARY === "1"
-    ? ["", `> **Preliminary figures.** This run was taken while the machine was busy with other work (load average ${load.map((l) => l.toFixed(1)).join(", ")} on ${cpus().length} cores), so absolute figures are low and noisy; the ratios are fairer than the absolutes but still affected. Rerun on a quiet machine before judging a target.`]
+    ? ["", `> **Preliminary figures.** This run was taken while the machine was busy with other work (${Math.round(othersBusy * 100)} % of the CPU in use by others as it began; load average ${load.map((l) => l.toFixed(1)).join(", ")} on ${cpus().length} cores), so absolute figures are low and noisy; the ratios are fairer than the absolutes but still affected. Rerun on a quiet machine before judging a target.`]
     : []),
 ]);
 writeFileSync(RESULTS, `${JSON.stringify(results, null, 1)}\n`);
@@ -77,4 +80,13 @@ process.exitCode = failed > 0 ? 1 : 0;
 function commandLine(): string {
   const vars = ["BENCH_ONLY", "BENCH_QUICK", "BENCH_ROUNDS", "BENCH_SECONDS"].filter((v) => process.env[v]).map((v) => `${v}=${process.env[v]}`);
   return [...vars, "npm run bench"].join(" ");
+}
+
+/** The share of all cores' time spent busy over the next ms milliseconds (before this run does anything). */
+async function cpuBusy(ms: number): Promise<number> {
+  const sample = () => cpus().reduce((t, c) => ({ idle: t.idle + c.times.idle, all: t.all + Object.values(c.times).reduce((a, b) => a + b, 0) }), { idle: 0, all: 0 });
+  const before = sample();
+  await new Promise((r) => setTimeout(r, ms));
+  const after = sample();
+  return 1 - (after.idle - before.idle) / Math.max(1, after.all - before.all);
 }

@@ -92,10 +92,25 @@ export async function startKeystone(log: (line: string) => void): Promise<Keysto
       token = await adminToken(base).catch(() => undefined);
       if (token === undefined) await new Promise((r) => setTimeout(r, 500));
     }
+    await warmWorkers(base, token, processes);
     return { base, token, database, processes, stop };
   } catch (error) {
     await stop();
     throw error;
+  }
+}
+
+/**
+ * uWSGI loads the app in each worker on its first request (lazy apps), and a worker still
+ * loading may drop a connection: the first API call of a run failed so once ("socket hang up").
+ * Reads until every worker has answered several times in a row.
+ */
+async function warmWorkers(base: string, token: string, processes: number): Promise<void> {
+  const started = performance.now();
+  for (let ok = 0; ok < processes * 4; ) {
+    if (performance.now() - started > 120_000) throw new Error("Keystone's workers did not all answer in 120 s");
+    const res = await request(`${base}/v3/domains`, "GET", { "x-auth-token": token }).catch(() => undefined);
+    ok = res?.status === 200 ? ok + 1 : 0;
   }
 }
 

@@ -3,7 +3,7 @@
  * target (measured, target, PASS/MISS), then per scenario its method, chart and figures, each
  * with the command that reproduces it.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { passes, type ScenarioResult } from "./results.js";
 import { format, svgChart } from "./svg-chart.js";
@@ -20,16 +20,20 @@ export interface RunInfo {
   load: number[];
 }
 
-/** Writes the doc and the charts under root/docs. */
+/** The hand-written part of the doc: what was optimised (before and after) and why a target is missed. */
+export const FINDINGS = "bench/findings.md";
+
+/** Writes the doc and the charts under root/docs, with root/bench/findings.md after the targets. */
 export function writeBenchmarksDoc(root: string, info: RunInfo, results: ScenarioResult[], preamble: string[]): void {
   const chartDir = join(root, "docs/benchmarks");
   mkdirSync(chartDir, { recursive: true });
   for (const r of results) for (const c of r.charts) writeFileSync(join(chartDir, `${c.file}.svg`), svgChart(c));
-  writeFileSync(join(root, "docs/benchmarks.md"), benchmarksMarkdown(info, results, preamble));
+  const findings = readFileSync(join(root, FINDINGS), "utf8").trim().split("\n");
+  writeFileSync(join(root, "docs/benchmarks.md"), benchmarksMarkdown(info, results, preamble, findings));
 }
 
-/** The text of docs/benchmarks.md. */
-export function benchmarksMarkdown(info: RunInfo, results: ScenarioResult[], preamble: string[]): string {
+/** The text of docs/benchmarks.md; findings (Markdown lines) follow the table of targets. */
+export function benchmarksMarkdown(info: RunInfo, results: ScenarioResult[], preamble: string[], findings: string[] = []): string {
   const out = [
     "# Benchmarks",
     "",
@@ -48,6 +52,7 @@ export function benchmarksMarkdown(info: RunInfo, results: ScenarioResult[], pre
   for (const r of results) {
     for (const c of r.checks) out.push(`| ${r.id} | ${c.label} (${c.how}) | ${format(c.measured)} ${c.unit} | ${c.op} ${format(c.bound)} ${c.unit} | ${passes(c) ? "PASS" : "**MISS**"} |`);
   }
+  if (findings.length > 0) out.push("", `<!-- From ${FINDINGS}, kept by hand: the optimisations and the shortfalls. -->`, "", ...findings);
   for (const r of results) {
     out.push("", `## ${r.id}: ${r.title}`, "", ...(r.ranAt && r.ranAt !== info.started ? [`_From an earlier run, started ${r.ranAt}._`, ""] : []), ...r.method.flatMap((p) => [p, ""]));
     for (const c of r.charts) out.push(`![${c.title}](benchmarks/${c.file}.svg)`, "");

@@ -49,8 +49,9 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
       const before = rssMb(server.pid);
       let peak = before;
       while (served < total) {
-        served += (await runWrk(chunk)).requests;
-        peak = Math.max(peak, rssMb(server.pid));
+        let requests = 0;
+        peak = Math.max(peak, await peakRss(server.pid, async () => (requests = (await runWrk(chunk)).requests)));
+        served += requests;
         ctx.log(`S7 ${served.toLocaleString("en-US")} requests served, RSS ${rssMb(server.pid).toFixed(1)} MB`);
       }
       const after = rssMb(server.pid);
@@ -62,23 +63,23 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
         title: "start-up, resident memory under load, memory after many requests",
         method: [
           "Start-up: `node bin/arbor.js serve` on a fresh, empty SQLite data dir (the first start creates the schema and signing keys), from spawn to the first 200 of `/readyz` (polled every 5 ms); median of the rounds, a new data dir each.",
-          `Memory: the resident set (VmRSS of /proc/<pid>/status, sampled every 100 ms) of one server process under the S1 load (wrk, 32 connections, authenticated GET of a group); the peak of each round, median over rounds. Growth: the RSS after the first tenth of ${total.toLocaleString("en-US")} requests (the warm-up) against the RSS after all of them, same process, same load.`,
+          `Memory: the resident set (VmRSS of /proc/<pid>/status) of one server process under the S1 load (wrk, 32 connections, authenticated GET of a group). The target is judged on the peak over the whole long run (${total.toLocaleString("en-US")} requests after the warm-up, sampled every 100 ms), because V8 sizes its heap to the allocation rate over tens of seconds: the short rounds (sampled every 100 ms, peak per round, median over rounds) are reported too but would flatter it. Growth: the RSS after the first tenth of the requests (the warm-up) against the RSS after all of them, same process, same load.`,
         ],
         figures: [
           { label: "start-up to ready (empty store)", value: median(startups), unit: "ms", command: "ARBOR_DATA_DIR=$(mktemp -d) node bin/arbor.js serve, until GET /readyz = 200" },
           { label: "RSS idle after bootstrap", value: idle, unit: "MB", command: "grep VmRSS /proc/$PID/status" },
-          { label: "RSS peak under S1 load", value: median(underLoad), unit: "MB", command },
+          { label: `RSS peak under S1 load, ${ctx.seconds} s rounds`, value: median(underLoad), unit: "MB", command },
           { label: `RSS after ${(total / 10).toLocaleString("en-US")} requests (baseline)`, value: before, unit: "MB", command: longCommand },
           { label: `RSS after ${served.toLocaleString("en-US")} requests`, value: after, unit: "MB", command: longCommand },
           { label: "RSS peak during the long run", value: peak, unit: "MB", command: longCommand },
         ],
         checks: [
           { label: "start-up to ready", measured: median(startups), unit: "ms", op: "≤", bound: 1_000, how: "empty embedded store" },
-          { label: "RSS under S1 load", measured: median(underLoad), unit: "MB", op: "≤", bound: 200, how: "peak per round" },
+          { label: "RSS under S1 load", measured: peak, unit: "MB", op: "≤", bound: 200, how: `peak over ${served.toLocaleString("en-US")} requests` },
           { label: `memory growth over ${total.toLocaleString("en-US")} requests`, measured: growth, unit: "%", op: "≤", bound: 10, how: "RSS after ÷ RSS after warm-up − 1" },
         ],
         charts: [
-          { file: "s7-memory", title: "S7: resident memory (MB)", unit: "MB", bars: [{ label: "idle", value: idle }, { label: "under S1 load (peak)", value: median(underLoad) }, { label: "after warm-up", value: before }, { label: `after ${served.toLocaleString("en-US")} requests`, value: after }] },
+          { file: "s7-memory", title: "S7: resident memory (MB)", unit: "MB", bars: [{ label: "idle", value: idle }, { label: "under S1 load (peak, long run)", value: peak }, { label: "after warm-up", value: before }, { label: `after ${served.toLocaleString("en-US")} requests`, value: after }] },
         ],
         notes: [],
       };

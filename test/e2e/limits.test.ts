@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { engines } from "../support/engines.js";
 import { call, failure, loadProtos, statusOf } from "../support/grpc.js";
 import { detailOf } from "../support/rest.js";
+import { printFigures } from "../support/figures.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 
 const engine = engines[0]!;
@@ -54,6 +55,20 @@ describe("rate limits", () => {
     // One budget per address across every endpoint that takes credentials.
     expect((await t.fetch("/registry/token?service=x&scope=repository:a/b:pull")).status).toBe(429);
     expect((await t.fetch("/oauth/token", { method: "POST", body: "grant_type=refresh_token" })).status).toBe(429);
+  });
+
+  it("refuses cheaply: past its rate, an address is answered 429 before any other work", async () => {
+    // This address has spent its budget (the cases above); time a stream of its requests. A
+    // figure for docs/reliability.md, not an assertion: timing is the benchmarks' business.
+    const n = 2_000;
+    const started = performance.now();
+    for (let i = 0; i < n; i++) {
+      const res = await t.fetch(`/iam/v2beta1/groups?uidp.descendants_of=${org}`, { token });
+      expect(res.status).toBe(429);
+      await res.arrayBuffer();
+    }
+    const seconds = (performance.now() - started) / 1000;
+    printFigures("rate-limit refusals", { refused: n, perSecond: Math.round(n / seconds), meanMs: Math.round((seconds / n) * 1e6) / 1e3, client: "fetch, one at a time" });
   });
 
   it("refuses an address past its rate, over gRPC too (code 8)", async () => {
