@@ -113,8 +113,12 @@ export async function soak(log: (line: string) => void = (l) => process.stderr.w
   }
 }
 
-function verdict(capacity: number, rate: number, windows: SoakResult["windows"]): SoakResult {
-  const errors = windows.reduce((n, w) => n + w.errors + w.shed, 0);
+function verdict(capacity: number, rate: number, all: SoakResult["windows"]): SoakResult {
+  const errors = all.reduce((n, w) => n + w.errors + w.shed, 0);
+  // The requests still in flight when the run ends come as a last, tiny window: its "p99" is the
+  // slowest of a handful and would be judged as a window. Errors in it still count (above).
+  const full = Math.max(...all.map((w) => w.requests));
+  const windows = all.filter((w, i) => i < all.length - 1 || w.requests >= full / 2);
   // Warm-up: the first fifth of the run (at least one window) is not the baseline.
   const warm = windows.slice(Math.max(1, Math.floor(windows.length / 5)));
   const settled = warm.length > 0 ? warm : windows;
