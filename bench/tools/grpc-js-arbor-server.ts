@@ -21,6 +21,7 @@ import { cryptoIds, openCore } from "../../src/server/server.js";
 import { createAuditTrail } from "../../src/services/audit-trail.js";
 import { Authorizer } from "../../src/services/authorizer.js";
 import { createServices } from "../../src/services/routes.js";
+import { rawUnaryMethod } from "../lib/grpc-raw.js";
 
 const spec = JSON.parse(process.argv[2] ?? "{}") as { port: number; env: Record<string, string> };
 const config = resolveConfig({ env: spec.env });
@@ -38,7 +39,6 @@ const invoker = createInvoker({
 });
 const logger = pino({ level: config.logLevel });
 const metrics = createMetrics();
-const raw = (b: Buffer) => b;
 
 const server = new Server();
 for (const binding of services) {
@@ -46,15 +46,7 @@ for (const binding of services) {
   const handlers: Record<string, UntypedHandleCall> = {};
   for (const method of binding.service.methods) {
     if (method.methodKind !== "unary") continue;
-    definition[method.name] = {
-      path: `/${binding.service.typeName}/${method.name}`,
-      requestStream: false,
-      responseStream: false,
-      requestSerialize: raw,
-      requestDeserialize: raw,
-      responseSerialize: raw,
-      responseDeserialize: raw,
-    };
+    definition[method.name] = rawUnaryMethod(`/${binding.service.typeName}/${method.name}`);
     handlers[method.name] = ((call: { request: Buffer; metadata: { get(k: string): unknown[] } }, callback: (err: unknown, res?: Buffer) => void) => {
       const start = performance.now();
       const record: { rpc?: string; caller?: string } = {};

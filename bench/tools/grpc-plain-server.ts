@@ -4,21 +4,11 @@
  * Usage: node grpc-plain-server.js '{"port":…,"response":"<base64>"}'; prints "ready".
  */
 import { Server, ServerCredentials, type ServiceDefinition, type handleUnaryCall } from "@grpc/grpc-js";
+import { rawUnaryMethod } from "../lib/grpc-raw.js";
 
 const spec = JSON.parse(process.argv[2] ?? "{}") as { port: number; response: string };
 const response = Buffer.from(spec.response, "base64");
-const raw = (b: Buffer) => b;
-const service: ServiceDefinition = {
-  ListGroups: {
-    path: "/arbor.iam.v2beta1.GroupsService/ListGroups",
-    requestStream: false,
-    responseStream: false,
-    requestSerialize: raw,
-    requestDeserialize: raw,
-    responseSerialize: raw,
-    responseDeserialize: raw,
-  },
-};
+const service: ServiceDefinition = { ListGroups: rawUnaryMethod("/arbor.iam.v2beta1.GroupsService/ListGroups") };
 const listGroups: handleUnaryCall<Buffer, Buffer> = (_call, callback) => callback(null, response);
 const server = new Server();
 server.addService(service, { ListGroups: listGroups });
