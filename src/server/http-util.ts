@@ -10,6 +10,19 @@ export type AnyRequest = IncomingMessage | Http2ServerRequest;
 /** A response of either HTTP version. */
 export type AnyResponse = ServerResponse | Http2ServerResponse;
 
+/** The request's query parameters. */
+export function queryOf(req: AnyRequest): URLSearchParams {
+  const url = req.url ?? "/";
+  const q = url.indexOf("?");
+  return new URLSearchParams(q < 0 ? "" : url.slice(q + 1));
+}
+
+/** The token of an `Authorization: Bearer <token>` header, or undefined when there is none. */
+export function bearerToken(header: string | string[] | undefined): string | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  return value === undefined ? undefined : /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(value)?.[1];
+}
+
 /** Reads the whole body, refusing more than limit bytes (INVALID_ARGUMENT naming `body`). */
 export async function readBody(req: AnyRequest, limit: number): Promise<Buffer> {
   const declared = Number(req.headers["content-length"] ?? -1);

@@ -8,7 +8,7 @@
 import { invalidArgument, isApiError, Code } from "../domain/errors.js";
 import type { LoginFlow, LoginOutcome } from "../auth/login-flow.js";
 import type { LoginTokenEndpoint } from "../auth/login-token.js";
-import { readBody, writeJson, type AnyRequest, type AnyResponse } from "./http-util.js";
+import { queryOf, readBody, writeJson, type AnyRequest, type AnyResponse } from "./http-util.js";
 import { writeErrorPage, writeRedirect } from "./oauth-pages.js";
 import { errorDomainFor, HTTP_STATUS, statusJson } from "./status.js";
 
@@ -81,12 +81,6 @@ export function createOAuthEndpoints(deps: OAuthEndpointsDeps): OAuthEndpoints {
       return true;
     },
   };
-}
-
-function queryOf(req: AnyRequest): URLSearchParams {
-  const url = req.url ?? "/";
-  const q = url.indexOf("?");
-  return new URLSearchParams(q < 0 ? "" : url.slice(q + 1));
 }
 
 /**

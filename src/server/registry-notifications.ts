@@ -12,7 +12,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { Logger } from "pino";
 import { Code, invalidArgument, isApiError, unauthenticated } from "../domain/errors.js";
 import type { RegistryIndex } from "../services/registry-index.js";
-import { readBody, writeJson, type AnyRequest, type AnyResponse } from "./http-util.js";
+import { bearerToken, readBody, writeJson, type AnyRequest, type AnyResponse } from "./http-util.js";
 import { parseRegistryEvents, type RegistryEvent } from "./registry-events.js";
 
 /** What the endpoint is built from. */
@@ -67,9 +67,8 @@ function index(target: RegistryNotificationsDeps["index"], e: RegistryEvent): Pr
 
 /** Compares the bearer secret in constant time (over digests, so lengths do not leak either). */
 async function authorized(req: AnyRequest, secret: () => Promise<string>): Promise<boolean> {
-  const header = Array.isArray(req.headers.authorization) ? req.headers.authorization[0] : req.headers.authorization;
-  const m = header === undefined ? null : /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
-  if (m === null) return false;
+  const token = bearerToken(req.headers.authorization);
+  if (token === undefined) return false;
   const digest = (s: string) => createHash("sha256").update(s).digest();
-  return timingSafeEqual(digest(m[1] as string), digest(await secret()));
+  return timingSafeEqual(digest(token), digest(await secret()));
 }

@@ -15,7 +15,7 @@ import type { Tokens } from "../auth/tokens.js";
 import { Code, codeName, failedPrecondition, invalidArgument, isApiError, unauthenticated } from "../domain/errors.js";
 import type { Authorizer } from "../services/authorizer.js";
 import type { RegistryIndex } from "../services/registry-index.js";
-import { readBody, writeJson, type AnyRequest, type AnyResponse } from "./http-util.js";
+import { bearerToken, queryOf, readBody, writeJson, type AnyRequest, type AnyResponse } from "./http-util.js";
 import { HTTP_STATUS } from "./status.js";
 
 /** The user name registry clients send with an Arbor token as password. */
@@ -73,9 +73,9 @@ export async function serveRegistryToken(deps: RegistryTokenDeps, req: AnyReques
 
 /** The Arbor token the caller sent: Basic (user _token), Bearer, or the password grant's form. */
 function credentialOf(req: AnyRequest, params: URLSearchParams): string {
+  const bearer = bearerToken(req.headers.authorization);
+  if (bearer !== undefined) return bearer;
   const header = Array.isArray(req.headers.authorization) ? req.headers.authorization[0] : req.headers.authorization;
-  const bearer = header === undefined ? null : /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
-  if (bearer !== null) return bearer[1] as string;
   const basic = header === undefined ? null : /^Basic[ \t]+([A-Za-z0-9+/=]+)[ \t]*$/i.exec(header);
   let user: string | undefined;
   let password: string | undefined;
@@ -97,9 +97,7 @@ function credentialOf(req: AnyRequest, params: URLSearchParams): string {
 
 /** The query's parameters, then, for POST, the form body's (the OAuth2 password grant). */
 async function paramsOf(req: AnyRequest): Promise<URLSearchParams> {
-  const url = req.url ?? "/";
-  const q = url.indexOf("?");
-  const params = new URLSearchParams(q < 0 ? "" : url.slice(q + 1));
+  const params = queryOf(req);
   if (req.method !== "POST") return params;
   const body = await readBody(req, MAX_FORM_BYTES);
   const type = String(req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();

@@ -7,7 +7,7 @@
  */
 import type { TokenExchange } from "../auth/exchange.js";
 import { ApiError, isApiError, unauthenticated } from "../domain/errors.js";
-import { readBody, writeJson, type AnyRequest, type AnyResponse } from "./http-util.js";
+import { bearerToken, queryOf, readBody, writeJson, type AnyRequest, type AnyResponse } from "./http-util.js";
 import { errorDomainFor, HTTP_STATUS, statusJson } from "./status.js";
 
 /** The largest form body accepted: it carries two short parameters. */
@@ -45,17 +45,14 @@ export async function serveExchange(exchange: TokenExchange, domain: string, req
 }
 
 function bearerOf(header: string | string[] | undefined): string {
-  const value = Array.isArray(header) ? header[0] : header;
-  const m = value === undefined ? null : /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(value);
-  if (m === null) throw unauthenticated("send the upstream OIDC token as Authorization: Bearer <token>");
-  return m[1] as string;
+  const token = bearerToken(header);
+  if (token === undefined) throw unauthenticated("send the upstream OIDC token as Authorization: Bearer <token>");
+  return token;
 }
 
 /** The query's parameters, then the form body's. */
 async function paramsOf(req: AnyRequest): Promise<URLSearchParams> {
-  const url = req.url ?? "/";
-  const q = url.indexOf("?");
-  const params = new URLSearchParams(q < 0 ? "" : url.slice(q + 1));
+  const params = queryOf(req);
   if (req.method !== "POST") return params;
   let body: Buffer;
   try {
