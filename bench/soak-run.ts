@@ -4,7 +4,8 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { MINUTES, ROOT, soak, soakMarkdown } from "./soak.js";
+import { ROOT } from "./lib/arbor-process.js";
+import { MINUTES, soak, soakMarkdown } from "./soak.js";
 
 const result = await soak();
 const text = soakMarkdown(result, `SOAK_MINUTES=${MINUTES} npm run soak`);

@@ -7,12 +7,12 @@
  * With SOAK_WRITE=1 the figures replace the soak section of docs/reliability.md.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer, type AddressInfo } from "node:net";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { builtinRoleUid } from "../src/domain/roles.js";
+import { ARBOR, freePort, rssMb } from "./lib/arbor-process.js";
 import type { LoadWindow, MixedLoadSpec } from "./mixed-load.js";
 import { startBenchIssuer } from "./upstream-issuer.js";
 
@@ -22,13 +22,6 @@ const SECONDS = process.env.SOAK_SECONDS !== undefined ? Number(process.env.SOAK
 const LOAD = Number(process.env.SOAK_LOAD ?? 0.7);
 const CAPACITY_SECONDS = Number(process.env.SOAK_CAPACITY_SECONDS ?? 15);
 const WINDOW_MS = Number(process.env.SOAK_WINDOW_MS ?? 60_000);
-/** The repository: from bench/ in the sources or dist/bench/ once built. */
-export const ROOT = findRoot(import.meta.dirname);
-const ARBOR = join(ROOT, "bin/arbor.js");
-
-function findRoot(dir: string): string {
-  return existsSync(join(dir, "package.json")) ? dir : findRoot(dirname(dir));
-}
 
 /** The outcome of a soak run. */
 export interface SoakResult {
@@ -39,19 +32,6 @@ export interface SoakResult {
   memoryGrowth: number;
   p99Ratio: number;
   passed: boolean;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-function rssMb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return m ? Number(m[1]) / 1024 : NaN;
 }
 
 function runLoad(spec: MixedLoadSpec, onWindow: (w: LoadWindow) => void): Promise<void> {

@@ -3,7 +3,7 @@
  * let a page on a listed origin call REST, Connect and gRPC-Web and read their errors. Bearer
  * tokens travel in Authorization, never in cookies, so credentials mode is never allowed.
  */
-import type { AnyRequest, AnyResponse } from "./http-util.js";
+import { header, type AnyRequest, type AnyResponse } from "./http-util.js";
 
 const ALLOW_METHODS = "GET, POST, PUT, PATCH, DELETE";
 
@@ -58,9 +58,4 @@ export function createCors(origins: readonly string[]): Cors {
       return true;
     },
   };
-}
-
-function header(req: AnyRequest, name: string): string | undefined {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v[0] : v;
 }

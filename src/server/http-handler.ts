@@ -19,7 +19,7 @@ import { dropFarDeadline } from "./far-deadline.js";
 import type { OAuthEndpoints } from "./oauth-endpoints.js";
 import type { RegistryEndpoints } from "./registry-endpoints.js";
 import type { CallRecord, Invoker } from "./invoker.js";
-import { readBody, writeJson, writeText, type AnyRequest, type AnyResponse } from "./http-util.js";
+import { header, readBody, writeJson, writeText, type AnyRequest, type AnyResponse } from "./http-util.js";
 import { completeRuntimeRefusal } from "./runtime-refusals.js";
 import type { Metrics } from "./metrics.js";
 import type { RequestLimits } from "./request-limits.js";
@@ -260,11 +260,6 @@ function pathOf(req: AnyRequest): string {
   const url = req.url ?? "/";
   const q = url.indexOf("?");
   return q < 0 ? url : url.slice(0, q);
-}
-
-function header(req: AnyRequest, name: string): string | undefined {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v[0] : v;
 }
 
 function signalOf(res: AnyResponse): AbortSignal {

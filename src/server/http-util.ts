@@ -17,6 +17,12 @@ export function queryOf(req: AnyRequest): URLSearchParams {
   return new URLSearchParams(q < 0 ? "" : url.slice(q + 1));
 }
 
+/** A request header's value (the first, when sent more than once). */
+export function header(req: AnyRequest, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
 /** The token of an `Authorization: Bearer <token>` header, or undefined when there is none. */
 export function bearerToken(header: string | string[] | undefined): string | undefined {
   const value = Array.isArray(header) ? header[0] : header;

@@ -15,7 +15,7 @@ import type { Tokens } from "../auth/tokens.js";
 import { Code, codeName, failedPrecondition, invalidArgument, isApiError, unauthenticated } from "../domain/errors.js";
 import type { Authorizer } from "../services/authorizer.js";
 import type { RegistryIndex } from "../services/registry-index.js";
-import { bearerToken, queryOf, readBody, writeJson, type AnyRequest, type AnyResponse } from "./http-util.js";
+import { bearerToken, header, queryOf, readBody, writeJson, type AnyRequest, type AnyResponse } from "./http-util.js";
 import { HTTP_STATUS } from "./status.js";
 
 /** The user name registry clients send with an Arbor token as password. */
@@ -75,15 +75,15 @@ export async function serveRegistryToken(deps: RegistryTokenDeps, req: AnyReques
 function credentialOf(req: AnyRequest, params: URLSearchParams): string {
   const bearer = bearerToken(req.headers.authorization);
   if (bearer !== undefined) return bearer;
-  const header = Array.isArray(req.headers.authorization) ? req.headers.authorization[0] : req.headers.authorization;
-  const basic = header === undefined ? null : /^Basic[ \t]+([A-Za-z0-9+/=]+)[ \t]*$/i.exec(header);
+  const authorization = header(req, "authorization");
+  const basic = authorization === undefined ? null : /^Basic[ \t]+([A-Za-z0-9+/=]+)[ \t]*$/i.exec(authorization);
   let user: string | undefined;
   let password: string | undefined;
   if (basic !== null) {
     const text = Buffer.from(basic[1] as string, "base64").toString("utf8");
     const colon = text.indexOf(":");
     [user, password] = colon < 0 ? [text, ""] : [text.slice(0, colon), text.slice(colon + 1)];
-  } else if (header !== undefined) {
+  } else if (authorization !== undefined) {
     throw unauthenticated("the Authorization header must be Basic (user _token) or Bearer");
   } else if (req.method === "POST") {
     [user, password] = [single(params, "username"), single(params, "password")];
