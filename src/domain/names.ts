@@ -27,3 +27,20 @@ export function validateDescription(description: string): void {
     throw invalidArgument("description", `description must be at most ${MAX_DESCRIPTION_LENGTH} characters`);
   }
 }
+
+/**
+ * The name and description an update changes: those the mask names, validated, taken from what
+ * the request sent. The part of every named resource's update that is the same for all of them.
+ */
+export function namedChanges(mask: ReadonlySet<string>, sent: { name: string; description: string }): { name?: string; description?: string } {
+  const changes: { name?: string; description?: string } = {};
+  if (mask.has("name")) {
+    validateName(sent.name);
+    changes.name = sent.name;
+  }
+  if (mask.has("description")) {
+    validateDescription(sent.description);
+    changes.description = sent.description;
+  }
+  return changes;
+}

@@ -18,7 +18,7 @@ import { Capability } from "../domain/capabilities.js";
 import { invalidArgument, notFound } from "../domain/errors.js";
 import { resolveUpdateMask } from "../domain/field-mask.js";
 import { hierarchyFilter } from "../domain/hierarchy.js";
-import { validateDescription, validateName } from "../domain/names.js";
+import { namedChanges, validateDescription, validateName } from "../domain/names.js";
 import type { AccountAssociationRecord } from "../domain/records.js";
 import { requireUid } from "../domain/uid.js";
 import {
@@ -135,15 +135,7 @@ export function createAccountAssociationsService(deps: ServiceDeps) {
       const updated = await store.transaction(async (tx) => {
         const stored = await tx.accountAssociations.lock(uid);
         if (!stored || mask.size === 0) return stored;
-        const changes: Parameters<typeof store.accountAssociations.update>[1] = {};
-        if (mask.has("name")) {
-          validateName(sent.name);
-          changes.name = sent.name;
-        }
-        if (mask.has("description")) {
-          validateDescription(sent.description);
-          changes.description = sent.description;
-        }
+        const changes: Parameters<typeof store.accountAssociations.update>[1] = namedChanges(mask, sent);
         const providers = providerChanges(mask, sentProviders(sent), stored);
         validateProviders(providers);
         requireAnyProvider({ ...stored, ...providers });

@@ -8,7 +8,7 @@ import { invalidArgument, notFound } from "../domain/errors.js";
 import { resolveUpdateMask } from "../domain/field-mask.js";
 import { groupSortable, groupSortValue, groupUpdatable, type GroupFilter, type GroupRecord } from "../domain/groups.js";
 import { hierarchyFilter } from "../domain/hierarchy.js";
-import { validateDescription, validateName } from "../domain/names.js";
+import { namedChanges } from "../domain/names.js";
 import { requireUid } from "../domain/uid.js";
 import {
   GroupSchema,
@@ -81,15 +81,7 @@ export function createGroupsService(deps: ServiceDeps) {
       const uid = requireUid("uid", req.group.uid);
       const populated = (["name", "description"] as const).filter((f) => req.group?.[f] !== "");
       const mask = resolveUpdateMask(req.updateMask?.paths, groupUpdatable, populated);
-      const changes: { name?: string; description?: string } = {};
-      if (mask.has("name")) {
-        validateName(req.group.name);
-        changes.name = req.group.name;
-      }
-      if (mask.has("description")) {
-        validateDescription(req.group.description);
-        changes.description = req.group.description;
-      }
+      const changes = namedChanges(mask, req.group);
       const updated =
         mask.size === 0 ? await store.groups.get(uid) : await store.groups.update(uid, changes, clock.now());
       if (!updated) throw notFound("group", uid);

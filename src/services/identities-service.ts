@@ -16,7 +16,7 @@ import { hierarchyFilter } from "../domain/hierarchy.js";
 import type { IdentityRecord, Relationship } from "../domain/identities.js";
 import { identitySortable, identitySortValue, identityUpdatable, validateRelationship } from "../domain/identity-rules.js";
 import { masksRelationship, updatedRelationship } from "../domain/identity-update.js";
-import { validateDescription, validateName } from "../domain/names.js";
+import { namedChanges, validateDescription, validateName } from "../domain/names.js";
 import { isRoot, newChildUid, requireUid } from "../domain/uid.js";
 import {
   ListIdentitiesResponseSchema,
@@ -113,16 +113,8 @@ export function createIdentitiesService(deps: ServiceDeps) {
       if (req.identity === undefined) throw invalidArgument("identity", "is required");
       const uid = requireUid("uid", req.identity.uid);
       const mask = resolveUpdateMask(req.updateMask?.paths, identityUpdatable, populatedPaths(req.identity));
-      const changes: { name?: string; description?: string; relationship?: Relationship } = {};
+      const changes: { name?: string; description?: string; relationship?: Relationship } = namedChanges(mask, req.identity);
       const now = clock.now();
-      if (mask.has("name")) {
-        validateName(req.identity.name);
-        changes.name = req.identity.name;
-      }
-      if (mask.has("description")) {
-        validateDescription(req.identity.description);
-        changes.description = req.identity.description;
-      }
       const sent = relationshipInput(req.identity);
       // A member-level change merges into the stored relationship: the read, the merge and the
       // write share one transaction holding the row, so a concurrent PATCH of another member waits

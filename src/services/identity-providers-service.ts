@@ -16,7 +16,7 @@ import {
   populatedOidcPaths,
   type SentOidc,
 } from "../domain/identity-provider-rules.js";
-import { validateDescription, validateName } from "../domain/names.js";
+import { namedChanges, validateDescription, validateName } from "../domain/names.js";
 import { OIDC_KEYS, validateOidc, type IssuerPolicy } from "../domain/oidc-rules.js";
 import type { IdentityProviderRecord, OidcSettings } from "../domain/records.js";
 import { checkRoleUsableIn } from "../domain/role-placement.js";
@@ -150,15 +150,7 @@ export function createIdentityProvidersService(deps: ServiceDeps) {
       const updated = await store.transaction(async (tx) => {
         const stored = await tx.identityProviders.lock(uid);
         if (!stored || mask.size === 0) return stored;
-        const changes: Parameters<Stores["identityProviders"]["update"]>[1] = {};
-        if (mask.has("name")) {
-          validateName(sent.name);
-          changes.name = sent.name;
-        }
-        if (mask.has("description")) {
-          validateDescription(sent.description);
-          changes.description = sent.description;
-        }
+        const changes: Parameters<Stores["identityProviders"]["update"]>[1] = namedChanges(mask, sent);
         if (mask.has("default_role")) {
           await checkDefaultRole(tx, stored.parentUid, sent.defaultRole);
           changes.defaultRole = sent.defaultRole;

@@ -8,7 +8,7 @@ import { Capability, capabilityName } from "../domain/capabilities.js";
 import { failedPrecondition, invalidArgument, notFound, permissionDenied } from "../domain/errors.js";
 import { resolveUpdateMask } from "../domain/field-mask.js";
 import { hierarchyFilter } from "../domain/hierarchy.js";
-import { validateDescription, validateName } from "../domain/names.js";
+import { namedChanges, validateDescription, validateName } from "../domain/names.js";
 import type { RoleRecord } from "../domain/records.js";
 import { customRoleCapabilities, isBuiltinRole, roleCapabilities, roleSortable, roleSortValue, roleUpdatable } from "../domain/role-rules.js";
 import { newChildUid, requireUid } from "../domain/uid.js";
@@ -105,15 +105,7 @@ export function createRolesService(deps: ServiceDeps) {
         ...(sent.capabilities.length > 0 ? ["capabilities"] : []),
       ];
       const mask = resolveUpdateMask(req.updateMask?.paths, roleUpdatable, populated);
-      const changes: { name?: string; description?: string; capabilities?: string[] } = {};
-      if (mask.has("name")) {
-        validateName(sent.name);
-        changes.name = sent.name;
-      }
-      if (mask.has("description")) {
-        validateDescription(sent.description);
-        changes.description = sent.description;
-      }
+      const changes: { name?: string; description?: string; capabilities?: string[] } = namedChanges(mask, sent);
       if (mask.has("capabilities")) changes.capabilities = customRoleCapabilities(sent.capabilities);
       if (mask.size > 0 && isBuiltinRole(uid)) throw builtinUnchangeable(uid);
       const updated = mask.size === 0 ? await store.roles.get(uid) : await store.roles.update(uid, changes, clock.now());
