@@ -20,6 +20,7 @@ import { toApiJson } from "../../src/server/rest/json.js";
 import { cryptoIds, openCore } from "../../src/server/server.js";
 import { createAuditTrail } from "../../src/services/audit-trail.js";
 import { Authorizer } from "../../src/services/authorizer.js";
+import { createEscalationGuard } from "../../src/services/escalation-guard.js";
 import { createServices } from "../../src/services/routes.js";
 import { rawUnaryMethod } from "../lib/grpc-raw.js";
 
@@ -35,6 +36,7 @@ const invoker = createInvoker({
   audience: () => base,
   audit: createAuditTrail(core.deps, toApiJson),
   atomically: (fn) => core.store.atomically(fn),
+  guard: createEscalationGuard(core.store),
   limits: createRequestLimits(config, systemClock),
 });
 const logger = pino({ level: config.logLevel });

@@ -20,6 +20,7 @@ import { requireUid } from "../domain/uid.js";
 import { actionOf } from "../domain/audit.js";
 import type { AuditTrail } from "../services/audit-trail.js";
 import type { Authorizer } from "../services/authorizer.js";
+import type { EscalationGuard } from "../services/escalation-guard.js";
 import type { CallContext, Principal } from "../services/context.js";
 import type { Store } from "../store/types.js";
 import type { RpcHandler, ServiceBinding } from "../services/service-impl.js";
@@ -56,6 +57,8 @@ export interface InvokerDeps {
   audit: AuditTrail;
   /** The store's atomically(): a change and its audit event land together or not at all. */
   atomically: Store["atomically"];
+  /** Refuses, before it commits, a change that hands out what its caller does not hold. */
+  guard: EscalationGuard;
   /** Rate limits per address and per identity. */
   limits: RequestLimits;
 }
@@ -112,9 +115,12 @@ export function createInvoker(deps: InvokerDeps): Invoker {
       // remembered from a change that then rolls back (see Authorizer).
       await ctx.permissions();
       const { getter } = entry.mutation;
-      return deps.atomically(async () => {
+      return deps.atomically(async (changes) => {
         const before = actionOf(entry.method.name) === "create" ? undefined : await readBefore(getter, scope, ctx);
         const response = await entry.handler(call.request, ctx);
+        // The one place no escalation is enforced: whatever the call wrote, through whichever
+        // service or store, it commits only if the caller holds everything it hands out.
+        await deps.guard.check({ uid: principal.uid, permissions: await ctx.permissions() }, changes);
         await deps.audit.record({ method: entry.method, principal, scope, response, ...(before && { before }) });
         return response;
       });

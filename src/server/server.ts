@@ -17,6 +17,7 @@ import type { IdSource } from "../domain/uid.js";
 import { startConfiguredSync } from "../osv/feed-sync.js";
 import { createAuditTrail } from "../services/audit-trail.js";
 import { Authorizer } from "../services/authorizer.js";
+import { createEscalationGuard } from "../services/escalation-guard.js";
 import type { ServiceDeps } from "../services/deps.js";
 import { createRegistryIndex } from "../services/registry-index.js";
 import { createServices } from "../services/routes.js";
@@ -129,6 +130,7 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
     audience: () => baseUrlOf(config, boundPort),
     audit: createAuditTrail(core.deps, toApiJson),
     atomically: (fn) => core.store.atomically(fn),
+    guard: createEscalationGuard(core.store),
     limits,
   });
   const domain = () => errorDomainOf(config, boundPort);

@@ -4,8 +4,8 @@
  */
 import { create } from "@bufbuild/protobuf";
 import { EmptySchema, timestampFromMs, type Empty } from "@bufbuild/protobuf/wkt";
-import { Capability, capabilityName } from "../domain/capabilities.js";
-import { invalidArgument, notFound, permissionDenied } from "../domain/errors.js";
+import { Capability } from "../domain/capabilities.js";
+import { invalidArgument, notFound } from "../domain/errors.js";
 import { resolveUpdateMask, toSnake } from "../domain/field-mask.js";
 import {
   groupInviteSortable,
@@ -17,7 +17,6 @@ import {
 } from "../domain/group-invite-rules.js";
 import { hierarchyFilter } from "../domain/hierarchy.js";
 import { newInviteCode } from "../domain/invite-code.js";
-import type { Permissions } from "../domain/permissions.js";
 import type { GroupInviteRecord, RoleRecord } from "../domain/records.js";
 import { checkRoleUsableIn } from "../domain/role-placement.js";
 import { roleCapabilities } from "../domain/role-rules.js";
@@ -38,6 +37,7 @@ import {
 import type { InviteFilter } from "../store/types.js";
 import type { CallContext } from "./context.js";
 import type { ServiceDeps } from "./deps.js";
+import { requireGrantable } from "./escalation-guard.js";
 import { listPage } from "./list-page.js";
 
 const LIST = [Capability.CAP_IAM_GROUP_INVITES_LIST];
@@ -63,14 +63,6 @@ export function groupInviteMessage(i: GroupInviteRecord, role: RoleRecord | unde
     keyId: i.keyId,
     createTime: timestampFromMs(i.createTime),
   });
-}
-
-/** PERMISSION_DENIED unless the caller holds, at groupUid, every capability the role grants. */
-function checkCanGrant(perms: Permissions, role: RoleRecord, groupUid: string): void {
-  const missing = [...roleCapabilities(role.uid, role.capabilities)].filter((cap) => !perms.allows([cap], groupUid));
-  if (missing.length === 0) return;
-  const names = missing.map(capabilityName).join(", ");
-  throw permissionDenied(`the caller cannot invite to role ${role.uid}: it grants ${names}, which the caller lacks on ${groupUid}`);
 }
 
 /**
@@ -125,7 +117,7 @@ export function createGroupInvitesService(deps: ServiceDeps) {
       validateInviteEmail(sent?.email ?? "");
       const role = await roleOf(roleUid);
       if (!role) throw notFound("role", roleUid);
-      checkCanGrant(await ctx.permissions(), role, parent);
+      requireGrantable(await ctx.permissions(), role, parent);
       const now = clock.now();
       const { code, codeHash, keyId } = newInviteCode(ids);
       const invite: GroupInviteRecord = {
@@ -166,7 +158,7 @@ export function createGroupInvitesService(deps: ServiceDeps) {
       if (mask.has("ttl")) changes.expirationTime = clock.now() + inviteTtlMs(sent.ttl);
       // Changing an invite is as good as issuing it: the same rule as on create. A role that is
       // gone makes the invite worthless, so there is nothing to guard.
-      if (role) checkCanGrant(await ctx.permissions(), role, stored.parentUid);
+      if (role) requireGrantable(await ctx.permissions(), role, stored.parentUid);
       const updated = await store.groupInvites.update(uid, changes);
       if (!updated) throw notFound("group invite", uid);
       return groupInviteMessage(updated, role);

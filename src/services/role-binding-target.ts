@@ -3,14 +3,13 @@
  * alike, in the order that reveals the least: the uids' placement first (read off the uids), then
  * the role, then whether the caller may grant it, and only then whether the identity exists.
  */
-import { capabilityName } from "../domain/capabilities.js";
-import { ApiError, Code, notFound } from "../domain/errors.js";
+import { notFound } from "../domain/errors.js";
 import type { Permissions } from "../domain/permissions.js";
 import { checkIdentityPlacement } from "../domain/role-binding-rules.js";
 import { checkRoleUsableIn } from "../domain/role-placement.js";
-import { roleCapabilities } from "../domain/role-rules.js";
 import { isRoot, requireUid } from "../domain/uid.js";
 import type { Stores } from "../store/types.js";
+import { requireGrantable } from "./escalation-guard.js";
 import type { BindingParts } from "./role-binding-hydration.js";
 
 /** What a binding is to name, as the request gave it. */
@@ -46,12 +45,9 @@ export async function checkBindingTarget(store: Stores, perms: Permissions, inpu
   ]);
   if (!group) throw notFound("group", groupUid);
   if (!role) throw notFound("role", roleUid);
-  const missing = [...roleCapabilities(role.uid, role.capabilities)].filter((cap) => !perms.allows([cap], groupUid));
-  if (missing.length > 0) {
-    throw new ApiError(Code.PERMISSION_DENIED, "Permission denied: the caller cannot grant capabilities it does not hold", {
-      metadata: { group: groupUid, role: roleUid, missing: missing.map(capabilityName).join(",") },
-    });
-  }
+  // The escalation guard checks this again before the change commits; checked here too so that
+  // a caller who may not grant the role learns nothing of whether the identity exists.
+  requireGrantable(perms, role, groupUid);
   // A person (root-level identity) may be bound before their first login registers them.
   if (!identity && !isRoot(identityUid)) throw notFound("identity", identityUid);
   return { identityUid, roleUid, identity, group, role };

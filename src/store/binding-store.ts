@@ -2,6 +2,7 @@
  * Role bindings in the `role_bindings` table. They live and die with their group (ON DELETE
  * CASCADE); their role must exist (a foreign key), their identity need not.
  */
+import type { AuthorityRecorder } from "../domain/authority.js";
 import { alreadyExists, notFound } from "../domain/errors.js";
 import type { Executor, RoleBindingsTable } from "./database.js";
 import { visibleUnder } from "./hierarchy-filter.js";
@@ -12,7 +13,7 @@ import { guard } from "./translate-error.js";
 import type { BindingFilter, BindingRecord, BindingStore } from "./types.js";
 
 /** The binding store over an executor. */
-export function createBindingStore(db: Executor): BindingStore {
+export function createBindingStore(db: Executor, record: AuthorityRecorder): BindingStore {
   const table = resourceTable(db, {
     table: "role_bindings",
     toRecord: toBinding,
@@ -43,14 +44,16 @@ export function createBindingStore(db: Executor): BindingStore {
   const generation = compiledOnce(db, () => db.selectFrom("authz_generation").select("value").where("id", "=", 1));
 
   return {
-    insert: (b) =>
-      table.insert(toRow(b), {
+    async insert(b) {
+      await table.insert(toRow(b), {
         violations: {
           unique: () => taken(b),
           foreignKey: () => missingGroupOrRole(db, b.groupUid, b.roleUid),
         },
         survivable: true,
-      }),
+      });
+      record({ kind: "binding", groupUid: b.groupUid, identityUid: b.identityUid, roleUid: b.roleUid });
+    },
 
     get: table.get,
     lock: (uid) => table.lock(uid, "create_time"),
@@ -88,7 +91,7 @@ export function createBindingStore(db: Executor): BindingStore {
       // Read first: a clash is then named without a lookup after the failed statement.
       const before = await table.get(uid);
       if (before === undefined) return undefined;
-      return table.update(
+      const updated = await table.update(
         uid,
         { identity_uid: changes.identityUid, role_uid: changes.roleUid },
         {
@@ -99,6 +102,8 @@ export function createBindingStore(db: Executor): BindingStore {
           },
         },
       );
+      if (updated) record({ kind: "binding", groupUid: updated.groupUid, identityUid: updated.identityUid, roleUid: updated.roleUid });
+      return updated;
     },
 
     delete: (uid) => table.delete(uid),

@@ -4,6 +4,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { Kysely, sql } from "kysely";
+import type { AuthorityChange } from "../domain/authority.js";
 import type { SecretBox } from "../domain/secret-box.js";
 import type { Database, Executor } from "./database.js";
 import { engineSetup, type Engine } from "./dialect.js";
@@ -56,20 +57,38 @@ export async function createStore(options: StoreOptions): Promise<Store> {
   return storeOver(new Kysely<Database>({ dialect: setup.dialect }), setup.engine, options.secrets);
 }
 
+/** The open transaction of an atomically() call, and the authority changes written in it. */
+interface Ambient {
+  tx: Executor;
+  changes: AuthorityChange[];
+}
+
 function storeOver(db: Executor, engine: Engine, secrets: SecretBox | undefined): Store {
-  const ambient = new AsyncLocalStorage<Executor>();
+  const ambient = new AsyncLocalStorage<Ambient>();
+  // Outside atomically() there is no API caller to hold to account: the admin commands act for
+  // the installation, and a login redeems what someone who could grant it already granted.
+  const record = (change: AuthorityChange) => ambient.getStore()?.changes.push(change);
+  const storesOver = (executor: Executor) => createStores(executor, engine, secrets, record);
   return {
     engine,
-    ...createStores(ambientExecutor(db, ambient), engine, secrets),
+    ...storesOver(ambientExecutor(db, ambient)),
     transaction: (fn) => {
       // Inside atomically() the transaction is already open: fn joins it.
       const current = ambient.getStore();
-      if (current !== undefined) return fn(createStores(current, engine, secrets));
-      return transaction(db, (tx) => createStores(tx, engine, secrets), fn);
+      if (current !== undefined) return fn(storesOver(current.tx));
+      return transaction(db, storesOver, fn);
     },
     atomically: (fn) => {
-      if (ambient.getStore() !== undefined) return fn();
-      return transaction(db, (tx) => tx, (tx) => ambient.run(tx, fn));
+      const current = ambient.getStore();
+      if (current !== undefined) return fn(current.changes);
+      return transaction(
+        db,
+        (tx) => tx,
+        (tx) => {
+          const joined: Ambient = { tx, changes: [] };
+          return ambient.run(joined, () => fn(joined.changes));
+        },
+      );
     },
     async ping() {
       try {
@@ -88,11 +107,11 @@ function storeOver(db: Executor, engine: Engine, secrets: SecretBox | undefined)
  * being handed it. Kysely keeps its state in private fields, which a Proxy does not forward, so
  * methods are bound to the executor they belong to (once per executor and name).
  */
-function ambientExecutor(db: Executor, ambient: AsyncLocalStorage<Executor>): Executor {
+function ambientExecutor(db: Executor, ambient: AsyncLocalStorage<Ambient>): Executor {
   const bound = new WeakMap<Executor, Map<PropertyKey, unknown>>();
   return new Proxy(db, {
     get(_target, name) {
-      const current = ambient.getStore() ?? db;
+      const current = ambient.getStore()?.tx ?? db;
       const value: unknown = Reflect.get(current, name, current);
       if (typeof value !== "function") return value;
       let methods = bound.get(current);

@@ -2,6 +2,7 @@
  * Group invites in the `group_invites` table. They go with their group (ON DELETE CASCADE); their
  * role is not a foreign key, so an invite outlives its role and is refused on redemption.
  */
+import type { AuthorityRecorder } from "../domain/authority.js";
 import { alreadyExists, notFound } from "../domain/errors.js";
 import type { GroupInviteRecord } from "../domain/records.js";
 import type { Executor, GroupInvitesTable } from "./database.js";
@@ -11,7 +12,7 @@ import { guard } from "./translate-error.js";
 import type { GroupInviteStore, InviteFilter } from "./types.js";
 
 /** The group invite store over an executor. */
-export function createGroupInviteStore(db: Executor): GroupInviteStore {
+export function createGroupInviteStore(db: Executor, record: AuthorityRecorder): GroupInviteStore {
   const table = resourceTable(db, {
     table: "group_invites",
     toRecord: toInvite,
@@ -20,14 +21,16 @@ export function createGroupInviteStore(db: Executor): GroupInviteStore {
   });
 
   return {
-    insert: (invite) =>
-      table.insert(toRow(invite), {
+    async insert(invite) {
+      await table.insert(toRow(invite), {
         violations: {
           // Both the uid and the code's hash are unique.
           unique: () => alreadyExists(`group invite ${invite.uid} or one with the same code`),
           foreignKey: () => notFound("group", invite.parentUid),
         },
-      }),
+      });
+      record({ kind: "invite", groupUid: invite.parentUid, roleUid: invite.roleUid });
+    },
 
     get: table.get,
 
@@ -36,13 +39,17 @@ export function createGroupInviteStore(db: Executor): GroupInviteStore {
       return row && toInvite(row);
     },
 
-    update: (uid, changes) =>
-      table.update(uid, {
+    async update(uid, changes) {
+      const updated = await table.update(uid, {
         email: changes.email,
         single_use: changes.singleUse === undefined ? undefined : flag(changes.singleUse),
         expiration_time: changes.expirationTime,
         redeem_time: changes.redeemTime,
-      }),
+      });
+      // Who may redeem it, how often and until when: each widens what its code hands out.
+      if (updated) record({ kind: "invite", groupUid: updated.parentUid, roleUid: updated.roleUid });
+      return updated;
+    },
 
     async redeem(uid, redeemTime) {
       // One conditional statement: of two redemptions racing on any replicas, one updates the row.

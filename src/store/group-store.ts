@@ -3,6 +3,7 @@
  * keys of groups, repos and identities (ON DELETE RESTRICT) are what finally keep a group with
  * children from being deleted.
  */
+import type { AuthorityRecorder } from "../domain/authority.js";
 import { alreadyExists, failedPrecondition, notFound, type ApiError } from "../domain/errors.js";
 import { descendantCountPlan } from "../domain/group-counts.js";
 import type { GroupFilter, GroupRecord } from "../domain/groups.js";
@@ -18,7 +19,7 @@ import type { GroupStore } from "./types.js";
 const FOLD_AT = 64;
 
 /** The group store over an executor. */
-export function createGroupStore(db: Executor, engine: Engine): GroupStore {
+export function createGroupStore(db: Executor, engine: Engine, record: AuthorityRecorder): GroupStore {
   const table = groupsTable(db);
   const sumCounts = (uids: readonly string[]) =>
     db
@@ -28,13 +29,15 @@ export function createGroupStore(db: Executor, engine: Engine): GroupStore {
       .executeTakeFirstOrThrow();
 
   return {
-    insert: (group) =>
-      table.insert(toRow(group), {
+    async insert(group) {
+      await table.insert(toRow(group), {
         violations: {
           unique: () => nameTaken(group.parentUid, group.name),
           foreignKey: () => notFound("group", group.parentUid ?? ""),
         },
-      }),
+      });
+      if (group.parentUid === null) record({ kind: "organization", groupUid: group.uid });
+    },
 
     get: table.get,
 

@@ -2,6 +2,7 @@
  * Identity providers in the `identity_providers` table. They go with their group (ON DELETE
  * CASCADE); their default role must exist (a foreign key), and is kept by them from deletion.
  */
+import type { AuthorityRecorder } from "../domain/authority.js";
 import { notFound } from "../domain/errors.js";
 import { isSealed, type SecretBox } from "../domain/secret-box.js";
 import type { IdentityProviderRecord, OidcSettings } from "../domain/records.js";
@@ -17,7 +18,7 @@ import type { IdentityProviderStore, ResourceFilter } from "./types.js";
  * they are written and opened when read; without a box, a provider with a client secret can be
  * neither written nor read (never plain text at rest).
  */
-export function createIdentityProviderStore(db: Executor, secrets: SecretBox | undefined): IdentityProviderStore {
+export function createIdentityProviderStore(db: Executor, secrets: SecretBox | undefined, record: AuthorityRecorder): IdentityProviderStore {
   const sealing = sealingWith(secrets);
   const toRow = (p: IdentityProviderRecord) => rowOf(p, sealing.seal);
   const table = resourceTable(db, {
@@ -28,20 +29,22 @@ export function createIdentityProviderStore(db: Executor, secrets: SecretBox | u
   });
 
   return {
-    insert: (p) =>
-      table.insert(toRow(p), {
+    async insert(p) {
+      await table.insert(toRow(p), {
         violations: {
           unique: () => nameTaken("identity provider", p.parentUid, p.name),
           foreignKey: () => missingGroupOrRole(db, p.parentUid, p.defaultRole),
         },
         survivable: true,
-      }),
+      });
+      record({ kind: "login-provider", groupUid: p.parentUid, defaultRoleUid: p.defaultRole });
+    },
 
     get: table.get,
     lock: (uid) => table.lock(uid, "update_time"),
 
-    update: (uid, changes, updateTime) =>
-      table.update(
+    async update(uid, changes, updateTime) {
+      const updated = await table.update(
         uid,
         {
           name: changes.name,
@@ -57,7 +60,14 @@ export function createIdentityProviderStore(db: Executor, secrets: SecretBox | u
             foreignKey: () => notFound("role", changes.defaultRole ?? ""),
           },
         },
-      ),
+      );
+      // Its name and description decide nothing; any other change decides who logs in or what
+      // they are given.
+      if (updated && (changes.defaultRole !== undefined || changes.oidc !== undefined)) {
+        record({ kind: "login-provider", groupUid: updated.parentUid, defaultRoleUid: updated.defaultRole });
+      }
+      return updated;
+    },
 
     delete: (uid) => table.delete(uid),
     list: table.list,

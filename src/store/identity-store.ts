@@ -4,6 +4,7 @@
  * role bindings.
  */
 import { sql, type SqlBool } from "kysely";
+import type { AuthorityRecorder } from "../domain/authority.js";
 import { alreadyExists, notFound, type ApiError } from "../domain/errors.js";
 import { exactIssuerSubject, type IdentityRecord, type Relationship } from "../domain/identities.js";
 import { parentOf } from "../domain/uid.js";
@@ -15,23 +16,27 @@ import { guard } from "./translate-error.js";
 import type { IdentityStore, ResourceFilter } from "./types.js";
 
 /** The identity store over an executor. */
-export function createIdentityStore(db: Executor): IdentityStore {
+export function createIdentityStore(db: Executor, record: AuthorityRecorder): IdentityStore {
   const table = identitiesTable(db);
   return {
-    insert: (identity) =>
-      table.insert(toRow(identity), {
+    async insert(identity) {
+      await table.insert(toRow(identity), {
         violations: {
           unique: () => taken(identity.uid, identity.parentUid, identity.name),
           foreignKey: () => notFound("group", identity.parentUid ?? ""),
         },
-      }),
+      });
+      // A person's bindings may precede their identity: whoever sets how it authenticates
+      // answers for them too.
+      record({ kind: "authentication", identityUid: identity.uid });
+    },
 
     get: table.get,
     lock: (uid) => table.lock(uid, "update_time"),
     getMany: table.getMany,
 
-    update: (uid, changes, updateTime) =>
-      table.update(
+    async update(uid, changes, updateTime) {
+      const updated = await table.update(
         uid,
         {
           name: changes.name,
@@ -40,7 +45,10 @@ export function createIdentityStore(db: Executor): IdentityStore {
           update_time: updateTime,
         },
         { violations: { unique: () => taken(uid, parentOf(uid) ?? null, changes.name ?? "") } },
-      ),
+      );
+      if (updated && changes.relationship !== undefined) record({ kind: "authentication", identityUid: uid });
+      return updated;
+    },
 
     delete: (uid) =>
       guard(() =>

@@ -4,6 +4,7 @@
  * Foreign keys from role bindings and identity providers keep a role in use from being deleted.
  */
 import { sql, type SqlBool } from "kysely";
+import type { AuthorityRecorder } from "../domain/authority.js";
 import { failedPrecondition, notFound, type ApiError } from "../domain/errors.js";
 import type { RoleRecord } from "../domain/records.js";
 import { parentOf } from "../domain/uid.js";
@@ -18,7 +19,7 @@ import type { ResourceFilter, RoleStore } from "./types.js";
 const CUSTOM = sql<SqlBool>`${sql.ref("parent_uid")} is not null`;
 
 /** The role store over an executor. */
-export function createRoleStore(db: Executor): RoleStore {
+export function createRoleStore(db: Executor, record: AuthorityRecorder): RoleStore {
   const table = resourceTable(db, {
     table: "roles",
     toRecord: toRole,
@@ -58,6 +59,9 @@ export function createRoleStore(db: Executor): RoleStore {
     getMany: table.getMany,
 
     async update(uid, changes, updateTime) {
+      // The capabilities it had, read under the row's lock: a concurrent change must not make
+      // what this one adds look like what was there.
+      const before = changes.capabilities === undefined ? undefined : await table.lock(uid, "update_time");
       const updated = await table.update(
         uid,
         {
@@ -68,7 +72,21 @@ export function createRoleStore(db: Executor): RoleStore {
         },
         { where: CUSTOM, violations: { unique: () => nameTaken("role", parentOf(uid) ?? null, changes.name ?? "") } },
       );
+      if (updated && before) record({ kind: "role-capabilities", roleUid: uid, before: before.capabilities, after: updated.capabilities });
       return updated ?? unlessBuiltIn(uid, undefined);
+    },
+
+    async placesOf(uid) {
+      const rows = await guard(() =>
+        db
+          .selectFrom("role_bindings")
+          .select("group_uid")
+          .where("role_uid", "=", uid)
+          .union(db.selectFrom("group_invites").select("parent_uid as group_uid").where("role_uid", "=", uid))
+          .union(db.selectFrom("identity_providers").select("parent_uid as group_uid").where("default_role", "=", uid))
+          .execute(),
+      );
+      return rows.map((r) => r.group_uid);
     },
 
     async delete(uid) {

@@ -19,18 +19,22 @@ import { createRoleStore } from "./role-store.js";
 import { createSettingsStore } from "./settings-store.js";
 import { createTagStore } from "./tag-store.js";
 import type { Stores } from "./types.js";
+import type { AuthorityRecorder } from "../domain/authority.js";
 import type { SecretBox } from "../domain/secret-box.js";
 
-/** Every resource store, each running its statements on db; secrets seals what is kept secret at rest. */
-export function createStores(db: Executor, engine: Engine, secrets?: SecretBox): Stores {
+/**
+ * Every resource store, each running its statements on db; secrets seals what is kept secret at
+ * rest; record hears of every write that changes who can do what (domain/authority.ts).
+ */
+export function createStores(db: Executor, engine: Engine, secrets: SecretBox | undefined, record: AuthorityRecorder): Stores {
   return {
-    groups: createGroupStore(db, engine),
-    bindings: createBindingStore(db),
-    identities: createIdentityStore(db),
-    roles: createRoleStore(db),
-    identityProviders: createIdentityProviderStore(db, secrets),
+    groups: createGroupStore(db, engine, record),
+    bindings: createBindingStore(db, record),
+    identities: createIdentityStore(db, record),
+    roles: createRoleStore(db, record),
+    identityProviders: createIdentityProviderStore(db, secrets, record),
     accountAssociations: createAccountAssociationStore(db),
-    groupInvites: createGroupInviteStore(db),
+    groupInvites: createGroupInviteStore(db, record),
     keys: createKeyStore(db),
     settings: createSettingsStore(db),
     advisories: createAdvisoryStore(db),

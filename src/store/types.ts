@@ -2,6 +2,7 @@
  * What the rest of Arbor sees of storage. Implementations live beside this file; nothing outside
  * store/ knows SQL or which engine runs.
  */
+import type { AuthorityChange } from "../domain/authority.js";
 import type { GroupFilter, GroupRecord } from "../domain/groups.js";
 import type { AdvisoryStore } from "./advisory-store.js";
 import type { RepoStore } from "./repo-store.js";
@@ -159,6 +160,11 @@ export interface RoleStore {
   getMany(uids: readonly string[]): Promise<RoleRecord[]>;
   /** Applies changes and sets updateTime; undefined when it does not exist. ALREADY_EXISTS for a sibling's name. */
   update(uid: string, changes: { name?: string; description?: string; capabilities?: string[] }, updateTime: number): Promise<RoleRecord | undefined>;
+  /**
+   * The groups where the role is handed out: bound there, offered there by an invite, or the
+   * default role of an identity provider there. Each once, in no order.
+   */
+  placesOf(uid: string): Promise<string[]>;
   /**
    * Deletes a custom role; false when it does not exist. FAILED_PRECONDITION (RESOURCE_IN_USE)
    * while a binding or an identity provider uses it, decided by the foreign keys.
@@ -416,9 +422,10 @@ export interface Store extends Stores {
    * context, whatever they call) in one transaction, committed when fn resolves and rolled back
    * when it throws; a transaction() inside joins it. For a change that must land together with
    * its record (the audit event of an API call). On SQLite it holds the one connection, so fn
-   * must not wait on anything but the store.
+   * must not wait on anything but the store. fn gets the authority changes the transaction has
+   * written so far (a live list: it grows as fn writes), for the escalation guard.
    */
-  atomically<T>(fn: () => Promise<T>): Promise<T>;
+  atomically<T>(fn: (changes: readonly AuthorityChange[]) => Promise<T>): Promise<T>;
   /** Resolves when the store answers a trivial query; UNAVAILABLE when it does not. */
   ping(): Promise<void>;
   /** Closes every connection. */
