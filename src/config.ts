@@ -50,6 +50,10 @@ export interface Config {
   loginClientId: string | undefined;
   /** The client secret at the default login provider (none for a public client using PKCE alone). */
   loginClientSecret: string | undefined;
+  /** The most logins in progress (begun, not finished, under ten minutes old) from one client address (IPv6: its /64). */
+  loginAttemptsPerAddress: number;
+  /** The most logins in progress through one organization's identity provider (the default login provider counts as one). */
+  loginAttemptsPerOrganization: number;
   /** A PEM certificate chain file: with tlsKey, the port serves TLS (h2 and HTTP/1.1 by ALPN). */
   tlsCert: string | undefined;
   /** The PEM private key file of tlsCert. */
@@ -103,6 +107,8 @@ export const DEFAULT_CONFIG: Readonly<Config> = {
   loginIssuer: undefined,
   loginClientId: undefined,
   loginClientSecret: undefined,
+  loginAttemptsPerAddress: 20,
+  loginAttemptsPerOrganization: 1_000,
   tlsCert: undefined,
   tlsKey: undefined,
   advisoriesFeedUrl: undefined,
@@ -142,6 +148,8 @@ export const SETTINGS: Readonly<Record<keyof Config, { env: string; kind: Kind }
   loginIssuer: { env: "ARBOR_LOGIN_ISSUER", kind: "url" },
   loginClientId: { env: "ARBOR_LOGIN_CLIENT_ID", kind: "string" },
   loginClientSecret: { env: "ARBOR_LOGIN_CLIENT_SECRET", kind: "string" },
+  loginAttemptsPerAddress: { env: "ARBOR_LOGIN_ATTEMPTS_PER_ADDRESS", kind: "int" },
+  loginAttemptsPerOrganization: { env: "ARBOR_LOGIN_ATTEMPTS_PER_ORGANIZATION", kind: "int" },
   tlsCert: { env: "ARBOR_TLS_CERT", kind: "string" },
   tlsKey: { env: "ARBOR_TLS_KEY", kind: "string" },
   advisoriesFeedUrl: { env: "ARBOR_ADVISORIES_FEED_URL", kind: "url" },
@@ -297,6 +305,9 @@ function check(c: Config): void {
   if (c.keyRotationMs < 3_600_000) throw new ConfigError(`key rotation must be at least 1h`);
   if ((c.loginIssuer === undefined) !== (c.loginClientId === undefined)) {
     throw new ConfigError("ARBOR_LOGIN_ISSUER and ARBOR_LOGIN_CLIENT_ID go together: set both for a default login provider, or neither");
+  }
+  if (c.loginAttemptsPerAddress < 1 || c.loginAttemptsPerOrganization < 1) {
+    throw new ConfigError("ARBOR_LOGIN_ATTEMPTS_PER_ADDRESS and ARBOR_LOGIN_ATTEMPTS_PER_ORGANIZATION must be at least 1");
   }
   if (c.registryHost !== undefined && !/^[A-Za-z0-9.-]+(:\d{1,5})?$/.test(c.registryHost)) {
     throw new ConfigError("ARBOR_REGISTRY_HOST must be a host name, optionally with :port (no scheme, no path)");

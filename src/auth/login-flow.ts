@@ -13,8 +13,8 @@
 import type { Clock } from "../domain/clock.js";
 import { ApiError, Code, internal, invalidArgument, isApiError, unauthenticated } from "../domain/errors.js";
 import { inviteCodeHash } from "../domain/invite-code.js";
-import { checkClientState, checkCodeChallenge, checkLoopbackRedirectUri, inviteRefusal, pkceChallenge } from "../domain/login-rules.js";
-import type { IdSource } from "../domain/uid.js";
+import { checkClientState, checkCodeChallenge, checkLoopbackRedirectUri, inviteRefusal, loginAddressKey, pkceChallenge } from "../domain/login-rules.js";
+import { rootOf, type IdSource } from "../domain/uid.js";
 import type { Store, UpstreamActor } from "../store/types.js";
 import { chooseProvider, providerOfAttempt, type DefaultLoginProvider } from "./login-provider.js";
 import { registerLogin, unknownInvite } from "./login-registration.js";
@@ -28,6 +28,12 @@ export const LOGIN_ATTEMPT_TTL_MS = 10 * 60_000;
 export const LOGIN_CODE_TTL_MS = 2 * 60_000;
 /** The most logins in progress at once, server-wide: the store stays bounded whatever anyone sends. */
 export const MAX_LIVE_LOGIN_ATTEMPTS = 10_000;
+/** Why a login could not be stored, by the limit that refused it: said to the person, who can do something about the first. */
+const REFUSALS = {
+  address: "too many logins are in progress from your network address; finish or abandon them, or try again in 10 minutes",
+  organization: "too many logins are in progress for this organization; try again in a few minutes",
+  server: "too many logins are in progress; try again in a few minutes",
+} as const;
 /** The prefix of Arbor's one-time authorization codes. */
 export const LOGIN_CODE_PREFIX = "arbcode_";
 
@@ -45,6 +51,8 @@ export interface LoginFlowDeps {
   issuer: () => string;
   /** The server's default login provider, if configured. */
   defaultProvider: DefaultLoginProvider | undefined;
+  /** The most logins in progress from one address, and for one organization (its provider; the default one counts as one). */
+  limits: { perAddress: number; perOrganization: number };
 }
 
 /** The browser half of the login. */
@@ -55,8 +63,8 @@ export class LoginFlow {
     this.#deps = deps;
   }
 
-  /** `GET {auth_url}/oauth/login`. */
-  async start(query: URLSearchParams): Promise<LoginOutcome> {
+  /** `GET {auth_url}/oauth/login` from the client at address (the TCP peer's). */
+  async start(query: URLSearchParams, address: string | undefined): Promise<LoginOutcome> {
     const { store, clock, ids, upstream } = this.#deps;
     const redirectUri = query.get("redirect_uri") ?? "";
     const clientState = query.get("state") ?? "";
@@ -80,7 +88,7 @@ export class LoginFlow {
       const endpoints = await upstream.endpoints(provider.issuer);
       const [state, nonce, codeVerifier] = [newSecret(ids), newSecret(ids), newSecret(ids)];
       const now = clock.now();
-      const stored = await store.logins.insertAttempt(
+      const admission = await store.logins.insertAttempt(
         {
           stateHash: secretHash(state),
           providerUid: provider.uid,
@@ -94,11 +102,14 @@ export class LoginFlow {
           inviteCodeHash: inviteCode === undefined ? null : inviteCodeHash(inviteCode),
           createTime: now,
           expireTime: now + LOGIN_ATTEMPT_TTL_MS,
+          addressHash: secretHash(loginAddressKey(address)),
+          organizationUid: provider.defaultGrant === undefined ? "" : rootOf(provider.defaultGrant.groupUid),
         },
-        MAX_LIVE_LOGIN_ATTEMPTS,
+        { live: MAX_LIVE_LOGIN_ATTEMPTS, ...this.#deps.limits },
       );
-      if (!stored) {
-        throw new ApiError(Code.RESOURCE_EXHAUSTED, "Resource exhausted: too many logins are in progress; try again in a minute", { retryDelayMs: 60_000 });
+      if (admission !== "stored") {
+        // Only once the attempt is stored does the browser go anywhere: a refused login redirects to no provider.
+        throw new ApiError(Code.RESOURCE_EXHAUSTED, `Resource exhausted: ${REFUSALS[admission]}`, { retryDelayMs: admission === "address" ? LOGIN_ATTEMPT_TTL_MS : 60_000 });
       }
       const location = upstream.authorizationUrl(endpoints, {
         clientId: provider.clientId,

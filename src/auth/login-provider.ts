@@ -3,7 +3,7 @@
  * in the organization's root group, when it has several), else the server's default login
  * provider. An invite names its organization, so `invite` alone selects the provider too.
  */
-import { failedPrecondition, invalidArgument, notFound } from "../domain/errors.js";
+import { failedPrecondition, invalidArgument } from "../domain/errors.js";
 import type { GroupRecord } from "../domain/groups.js";
 import type { GroupInviteRecord, IdentityProviderRecord } from "../domain/records.js";
 import { isRoot, isUid, rootOf } from "../domain/uid.js";
@@ -34,9 +34,10 @@ const BASE_SCOPES = ["openid", "email", "profile"];
 
 /**
  * The provider for a login: the organization's (by name or uid, or the invite's organization),
- * else the default one. NOT_FOUND for an unknown organization; INVALID_ARGUMENT (`invite`) when
- * the invite is for another organization than the one named; FAILED_PRECONDITION when there is
- * no provider at all.
+ * else the default one. An organization that does not exist is treated as one without a
+ * provider, so a caller without a token cannot tell the two apart: both fall back to the default
+ * provider, or, without one, get the same FAILED_PRECONDITION naming nothing. INVALID_ARGUMENT
+ * (`invite`) when an organization is named and the invite is for another (or no such) one.
  */
 export async function chooseProvider(
   store: Stores,
@@ -47,7 +48,7 @@ export async function chooseProvider(
   let organization = org === undefined ? undefined : await findOrganization(store, org);
   if (invite !== undefined) {
     const invitedTo = rootOf(invite.parentUid);
-    if (organization !== undefined && organization.uid !== invitedTo) throw invalidArgument("invite", "the invite is for another organization than the one named");
+    if (org !== undefined && organization?.uid !== invitedTo) throw invalidArgument("invite", "the invite is for another organization than the one named");
     organization ??= await store.groups.get(invitedTo);
   }
   if (organization !== undefined) {
@@ -55,15 +56,9 @@ export async function chooseProvider(
     const [oldest] = await store.identityProviders.list({ uidp: { childrenOf: organization.uid } }, window);
     if (oldest !== undefined) return fromRecord(oldest);
   }
-  if (fallback === undefined) {
-    const where = organization === undefined ? "this server" : `organization ${organization.name}`;
-    throw failedPrecondition(
-      "NO_LOGIN_PROVIDER",
-      organization?.uid ?? "",
-      `${where} has no identity provider to log in with, and the server has no default login provider (ARBOR_LOGIN_ISSUER)`,
-    );
-  }
-  return { uid: null, ...fallback, scopes: BASE_SCOPES };
+  if (fallback !== undefined) return { uid: null, ...fallback, scopes: BASE_SCOPES };
+  if (org !== undefined || invite !== undefined) throw failedPrecondition("NO_LOGIN_PROVIDER", "", "login is not available for this organization; ask its administrators");
+  throw failedPrecondition("NO_LOGIN_PROVIDER", "", "this server has no default login provider (ARBOR_LOGIN_ISSUER); name an organization to log in through its identity provider");
 }
 
 /**
@@ -100,9 +95,7 @@ function fromRecord(record: IdentityProviderRecord): LoginProvider {
   };
 }
 
-/** The organization named by uid or by name; NOT_FOUND otherwise. */
-async function findOrganization(store: Stores, org: string): Promise<GroupRecord> {
-  const found = isUid(org) && isRoot(org) ? await store.groups.get(org) : await store.groups.findOrganization(org);
-  if (found === undefined) throw notFound("organization", org);
-  return found;
+/** The organization named by uid or by name; undefined when there is none. */
+async function findOrganization(store: Stores, org: string): Promise<GroupRecord | undefined> {
+  return isUid(org) && isRoot(org) ? store.groups.get(org) : store.groups.findOrganization(org);
 }

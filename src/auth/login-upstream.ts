@@ -78,8 +78,12 @@ export class LoginUpstream {
       throw unavailable("the identity provider cannot be reached; try again later", e);
     }
     if (doc.issuer !== issuer) throw providerProblem("its discovery document names another issuer");
+    const authorization = this.#endpoint(doc.authorization_endpoint, "authorization_endpoint");
+    // Arbor sends browsers there from its own domain: only to the issuer's origin, never to
+    // wherever a document says, so /oauth/login cannot be made to redirect anywhere else.
+    if (new URL(authorization).origin !== new URL(issuer).origin) throw providerProblem("its authorization_endpoint is not at the issuer's origin");
     const value = {
-      authorization: this.#endpoint(doc.authorization_endpoint, "authorization_endpoint"),
+      authorization,
       token: this.#endpoint(doc.token_endpoint, "token_endpoint"),
       authMethods: Array.isArray(doc.token_endpoint_auth_methods_supported) ? doc.token_endpoint_auth_methods_supported.filter((m) => typeof m === "string") : [],
     };

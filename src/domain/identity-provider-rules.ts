@@ -2,6 +2,7 @@
  * Identity providers: what may be sorted and updated, and how an update changes the OIDC
  * settings without ever losing the client secret by accident.
  */
+import { invalidArgument } from "./errors.js";
 import type { Updatable } from "./field-mask.js";
 import { groupSortable } from "./groups.js";
 import type { Sortable } from "./list.js";
@@ -58,4 +59,16 @@ export function oidcChanges(mask: ReadonlySet<string>, sent: SentOidc): Partial<
   if (mask.has("oidc.client_secret")) out.clientSecret = sent.clientSecret ?? "";
   else if (whole && sent.clientSecret !== undefined) out.clientSecret = sent.clientSecret;
   return out;
+}
+
+/**
+ * Throws INVALID_ARGUMENT (`oidc.clientSecret`) when an update moves a provider that has a client
+ * secret to another issuer without sending a secret (or clearing it): the next login would send
+ * the stored secret to the new issuer's token endpoint, so whoever may change the issuer could
+ * read the write-only secret there. A public client (no secret) moves freely.
+ */
+export function checkSecretFollowsIssuer(stored: OidcSettings, changes: Partial<OidcSettings>): void {
+  if (changes.issuer === undefined || changes.issuer === stored.issuer) return;
+  if (stored.clientSecret === "" || changes.clientSecret !== undefined) return;
+  throw invalidArgument("oidc.clientSecret", "the client secret must be sent again when the issuer changes");
 }

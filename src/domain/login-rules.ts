@@ -4,6 +4,7 @@
  * gets, and when an invite may be redeemed.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
+import { isIPv4, isIPv6 } from "node:net";
 import { ApiError, Code, failedPrecondition, invalidArgument } from "./errors.js";
 import { MAX_NAME_LENGTH } from "./names.js";
 import type { GroupInviteRecord } from "./records.js";
@@ -34,6 +35,24 @@ export function checkLoopbackRedirectUri(uri: string): void {
   if (url.port === "") throw bad("must name the listener's port");
   if (url.username !== "" || url.password !== "") throw bad("must not contain credentials");
   if (uri.includes("#")) throw bad("must not have a fragment");
+}
+
+/**
+ * Whose logins in progress count together: an IPv4 address, or the /64 network of an IPv6 one
+ * (a single host is commonly given a whole /64, so one address each would be no limit at all).
+ * IPv4-mapped IPv6 addresses count as their IPv4 address; an unknown address counts as `unknown`.
+ */
+export function loginAddressKey(address: string | undefined): string {
+  if (address === undefined || address === "") return "unknown";
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped !== null) return mapped[1] as string;
+  if (isIPv4(address)) return address;
+  if (!isIPv6(address)) return address;
+  const [head = "", tail = ""] = address.split("::");
+  const left = head === "" ? [] : head.split(":");
+  const right = address.includes("::") ? (tail === "" ? [] : tail.split(":")) : [];
+  const groups = [...left, ...Array<string>(8 - left.length - right.length).fill("0"), ...right];
+  return `${groups.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(":")}::/64`;
 }
 
 /** Throws INVALID_ARGUMENT unless the challenge is an S256 PKCE challenge. */

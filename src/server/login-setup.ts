@@ -35,6 +35,7 @@ export function createLoginEndpoints(config: Config, core: Core, urls: ServerUrl
     upstream: new LoginUpstream({ allowHttpLoopback, clock }),
     issuer: urls.issuer,
     defaultProvider,
+    limits: { perAddress: config.loginAttemptsPerAddress, perOrganization: config.loginAttemptsPerOrganization },
   });
   const token = new LoginTokenEndpoint({
     store,

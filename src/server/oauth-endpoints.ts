@@ -43,8 +43,8 @@ export interface OAuthEndpointsDeps {
 
 /** Creates the login endpoints. */
 export function createOAuthEndpoints(deps: OAuthEndpointsDeps): OAuthEndpoints {
-  const browser = (step: (q: URLSearchParams) => Promise<LoginOutcome>) => async (req: AnyRequest, res: AnyResponse, record: OAuthRecord) => {
-    const outcome = await step(queryOf(req));
+  const browser = (step: (q: URLSearchParams, address: string | undefined) => Promise<LoginOutcome>) => async (req: AnyRequest, res: AnyResponse, record: OAuthRecord) => {
+    const outcome = await step(queryOf(req), req.socket.remoteAddress);
     const error = "page" in outcome ? outcome.page : outcome.error;
     record.code = error?.code ?? 0;
     if (error?.code === Code.INTERNAL) record.error = error.cause ?? error;
@@ -63,7 +63,7 @@ export function createOAuthEndpoints(deps: OAuthEndpointsDeps): OAuthEndpoints {
     }
   };
   const routes: Record<string, { method: string; handle: (req: AnyRequest, res: AnyResponse, record: OAuthRecord) => Promise<void> }> = {
-    "/oauth/login": { method: "GET", handle: browser((q) => deps.flow.start(q)) },
+    "/oauth/login": { method: "GET", handle: browser((q, address) => deps.flow.start(q, address)) },
     "/oauth/callback": { method: "GET", handle: browser((q) => deps.flow.callback(q)) },
     "/oauth/token": { method: "POST", handle: api((p) => deps.token.token(p)) },
     "/oauth/revoke": { method: "POST", handle: api(async (p) => (await deps.token.revoke(p), {})) },

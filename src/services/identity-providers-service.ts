@@ -9,6 +9,7 @@ import { invalidArgument, notFound } from "../domain/errors.js";
 import { resolveUpdateMask } from "../domain/field-mask.js";
 import { hierarchyFilter } from "../domain/hierarchy.js";
 import {
+  checkSecretFollowsIssuer,
   identityProviderSortable,
   identityProviderSortValue,
   identityProviderUpdatable,
@@ -159,6 +160,7 @@ export function createIdentityProvidersService(deps: ServiceDeps) {
         const changed = OIDC_KEYS.filter((k) => k in oidc);
         if (changed.length > 0) {
           validateOidc({ ...stored.oidc, ...oidc }, policy, changed);
+          checkSecretFollowsIssuer(stored.oidc, oidc);
           changes.oidc = oidc;
         }
         return tx.identityProviders.update(uid, changes, clock.now());

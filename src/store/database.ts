@@ -126,6 +126,8 @@ export interface LoginAttemptsTable {
   invite_code_hash: string | null;
   create_time: number;
   expire_time: number;
+  address_hash: string;
+  organization_uid: string;
 }
 
 /** A row of `login_codes`: Arbor's one-time authorization code for the CLI. */

@@ -2,6 +2,7 @@
  * Logins in progress in `login_attempts` and `login_codes`. Taking one is a single
  * `delete ... returning` statement, so however many replicas race for it, one gets it.
  */
+import { sql } from "kysely";
 import type { Executor, LoginAttemptsTable, LoginCodesTable } from "./database.js";
 import { guard } from "./translate-error.js";
 import type { LoginAttemptRecord, LoginCodeRecord, LoginStore, UpstreamActor } from "./types.js";
@@ -9,16 +10,38 @@ import type { LoginAttemptRecord, LoginCodeRecord, LoginStore, UpstreamActor } f
 /** The login store over an executor. */
 export function createLoginStore(db: Executor): LoginStore {
   return {
-    async insertAttempt(attempt, maxLive) {
+    async insertAttempt(attempt, limits) {
       return guard(async () => {
         await db.deleteFrom("login_attempts").where("expire_time", "<=", attempt.createTime).execute();
-        const { live } = await db
-          .selectFrom("login_attempts")
-          .select((eb) => eb.fn.countAll<number | string | bigint>().as("live"))
+        const row = attemptRow(attempt);
+        const columns = Object.keys(row) as (keyof LoginAttemptsTable)[];
+        // One conditional insert: counted and stored in the same statement, which SQLite runs
+        // alone; on PostgreSQL logins starting at the very same moment may each pass a count, so
+        // a limit can be passed by as many as start together, never by more.
+        const inserted = await db
+          .insertInto("login_attempts")
+          .columns(columns)
+          .expression(
+            db
+              .selectNoFrom(() => columns.map((c) => sql`cast(${row[c]} as ${sql.raw(typeof row[c] === "number" ? "bigint" : "text")})`.as(c)))
+              .where((eb) =>
+                eb.and([
+                  eb(count(db), "<", limits.live),
+                  eb(count(db, "address_hash", row.address_hash), "<", limits.perAddress),
+                  eb(count(db, "organization_uid", row.organization_uid), "<", limits.perOrganization),
+                ]),
+              ),
+          )
+          .returning("state_hash")
+          .executeTakeFirst();
+        if (inserted !== undefined) return "stored";
+        const counts = await db
+          .selectNoFrom((eb) => [
+            eb(count(db, "address_hash", row.address_hash), ">=", limits.perAddress).as("address"),
+            eb(count(db, "organization_uid", row.organization_uid), ">=", limits.perOrganization).as("organization"),
+          ])
           .executeTakeFirstOrThrow();
-        if (Number(live) >= maxLive) return false;
-        await db.insertInto("login_attempts").values(attemptRow(attempt)).execute();
-        return true;
+        return counts.address ? "address" : counts.organization ? "organization" : "server";
       });
     },
 
@@ -41,6 +64,12 @@ export function createLoginStore(db: Executor): LoginStore {
   };
 }
 
+/** The number of login attempts, all of them or those whose column is value. */
+function count(db: Executor, column?: "address_hash" | "organization_uid", value?: string) {
+  const all = db.selectFrom("login_attempts").select((eb) => eb.fn.countAll<number | string | bigint>().as("n"));
+  return column === undefined ? all : all.where(column, "=", value as string);
+}
+
 function attemptRow(a: LoginAttemptRecord): LoginAttemptsTable {
   return {
     state_hash: a.stateHash,
@@ -55,6 +84,8 @@ function attemptRow(a: LoginAttemptRecord): LoginAttemptsTable {
     invite_code_hash: a.inviteCodeHash,
     create_time: a.createTime,
     expire_time: a.expireTime,
+    address_hash: a.addressHash,
+    organization_uid: a.organizationUid,
   };
 }
 
@@ -72,6 +103,8 @@ function toAttempt(row: LoginAttemptsTable): LoginAttemptRecord {
     inviteCodeHash: row.invite_code_hash,
     createTime: row.create_time,
     expireTime: row.expire_time,
+    addressHash: row.address_hash,
+    organizationUid: row.organization_uid,
   };
 }
 

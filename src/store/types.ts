@@ -320,7 +320,21 @@ export interface LoginAttemptRecord {
   inviteCodeHash: string | null;
   createTime: number;
   expireTime: number;
+  /** SHA-256 (hex) of the client's address key (loginAddressKey): logins in progress count per address. */
+  addressHash: string;
+  /** The organization whose identity provider the login goes through; '' for the default login provider. */
+  organizationUid: string;
 }
+
+/** How many logins may be in progress at once: in all, from one address, and per organization. */
+export interface LoginAttemptLimits {
+  live: number;
+  perAddress: number;
+  perOrganization: number;
+}
+
+/** Whether an attempt was stored, or which limit refused it. */
+export type LoginAttemptAdmission = "stored" | "address" | "organization" | "server";
 
 /** Arbor's one-time authorization code, redeemed by the CLI with its PKCE verifier. */
 export interface LoginCodeRecord {
@@ -339,8 +353,12 @@ export interface LoginCodeRecord {
  * returned) in one statement, so each is used at most once.
  */
 export interface LoginStore {
-  /** Sweeps expired attempts, then inserts this one unless maxLive live attempts exist already: false then. */
-  insertAttempt(attempt: LoginAttemptRecord, maxLive: number): Promise<boolean>;
+  /**
+   * Sweeps expired attempts, then inserts this one unless a limit is reached already: `limits.live`
+   * in all, `perAddress` with its address hash, `perOrganization` with its organization. Says
+   * which limit refused it, else "stored".
+   */
+  insertAttempt(attempt: LoginAttemptRecord, limits: LoginAttemptLimits): Promise<LoginAttemptAdmission>;
   /** Removes and returns the attempt with this state hash; undefined when there is none or it expired at now. */
   takeAttempt(stateHash: string, now: number): Promise<LoginAttemptRecord | undefined>;
   /** Sweeps expired codes, then inserts this one. */

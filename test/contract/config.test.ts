@@ -44,6 +44,8 @@ describe("configuration", () => {
     [{ ARBOR_MAX_HEADER_BYTES: "10" }],
     [{ ARBOR_HEADERS_TIMEOUT: "30s", ARBOR_REQUEST_TIMEOUT: "10s" }],
     [{ ARBOR_SECRETS_KEY: "c2hvcnQ=" }],
+    [{ ARBOR_LOGIN_ATTEMPTS_PER_ADDRESS: "0" }],
+    [{ ARBOR_LOGIN_ATTEMPTS_PER_ORGANIZATION: "0" }],
   ])("refuses %j with a ConfigError", (env) => {
     expect(() => resolveConfig({ env })).toThrow(ConfigError);
   });

@@ -5,6 +5,7 @@ import {
   checkCodeChallenge,
   checkLoopbackRedirectUri,
   inviteRefusal,
+  loginAddressKey,
   personName,
   pkceChallenge,
   pkceMatches,
@@ -127,5 +128,21 @@ describe("invite redemption", () => {
     ["an email invite with the address unverified", invite({ email: "ivy@example.com" }), { email: "ivy@example.com", email_verified: "true" }, { code: Code.PERMISSION_DENIED }],
   ])("refuses %s", (_name, i, claims, want) => {
     expect(refusal(i, claims)).toMatchObject(want);
+  });
+});
+
+describe("the address logins in progress count under", () => {
+  it.each([
+    ["203.0.113.7", "203.0.113.7"],
+    ["::ffff:203.0.113.7", "203.0.113.7"],
+    ["2001:db8:1:2:3:4:5:6", "2001:db8:1:2::/64"],
+    ["2001:db8:1:2::9", "2001:db8:1:2::/64"],
+    ["2001:0db8:0001:0002:ffff::", "2001:db8:1:2::/64"],
+    ["2001:db8::1", "2001:db8:0:0::/64"],
+    ["::1", "0:0:0:0::/64"],
+    [undefined, "unknown"],
+    ["", "unknown"],
+  ])("counts %s as %s", (address, key) => {
+    expect(loginAddressKey(address)).toBe(key);
   });
 });

@@ -87,6 +87,20 @@ describe(`identity providers, account associations and group invites over gRPC (
     expect(err.details).toMatch(/^Invalid argument: oidc\.issuer: /);
   });
 
+  it("refuses a new issuer without the client secret with INVALID_ARGUMENT naming oidc.clientSecret", async () => {
+    const sent = { name: "moving", defaultRole: VIEWER, oidc: { issuer: "https://moving.example.com", clientId: "arbor", clientSecret: "grpc-moving-s3cret" } };
+    const p = await call(idps, "createIdentityProvider", { parent: team, identityProvider: sent }, token);
+    const moved = { uid: p.uid, oidc: { issuer: "https://attacker.example.net", clientId: "arbor" } };
+    for (const updateMask of [undefined, { paths: ["oidc.issuer"] }, { paths: ["oidc"] }]) {
+      const err = await failure(call(idps, "updateIdentityProvider", { identityProvider: moved, updateMask }, token));
+      expect(detailsOf(err)).toEqual({ code: grpc.status.INVALID_ARGUMENT, statusCode: 3, reason: "INVALID_ARGUMENT", domain: "iam.localhost", field: "oidc.clientSecret" });
+      expect(err.details).toBe("Invalid argument: oidc.clientSecret: the client secret must be sent again when the issuer changes");
+    }
+    expect((await t.server.store.identityProviders.get(p.uid))?.oidc).toMatchObject({ issuer: "https://moving.example.com", clientSecret: "grpc-moving-s3cret" });
+    await call(idps, "updateIdentityProvider", { identityProvider: { uid: p.uid, oidc: { ...moved.oidc, clientSecret: "grpc-new-s3cret" } } }, token);
+    expect((await t.server.store.identityProviders.get(p.uid))?.oidc).toMatchObject({ issuer: "https://attacker.example.net", clientSecret: "grpc-new-s3cret" });
+  });
+
   it("creates, gets and lists account associations, int64 installation ids as strings", async () => {
     const sent = { name: "accounts", amazon: { account: "123456789012" }, github: { installations: [{ installationId: "9007199254740993" }] } };
     const a = await call(assocs, "createAccountAssociation", { parent: team, accountAssociation: sent }, token);

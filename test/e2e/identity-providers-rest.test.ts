@@ -174,9 +174,42 @@ for (const engine of engines) {
     });
 
     it("changes one OIDC field by a nested body key, leaving the others", async () => {
-      const res = await api.patch(`${BASE}/${created.uid}`, { oidc: { issuer: "https://okta.example.org" } });
+      const res = await api.patch(`${BASE}/${created.uid}`, { oidc: { clientId: "okta-client-2" } });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
-      expect(res.body.oidc).toMatchObject({ issuer: "https://okta.example.org", clientId: "okta-client", groupsClaim: "roles" });
+      expect(res.body.oidc).toMatchObject({ issuer: created.oidc.issuer, clientId: "okta-client-2", groupsClaim: "roles" });
+    });
+
+    it("requires the client secret again when the issuer changes, in every form of update", async () => {
+      const before = await storedSecret(created.uid);
+      const moved = "https://attacker.example.net/";
+      for (const [query, sent] of [
+        ["", { oidc: { issuer: moved } }],
+        ["?updateMask=oidc.issuer", { oidc: { issuer: moved, clientSecret: secret("ignored-by-mask") } }],
+        ["?updateMask=oidc", { oidc: { issuer: moved, clientId: "okta-client-2" } }],
+        ["?updateMask=*", body("okta", { oidc: { issuer: moved, clientId: "okta-client-2" } })],
+      ] as const) {
+        const res = await api.patch(`${BASE}/${created.uid}${query}`, sent);
+        expect({ status: res.status, code: res.body.code, field: violatedField(res.body), message: res.body.message }, query).toEqual({
+          status: 400,
+          code: 3,
+          field: "oidc.clientSecret",
+          message: "Invalid argument: oidc.clientSecret: the client secret must be sent again when the issuer changes",
+        });
+      }
+      // Nothing changed: the secret still belongs to the issuer it was given for.
+      const stored = await t.server.store.identityProviders.get(created.uid);
+      expect({ issuer: stored?.oidc.issuer, secret: stored?.oidc.clientSecret }).toEqual({ issuer: created.oidc.issuer, secret: before });
+      // With a new secret (or with the secret cleared) the issuer may change.
+      const next = secret("moved");
+      const ok = await api.patch(`${BASE}/${created.uid}`, { oidc: { issuer: "https://okta.example.org", clientSecret: next } });
+      expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+      expect(ok.body.oidc).toMatchObject({ issuer: "https://okta.example.org", clientId: "okta-client-2", groupsClaim: "roles" });
+      expect(await storedSecret(created.uid)).toBe(next);
+      // A public client has no secret to lose: its issuer changes freely.
+      const pub = await api.post(`${BASE}/${team}`, body("public", { oidc: oidc("public", { clientSecret: "" }) }));
+      expect(pub.status, JSON.stringify(pub.body)).toBe(200);
+      expect((await api.patch(`${BASE}/${pub.body.uid}`, { oidc: { issuer: "https://elsewhere.example.org" } })).status).toBe(200);
+      expect((await api.del(`${BASE}/${pub.body.uid}`)).status).toBe(200);
     });
 
     it("with updateMask=description ignores the other fields sent", async () => {
@@ -201,11 +234,11 @@ for (const engine of engines) {
 
     it("replaces oidc as a whole with updateMask=oidc, keeping the secret when none is sent", async () => {
       const before = await storedSecret(created.uid);
-      const res = await api.patch(`${BASE}/${created.uid}?updateMask=oidc`, { oidc: { issuer: "https://whole.example.com", clientId: "whole" } });
+      const res = await api.patch(`${BASE}/${created.uid}?updateMask=oidc`, { oidc: { issuer: "https://okta.example.org", clientId: "whole" } });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
-      expect(res.body.oidc).toEqual({ issuer: "https://whole.example.com", clientId: "whole", additionalScopes: [], groupsClaim: "" });
+      expect(res.body.oidc).toEqual({ issuer: "https://okta.example.org", clientId: "whole", additionalScopes: [], groupsClaim: "" });
       expect(await storedSecret(created.uid)).toBe(before);
-      const star = await api.patch(`${BASE}/${created.uid}?updateMask=*`, body("okta", { oidc: { issuer: "https://star.example.com", clientId: "star" } }));
+      const star = await api.patch(`${BASE}/${created.uid}?updateMask=*`, body("okta", { oidc: { issuer: "https://okta.example.org", clientId: "star" } }));
       expect(star.status, JSON.stringify(star.body)).toBe(200);
       expect(await storedSecret(created.uid)).toBe(before);
     });

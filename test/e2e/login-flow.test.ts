@@ -4,6 +4,8 @@
  * provider a login goes through; invites redeemed at login (once when single-use, never when
  * expired, unknown or for another email).
  */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeJwt } from "jose";
 import { userIdentityUid } from "../../src/domain/identities.js";
@@ -104,10 +106,51 @@ for (const engine of engines) {
       expect(walk.visited.some((u) => u.includes("/auth?") && new URL(u).searchParams.get("client_id") === DEFAULT_CLIENT.id)).toBe(true);
     });
 
-    it("refuses an unknown organization, back at the CLI with the reason", async () => {
-      const { result, walk } = await browserLogin(w, person(), { org: "no-such-org", state: "s1" });
-      expect(refusal(result)).toEqual({ error: "access_denied", description: "Not found: organization no-such-org", state: "s1" });
-      expect(walk.visited.some((u) => u.startsWith(w.issuer.url))).toBe(false);
+    it("answers for an unknown organization exactly as for one without a provider: the default login provider", async () => {
+      // Telling them apart would tell anyone without a token which organization names exist.
+      await w.t.organization("bare-too");
+      const first = async (org: string) => {
+        const q = new URLSearchParams({ redirect_uri: CLI_REDIRECT, code_challenge: pkce().challenge, code_challenge_method: "S256", org });
+        const res = await new TestBrowser().get(`${w.t.url}/oauth/login?${q}`);
+        const location = new URL(res.headers.get("location") ?? "");
+        return { status: res.status, to: location.origin + location.pathname, clientId: location.searchParams.get("client_id"), body: await res.text() };
+      };
+      const expected = { status: 302, to: `${w.issuer.url}/auth`, clientId: DEFAULT_CLIENT.id, body: "" };
+      expect(await first("bare-too")).toEqual(expected);
+      expect(await first("no-such-org")).toEqual(expected);
+      expect(await first("0".repeat(40))).toEqual(expected);
+      const { result } = await browserLogin(w, person(), { org: "no-such-org" });
+      expect(result.get("code")).not.toBeNull();
+    });
+
+    it("refuses to send a browser to an authorization endpoint off the issuer's origin", async () => {
+      // The organization's owner controls the issuer's discovery document; Arbor's domain must
+      // not become their redirector to anywhere they like.
+      const elsewhere = createServer((req, res) => {
+        const url = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}`;
+        const doc = { issuer: url, authorization_endpoint: "http://localhost:9/phish", token_endpoint: `${url}/token`, jwks_uri: `${url}/jwks` };
+        res.writeHead(req.url === "/.well-known/openid-configuration" ? 200 : 404, { "content-type": "application/json" }).end(JSON.stringify(doc));
+      });
+      await new Promise<void>((resolve) => elsewhere.listen(0, "127.0.0.1", resolve));
+      try {
+        const issuer = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}`;
+        const { token } = await w.t.organization("redirector");
+        const made = await restClient(w.t, token).post(`/iam/v2beta1/identityProviders/${(await w.t.server.store.groups.findOrganization("redirector"))?.uid}`, {
+          name: "phish",
+          defaultRole: VIEWER,
+          oidc: { issuer, clientId: "c" },
+        });
+        expect(made.status, JSON.stringify(made.body)).toBe(200);
+        const { result, walk } = await browserLogin(w, person(), { org: "redirector", state: "s1" });
+        expect(refusal(result)).toEqual({
+          error: "access_denied",
+          description: "Precondition failed: the identity provider cannot be used: its authorization_endpoint is not at the issuer's origin",
+          state: "s1",
+        });
+        expect(walk.visited.some((u) => u.includes("phish"))).toBe(false);
+      } finally {
+        await new Promise((resolve) => elsewhere.close(resolve));
+      }
     });
 
     it("creates the invited role binding when an invite code is given at login", async () => {
@@ -189,11 +232,13 @@ for (const engine of engines) {
       expect(await bindingsOf(userIdentityUid(w.issuer.url, ivy.sub))).toContainEqual({ groupUid: team, roleUid: EDITOR });
     });
 
-    it("refuses an invite for another organization than the one named", async () => {
+    it("refuses an invite for another organization than the one named, or for one that does not exist", async () => {
       const { code } = await invite({});
       await w.t.organization("elsewhere");
-      const { result } = await browserLogin(w, person(), { invite: code, org: "elsewhere" });
-      expect(refusal(result).description).toBe("Invalid argument: invite: the invite is for another organization than the one named");
+      for (const org of ["elsewhere", "nowhere"]) {
+        const { result } = await browserLogin(w, person(), { invite: code, org });
+        expect(refusal(result).description).toBe("Invalid argument: invite: the invite is for another organization than the one named");
+      }
     });
 
     it("refuses, as a page at Arbor, any redirect URI but a loopback listener", async () => {
@@ -234,6 +279,38 @@ for (const engine of engines) {
         expect(back.origin + back.pathname).toBe(CLI_REDIRECT);
         expect(back.searchParams.get("error_description")).toMatch(new RegExp(`^Invalid argument: ${field}: `));
       }
+    });
+  });
+}
+
+for (const engine of engines.slice(0, 1)) {
+  describe.skipIf(engine.skipReason !== undefined)(`people's login without a default provider [${engine.name}]`, () => {
+    let w: LoginWorld;
+    beforeAll(async () => {
+      w = await startLoginWorld(engine, { loginIssuer: undefined, loginClientId: undefined, loginClientSecret: undefined });
+    });
+    afterAll(async () => w?.close());
+
+    it("answers byte for byte the same for an unknown organization and one without a provider, naming neither", async () => {
+      const { org: bare } = await w.t.organization("bare");
+      const answer = async (org: string) => {
+        const q = new URLSearchParams({ redirect_uri: CLI_REDIRECT, code_challenge: pkce().challenge, code_challenge_method: "S256", state: "s", org });
+        const res = await new TestBrowser().get(`${w.t.url}/oauth/login?${q}`);
+        return { status: res.status, headers: [...res.headers].filter(([k]) => k !== "date"), body: await res.text() };
+      };
+      const [unknown, withoutProvider, byUid] = [await answer("no-such-org"), await answer("bare"), await answer(bare.uid)];
+      expect(withoutProvider).toEqual(unknown);
+      expect(byUid).toEqual(unknown);
+      expect(unknown.status).toBe(302);
+      const back = new URL(new Map(unknown.headers).get("location") ?? "");
+      expect(back.origin + back.pathname).toBe(CLI_REDIRECT);
+      expect(Object.fromEntries(back.searchParams)).toEqual({
+        error: "access_denied",
+        error_description: "Precondition failed: login is not available for this organization; ask its administrators",
+        state: "s",
+      });
+      // The organization with a provider goes to it: that much a login must reveal.
+      expect(new Map((await answer("acme")).headers).get("location")).toMatch(new RegExp(`^${w.issuer.url}/auth\\?`));
     });
   });
 }
