@@ -5,6 +5,7 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { isIPv4, isIPv6 } from "node:net";
+import { sameEmailAddress } from "./email-address.js";
 import { ApiError, Code, failedPrecondition, invalidArgument } from "./errors.js";
 import { MAX_NAME_LENGTH } from "./names.js";
 import type { GroupInviteRecord } from "./records.js";
@@ -114,7 +115,7 @@ export function inviteRefusal(invite: GroupInviteRecord, now: number, claims?: R
   }
   if (claims === undefined || invite.email === "") return undefined;
   const email = claims.email;
-  if (typeof email !== "string" || email.toLowerCase() !== invite.email.toLowerCase()) {
+  if (typeof email !== "string" || !sameEmailAddress(email, invite.email)) {
     return new ApiError(Code.PERMISSION_DENIED, "Permission denied: the invite is for another email address");
   }
   if (claims.email_verified !== true) {

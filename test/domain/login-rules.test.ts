@@ -126,6 +126,8 @@ describe("invite redemption", () => {
     ["an email invite for another address", invite({ email: "ivy@example.com" }), { email: "eve@example.com", email_verified: true }, { code: Code.PERMISSION_DENIED }],
     ["an email invite without an email claim", invite({ email: "ivy@example.com" }), { sub: "x" }, { code: Code.PERMISSION_DENIED }],
     ["an email invite with the address unverified", invite({ email: "ivy@example.com" }), { email: "ivy@example.com", email_verified: "true" }, { code: Code.PERMISSION_DENIED }],
+    ["an address spelled with the Kelvin sign for k", invite({ email: "kate@example.com" }), { email: "\u212Aate@example.com", email_verified: true }, { code: Code.PERMISSION_DENIED }],
+    ["an address with a dotless i for i", invite({ email: "ivy@example.com" }), { email: "\u0131vy@example.com", email_verified: true }, { code: Code.PERMISSION_DENIED }],
   ])("refuses %s", (_name, i, claims, want) => {
     expect(refusal(i, claims)).toMatchObject(want);
   });
