@@ -9,10 +9,12 @@ import { connect } from "node:http2";
 import { generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NOT_TRUSTED } from "../../src/auth/exchange.js";
+import { builtinRoleUid } from "../../src/domain/roles.js";
 import { engines } from "../support/engines.js";
 import { callExchange, ELSEWHERE, expectRefused, loggedReason, publicFor, startExchangeSetup, type ExchangeCall, type ExchangeSetup } from "../support/exchange.js";
 import { startTestIssuer, type TestIssuer } from "../support/oidc-issuer.js";
 import { restClient, violatedField, type RestClient } from "../support/rest.js";
+import { startTestServer } from "../support/server.js";
 
 const MAIN = "repo:acme/app:ref:refs/heads/main";
 const engine = engines[0]!;
@@ -173,6 +175,44 @@ describe("token exchange without ARBOR_ALLOW_HTTP_LOOPBACK_ISSUERS", () => {
     for (const issuerPattern of ["http://127\\.0\\.0\\.1:[0-9]+", `${s.issuer.url.replace(/\./g, "\\.")}/.*`]) {
       const loose = await admin.post(`/iam/v2beta1/identities/${made.org.uid}`, { name: "loose", claimMatch: { issuerPattern, subject: MAIN } });
       expect({ status: loose.status, code: loose.body.code, field: violatedField(loose.body) }).toEqual({ status: 400, code: 3, field: "claimMatch.issuerPattern" });
+    }
+  });
+});
+
+describe("token exchange with an issuer on a private address", () => {
+  let s: ExchangeSetup;
+
+  beforeAll(async () => {
+    s = await startExchangeSetup(engine);
+  });
+  afterAll(() => s?.close());
+
+  it("refuses a private or link-local literal issuer with code 3 when the identity is made", async () => {
+    const made = await s.t.organization("private");
+    const admin = restClient(s.t, made.token);
+    for (const issuer of ["https://10.0.0.5/dex", "https://169.254.169.254", "https://[fd00::5]"]) {
+      const res = await admin.post(`/iam/v2beta1/identities/${made.org.uid}`, { name: "internal", claimMatch: { issuer, subject: MAIN } });
+      expect({ status: res.status, code: res.body.code, field: violatedField(res.body) }).toEqual({ status: 400, code: 3, field: "claimMatch.issuer" });
+    }
+    const provider = await admin.post(`/iam/v2beta1/identityProviders/${made.org.uid}`, { name: "internal", defaultRole: builtinRoleUid("viewer"), oidc: { issuer: "https://192.168.0.10", clientId: "arbor" } });
+    expect({ status: provider.status, field: violatedField(provider.body) }).toEqual({ status: 400, field: "oidc.issuer" });
+  });
+
+  it("fetches nothing from a host name that resolves to a private address", async () => {
+    const resolved: string[] = [];
+    const t = await startTestServer(engine, { allowHttpLoopbackIssuers: true }, { resolve: async (name) => (resolved.push(name), [{ address: "10.0.0.5", family: 4 }]) });
+    try {
+      const made = await t.organization("rebind");
+      const admin = restClient(t, made.token);
+      const issuer = "https://issuer.internal.test";
+      const uid = (await admin.post(`/iam/v2beta1/identities/${made.org.uid}`, { name: "internal", claimMatch: { issuer, subject: MAIN } })).body.uid as string;
+      const now = Math.floor(Date.now() / 1000);
+      const token = await s.issuer.sign({ iss: issuer, sub: MAIN, aud: t.url, iat: now, exp: now + 600 });
+      const res = await admin.post(`/iam/v2beta1/identities/${uid}:explainExchange`, { token });
+      expect(res.body.checks.at(-1)).toEqual({ check: "signature", passed: false, reason: "the token's issuer cannot be reached" });
+      expect(resolved).toEqual(["issuer.internal.test"]);
+    } finally {
+      await t.close();
     }
   });
 });
