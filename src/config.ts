@@ -34,6 +34,8 @@ export interface Config {
   allowOrgCreation: boolean;
   /** Whether http:// issuers on loopback are trusted (tests, local development); https only otherwise. */
   allowHttpLoopbackIssuers: boolean;
+  /** Whether OIDC issuers on private addresses (RFC 1918, CGNAT, IPv6 unique local) are trusted; public ones only otherwise. */
+  allowPrivateIssuers: boolean;
   /** pino level: fatal, error, warn, info, debug, trace or silent. */
   logLevel: string;
   /** The largest request body accepted, in bytes. */
@@ -99,6 +101,7 @@ export const DEFAULT_CONFIG: Readonly<Config> = {
   databaseQueryTimeoutMs: 10_000,
   allowOrgCreation: true,
   allowHttpLoopbackIssuers: false,
+  allowPrivateIssuers: false,
   logLevel: "info",
   maxBodyBytes: 1024 * 1024,
   shutdownTimeoutMs: 30_000,
@@ -140,6 +143,7 @@ export const SETTINGS: Readonly<Record<keyof Config, { env: string; kind: Kind }
   databaseQueryTimeoutMs: { env: "ARBOR_DATABASE_QUERY_TIMEOUT", kind: "duration" },
   allowOrgCreation: { env: "ARBOR_ALLOW_ORG_CREATION", kind: "bool" },
   allowHttpLoopbackIssuers: { env: "ARBOR_ALLOW_HTTP_LOOPBACK_ISSUERS", kind: "bool" },
+  allowPrivateIssuers: { env: "ARBOR_ALLOW_PRIVATE_ISSUERS", kind: "bool" },
   logLevel: { env: "ARBOR_LOG_LEVEL", kind: "string" },
   maxBodyBytes: { env: "ARBOR_MAX_BODY_BYTES", kind: "int" },
   shutdownTimeoutMs: { env: "ARBOR_SHUTDOWN_TIMEOUT", kind: "duration" },

@@ -34,25 +34,29 @@ export function issuerCheck(r: AssumableRelationship, issuer: string): ExchangeC
 }
 
 /**
- * The checks of a verified token's other claims: subject, audience, then each custom claim. The
+ * The checks of a verified token's other claims, in order: subject, audience, each custom claim,
+ * then each claim pattern, ending at the first that fails: nothing of a token already refused is
+ * matched against a pattern, so a token that fails a cheap check costs no pattern match. The
  * audience is the identity's, or {auth_url} when it names none (static keys never do).
  */
 export function claimChecks(r: AssumableRelationship, token: VerifiedUpstream, authUrl: string): ExchangeCheck[] {
-  if (r.kind === "staticKeys") {
-    return [
-      exchangeCheck("subject", token.subject === r.subject, "the token's subject does not match the identity"),
-      audienceCheck(token.audience.includes(authUrl)),
-    ];
-  }
-  const checks = [
-    exchangeCheck("subject", exactOrPattern(r.subject, r.subjectPattern, token.subject), "the token's subject does not match the identity"),
-    audienceCheck(audienceMatches(r, token.audience, authUrl)),
-  ];
-  for (const [name, expected] of Object.entries(r.claims)) {
-    checks.push(customClaimCheck(`claims.${name}`, token.claims[name], (text) => text === expected));
-  }
-  for (const [name, pattern] of Object.entries(r.claimPatterns)) {
-    checks.push(customClaimCheck(`claimPatterns.${name}`, token.claims[name], (text) => matchesPattern(pattern, text)));
+  const subject = "the token's subject does not match the identity";
+  const pending: (() => ExchangeCheck)[] =
+    r.kind === "staticKeys"
+      ? [() => exchangeCheck("subject", token.subject === r.subject, subject), () => audienceCheck(token.audience.includes(authUrl))]
+      : [
+          () => exchangeCheck("subject", exactOrPattern(r.subject, r.subjectPattern, token.subject), subject),
+          () => audienceCheck(audienceMatches(r, token.audience, authUrl)),
+          ...Object.entries(r.claims).map(([name, expected]) => () => customClaimCheck(`claims.${name}`, token.claims[name], (text) => text === expected)),
+          ...Object.entries(r.claimPatterns).map(
+            ([name, pattern]) => () => customClaimCheck(`claimPatterns.${name}`, token.claims[name], (text) => matchesPattern(pattern, text)),
+          ),
+        ];
+  const checks: ExchangeCheck[] = [];
+  for (const next of pending) {
+    const check = next();
+    checks.push(check);
+    if (!check.passed) break;
   }
   return checks;
 }

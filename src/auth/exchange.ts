@@ -5,9 +5,12 @@
  *
  * What an anonymous caller is told: which check failed (the issue's and DESIGN 1.7's rule), never
  * what the identity expects: no issuer, subject, audience, claim name or value of its
- * configuration. A missing identity answers exactly like one that trusts another issuer, so
- * identities cannot be probed. The failed check's own reason (with a claim's name) travels as the
- * error's cause, for the server log and the explain call.
+ * configuration. Anyone can make a token with any `iss` (unsigned, or signed with their own key),
+ * so the identity, issuer, expirationTime and signature checks answer alike: had the issuer
+ * check a message of its own, a forged token would tell which issuer an identity trusts, and a
+ * missing identity which uids exist. Subject, audience and claim failures keep theirs: they are
+ * reached only by a token the trusted issuer really signed. The failed check's own reason (with a
+ * claim's name) travels as the error's cause, for the server log and the explain call.
  */
 import type { Clock } from "../domain/clock.js";
 import { ApiError, Code, isApiError, unauthenticated } from "../domain/errors.js";
@@ -19,14 +22,16 @@ import type { IssuedToken, Tokens } from "./tokens.js";
 import { UpstreamReason } from "./upstream-token.js";
 import type { UpstreamVerifier, VerifiedUpstream } from "./upstream-verifier.js";
 
-/** The answer for a missing identity: the same as for one that trusts another issuer. */
-export const ISSUER_MISMATCH = "the token's issuer does not match the identity";
+/** The answer for a missing identity, another issuer, expired static keys or a signature that does not verify. */
+export const NOT_TRUSTED = "the token is not from an issuer the identity trusts, or its signature does not verify";
+/** The checks whose failures answer NOT_TRUSTED: told apart, they would reveal the identity's issuer. */
+const UNTOLD = new Set(["identity", "issuer", "expirationTime", "signature"]);
 /** The answer for any custom claim: which claim the identity checks is its configuration. */
 export const CLAIM_MISMATCH = "a custom claim of the token does not match the identity";
 
 /** What an anonymous caller is told for a failed check: the check, never the identity's configuration. */
 export function publicReason(failed: ExchangeCheck | undefined): string {
-  if (failed === undefined || failed.check === "identity") return ISSUER_MISMATCH;
+  if (failed === undefined || UNTOLD.has(failed.check)) return NOT_TRUSTED;
   if (failed.check.startsWith("claims.") || failed.check.startsWith("claimPatterns.")) return CLAIM_MISMATCH;
   return failed.reason;
 }
@@ -93,8 +98,8 @@ export class TokenExchange {
 
   /**
    * Runs the checks of an exchange of token for an identity with relationship (undefined: no
-   * such identity), for audience. Checks after a failed issuer, form or signature check are not
-   * run: nothing is fetched for a token the identity would refuse anyway.
+   * such identity), for audience. Checks after a failed one are not run: nothing is fetched for a
+   * token the identity would refuse by its issuer, and no pattern runs for a refused token.
    */
   async evaluate(relationship: Relationship | undefined, token: string, audience: string): Promise<Evaluation> {
     const accepted = this.#deps.audiences().includes(audience);

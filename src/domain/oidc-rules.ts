@@ -3,6 +3,7 @@
  * like. Field paths are JSON names relative to the provider (`oidc.issuer`).
  */
 import { invalidArgument } from "./errors.js";
+import { hostProblem } from "./issuer-address.js";
 import type { OidcSettings } from "./records.js";
 
 /** The longest issuer URL accepted. */
@@ -26,8 +27,10 @@ const CONTROL = /[\x00-\x1f\x7f]/;
 
 /** What issuers a server accepts besides https ones. */
 export interface IssuerPolicy {
-  /** Whether http:// issuers on loopback hosts are accepted (tests, local development). */
+  /** Whether http:// issuers on loopback hosts, and issuers on loopback addresses, are accepted (tests, local development). */
   allowHttpLoopback: boolean;
+  /** Whether issuers on private addresses (RFC 1918, CGNAT, IPv6 unique local) are accepted. */
+  allowPrivate: boolean;
 }
 
 /** Tells whether a URL's hostname (as URL.hostname gives it) is a loopback host. */
@@ -59,6 +62,8 @@ export function validateIssuer(issuer: string, policy: IssuerPolicy): void {
     if (!policy.allowHttpLoopback) throw bad("must be an https URL; this server does not accept http issuers, not even on loopback");
   }
   if (url.username !== "" || url.password !== "") throw bad("must not contain credentials");
+  const address = hostProblem(url.hostname, { allowLoopback: policy.allowHttpLoopback, allowPrivate: policy.allowPrivate });
+  if (address !== undefined) throw bad(`must not name a host that ${address}`);
   if (issuer.includes("?")) throw bad("must not have a query");
   if (issuer.includes("#")) throw bad("must not have a fragment");
 }

@@ -20,7 +20,7 @@ export interface ServerUrls {
 
 /** The login endpoints of a server. */
 export function createLoginEndpoints(config: Config, core: Core, urls: ServerUrls): OAuthEndpoints {
-  const { store, deps, tokens, verifier, audiences } = core;
+  const { store, deps, tokens, verifier, issuerFetch, audiences } = core;
   const { clock, ids } = deps;
   const allowHttpLoopback = config.allowHttpLoopbackIssuers;
   const defaultProvider =
@@ -32,7 +32,7 @@ export function createLoginEndpoints(config: Config, core: Core, urls: ServerUrl
     clock,
     ids,
     verifier,
-    upstream: new LoginUpstream({ allowHttpLoopback, clock }),
+    upstream: new LoginUpstream({ allowHttpLoopback, clock }, issuerFetch),
     issuer: urls.issuer,
     defaultProvider,
     limits: { perAddress: config.loginAttemptsPerAddress, perOrganization: config.loginAttemptsPerOrganization },

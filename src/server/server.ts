@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { Logger } from "pino";
 import { TokenExchange } from "../auth/exchange.js";
+import { createIssuerFetch, systemResolve, type Resolve } from "../auth/issuer-fetch.js";
 import { KeyRing } from "../auth/key-ring.js";
 import { Tokens } from "../auth/tokens.js";
 import { UpstreamVerifier } from "../auth/upstream-verifier.js";
@@ -58,6 +59,8 @@ export interface ServerEnvironment {
   logger: Logger;
   clock?: Clock;
   ids?: IdSource;
+  /** How issuers' host names are resolved (tests); the system resolver by default. */
+  resolve?: Resolve;
 }
 
 /** The random source of a real server. */
@@ -71,6 +74,8 @@ export interface Core {
   tokens: Tokens;
   /** Verifies upstream OIDC tokens, with one cache of issuers' documents for the exchange and login. */
   verifier: UpstreamVerifier;
+  /** The fetch for upstream issuers' documents and endpoints: only to addresses the configuration allows. */
+  issuerFetch: typeof fetch;
   /** The audiences Arbor issues tokens for: {base_url}, then {registry_host} when configured. */
   audiences: () => string[];
 }
@@ -82,6 +87,7 @@ export async function openCore(
   ids: IdSource,
   issuer: () => string,
   baseUrl: () => string = () => baseUrlOf(config),
+  resolve: Resolve = systemResolve,
 ): Promise<Core> {
   const secrets = await loadSecretBox(config);
   const store = await createStore({
@@ -103,11 +109,12 @@ export async function openCore(
     const keys = new KeyRing(store.keys, clock, { rotationMs: config.keyRotationMs });
     await keys.signingKey();
     const tokens = new Tokens(keys, clock, issuer);
-    const settings = { allowHttpLoopbackIssuers: config.allowHttpLoopbackIssuers };
-    const verifier = new UpstreamVerifier({ allowHttpLoopback: config.allowHttpLoopbackIssuers, clock });
+    const settings = { allowHttpLoopbackIssuers: config.allowHttpLoopbackIssuers, allowPrivateIssuers: config.allowPrivateIssuers };
+    const issuerFetch = createIssuerFetch({ allowLoopback: config.allowHttpLoopbackIssuers, allowPrivate: config.allowPrivateIssuers }, resolve);
+    const verifier = new UpstreamVerifier({ allowHttpLoopback: config.allowHttpLoopbackIssuers, clock }, issuerFetch);
     const audiences = () => [baseUrl(), ...(config.registryHost !== undefined ? [config.registryHost] : [])];
     const exchange = new TokenExchange({ identities: store.identities, tokens, verifier, clock, authUrl: issuer, audiences });
-    return { store, deps: { store, clock, ids, pageTokens, settings, exchange }, keys, tokens, verifier, audiences };
+    return { store, deps: { store, clock, ids, pageTokens, settings, exchange }, keys, tokens, verifier, issuerFetch, audiences };
   } catch (e) {
     await store.close();
     throw e;
@@ -118,7 +125,7 @@ export async function openCore(
 export async function startServer(config: Config, env: ServerEnvironment): Promise<ArborServer> {
   const clock = env.clock ?? systemClock;
   let boundPort = config.port;
-  const core = await openCore(config, clock, env.ids ?? cryptoIds, () => issuerUrlOf(config, boundPort), () => baseUrlOf(config, boundPort));
+  const core = await openCore(config, clock, env.ids ?? cryptoIds, () => issuerUrlOf(config, boundPort), () => baseUrlOf(config, boundPort), env.resolve);
   const services = createServices(core.deps);
   const limits = createRequestLimits(config, clock);
   // One for every way in, so what it remembers serves them all.

@@ -11,6 +11,8 @@ import type { Store } from "../store/types.js";
 export interface ServiceSettings {
   /** Whether http:// issuers on loopback are accepted (tests, local development). */
   allowHttpLoopbackIssuers: boolean;
+  /** Whether issuers on private addresses are accepted (ARBOR_ALLOW_PRIVATE_ISSUERS). */
+  allowPrivateIssuers: boolean;
 }
 
 /** The dependencies every service takes. */

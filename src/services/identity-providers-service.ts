@@ -90,7 +90,7 @@ function populatedPaths(p: IdentityProvider): string[] {
 /** Creates the identity providers service implementation. */
 export function createIdentityProvidersService(deps: ServiceDeps) {
   const { store, clock, ids, pageTokens } = deps;
-  const policy: IssuerPolicy = { allowHttpLoopback: deps.settings.allowHttpLoopbackIssuers };
+  const policy: IssuerPolicy = { allowHttpLoopback: deps.settings.allowHttpLoopbackIssuers, allowPrivate: deps.settings.allowPrivateIssuers };
   return {
     async listIdentityProviders(req: ListIdentityProvidersRequest, ctx: CallContext): Promise<ListIdentityProvidersResponse> {
       const query = { uidp: hierarchyFilter(req.uidp), ...(req.name !== "" && { name: req.name }) };

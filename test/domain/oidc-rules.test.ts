@@ -12,8 +12,8 @@ import {
 import type { OidcSettings } from "../../src/domain/records.js";
 import { violationOf } from "../server/rest/violation.js";
 
-const strict = { allowHttpLoopback: false };
-const loose = { allowHttpLoopback: true };
+const strict = { allowHttpLoopback: false, allowPrivate: false };
+const loose = { allowHttpLoopback: true, allowPrivate: false };
 
 describe("OIDC issuers", () => {
   it.each([
@@ -47,6 +47,23 @@ describe("OIDC issuers", () => {
     [`https://example.com/${"a".repeat(2048)}`, "too long"],
   ])("refuses %j (%s) with INVALID_ARGUMENT on oidc.issuer", (issuer) => {
     expect(violationOf(() => validateIssuer(issuer, loose))).toEqual({ code: Code.INVALID_ARGUMENT, field: "oidc.issuer" });
+  });
+
+  it.each(["https://10.0.0.1/", "https://192.168.0.10:8443/dex", "https://[fd12::1]/", "https://[::ffff:172.16.0.1]/"])(
+    "takes an issuer on the private address %s only when the server allows it",
+    (issuer) => {
+      expect(violationOf(() => validateIssuer(issuer, loose))).toEqual({ code: Code.INVALID_ARGUMENT, field: "oidc.issuer" });
+      expect(() => validateIssuer(issuer, { ...strict, allowPrivate: true })).not.toThrow();
+    },
+  );
+
+  it.each(["https://169.254.169.254/", "https://[fe80::1]/", "https://0.0.0.0/", "https://[64:ff9b::a9fe:a9fe]/"])("refuses the link-local or reserved %s whatever the settings", (issuer) => {
+    expect(violationOf(() => validateIssuer(issuer, { allowHttpLoopback: true, allowPrivate: true }))).toEqual({ code: Code.INVALID_ARGUMENT, field: "oidc.issuer" });
+  });
+
+  it("refuses https on a loopback address unless loopback issuers are allowed", () => {
+    expect(violationOf(() => validateIssuer("https://127.0.0.1/", strict))).toEqual({ code: Code.INVALID_ARGUMENT, field: "oidc.issuer" });
+    expect(() => validateIssuer("https://127.0.0.1/", loose)).not.toThrow();
   });
 
   it.each(["http://127.0.0.1:5556/dex", "http://127.1.2.3/", "http://localhost:8080", "http://[::1]:9000/issuer", "http://127.1/"])(

@@ -69,18 +69,16 @@ describe(`identities over gRPC (@grpc/grpc-js) [${engine.name}]`, () => {
     expect(updated.name).toBe("ci");
   });
 
-  it("sends INVALID_ARGUMENT with ErrorInfo and BadRequest naming the pattern", async () => {
-    const err = await failure(
-      call(client, "createIdentity", { parent: org, identity: { name: "all", claimMatch: { issuer: GITHUB, subjectPattern: ".*" } } }, token),
-    );
+  it.each([
+    [".*", "claimMatch.subjectPattern", "must start with a literal of two parts each ended by ':' or '/' (like repo:acme/), in every alternative, so it pins the subject's prefix"],
+    ["(?!x$).*", "claimMatch.subjectPattern", "is not a valid RE2 regular expression: invalid or unsupported Perl syntax: `(?!`"],
+  ])("sends INVALID_ARGUMENT with ErrorInfo and BadRequest naming the pattern field for %s", async (subjectPattern, field, description) => {
+    const err = await failure(call(client, "createIdentity", { parent: org, identity: { name: "all", claimMatch: { issuer: GITHUB, subjectPattern } } }, token));
     expect(err.code).toBe(grpc.status.INVALID_ARGUMENT);
-    expect(err.details).toBe("Invalid argument: claimMatch.subjectPattern: must not match every subject");
+    expect(err.details).toBe(`Invalid argument: ${field}: ${description}`);
     const status = fromBinary(StatusSchema, err.metadata.get("grpc-status-details-bin")[0] as Buffer);
     expect(status.code).toBe(3);
     expect(anyUnpack(status.details[0]!, ErrorInfoSchema)).toMatchObject({ reason: "INVALID_ARGUMENT", domain: "iam.localhost" });
-    expect(anyUnpack(status.details[1]!, BadRequestSchema)?.fieldViolations[0]).toMatchObject({
-      field: "claimMatch.subjectPattern",
-      description: "must not match every subject",
-    });
+    expect(anyUnpack(status.details[1]!, BadRequestSchema)?.fieldViolations[0]).toMatchObject({ field, description });
   });
 });

@@ -63,16 +63,27 @@ describe("LookupIdentity and ExplainExchange over REST", () => {
     expect(identity.body.lastSeenTime).toBeUndefined();
   });
 
-  it("shows each failed check with its reason; the audience defaults to the base URL", async () => {
-    const token = await s.issuer.mint("repo:acme/other", ELSEWHERE, { repository_owner: "evil" });
-    const res = await explain(ci, { token });
-    expect(res.status).toBe(200);
-    expect(res.body.wouldIssue).toBe(false);
-    expect((res.body.checks as { check: string; passed: boolean; reason: string }[]).filter((c) => !c.passed)).toEqual([
-      { check: "subject", passed: false, reason: "the token's subject does not match the identity" },
-      { check: "audience", passed: false, reason: "the token's audience is not accepted" },
-      { check: "claims.repository_owner", passed: false, reason: 'the token\'s claim "repository_owner" does not match the identity' },
-    ]);
+  it("shows the checks up to the first that failed, with its reason; the audience defaults to the base URL", async () => {
+    const failedAt = async (token: string) => {
+      const res = await explain(ci, { token });
+      expect(res.status).toBe(200);
+      expect(res.body.wouldIssue).toBe(false);
+      const checks = res.body.checks as { check: string; passed: boolean; reason: string }[];
+      expect(checks.slice(0, -1).every((c) => c.passed)).toBe(true);
+      return checks.at(-1);
+    };
+    // Every check after a failed one is left out: the audience and claims of this token are wrong too.
+    expect(await failedAt(await s.issuer.mint("repo:acme/other", ELSEWHERE, { repository_owner: "evil" }))).toEqual({
+      check: "subject",
+      passed: false,
+      reason: "the token's subject does not match the identity",
+    });
+    expect(await failedAt(await s.issuer.mint(MAIN, ELSEWHERE, { repository_owner: "evil" }))).toEqual({ check: "audience", passed: false, reason: "the token's audience is not accepted" });
+    expect(await failedAt(await s.issuer.mint(MAIN, s.t.url, { repository_owner: "evil" }))).toEqual({
+      check: "claims.repository_owner",
+      passed: false,
+      reason: 'the token\'s claim "repository_owner" does not match the identity',
+    });
     const wrongAudience = await explain(ci, { token: await s.issuer.mint(MAIN, s.t.url, { repository_owner: "acme" }), audience: ELSEWHERE });
     expect(wrongAudience.body.checks[0]).toEqual({ check: "requestedAudience", passed: false, reason: "the requested audience is not accepted" });
     expect(wrongAudience.body.wouldIssue).toBe(false);

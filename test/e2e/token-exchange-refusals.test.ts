@@ -8,10 +8,13 @@ import { createPublicKey } from "node:crypto";
 import { connect } from "node:http2";
 import { generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { NOT_TRUSTED } from "../../src/auth/exchange.js";
+import { builtinRoleUid } from "../../src/domain/roles.js";
 import { engines } from "../support/engines.js";
 import { callExchange, ELSEWHERE, expectRefused, loggedReason, publicFor, startExchangeSetup, type ExchangeCall, type ExchangeSetup } from "../support/exchange.js";
 import { startTestIssuer, type TestIssuer } from "../support/oidc-issuer.js";
-import { restClient, type RestClient } from "../support/rest.js";
+import { restClient, violatedField, type RestClient } from "../support/rest.js";
+import { startTestServer } from "../support/server.js";
 
 const MAIN = "repo:acme/app:ref:refs/heads/main";
 const engine = engines[0]!;
@@ -82,18 +85,33 @@ describe("token exchange refusals", () => {
     });
   }
 
+  const answer = async (call: ExchangeCall) => {
+    const res = await callExchange(s, call);
+    return { status: res.status, headers: [...res.headers].filter(([name]) => name !== "date"), body: await res.text() };
+  };
+
   it("answers a missing identity exactly like an identity that trusts another issuer", async () => {
-    const answer = async (call: ExchangeCall) => {
-      const res = await callExchange(s, call);
-      return { status: res.status, headers: [...res.headers].filter(([name]) => name !== "date"), body: await res.text() };
-    };
     const token = await s.issuer.mint(MAIN, s.t.url);
     const missing = await answer({ token, aud: s.t.url, identity: `${team}/0123456789abcdef` });
     const elsewhere = (await admin.post(`/iam/v2beta1/identities/${team}`, { name: "elsewhere", claimMatch: { issuer: stranger.url, subject: MAIN } })).body.uid;
     const mismatch = await answer({ token, aud: s.t.url, identity: elsewhere });
     expect(missing).toEqual(mismatch);
-    expect(missing.body).toContain("the token's issuer does not match the identity");
+    expect(JSON.parse(missing.body).message).toBe(`Unauthenticated: ${NOT_TRUSTED}`);
     expect(missing.status).toBe(401);
+  });
+
+  it("answers a token of another issuer exactly like a forged one of the identity's issuer, so which issuer it trusts stays unsaid", async () => {
+    const otherKey = (await generateKeyPair("ES256")).privateKey;
+    const tokens = [
+      await stranger.mint(MAIN, s.t.url),
+      await new SignJWT(claims()).setProtectedHeader({ alg: "ES256", kid: s.issuer.kid }).sign(otherKey),
+      await new SignJWT(claims()).setProtectedHeader({ alg: "ES256", kid: "made-up" }).sign(otherKey),
+      await new SignJWT(claims({ iss: "https://issuer.invalid" })).setProtectedHeader({ alg: "ES256", kid: s.issuer.kid }).sign(otherKey),
+    ];
+    const answers = [];
+    for (const token of tokens) answers.push(await answer(base(token)));
+    for (const a of answers) expect(a).toEqual(answers[0]);
+    expect(JSON.parse(answers[0]!.body).message).toBe(`Unauthenticated: ${NOT_TRUSTED}`);
   });
 
   it("refuses a token over 16 KiB", async () => {
@@ -148,18 +166,54 @@ describe("token exchange without ARBOR_ALLOW_HTTP_LOOPBACK_ISSUERS", () => {
   });
   afterAll(() => s?.close());
 
-  it("refuses an http issuer without fetching from it, even when an identity's pattern names it", async () => {
+  it("refuses an http issuer, exact or by pattern, when the identity is made", async () => {
     const made = await s.t.organization("strict");
     const admin = restClient(s.t, made.token);
     const refusedExact = await admin.post(`/iam/v2beta1/identities/${made.org.uid}`, { name: "exact", claimMatch: { issuer: s.issuer.url, subject: MAIN } });
-    expect(refusedExact.status).toBe(400);
-    const loose = await admin.post(`/iam/v2beta1/identities/${made.org.uid}`, { name: "loose", claimMatch: { issuerPattern: "http://127\\.0\\.0\\.1:[0-9]+", subject: MAIN } });
-    expect(loose.status).toBe(200);
-    const before = s.issuer.requests.length;
-    const token = await s.issuer.mint(MAIN, s.t.url);
-    await expectRefused(await callExchange(s, { token, aud: s.t.url, identity: loose.body.uid }), publicFor("signature: the token's issuer is not https"));
-    expect(await loggedReason(s)).toBe("signature: the token's issuer is not https");
-    expect(s.issuer.requests.slice(before)).toEqual(["/token"]);
+    expect({ status: refusedExact.status, field: violatedField(refusedExact.body) }).toEqual({ status: 400, field: "claimMatch.issuer" });
+    // Once accepted, since a pattern only had to "not match everything"; a pattern now pins an https origin.
+    for (const issuerPattern of ["http://127\\.0\\.0\\.1:[0-9]+", `${s.issuer.url.replace(/\./g, "\\.")}/.*`]) {
+      const loose = await admin.post(`/iam/v2beta1/identities/${made.org.uid}`, { name: "loose", claimMatch: { issuerPattern, subject: MAIN } });
+      expect({ status: loose.status, code: loose.body.code, field: violatedField(loose.body) }).toEqual({ status: 400, code: 3, field: "claimMatch.issuerPattern" });
+    }
+  });
+});
+
+describe("token exchange with an issuer on a private address", () => {
+  let s: ExchangeSetup;
+
+  beforeAll(async () => {
+    s = await startExchangeSetup(engine);
+  });
+  afterAll(() => s?.close());
+
+  it("refuses a private or link-local literal issuer with code 3 when the identity is made", async () => {
+    const made = await s.t.organization("private");
+    const admin = restClient(s.t, made.token);
+    for (const issuer of ["https://10.0.0.5/dex", "https://169.254.169.254", "https://[fd00::5]"]) {
+      const res = await admin.post(`/iam/v2beta1/identities/${made.org.uid}`, { name: "internal", claimMatch: { issuer, subject: MAIN } });
+      expect({ status: res.status, code: res.body.code, field: violatedField(res.body) }).toEqual({ status: 400, code: 3, field: "claimMatch.issuer" });
+    }
+    const provider = await admin.post(`/iam/v2beta1/identityProviders/${made.org.uid}`, { name: "internal", defaultRole: builtinRoleUid("viewer"), oidc: { issuer: "https://192.168.0.10", clientId: "arbor" } });
+    expect({ status: provider.status, field: violatedField(provider.body) }).toEqual({ status: 400, field: "oidc.issuer" });
+  });
+
+  it("fetches nothing from a host name that resolves to a private address", async () => {
+    const resolved: string[] = [];
+    const t = await startTestServer(engine, { allowHttpLoopbackIssuers: true }, { resolve: async (name) => (resolved.push(name), [{ address: "10.0.0.5", family: 4 }]) });
+    try {
+      const made = await t.organization("rebind");
+      const admin = restClient(t, made.token);
+      const issuer = "https://issuer.internal.test";
+      const uid = (await admin.post(`/iam/v2beta1/identities/${made.org.uid}`, { name: "internal", claimMatch: { issuer, subject: MAIN } })).body.uid as string;
+      const now = Math.floor(Date.now() / 1000);
+      const token = await s.issuer.sign({ iss: issuer, sub: MAIN, aud: t.url, iat: now, exp: now + 600 });
+      const res = await admin.post(`/iam/v2beta1/identities/${uid}:explainExchange`, { token });
+      expect(res.body.checks.at(-1)).toEqual({ check: "signature", passed: false, reason: "the token's issuer cannot be reached" });
+      expect(resolved).toEqual(["issuer.internal.test"]);
+    } finally {
+      await t.close();
+    }
   });
 });
 

@@ -160,6 +160,27 @@ for (const engine of engines) {
       }
     });
 
+    it("matches claim patterns in linear time: a pattern that backtracks for 25 s in JavaScript holds nothing up", async () => {
+      const hostile = await identity(team, { name: "hostile", claimMatch: { issuer: s.issuer.url, subject: MAIN, claimPatterns: { ref: "(a|a)*b" } } });
+      const token = await s.issuer.mint(MAIN, s.t.url, { ref: "a".repeat(31) });
+      const started = Date.now();
+      const [res, health] = await Promise.all([callExchange(s, { token, aud: s.t.url, identity: hostile }), s.t.fetch("/healthz")]);
+      await expectRefused(res, publicFor('claimPatterns.ref: the token\'s claim "ref" does not match the identity'));
+      expect(await loggedReason(s)).toBe('claimPatterns.ref: the token\'s claim "ref" does not match the identity');
+      expect(health.status).toBe(200);
+      expect(Date.now() - started).toBeLessThan(5_000);
+    }, 60_000);
+
+    it("runs no claim pattern for a token that failed an earlier check", async () => {
+      const hostile = await identity(team, { name: "hostile-late", claimMatch: { issuer: s.issuer.url, subject: MAIN, claimPatterns: { ref: "refs/heads/.*" } } });
+      for (const token of [await s.issuer.mint("repo:acme/other", s.t.url, { ref: "x" }), await s.issuer.mint(MAIN, "https://elsewhere.example", { ref: "x" })]) {
+        const res = await admin.post(`/iam/v2beta1/identities/${hostile}:explainExchange`, { token });
+        const checks = res.body.checks as { check: string; passed: boolean }[];
+        expect(checks.at(-1)?.passed).toBe(false);
+        expect(checks.map((c) => c.check)).not.toContain("claimPatterns.ref");
+      }
+    });
+
     it("accepts the identity's own audience instead of the issuer URL of Arbor", async () => {
       const custom = await identity(team, { name: "custom-aud", claimMatch: { issuer: s.issuer.url, subject: MAIN, audience: CUSTOM_AUDIENCE } });
       await exchanged(await callExchange(s, { token: await s.issuer.mint(MAIN, CUSTOM_AUDIENCE), aud: s.t.url, identity: custom }));

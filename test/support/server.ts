@@ -4,6 +4,7 @@
  */
 import { Writable } from "node:stream";
 import { pino } from "pino";
+import type { Resolve } from "../../src/auth/issuer-fetch.js";
 import { resolveConfig, type Config } from "../../src/config.js";
 import type { Clock } from "../../src/domain/clock.js";
 import { adminIdentityUid, userIdentityUid } from "../../src/domain/identities.js";
@@ -28,8 +29,8 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** Starts a server on the engine; extra settings override the defaults; env.clock replaces the system clock. */
-export async function startTestServer(engine: TestEngine, settings: Partial<Config> = {}, env: { clock?: Clock } = {}): Promise<TestServer> {
+/** Starts a server on the engine; extra settings override the defaults; env.clock replaces the system clock, env.resolve the resolver of issuers' names. */
+export async function startTestServer(engine: TestEngine, settings: Partial<Config> = {}, env: { clock?: Clock; resolve?: Resolve } = {}): Promise<TestServer> {
   const location = await engine.location();
   const logs: Record<string, unknown>[] = [];
   const sink = new Writable({
