@@ -9,7 +9,7 @@ import type { Clock } from "../domain/clock.js";
 import { Code, failedPrecondition, isApiError } from "../domain/errors.js";
 import { userIdentityUid, type IdentityRecord } from "../domain/identities.js";
 import { inviteRefusal, personName } from "../domain/login-rules.js";
-import { newChildUid, type IdSource } from "../domain/uid.js";
+import { newChildUid, rootOf, type IdSource } from "../domain/uid.js";
 import type { Store, Stores } from "../store/types.js";
 import type { LoginProvider } from "./login-provider.js";
 
@@ -72,6 +72,8 @@ async function register(deps: RegistrationDeps, tx: Stores, person: UpstreamPers
   } else {
     await tx.identities.touch(uid, now);
   }
+  // Logging in through an organization's own provider joins it: from now on it sees who this is.
+  if (provider.uid !== null) await tx.identities.join(rootOf(provider.uid), uid, now);
   if (inviteCodeHash !== null) await redeem(deps, tx, uid, person, inviteCodeHash);
   return { identityUid: uid, firstLogin };
 }
@@ -90,6 +92,7 @@ async function redeem(deps: RegistrationDeps, tx: Stores, uid: string, person: U
     throw failedPrecondition("INVITE_USED", invite.uid, "the invite has already been used; ask for a new one");
   }
   await grant(deps, tx, person, uid, invite.parentUid, invite.roleUid, "RedeemInvite", invite.uid);
+  await tx.identities.join(rootOf(invite.parentUid), uid, now);
 }
 
 /** An invite code no invite has (never issued, or deleted with its invite or group). */

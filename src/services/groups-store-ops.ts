@@ -9,7 +9,7 @@ import { MAX_GROUP_DEPTH, type GroupRecord } from "../domain/groups.js";
 import { adminIdentityUid, type IdentityRecord } from "../domain/identities.js";
 import { validateDescription, validateName } from "../domain/names.js";
 import { OWNER_ROLE } from "../domain/roles.js";
-import { depthOf, newChildUid, newRootUid } from "../domain/uid.js";
+import { depthOf, isRoot, newChildUid, newRootUid } from "../domain/uid.js";
 import type { ServiceDeps } from "./deps.js";
 
 /** The fields of a new group. */
@@ -39,6 +39,8 @@ export async function createOrganization(
       roleUid: OWNER_ROLE.uid,
       createTime: now,
     });
+    // Its creator (a person, or its local administrator) is a member from the start.
+    if (isRoot(owner)) await tx.identities.join(group.uid, owner, now);
   });
   return group;
 }
@@ -60,14 +62,17 @@ export async function createChildGroup(deps: ServiceDeps, parent: string, fields
 export async function ensureOwner(deps: ServiceDeps, organizationUid: string, identityUid: string): Promise<void> {
   if (identityUid === adminIdentityUid(organizationUid)) await ensureAdminIdentity(deps, organizationUid);
   const existing = await deps.store.bindings.find(organizationUid, identityUid, OWNER_ROLE.uid);
-  if (existing) return;
-  await deps.store.bindings.insert({
-    uid: newChildUid(deps.ids, organizationUid),
-    groupUid: organizationUid,
-    identityUid,
-    roleUid: OWNER_ROLE.uid,
-    createTime: deps.clock.now(),
-  });
+  if (!existing) {
+    await deps.store.bindings.insert({
+      uid: newChildUid(deps.ids, organizationUid),
+      groupUid: organizationUid,
+      identityUid,
+      roleUid: OWNER_ROLE.uid,
+      createTime: deps.clock.now(),
+    });
+  }
+  // The installation's operator vouches for the owner it names: the organization sees who it is.
+  if (isRoot(identityUid)) await deps.store.identities.join(organizationUid, identityUid, deps.clock.now());
 }
 
 /** The identity row of an organization's local administrator. */

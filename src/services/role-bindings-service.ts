@@ -24,7 +24,7 @@ import type { BindingFilter, BindingRecord } from "../store/types.js";
 import type { CallContext } from "./context.js";
 import type { ServiceDeps } from "./deps.js";
 import { listPage } from "./list-page.js";
-import { bindingMessage, hydrateBindings } from "./role-binding-hydration.js";
+import { hydrateBindings } from "./role-binding-hydration.js";
 import { checkBindingTarget } from "./role-binding-target.js";
 
 /** The list filters of a request, checked: each names a uid. */
@@ -55,14 +55,14 @@ export function createRoleBindingsService(deps: ServiceDeps) {
         sortValue: bindingSortValue,
         tokens: pageTokens,
       });
-      return create(ListRoleBindingsResponseSchema, { roleBindings: await hydrateBindings(store, items), ...envelope });
+      return create(ListRoleBindingsResponseSchema, { roleBindings: await hydrateBindings(store, items, ctx.principal?.uid), ...envelope });
     },
 
-    async getRoleBinding(req: GetRoleBindingRequest): Promise<RoleBinding> {
+    async getRoleBinding(req: GetRoleBindingRequest, ctx: CallContext): Promise<RoleBinding> {
       const uid = requireUid("uid", req.uid);
       const binding = await store.bindings.get(uid);
       if (!binding) throw notFound("role binding", uid);
-      return (await hydrateBindings(store, [binding]))[0] as RoleBinding;
+      return (await hydrateBindings(store, [binding], ctx.principal?.uid))[0] as RoleBinding;
     },
 
     async createRoleBinding(req: CreateRoleBindingRequest, ctx: CallContext): Promise<RoleBinding> {
@@ -81,7 +81,7 @@ export function createRoleBindingsService(deps: ServiceDeps) {
         createTime: clock.now(),
       };
       await store.bindings.insert(binding);
-      return bindingMessage(binding, target);
+      return (await hydrateBindings(store, [binding], ctx.principal?.uid))[0] as RoleBinding;
     },
 
     async updateRoleBinding(req: UpdateRoleBindingRequest, ctx: CallContext): Promise<RoleBinding> {
@@ -93,7 +93,7 @@ export function createRoleBindingsService(deps: ServiceDeps) {
       if (mask.size === 0) {
         const current = await store.bindings.get(uid);
         if (!current) throw notFound("role binding", uid);
-        return (await hydrateBindings(store, [current]))[0] as RoleBinding;
+        return (await hydrateBindings(store, [current], ctx.principal?.uid))[0] as RoleBinding;
       }
       // Permissions first: inside the transaction only its own stores may be used.
       const permissions = await ctx.permissions();
@@ -113,7 +113,7 @@ export function createRoleBindingsService(deps: ServiceDeps) {
         return updated && { updated, target };
       });
       if (!done) throw notFound("role binding", uid);
-      return bindingMessage(done.updated, done.target);
+      return (await hydrateBindings(store, [done.updated], ctx.principal?.uid))[0] as RoleBinding;
     },
 
     async deleteRoleBinding(req: DeleteRoleBindingRequest): Promise<Empty> {

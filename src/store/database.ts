@@ -247,6 +247,13 @@ export interface GroupDescendantCountsTable {
 }
 
 /** Every table of the current schema. */
+/** Which organizations each person has joined by their own act (migration 0010). */
+export interface OrganizationMembersTable {
+  organization_uid: string;
+  person_uid: string;
+  join_time: number;
+}
+
 export interface Database {
   groups: GroupsTable;
   role_bindings: RoleBindingsTable;
@@ -264,6 +271,7 @@ export interface Database {
   authz_generation: AuthzGenerationTable;
   group_descendant_counts: GroupDescendantCountsTable;
   login_attempts: LoginAttemptsTable;
+  organization_members: OrganizationMembersTable;
   login_codes: LoginCodesTable;
   refresh_families: RefreshFamiliesTable;
   refresh_tokens: RefreshTokensTable;

@@ -67,6 +67,24 @@ export function createIdentityStore(db: Executor, record: AuthorityRecorder): Id
       return numUpdatedRows > 0n;
     },
 
+    async join(organizationUid, personUid, joinTime) {
+      await guard(() =>
+        db
+          .insertInto("organization_members")
+          .values({ organization_uid: organizationUid, person_uid: personUid, join_time: joinTime })
+          .onConflict((oc) => oc.columns(["organization_uid", "person_uid"]).doNothing())
+          .execute(),
+      );
+    },
+
+    async memberships(personUids) {
+      if (personUids.length === 0) return [];
+      const rows = await guard(() =>
+        db.selectFrom("organization_members").select(["organization_uid", "person_uid"]).where("person_uid", "in", [...personUids]).execute(),
+      );
+      return rows.map((r) => ({ organizationUid: r.organization_uid, personUid: r.person_uid }));
+    },
+
     list: table.list,
     count: table.count,
   };
@@ -81,10 +99,14 @@ function identitiesTable(db: Executor) {
   });
 }
 
-/** Identities in the subtrees of tops, and people bound to a role at a group in them. */
+/**
+ * Identities in the subtrees of tops, and people bound to a role at a group in them, in an
+ * organization they have joined (a person's profile is theirs to show, migration 0010).
+ */
 function visible(tops: readonly string[]) {
   return sql<SqlBool>`(${visibleUnder("uid", tops)} or (${sql.ref("parent_uid")} is null and exists (
     select 1 from role_bindings as b
+    join organization_members as m on m.person_uid = b.identity_uid and m.organization_uid = substr(b.group_uid, 1, 40)
     where b.identity_uid = ${sql.ref("identities.uid")} and ${visibleUnder("b.group_uid", tops)}
   )))`;
 }

@@ -15,6 +15,7 @@ import * as m0006 from "./migrations/0006_audit.js";
 import * as m0007 from "./migrations/0007_authz_generation.js";
 import * as m0008 from "./migrations/0008_group_counts.js";
 import * as m0009 from "./migrations/0009_login_attempt_owners.js";
+import * as m0010 from "./migrations/0010_organization_members.js";
 import { storeUnreachable } from "./translate-error.js";
 
 /** Every migration by name; names sort in the order they run. */
@@ -29,14 +30,16 @@ function migrations(engine: Engine): Record<string, Migration> {
     "0007_authz_generation": { up: (db) => m0007.up(db, engine) },
     "0008_group_counts": { up: (db) => m0008.up(db, engine) },
     "0009_login_attempt_owners": { up: (db) => m0009.up(db, engine) },
+    "0010_organization_members": { up: (db) => m0010.up(db, engine) },
   };
 }
 
 /**
- * Runs the migrations not yet run. UNAVAILABLE when the store cannot be reached; any other
- * failure is the operator's to read, so it keeps the driver's words in its cause.
+ * Runs the migrations not yet run, all of them or those up to and including `target` (how the
+ * tests make a store as an older Arbor left it). UNAVAILABLE when the store cannot be reached;
+ * any other failure is the operator's to read, so it keeps the driver's words in its cause.
  */
-export async function migrate(db: Kysely<any>, setup: EngineSetup): Promise<void> {
+export async function migrate(db: Kysely<any>, setup: EngineSetup, target?: string): Promise<void> {
   let error: unknown;
   try {
     const migrator = new Migrator({
@@ -46,7 +49,7 @@ export async function migrate(db: Kysely<any>, setup: EngineSetup): Promise<void
       // StoreOptions.schema comes to exist.
       migrationTableSchema: await setup.migrationSchema(db),
     });
-    ({ error } = await migrator.migrateToLatest());
+    ({ error } = await (target === undefined ? migrator.migrateToLatest() : migrator.migrateTo(target)));
   } catch (thrown) {
     error = thrown;
   }

@@ -140,6 +140,10 @@ export interface IdentityStore {
   delete(uid: string): Promise<boolean>;
   /** Records that a token just became this identity; false when it does not exist. */
   touch(uid: string, lastSeenTime: number): Promise<boolean>;
+  /** Records that a person joined an organization by their own act; joining twice changes nothing. */
+  join(organizationUid: string, personUid: string, joinTime: number): Promise<void>;
+  /** The organizations these people have joined. */
+  memberships(personUids: readonly string[]): Promise<{ organizationUid: string; personUid: string }[]>;
   /**
    * The identities matching filter (fields: name, create_time, update_time, uid). visibleUnder
    * reaches identities in those subtrees, and root-level identities (people) bound to a role

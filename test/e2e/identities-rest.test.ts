@@ -186,7 +186,15 @@ for (const engine of engines) {
         personToken = (await t.server.tokens.issue(person, t.url)).token;
       });
 
-      it("shows a person bound in a group to whoever may list identities there", async () => {
+      it("shows a person bound in a group to whoever may list identities there, once they have joined its organization", async () => {
+        // Bound by someone else, the person has not come: neither the identity nor the binding
+        // tells whether they exist, or what they are called.
+        expect((await get(`/iam/v2beta1/identities/${person}`)).status).toBe(403);
+        const binding = (await get(`/iam/v2beta1/roleBindings/${team}/00000000000000aa`)).body;
+        expect(binding.identity).toEqual({ uid: person, name: "", description: "", issuer: "", subject: "" });
+        // Logging in through the organization's provider, or redeeming its invite, joins it.
+        await t.server.store.identities.join(org, person, Date.now());
+        expect((await get(`/iam/v2beta1/roleBindings/${team}/00000000000000aa`)).body.identity).toMatchObject({ name: "pat", subject: "pat" });
         const { status, body } = await get(`/iam/v2beta1/identities/${person}`);
         expect(status).toBe(200);
         expect(body).toMatchObject({ uid: person, name: "pat", claimMatch: { issuer: "https://login.example", subject: "pat" } });

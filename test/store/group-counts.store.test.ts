@@ -9,6 +9,7 @@ import type { GroupFilter } from "../../src/domain/groups.js";
 import { createStore } from "../../src/store/create-store.js";
 import { describeEachEngine, type EngineContext } from "../support/engines.js";
 import { childUid, group, rootUid } from "../support/groups.js";
+import { migrateUpTo } from "../support/older-store.js";
 import { execRaw, rawRows } from "../support/raw-sql.js";
 
 const ORG = rootUid(0xc0);
@@ -96,14 +97,14 @@ describeEachEngine("group descendant counts", (t) => {
 
 describeEachEngine("group descendant counts of groups made before them", (t) => {
   it("are counted when migration 0008 runs on an existing store", async () => {
-    for (const [uid, name] of [[ORG, "org"], [A, "a"], [B, "b"], [A1, "a1"], [A1X, "a1x"]] as const) await t.store().groups.insert(group(uid, name));
-    // Back to the schema before 0008, as a store made by an older Arbor would be.
-    const undo =
-      t.engine === "postgres"
-        ? ["drop table group_descendant_counts", "drop trigger groups_count_insert on groups", "drop trigger groups_count_delete on groups", "drop function arbor_count_groups_insert()", "drop function arbor_count_groups_delete()"]
-        : ["drop table group_descendant_counts", "drop trigger groups_count_insert", "drop trigger groups_count_delete"];
-    for (const statement of [...undo, "delete from kysely_migration where name = '0008_group_counts'"]) await execRaw(t, statement);
-    const reopened = await createStore(t.options());
+    // A store as an Arbor before 0008 left it, with groups in it.
+    const options = await t.freshLocation();
+    await migrateUpTo(options, "0007_authz_generation");
+    const t0 = { ...t, options: () => options };
+    for (const [uid, parent, name] of [[ORG, null, "org"], [A, ORG, "a"], [B, ORG, "b"], [A1, A, "a1"], [A1X, A1, "a1x"]] as const) {
+      await execRaw(t0, `insert into groups (uid, parent_uid, name, description, create_time, update_time) values ('${uid}', ${parent === null ? "null" : `'${parent}'`}, '${name}', '', 1, 1)`);
+    }
+    const reopened = await createStore(options);
     try {
       expect(await reopened.groups.count(below(ORG))).toBe(4);
       expect(await reopened.groups.count(below(A))).toBe(2);

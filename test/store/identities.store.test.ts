@@ -5,6 +5,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { Code } from "../../src/domain/errors.js";
 import type { Relationship } from "../../src/domain/identities.js";
+import { rootOf } from "../../src/domain/uid.js";
 import type { ResourceFilter } from "../../src/store/types.js";
 import { describeEachEngine } from "../support/engines.js";
 import { expectMatches } from "../support/lists.js";
@@ -135,11 +136,13 @@ describeEachEngine("identity store", (t) => {
 
 describeEachEngine("identity store lists", (t) => {
   const identities = () => t.store().identities;
-  // People: bound in TEAM, bound in OTHER, bound in SUB, and bound nowhere.
+  // People: bound in TEAM, bound in OTHER, bound in SUB, bound nowhere, and bound in TEAM by
+  // someone else without having joined its organization.
   const P_TEAM = rootUid(0xa1);
   const P_OTHER = rootUid(0xa2);
   const P_SUB = rootUid(0xa3);
   const P_NONE = rootUid(0xa4);
+  const P_UNJOINED = rootUid(0xa5);
   const fixture = {
     orgBot: identity(childUid(ORG, 0x10), "bot"),
     teamBot: identity(childUid(TEAM, 0x10), "bot"),
@@ -149,6 +152,7 @@ describeEachEngine("identity store lists", (t) => {
     pOther: identity(P_OTHER, "p-other"),
     pSub: identity(P_SUB, "bot"),
     pNone: identity(P_NONE, "p-none"),
+    pUnjoined: identity(P_UNJOINED, "p-unjoined"),
   };
   type Name = keyof typeof fixture;
 
@@ -161,11 +165,15 @@ describeEachEngine("identity store lists", (t) => {
     await t.store().bindings.insert(binding(childUid(TEAM, 0x31), P_TEAM, OWNER));
     await t.store().bindings.insert(binding(childUid(OTHER, 0x30), P_OTHER, VIEWER));
     await t.store().bindings.insert(binding(childUid(SUB, 0x30), P_SUB, VIEWER));
+    await t.store().bindings.insert(binding(childUid(TEAM, 0x32), P_UNJOINED, VIEWER));
+    for (const [org, person] of [[ORG, P_TEAM], [ORG, P_SUB], [rootOf(OTHER), P_OTHER], [rootOf(OTHER), P_UNJOINED]] as const) {
+      await identities().join(org, person, 1);
+    }
   });
 
   const cases: { name: string; filter: ResourceFilter; want: Name[] }[] = [
-    { name: "everything", filter: { uidp: {} }, want: ["orgBot", "teamBot", "subBot", "otherBot", "pTeam", "pOther", "pSub", "pNone"] },
-    { name: "the root", filter: { uidp: { inRoot: true } }, want: ["pTeam", "pOther", "pSub", "pNone"] },
+    { name: "everything", filter: { uidp: {} }, want: ["orgBot", "teamBot", "subBot", "otherBot", "pTeam", "pOther", "pSub", "pNone", "pUnjoined"] },
+    { name: "the root", filter: { uidp: { inRoot: true } }, want: ["pTeam", "pOther", "pSub", "pNone", "pUnjoined"] },
     { name: "children of a group", filter: { uidp: { childrenOf: TEAM } }, want: ["teamBot"] },
     { name: "descendants of an organization", filter: { uidp: { descendantsOf: ORG } }, want: ["orgBot", "teamBot", "subBot"] },
     { name: "a name", filter: { uidp: {}, name: "bot" }, want: ["orgBot", "teamBot", "otherBot", "pSub"] },
@@ -184,6 +192,18 @@ describeEachEngine("identity store lists", (t) => {
 
   it.each(cases)("by $name", async ({ filter, want }) => {
     await expectMatches(identities(), filter, want.map((n) => fixture[n].uid));
+  });
+
+  it("sees a person bound in an organization only once they have joined it", async () => {
+    // Joined OTHER's organization, but bound in ORG's TEAM: nothing shows there.
+    expect(await identities().count({ uidp: { ids: [P_UNJOINED] }, visibleUnder: [TEAM] })).toBe(0);
+    await identities().join(ORG, P_UNJOINED, 2);
+    await identities().join(ORG, P_UNJOINED, 3);
+    expect(await identities().count({ uidp: { ids: [P_UNJOINED] }, visibleUnder: [TEAM] })).toBe(1);
+    expect(await identities().memberships([P_UNJOINED, P_NONE])).toEqual(
+      expect.arrayContaining([{ organizationUid: ORG, personUid: P_UNJOINED }, { organizationUid: rootOf(OTHER), personUid: P_UNJOINED }]),
+    );
+    expect(await identities().memberships([P_NONE])).toEqual([]);
   });
 
   it("sees a person once however many bindings it holds there", async () => {

@@ -94,6 +94,7 @@ describeEachEngine("store", (t) => {
       "login_attempts.state_hash",
       "login_codes.code_hash", "login_codes.identity_uid",
       "manifest_deletes.digest", "manifest_deletes.repo_uid",
+      "organization_members.organization_uid", "organization_members.person_uid",
       "refresh_families.identity_uid", "refresh_families.uid",
       "refresh_tokens.family_uid", "refresh_tokens.token_hash",
       "repos.name", "repos.parent_uid", "repos.uid",
