@@ -284,6 +284,13 @@ export interface KeyStore {
   live(now: number): Promise<SigningKeyRecord[]>;
   /** Deletes keys retired before `now`. */
   deleteRetired(now: number): Promise<void>;
+  /**
+   * Ends the signing of every key but `kept` still signing at `now` (a rotation): they stop
+   * signing at `now` and retire at `retireBy`, staying published until then.
+   */
+  endSigning(kept: string, now: number, retireBy: number): Promise<void>;
+  /** Seals every private key not sealed under the current secrets key (plain text, or an older key); how many. */
+  resealSecrets(): Promise<number>;
 }
 
 /** Who an upstream token named: the `act` claim of the tokens a login yields. */
@@ -377,13 +384,18 @@ export interface RefreshTokenStore {
   deleteFamily(uid: string): Promise<boolean>;
 }
 
-/** Small server-wide values every replica shares (the page token secret). */
+/**
+ * Small server-wide values every replica shares: keys and secrets (the page token secret, the
+ * registry's signing key and secrets), so every value is sealed at rest.
+ */
 export interface SettingsStore {
   /**
    * The value of name; when there is none, stores make() and returns it. Replicas racing here
    * all end up with the same value.
    */
   getOrCreate(name: string, make: () => string): Promise<string>;
+  /** Seals every value not sealed under the current secrets key (plain text, or an older key); how many. */
+  resealSecrets(): Promise<number>;
 }
 
 /** The resource stores bound to one executor (the pool, or a transaction). */

@@ -14,6 +14,10 @@ function memoryKeys(): KeyStore {
     insert: async (k) => void rows.push(k),
     live: async (now) => rows.filter((k) => k.retireTime > now).sort((a, b) => b.createTime - a.createTime),
     deleteRetired: async () => {},
+    endSigning: async (kept, now, retireBy) => {
+      for (const k of rows) if (k.kid !== kept && k.rotateTime > now) Object.assign(k, { rotateTime: now, retireTime: retireBy });
+    },
+    resealSecrets: async () => 0,
   };
 }
 
