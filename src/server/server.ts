@@ -34,7 +34,7 @@ import { createOpenApiDocument } from "./openapi/openapi-document.js";
 import { toApiJson } from "./rest/json.js";
 import { createRouteTable } from "./rest/route-table.js";
 import { createRequestLimits } from "./request-limits.js";
-import { loadSecretBox } from "./secrets-key.js";
+import { loadSecretBox, resealStore, type Notice } from "./secrets-key.js";
 
 /** A running server. */
 export interface ArborServer {
@@ -74,13 +74,17 @@ export interface Core {
   audiences: () => string[];
 }
 
-/** Opens the store and builds the core; `issuer` gives {auth_url}, `baseUrl` {base_url}. */
+/**
+ * Opens the store and builds the core; `issuer` gives {auth_url}, `baseUrl` {base_url}; `notice`
+ * reports what start changed (secrets sealed).
+ */
 export async function openCore(
   config: Config,
   clock: Clock,
   ids: IdSource,
   issuer: () => string,
   baseUrl: () => string = () => baseUrlOf(config),
+  notice: Notice = () => undefined,
 ): Promise<Core> {
   const secrets = await loadSecretBox(config);
   const store = await createStore({
@@ -93,7 +97,7 @@ export async function openCore(
   });
   try {
     // Secrets written before sealing existed, or under a key since rotated out of first place.
-    await store.identityProviders.resealSecrets();
+    await resealStore(store, config, notice);
     const secret = await store.settings.getOrCreate("page_token_secret", () => randomBytes(32).toString("base64"));
     const pageTokens = new PageTokens(Buffer.from(secret, "base64"), clock);
     // The built-in roles' rows follow the code (names, descriptions, roles added in a release).
@@ -117,7 +121,14 @@ export async function openCore(
 export async function startServer(config: Config, env: ServerEnvironment): Promise<ArborServer> {
   const clock = env.clock ?? systemClock;
   let boundPort = config.port;
-  const core = await openCore(config, clock, env.ids ?? cryptoIds, () => issuerUrlOf(config, boundPort), () => baseUrlOf(config, boundPort));
+  const core = await openCore(
+    config,
+    clock,
+    env.ids ?? cryptoIds,
+    () => issuerUrlOf(config, boundPort),
+    () => baseUrlOf(config, boundPort),
+    (message, fields) => env.logger.warn(fields, message),
+  );
   const services = createServices(core.deps);
   const limits = createRequestLimits(config, clock);
   // One for every way in, so what it remembers serves them all.

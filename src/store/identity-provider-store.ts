@@ -64,7 +64,7 @@ export function createIdentityProviderStore(db: Executor, secrets: SecretBox | u
     list: table.list,
     count: table.count,
 
-    async resealSecrets() {
+    async resealSecrets(checkOnly = false) {
       const rows = await guard(() =>
         db.selectFrom("identity_providers").select(["uid", "client_secret"]).where("client_secret", "!=", "").execute(),
       );
@@ -82,6 +82,7 @@ export function createIdentityProviderStore(db: Executor, secrets: SecretBox | u
           );
           return numUpdatedRows > 0n;
         },
+        checkOnly,
       );
     },
   };

@@ -46,7 +46,7 @@ export function createKeyStore(db: Executor, secrets: SecretBox | undefined): Ke
       );
     },
 
-    async resealSecrets() {
+    async resealSecrets(checkOnly = false) {
       const rows = await guard(() => db.selectFrom("signing_keys").select(["kid", "private_jwk"]).execute());
       return resealEach(
         rows.map((r) => ({ key: r.kid, value: r.private_jwk })),
@@ -57,6 +57,7 @@ export function createKeyStore(db: Executor, secrets: SecretBox | undefined): Ke
           );
           return numUpdatedRows > 0n;
         },
+        checkOnly,
       );
     },
   };

@@ -42,17 +42,22 @@ export interface StoredSecret {
  * Seals again every value not sealed under the current key (plain text, or a key since rotated out
  * of first place); write replaces a value only if it is still `from` (a concurrent writer already
  * wrote a current seal) and says whether it did. How many were resealed. Throws SecretBoxError
- * when a value was sealed under a key the box lacks.
+ * when a value was sealed under a key the box lacks, before writing anything. With checkOnly,
+ * opens every value, writes nothing and says how many would be resealed.
  */
 export async function resealEach(
   rows: readonly StoredSecret[],
   sealing: Sealing,
   write: (key: string, from: string, to: string) => Promise<boolean>,
+  checkOnly = false,
 ): Promise<number> {
+  const stale = rows.filter((row) => !sealing.isCurrent(row.value));
+  // Every value opens before any is written: a wrong key must not seal plain text under itself.
+  const opened = stale.map((row) => ({ ...row, plain: sealing.open(row.value) }));
+  if (checkOnly) return opened.length;
   let resealed = 0;
-  for (const row of rows) {
-    if (sealing.isCurrent(row.value)) continue;
-    if (await write(row.key, row.value, sealing.seal(sealing.open(row.value)))) resealed++;
+  for (const row of opened) {
+    if (await write(row.key, row.value, sealing.seal(row.plain))) resealed++;
   }
   return resealed;
 }

@@ -34,7 +34,7 @@ export function createSettingsStore(db: Executor, secrets: SecretBox | undefined
       return sealing.open(stored);
     },
 
-    async resealSecrets() {
+    async resealSecrets(checkOnly = false) {
       const rows = await guard(() => db.selectFrom("settings").select(["name", "value"]).execute());
       return resealEach(
         rows.map((r) => ({ key: r.name, value: r.value })),
@@ -45,6 +45,7 @@ export function createSettingsStore(db: Executor, secrets: SecretBox | undefined
           );
           return numUpdatedRows > 0n;
         },
+        checkOnly,
       );
     },
   };

@@ -195,8 +195,11 @@ export interface IdentityProviderStore {
   list(filter: ResourceFilter, window: RowWindow): Promise<IdentityProviderRecord[]>;
   /** How many providers match filter. */
   count(filter: ResourceFilter): Promise<number>;
-  /** Seals every client secret not sealed under the current key (plain text, or an older key); how many. */
-  resealSecrets(): Promise<number>;
+  /**
+   * Seals every client secret not sealed under the current key (plain text, or an older key); how
+   * many. With checkOnly, only opens them all (throwing when one does not open) and counts.
+   */
+  resealSecrets(checkOnly?: boolean): Promise<number>;
 }
 
 /** Account associations, one per group at most, keyed by the group's uid. */
@@ -289,8 +292,8 @@ export interface KeyStore {
    * signing at `now` and retire at `retireBy`, staying published until then.
    */
   endSigning(kept: string, now: number, retireBy: number): Promise<void>;
-  /** Seals every private key not sealed under the current secrets key (plain text, or an older key); how many. */
-  resealSecrets(): Promise<number>;
+  /** Seals every private key not sealed under the current secrets key; as IdentityProviderStore.resealSecrets. */
+  resealSecrets(checkOnly?: boolean): Promise<number>;
 }
 
 /** Who an upstream token named: the `act` claim of the tokens a login yields. */
@@ -394,8 +397,8 @@ export interface SettingsStore {
    * all end up with the same value.
    */
   getOrCreate(name: string, make: () => string): Promise<string>;
-  /** Seals every value not sealed under the current secrets key (plain text, or an older key); how many. */
-  resealSecrets(): Promise<number>;
+  /** Seals every value not sealed under the current secrets key; as IdentityProviderStore.resealSecrets. */
+  resealSecrets(checkOnly?: boolean): Promise<number>;
 }
 
 /** The resource stores bound to one executor (the pool, or a transaction). */
