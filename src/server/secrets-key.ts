@@ -9,9 +9,7 @@ import { join } from "node:path";
 import { ConfigError, type Config } from "../config.js";
 import { createSecretBox, parseSecretKeys, SECRET_KEY_BYTES, SecretBoxError, type SecretBox } from "../domain/secret-box.js";
 import type { Stores } from "../store/types.js";
-
-/** Where start reports what it changed (the server's log, an admin command's stderr). */
-export type Notice = (message: string, fields: Record<string, unknown>) => void;
+import type { Notice } from "./data-dir.js";
 
 /** The name of the key file Arbor makes in the data directory when no key is configured. */
 export const SECRETS_KEY_FILE = "secrets.key";
@@ -28,7 +26,7 @@ async function keyFile(path: string): Promise<Buffer> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
-  await mkdir(join(path, ".."), { recursive: true });
+  await mkdir(join(path, ".."), { recursive: true, mode: 0o700 });
   try {
     // wx: of two processes starting at once, one writes and both then read the same key.
     await writeFile(path, `${randomBytes(SECRET_KEY_BYTES).toString("base64")}\n`, { flag: "wx", mode: 0o600 });

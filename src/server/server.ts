@@ -34,7 +34,8 @@ import { createOpenApiDocument } from "./openapi/openapi-document.js";
 import { toApiJson } from "./rest/json.js";
 import { createRouteTable } from "./rest/route-table.js";
 import { createRequestLimits } from "./request-limits.js";
-import { loadSecretBox, resealStore, type Notice } from "./secrets-key.js";
+import { secureDataDir, type Notice } from "./data-dir.js";
+import { loadSecretBox, resealStore } from "./secrets-key.js";
 
 /** A running server. */
 export interface ArborServer {
@@ -76,7 +77,7 @@ export interface Core {
 
 /**
  * Opens the store and builds the core; `issuer` gives {auth_url}, `baseUrl` {base_url}; `notice`
- * reports what start changed (secrets sealed).
+ * reports what start changed (modes tightened, secrets sealed).
  */
 export async function openCore(
   config: Config,
@@ -86,6 +87,7 @@ export async function openCore(
   baseUrl: () => string = () => baseUrlOf(config),
   notice: Notice = () => undefined,
 ): Promise<Core> {
+  await secureDataDir(config.dataDir, notice);
   const secrets = await loadSecretBox(config);
   const store = await createStore({
     databaseUrl: config.databaseUrl,
