@@ -24,7 +24,7 @@ type Flags = Partial<Record<keyof Config, unknown>> & { config?: string };
 /** The store flags every command that opens the store takes. */
 function storeOptions(cmd: Command): Command {
   return cmd
-    .addOption(new Option("--data-dir <dir>", "where the embedded SQLite store lives (ARBOR_DATA_DIR)").default(DEFAULT_CONFIG.dataDir))
+    .addOption(new Option("--data-dir <dir>", "where the embedded SQLite store and the secrets key file live (ARBOR_DATA_DIR)").default(DEFAULT_CONFIG.dataDir))
     .addOption(new Option("--database-url <url>", "a postgres:// URL: use PostgreSQL instead of SQLite (ARBOR_DATABASE_URL)"))
     .addOption(new Option("--database-schema <name>", "PostgreSQL schema for Arbor's tables (ARBOR_DATABASE_SCHEMA; default public)"))
     .addOption(new Option("--base-url <url>", "the public URL of the API, {base_url} (ARBOR_BASE_URL; default http://localhost:<port>)"))
