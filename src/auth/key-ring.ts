@@ -80,8 +80,9 @@ export class KeyRing {
   }
 
   /**
-   * Makes a new key the signing one at once; the keys it replaces stop signing and stay published
-   * until every token they signed has expired, also those other replicas sign until they notice.
+   * Makes a new key the signing one at once; every other key stops signing and stays published
+   * until every token it signed has expired, also those other replicas sign until they notice,
+   * and no longer (an older key kept a day of margin: a leak is a reason to rotate).
    */
   async rotate(): Promise<Rotation> {
     const now = this.#clock.now();

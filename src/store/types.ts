@@ -288,8 +288,8 @@ export interface KeyStore {
   /** Deletes keys retired before `now`. */
   deleteRetired(now: number): Promise<void>;
   /**
-   * Ends the signing of every key but `kept` still signing at `now` (a rotation): they stop
-   * signing at `now` and retire at `retireBy`, staying published until then.
+   * A rotation: every key but `kept` stops signing at `now` (if it still did) and retires at
+   * `retireBy` at the latest, staying published until then.
    */
   endSigning(kept: string, now: number, retireBy: number): Promise<void>;
   /** Seals every private key not sealed under the current secrets key; as IdentityProviderStore.resealSecrets. */

@@ -15,7 +15,7 @@ function memoryKeys(): KeyStore {
     live: async (now) => rows.filter((k) => k.retireTime > now).sort((a, b) => b.createTime - a.createTime),
     deleteRetired: async () => {},
     endSigning: async (kept, now, retireBy) => {
-      for (const k of rows) if (k.kid !== kept && k.rotateTime > now) Object.assign(k, { rotateTime: now, retireTime: retireBy });
+      for (const k of rows.filter((r) => r.kid !== kept)) Object.assign(k, { rotateTime: Math.min(k.rotateTime, now), retireTime: Math.min(k.retireTime, retireBy) });
     },
     resealSecrets: async () => 0,
   };

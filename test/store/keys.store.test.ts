@@ -65,15 +65,17 @@ describeEachEngine("key store", (t) => {
     }
   });
 
-  it("ends the signing of every other key still signing, which then retires at the time given", async () => {
+  it("ends the signing of every other key, which then retires at the time given at the latest", async () => {
     const t0 = NOW + 100_000;
     await keys().insert({ ...key("signing", t0, t0 + 9_000_000), rotateTime: t0 + 1_000_000 });
     await keys().insert({ ...key("rotated-before", t0 - 10, t0 + 8_000_000), rotateTime: t0 - 5 });
     await keys().insert({ ...key("fresh", t0 + 1, t0 + 9_000_001), rotateTime: t0 + 1_000_001 });
+    await keys().insert({ ...key("retiring-sooner", t0 - 20, t0 + 4_000), rotateTime: t0 - 15 });
     await keys().endSigning("fresh", t0 + 2, t0 + 5_000);
     const live = new Map((await keys().live(t0)).map((r) => [r.kid, r]));
     expect(live.get("signing")).toMatchObject({ rotateTime: t0 + 2, retireTime: t0 + 5_000 });
-    expect(live.get("rotated-before")).toMatchObject({ rotateTime: t0 - 5, retireTime: t0 + 8_000_000 });
+    expect(live.get("rotated-before")).toMatchObject({ rotateTime: t0 - 5, retireTime: t0 + 5_000 });
+    expect(live.get("retiring-sooner")).toMatchObject({ rotateTime: t0 - 15, retireTime: t0 + 4_000 });
     expect(live.get("fresh")).toMatchObject({ rotateTime: t0 + 1_000_001, retireTime: t0 + 9_000_001 });
   });
 });
