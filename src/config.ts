@@ -20,7 +20,7 @@ export interface Config {
   issuerUrl: string | undefined;
   /** The error domain suffix; undefined means the host of the base URL. */
   domain: string | undefined;
-  /** Where the embedded SQLite store lives. */
+  /** Where the embedded SQLite store and, without secretsKey, the secrets key file live. */
   dataDir: string;
   /** A postgres:// URL selects PostgreSQL; undefined means SQLite in dataDir. */
   databaseUrl: string | undefined;

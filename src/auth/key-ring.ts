@@ -1,7 +1,9 @@
 /**
  * Token signing keys (ES256), kept in the store so every replica signs with and verifies against
  * the same set. A key signs for one rotation period, then stays published long enough for the
- * tokens it signed to expire.
+ * tokens it signed to expire. An operator may also rotate at once (`arbor admin rotate-signing-key`):
+ * every replica signs with the new key within SIGNING_REFRESH_MS, and the old one stays published
+ * until the tokens it signed meanwhile have expired.
  */
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from "jose";
 import type { Clock } from "../domain/clock.js";
@@ -24,14 +26,35 @@ export interface KeyRingOptions {
 
 const RELOAD_MIN_INTERVAL_MS = 1000;
 
+/** How long a replica signs with the key it knows before asking the store for a newer one. */
+export const SIGNING_REFRESH_MS = 60 * 1000;
+
+/** Beyond a token's lifetime, how long a rotated key stays published: callers' and replicas' clock skew. */
+export const ROTATION_MARGIN_MS = 5 * 60 * 1000;
+
+/** A key that verifies tokens, until it retires. */
+export interface PublicKey {
+  key: CryptoKey;
+  /** When it leaves the JWKS and stops verifying, in milliseconds since the epoch. */
+  retireTime: number;
+}
+
+/** What a rotation did. */
+export interface Rotation {
+  /** The new signing key's kid. */
+  kid: string;
+  /** When the keys it replaced leave the JWKS and stop verifying. */
+  retireTime: number;
+}
+
 /** The keys of the installation, loaded from the store and cached. */
 export class KeyRing {
   readonly #store: KeyStore;
   readonly #clock: Clock;
   readonly #rotationMs: number;
   #records: SigningKeyRecord[] = [];
-  #public = new Map<string, CryptoKey>();
-  #signing: { record: SigningKeyRecord; key: SigningKey } | undefined;
+  #public = new Map<string, PublicKey>();
+  #signing: { record: SigningKeyRecord; key: SigningKey; checkedAt: number } | undefined;
   #loadedAt = -Infinity;
   #loading: Promise<void> | undefined;
 
@@ -44,24 +67,51 @@ export class KeyRing {
   /** The key to sign with now, creating one when none is current. */
   async signingKey(): Promise<SigningKey> {
     const now = this.#clock.now();
-    if (this.#signing && this.#signing.record.rotateTime > now) return this.#signing.key;
+    const signing = this.#signing;
+    // Checked again now and then: another process may have rotated the key (rotate()).
+    if (signing && signing.record.rotateTime > now && now - signing.checkedAt < SIGNING_REFRESH_MS) return signing.key;
     await this.#reload(true);
     let current = this.#records.find((r) => r.rotateTime > now);
     if (current === undefined) {
       current = await this.#create(now);
       await this.#reload(true);
     }
-    const key = { kid: current.kid, key: (await importJWK(JSON.parse(current.privateJwk) as JWK, "ES256")) as CryptoKey };
-    this.#signing = { record: current, key };
+    return this.#sign(current, now);
+  }
+
+  /**
+   * Makes a new key the signing one at once; every other key stops signing and stays published
+   * until every token it signed has expired, also those other replicas sign until they notice,
+   * and no longer (an older key kept a day of margin: a leak is a reason to rotate).
+   */
+  async rotate(): Promise<Rotation> {
+    const now = this.#clock.now();
+    const record = await this.#create(now);
+    const retireTime = now + SIGNING_REFRESH_MS + TOKEN_TTL_MS + ROTATION_MARGIN_MS;
+    await this.#store.endSigning(record.kid, now, retireTime);
+    await this.#reload(true);
+    await this.#sign(record, now);
+    return { kid: record.kid, retireTime };
+  }
+
+  async #sign(record: SigningKeyRecord, now: number): Promise<SigningKey> {
+    const known = this.#signing?.record.kid === record.kid ? this.#signing.key : undefined;
+    const key = known ?? { kid: record.kid, key: (await importJWK(JSON.parse(record.privateJwk) as JWK, "ES256")) as CryptoKey };
+    this.#signing = { record, key, checkedAt: now };
     return key;
   }
 
-  /** The public key with this kid, reloading from the store when it is not known yet. */
-  async publicKey(kid: string): Promise<CryptoKey | undefined> {
+  /**
+   * The public key with this kid and when it retires, reloading from the store when it is not
+   * known yet; undefined for an unknown or retired key.
+   */
+  async publicKey(kid: string): Promise<PublicKey | undefined> {
+    // A retired key verifies nothing, even before the next reload forgets it.
+    const live = (k: PublicKey | undefined) => (k !== undefined && k.retireTime > this.#clock.now() ? k : undefined);
     const known = this.#public.get(kid);
-    if (known) return known;
+    if (known) return live(known);
     await this.#reload(false);
-    return this.#public.get(kid);
+    return live(this.#public.get(kid));
   }
 
   /** The JWKS document: every key not yet retired. */
@@ -98,10 +148,14 @@ export class KeyRing {
     if (!force && now - this.#loadedAt < RELOAD_MIN_INTERVAL_MS) return;
     this.#loading ??= (async () => {
       try {
-        const records = await this.#store.live(this.#clock.now());
-        const keys = new Map<string, CryptoKey>();
+        const now = this.#clock.now();
+        // A key this ring knew has retired: whichever replica notices first drops it from the store.
+        if (this.#records.some((r) => r.retireTime <= now)) await this.#store.deleteRetired(now);
+        const records = await this.#store.live(now);
+        const keys = new Map<string, PublicKey>();
         for (const r of records) {
-          keys.set(r.kid, this.#public.get(r.kid) ?? ((await importJWK(JSON.parse(r.publicJwk) as JWK, "ES256")) as CryptoKey));
+          const key = this.#public.get(r.kid)?.key ?? ((await importJWK(JSON.parse(r.publicJwk) as JWK, "ES256")) as CryptoKey);
+          keys.set(r.kid, { key, retireTime: r.retireTime });
         }
         this.#records = records;
         this.#public = keys;

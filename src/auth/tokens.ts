@@ -44,8 +44,11 @@ export class Tokens {
   readonly #keys: KeyRing;
   readonly #clock: Clock;
   readonly #issuer: () => string;
-  /** Tokens already verified, oldest first; only exactly the same token string is a hit. */
-  readonly #verified = new Map<string, TokenClaims>();
+  /**
+   * Tokens already verified, oldest first, with when a fresh verification would refuse them: at
+   * their expiry, or sooner when their signing key retires. Only exactly the same string is a hit.
+   */
+  readonly #verified = new Map<string, { claims: TokenClaims; until: number }>();
 
   /** `issuer` gives {auth_url}; a function because a server on port 0 learns it on listening. */
   constructor(keys: KeyRing, clock: Clock, issuer: () => string) {
@@ -85,23 +88,26 @@ export class Tokens {
   async verify(token: string, audience: string): Promise<TokenClaims> {
     const cached = this.#verified.get(token);
     if (cached !== undefined) {
-      if (cached.aud === audience && cached.iss === this.#issuer() && this.#clock.now() < (cached.exp + CLOCK_TOLERANCE_S) * 1000) return cached;
+      const { claims } = cached;
+      if (claims.aud === audience && claims.iss === this.#issuer() && this.#clock.now() < cached.until) return claims;
       this.#verified.delete(token);
     }
-    const claims = await this.#verifySigned(token, audience);
+    const { claims, keyRetireTime } = await this.#verifySigned(token, audience);
     if (this.#verified.size >= VERIFIED_CACHE_SIZE) this.#verified.delete(this.#verified.keys().next().value as string);
-    this.#verified.set(token, claims);
+    this.#verified.set(token, { claims, until: Math.min((claims.exp + CLOCK_TOLERANCE_S) * 1000, keyRetireTime) });
     return claims;
   }
 
-  async #verifySigned(token: string, audience: string): Promise<TokenClaims> {
+  async #verifySigned(token: string, audience: string): Promise<{ claims: TokenClaims; keyRetireTime: number }> {
+    let keyRetireTime = -Infinity;
     try {
       const { payload } = await jwtVerify(
         token,
         async (header) => {
-          const key = header.kid ? await this.#keys.publicKey(header.kid) : undefined;
-          if (!key) throw unauthenticated("the token was not signed by a key of this issuer");
-          return key;
+          const found = header.kid ? await this.#keys.publicKey(header.kid) : undefined;
+          if (!found) throw unauthenticated("the token was not signed by a key of this issuer");
+          keyRetireTime = found.retireTime;
+          return found.key;
         },
         {
           issuer: this.#issuer(),
@@ -112,7 +118,7 @@ export class Tokens {
           requiredClaims: ["sub", "exp", "iat"],
         },
       );
-      return payload as unknown as TokenClaims;
+      return { claims: payload as unknown as TokenClaims, keyRetireTime };
     } catch (e) {
       throw unauthenticated(reasonOf(e));
     }

@@ -65,6 +65,18 @@ export async function adminToken(config: Config, options: AdminTokenOptions): Pr
   });
 }
 
+/**
+ * Makes a new token signing key the active one at once (a suspected leak, a policy); the keys it
+ * replaces stay in the JWKS until the tokens they signed have expired. Prints the new kid and when
+ * the old keys retire, as JSON.
+ */
+export async function rotateSigningKey(config: Config): Promise<string> {
+  return withCore(config, async (core) => {
+    const { kid, retireTime } = await core.keys.rotate();
+    return JSON.stringify({ kid, previousKeysRetireTime: new Date(retireTime).toISOString() }, null, 2);
+  });
+}
+
 /** A mistake in how a command was called (exit code 2). */
 export class UsageError extends Error {
   override readonly name = "UsageError";
@@ -86,7 +98,9 @@ async function findOrCreate(core: Core, name: string, description: string): Prom
 }
 
 async function withCore<T>(config: Config, fn: (core: Core) => Promise<T>): Promise<T> {
-  const core = await openCore(config, systemClock, cryptoIds, () => issuerUrlOf(config));
+  // What start changed (modes tightened, secrets sealed) goes to stderr, apart from the output.
+  const notice = (message: string, fields: Record<string, unknown>) => process.stderr.write(`arbor: ${message} ${JSON.stringify(fields)}\n`);
+  const core = await openCore(config, systemClock, cryptoIds, () => issuerUrlOf(config), undefined, undefined, notice);
   try {
     return await fn(core);
   } finally {

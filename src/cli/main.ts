@@ -5,7 +5,7 @@ import { ConnectError } from "@connectrpc/connect";
 import { Command, CommanderError, Option } from "commander";
 import { ConfigError, DEFAULT_CONFIG, resolveConfig, type Config } from "../config.js";
 import { isApiError } from "../domain/errors.js";
-import { adminToken, bootstrap, UsageError } from "./admin.js";
+import { adminToken, bootstrap, rotateSigningKey, UsageError } from "./admin.js";
 import { addAuditCommand } from "./admin-audit.js";
 import { addAdvisoriesCommands } from "./advisories.js";
 import { rpcErrorText } from "./api/rpc-error.js";
@@ -24,7 +24,7 @@ type Flags = Partial<Record<keyof Config, unknown>> & { config?: string };
 /** The store flags every command that opens the store takes. */
 function storeOptions(cmd: Command): Command {
   return cmd
-    .addOption(new Option("--data-dir <dir>", "where the embedded SQLite store lives (ARBOR_DATA_DIR)").default(DEFAULT_CONFIG.dataDir))
+    .addOption(new Option("--data-dir <dir>", "where the embedded SQLite store and the secrets key file live (ARBOR_DATA_DIR)").default(DEFAULT_CONFIG.dataDir))
     .addOption(new Option("--database-url <url>", "a postgres:// URL: use PostgreSQL instead of SQLite (ARBOR_DATABASE_URL)"))
     .addOption(new Option("--database-schema <name>", "PostgreSQL schema for Arbor's tables (ARBOR_DATABASE_SCHEMA; default public)"))
     .addOption(new Option("--base-url <url>", "the public URL of the API, {base_url} (ARBOR_BASE_URL; default http://localhost:<port>)"))
@@ -100,6 +100,20 @@ export function buildProgram(): Command {
   ).action(async (opts: Flags & { org?: string; identity?: string; audience?: string }, cmd: Command) => {
     const config = configOf(opts, (k) => cmd.getOptionValueSource(k) === "cli");
     process.stdout.write(`${await adminToken(config, opts)}\n`);
+  });
+  storeOptions(
+    admin
+      .command("rotate-signing-key")
+      .description("make a new token signing key the active one now; the old keys stay in the JWKS until their tokens expire")
+      .addHelpText(
+        "after",
+        "\nRunning servers sign with the new key within a minute, and keep accepting tokens signed by the old\n" +
+          "keys until those have expired (the printed previousKeysRetireTime); the old keys are then dropped.\n\n" +
+          "Examples:\n  arbor admin rotate-signing-key\n",
+      ),
+  ).action(async (opts: Flags, cmd: Command) => {
+    const config = configOf(opts, (k) => cmd.getOptionValueSource(k) === "cli");
+    process.stdout.write(`${await rotateSigningKey(config)}\n`);
   });
   addRegistryConfigCommand(admin, storeOptions, configOf);
   addAuditCommand(admin, storeOptions, configOf);

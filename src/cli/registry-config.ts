@@ -14,6 +14,7 @@ import { baseUrlOf, issuerUrlOf, type Config } from "../config.js";
 import { systemClock } from "../domain/clock.js";
 import { BLOB_MEDIA_TYPES } from "../server/registry-events.js";
 import { NOTIFICATIONS_PATH, registryTokenPath } from "../server/registry-endpoints.js";
+import { loadSecretBox } from "../server/secrets-key.js";
 import { createStore } from "../store/create-store.js";
 import { UsageError } from "./admin.js";
 
@@ -68,7 +69,9 @@ export async function registryConfig(config: Config, options: RegistryConfigOpti
   if (!URL.canParse(notifyBase) || !/^https?:$/.test(new URL(notifyBase).protocol)) throw new UsageError(`--notify-url: "${notifyBase}" is not an http(s) URL`);
   const storage = resolve(options.storage);
   const certFile = resolve(options.certFile ?? join(storage, DEFAULT_CERT_NAME));
-  const store = await createStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema });
+  // The registry's key and secrets are sealed in the store: the server's secrets key opens them.
+  const box = await loadSecretBox(config);
+  const store = await createStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema, secrets: box });
   let secrets: { certificatePem: string; notifications: string; http: string };
   try {
     secrets = {

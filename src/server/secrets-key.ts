@@ -6,8 +6,10 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { Config } from "../config.js";
-import { createSecretBox, parseSecretKeys, SECRET_KEY_BYTES, type SecretBox } from "../domain/secret-box.js";
+import { ConfigError, type Config } from "../config.js";
+import { createSecretBox, parseSecretKeys, SECRET_KEY_BYTES, SecretBoxError, type SecretBox } from "../domain/secret-box.js";
+import type { Stores } from "../store/types.js";
+import type { Notice } from "./data-dir.js";
 
 /** The name of the key file Arbor makes in the data directory when no key is configured. */
 export const SECRETS_KEY_FILE = "secrets.key";
@@ -24,7 +26,7 @@ async function keyFile(path: string): Promise<Buffer> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
-  await mkdir(join(path, ".."), { recursive: true });
+  await mkdir(join(path, ".."), { recursive: true, mode: 0o700 });
   try {
     // wx: of two processes starting at once, one writes and both then read the same key.
     await writeFile(path, `${randomBytes(SECRET_KEY_BYTES).toString("base64")}\n`, { flag: "wx", mode: 0o600 });
@@ -32,4 +34,32 @@ async function keyFile(path: string): Promise<Buffer> {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
   }
   return parseSecretKeys(await readFile(path, "utf8"), path)[0] as Buffer;
+}
+
+/**
+ * Seals under the first key every secret the store holds in plain text (written by an older Arbor)
+ * or under an older key, and reports how many. A secret no configured key opens fails start: a
+ * store copied without its key, or a wrong key, must not start and mint keys of its own.
+ */
+export async function resealStore(
+  store: Pick<Stores, "identityProviders" | "keys" | "settings">,
+  config: Pick<Config, "secretsKey" | "dataDir">,
+  notice: Notice,
+): Promise<void> {
+  const resealAll = async (checkOnly: boolean) => ({
+    identityProviders: await store.identityProviders.resealSecrets(checkOnly),
+    signingKeys: await store.keys.resealSecrets(checkOnly),
+    settings: await store.settings.resealSecrets(checkOnly),
+  });
+  try {
+    // Every secret of every table opens before any is written: with a wrong key, plain text
+    // sealed under it would lock the right key out.
+    await resealAll(true);
+    const counts = await resealAll(false);
+    if (Object.values(counts).some((n) => n > 0)) notice("sealed stored secrets under the current secrets key", counts);
+  } catch (e) {
+    if (!(e instanceof SecretBoxError)) throw e;
+    const source = config.secretsKey !== undefined ? "ARBOR_SECRETS_KEY" : `the key file ${join(config.dataDir, SECRETS_KEY_FILE)} (ARBOR_SECRETS_KEY is unset)`;
+    throw new ConfigError(`the store's secrets are sealed with a secrets key that ${source} does not hold: ${e.message}. Start with the key the store was sealed with`);
+  }
 }

@@ -36,7 +36,8 @@ import { createOpenApiDocument } from "./openapi/openapi-document.js";
 import { toApiJson } from "./rest/json.js";
 import { createRouteTable } from "./rest/route-table.js";
 import { createRequestLimits } from "./request-limits.js";
-import { loadSecretBox } from "./secrets-key.js";
+import { secureDataDir, type Notice } from "./data-dir.js";
+import { loadSecretBox, resealStore } from "./secrets-key.js";
 
 /** A running server. */
 export interface ArborServer {
@@ -80,7 +81,10 @@ export interface Core {
   audiences: () => string[];
 }
 
-/** Opens the store and builds the core; `issuer` gives {auth_url}, `baseUrl` {base_url}. */
+/**
+ * Opens the store and builds the core; `issuer` gives {auth_url}, `baseUrl` {base_url}; `notice`
+ * reports what start changed (modes tightened, secrets sealed).
+ */
 export async function openCore(
   config: Config,
   clock: Clock,
@@ -88,7 +92,9 @@ export async function openCore(
   issuer: () => string,
   baseUrl: () => string = () => baseUrlOf(config),
   resolve: Resolve = systemResolve,
+  notice: Notice = () => undefined,
 ): Promise<Core> {
+  await secureDataDir(config.dataDir, notice);
   const secrets = await loadSecretBox(config);
   const store = await createStore({
     databaseUrl: config.databaseUrl,
@@ -100,7 +106,7 @@ export async function openCore(
   });
   try {
     // Secrets written before sealing existed, or under a key since rotated out of first place.
-    await store.identityProviders.resealSecrets();
+    await resealStore(store, config, notice);
     const secret = await store.settings.getOrCreate("page_token_secret", () => randomBytes(32).toString("base64"));
     const pageTokens = new PageTokens(Buffer.from(secret, "base64"), clock);
     // The built-in roles' rows follow the code (names, descriptions, roles added in a release).
@@ -125,7 +131,15 @@ export async function openCore(
 export async function startServer(config: Config, env: ServerEnvironment): Promise<ArborServer> {
   const clock = env.clock ?? systemClock;
   let boundPort = config.port;
-  const core = await openCore(config, clock, env.ids ?? cryptoIds, () => issuerUrlOf(config, boundPort), () => baseUrlOf(config, boundPort), env.resolve);
+  const core = await openCore(
+    config,
+    clock,
+    env.ids ?? cryptoIds,
+    () => issuerUrlOf(config, boundPort),
+    () => baseUrlOf(config, boundPort),
+    env.resolve,
+    (message, fields) => env.logger.warn(fields, message),
+  );
   const services = createServices(core.deps);
   const limits = createRequestLimits(config, clock);
   // One for every way in, so what it remembers serves them all.

@@ -4,7 +4,7 @@
  * safety under concurrency differs (folding counts). Nothing else in store/ asks which engine
  * runs.
  */
-import { mkdirSync } from "node:fs";
+import { closeSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import {
@@ -67,9 +67,16 @@ function sqliteSetup(dataDir: string): EngineSetup {
   };
 }
 
+/** The SQLite database's files in the data directory: the database, its WAL and its shared memory. */
+export const SQLITE_FILES = ["arbor.db", "arbor.db-wal", "arbor.db-shm"] as const;
+
 function openSqlite(dataDir: string): SqliteDatabase {
-  mkdirSync(dataDir, { recursive: true });
-  const db = new BetterSqlite3(join(dataDir, "arbor.db"));
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const file = join(dataDir, SQLITE_FILES[0]);
+  // Made 0600 before SQLite opens it (SQLite's own default is 0644); SQLite gives the -wal and
+  // -shm files it makes the database file's mode.
+  closeSync(openSync(file, "a", 0o600));
+  const db = new BetterSqlite3(file);
   // busy_timeout first: switching to WAL needs a lock another process may hold.
   db.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
   db.pragma("journal_mode = WAL");

@@ -4,10 +4,11 @@
  */
 import type { AuthorityRecorder } from "../domain/authority.js";
 import { notFound } from "../domain/errors.js";
-import { isSealed, type SecretBox } from "../domain/secret-box.js";
+import type { SecretBox } from "../domain/secret-box.js";
 import type { IdentityProviderRecord, OidcSettings } from "../domain/records.js";
 import { parentOf } from "../domain/uid.js";
 import type { Executor, IdentityProvidersTable } from "./database.js";
+import { resealEach, sealingWith, type Sealing } from "./sealing.js";
 import { guard } from "./translate-error.js";
 import { listConditions } from "./resource-filter.js";
 import { missingGroupOrRole, nameTaken, NAMED_SORT_COLUMNS, resourceTable } from "./resource-table.js";
@@ -19,7 +20,7 @@ import type { IdentityProviderStore, ResourceFilter } from "./types.js";
  * neither written nor read (never plain text at rest).
  */
 export function createIdentityProviderStore(db: Executor, secrets: SecretBox | undefined, record: AuthorityRecorder): IdentityProviderStore {
-  const sealing = sealingWith(secrets);
+  const sealing = sealingWith(secrets, "this identity provider's client secret");
   const toRow = (p: IdentityProviderRecord) => rowOf(p, sealing.seal);
   const table = resourceTable(db, {
     table: "identity_providers",
@@ -73,45 +74,27 @@ export function createIdentityProviderStore(db: Executor, secrets: SecretBox | u
     list: table.list,
     count: table.count,
 
-    async resealSecrets() {
+    async resealSecrets(checkOnly = false) {
       const rows = await guard(() =>
         db.selectFrom("identity_providers").select(["uid", "client_secret"]).where("client_secret", "!=", "").execute(),
       );
-      let resealed = 0;
-      for (const row of rows) {
-        if (secrets?.isCurrent(row.client_secret) === true) continue;
-        const sealed = sealing.seal(sealing.open(row.client_secret));
-        // Only if untouched meanwhile: a concurrent update already wrote a current seal.
-        const { numUpdatedRows } = await guard(() =>
-          db
-            .updateTable("identity_providers")
-            .set({ client_secret: sealed })
-            .where("uid", "=", row.uid)
-            .where("client_secret", "=", row.client_secret)
-            .executeTakeFirstOrThrow(),
-        );
-        if (numUpdatedRows > 0n) resealed++;
-      }
-      return resealed;
+      return resealEach(
+        rows.map((r) => ({ key: r.uid, value: r.client_secret })),
+        sealing,
+        async (uid, from, to) => {
+          const { numUpdatedRows } = await guard(() =>
+            db
+              .updateTable("identity_providers")
+              .set({ client_secret: to })
+              .where("uid", "=", uid)
+              .where("client_secret", "=", from)
+              .executeTakeFirstOrThrow(),
+          );
+          return numUpdatedRows > 0n;
+        },
+        checkOnly,
+      );
     },
-  };
-}
-
-interface Sealing {
-  seal(plain: string): string;
-  open(stored: string): string;
-}
-
-function sealingWith(secrets: SecretBox | undefined): Sealing {
-  const box = (): SecretBox => {
-    if (secrets === undefined) throw new Error("the store was opened without a secrets key, and this identity provider has a client secret");
-    return secrets;
-  };
-  return {
-    // An empty secret is a public client's: nothing to hide.
-    seal: (plain) => (plain === "" ? "" : box().seal(plain)),
-    // Plain text is a secret written before sealing existed; resealSecrets() seals it at start.
-    open: (stored) => (stored === "" || !isSealed(stored) ? stored : box().open(stored)),
   };
 }
 

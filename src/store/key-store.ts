@@ -1,15 +1,19 @@
 /**
- * Token signing keys in the `signing_keys` table, shared by every replica.
+ * Token signing keys in the `signing_keys` table, shared by every replica. Private keys are
+ * sealed with the secrets key (src/store/sealing.ts): a copy of the table signs nothing.
  */
+import type { SecretBox } from "../domain/secret-box.js";
 import type { Executor, SigningKeysTable } from "./database.js";
+import { resealEach, sealingWith, type Sealing } from "./sealing.js";
 import { guard } from "./translate-error.js";
 import type { KeyStore, SigningKeyRecord } from "./types.js";
 
-/** The key store over an executor. */
-export function createKeyStore(db: Executor): KeyStore {
+/** The key store over an executor; secrets seals the private keys. */
+export function createKeyStore(db: Executor, secrets: SecretBox | undefined): KeyStore {
+  const sealing = sealingWith(secrets, "a token signing key");
   return {
     async insert(key) {
-      await guard(() => db.insertInto("signing_keys").values(toRow(key)).execute());
+      await guard(() => db.insertInto("signing_keys").values(toRow(key, sealing)).execute());
     },
 
     async live(now) {
@@ -22,20 +26,43 @@ export function createKeyStore(db: Executor): KeyStore {
           .orderBy("kid", "desc")
           .execute(),
       );
-      return rows.map(toKey);
+      return rows.map((row) => toKey(row, sealing));
     },
 
     async deleteRetired(now) {
       // The complement of live(now): a key retired at exactly `now` is no longer live.
       await guard(() => db.deleteFrom("signing_keys").where("retire_time", "<=", now).execute());
     },
+
+    async endSigning(kept, now, retireBy) {
+      // Two statements, each harmless alone: a crash between them leaves a key signing a little longer.
+      await guard(() => db.updateTable("signing_keys").set({ rotate_time: now }).where("kid", "!=", kept).where("rotate_time", ">", now).execute());
+      await guard(() =>
+        db.updateTable("signing_keys").set({ retire_time: retireBy }).where("kid", "!=", kept).where("retire_time", ">", retireBy).execute(),
+      );
+    },
+
+    async resealSecrets(checkOnly = false) {
+      const rows = await guard(() => db.selectFrom("signing_keys").select(["kid", "private_jwk"]).execute());
+      return resealEach(
+        rows.map((r) => ({ key: r.kid, value: r.private_jwk })),
+        sealing,
+        async (kid, from, to) => {
+          const { numUpdatedRows } = await guard(() =>
+            db.updateTable("signing_keys").set({ private_jwk: to }).where("kid", "=", kid).where("private_jwk", "=", from).executeTakeFirstOrThrow(),
+          );
+          return numUpdatedRows > 0n;
+        },
+        checkOnly,
+      );
+    },
   };
 }
 
-function toRow(k: SigningKeyRecord): SigningKeysTable {
+function toRow(k: SigningKeyRecord, sealing: Sealing): SigningKeysTable {
   return {
     kid: k.kid,
-    private_jwk: k.privateJwk,
+    private_jwk: sealing.seal(k.privateJwk),
     public_jwk: k.publicJwk,
     create_time: k.createTime,
     rotate_time: k.rotateTime,
@@ -43,10 +70,10 @@ function toRow(k: SigningKeyRecord): SigningKeysTable {
   };
 }
 
-function toKey(row: SigningKeysTable): SigningKeyRecord {
+function toKey(row: SigningKeysTable, sealing: Sealing): SigningKeyRecord {
   return {
     kid: row.kid,
-    privateJwk: row.private_jwk,
+    privateJwk: sealing.open(row.private_jwk),
     publicJwk: row.public_jwk,
     createTime: row.create_time,
     rotateTime: row.rotate_time,

@@ -1,22 +1,26 @@
 /**
  * Server-wide values in the `settings` table. A value is written once and never changed, so
- * replicas that race to create it settle on whichever insert landed first.
+ * replicas that race to create it settle on whichever insert landed first. Every value is a key or
+ * a secret, so every value is sealed with the secrets key (src/store/sealing.ts).
  */
 import { internal } from "../domain/errors.js";
+import type { SecretBox } from "../domain/secret-box.js";
 import type { Executor } from "./database.js";
+import { resealEach, sealingWith } from "./sealing.js";
 import { guard } from "./translate-error.js";
 import type { SettingsStore } from "./types.js";
 
-/** The settings store over an executor. */
-export function createSettingsStore(db: Executor): SettingsStore {
+/** The settings store over an executor; secrets seals the values. */
+export function createSettingsStore(db: Executor, secrets: SecretBox | undefined): SettingsStore {
+  const sealing = sealingWith(secrets, "a setting");
   const read = (name: string) =>
     guard(async () => (await db.selectFrom("settings").select("value").where("name", "=", name).executeTakeFirst())?.value);
 
   return {
     async getOrCreate(name, make) {
       const existing = await read(name);
-      if (existing !== undefined) return existing;
-      const value = make();
+      if (existing !== undefined) return sealing.open(existing);
+      const value = sealing.seal(make());
       // A racing replica's insert wins silently; the read after it returns the winner's value.
       await guard(() =>
         db
@@ -27,7 +31,22 @@ export function createSettingsStore(db: Executor): SettingsStore {
       );
       const stored = await read(name);
       if (stored === undefined) throw internal(new Error(`setting ${name} is missing right after its insert`));
-      return stored;
+      return sealing.open(stored);
+    },
+
+    async resealSecrets(checkOnly = false) {
+      const rows = await guard(() => db.selectFrom("settings").select(["name", "value"]).execute());
+      return resealEach(
+        rows.map((r) => ({ key: r.name, value: r.value })),
+        sealing,
+        async (name, from, to) => {
+          const { numUpdatedRows } = await guard(() =>
+            db.updateTable("settings").set({ value: to }).where("name", "=", name).where("value", "=", from).executeTakeFirstOrThrow(),
+          );
+          return numUpdatedRows > 0n;
+        },
+        checkOnly,
+      );
     },
   };
 }

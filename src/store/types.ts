@@ -205,8 +205,11 @@ export interface IdentityProviderStore {
   list(filter: ResourceFilter, window: RowWindow): Promise<IdentityProviderRecord[]>;
   /** How many providers match filter. */
   count(filter: ResourceFilter): Promise<number>;
-  /** Seals every client secret not sealed under the current key (plain text, or an older key); how many. */
-  resealSecrets(): Promise<number>;
+  /**
+   * Seals every client secret not sealed under the current key (plain text, or an older key); how
+   * many. With checkOnly, only opens them all (throwing when one does not open) and counts.
+   */
+  resealSecrets(checkOnly?: boolean): Promise<number>;
 }
 
 /** Account associations, one per group at most, keyed by the group's uid. */
@@ -294,6 +297,13 @@ export interface KeyStore {
   live(now: number): Promise<SigningKeyRecord[]>;
   /** Deletes keys retired before `now`. */
   deleteRetired(now: number): Promise<void>;
+  /**
+   * A rotation: every key but `kept` stops signing at `now` (if it still did) and retires at
+   * `retireBy` at the latest, staying published until then.
+   */
+  endSigning(kept: string, now: number, retireBy: number): Promise<void>;
+  /** Seals every private key not sealed under the current secrets key; as IdentityProviderStore.resealSecrets. */
+  resealSecrets(checkOnly?: boolean): Promise<number>;
 }
 
 /** Who an upstream token named: the `act` claim of the tokens a login yields. */
@@ -405,13 +415,18 @@ export interface RefreshTokenStore {
   deleteFamily(uid: string): Promise<boolean>;
 }
 
-/** Small server-wide values every replica shares (the page token secret). */
+/**
+ * Small server-wide values every replica shares: keys and secrets (the page token secret, the
+ * registry's signing key and secrets), so every value is sealed at rest.
+ */
 export interface SettingsStore {
   /**
    * The value of name; when there is none, stores make() and returns it. Replicas racing here
    * all end up with the same value.
    */
   getOrCreate(name: string, make: () => string): Promise<string>;
+  /** Seals every value not sealed under the current secrets key; as IdentityProviderStore.resealSecrets. */
+  resealSecrets(checkOnly?: boolean): Promise<number>;
 }
 
 /** The resource stores bound to one executor (the pool, or a transaction). */

@@ -14,6 +14,10 @@ function memoryKeys(): KeyStore {
     insert: async (k) => void rows.push(k),
     live: async (now) => rows.filter((k) => k.retireTime > now).sort((a, b) => b.createTime - a.createTime),
     deleteRetired: async () => {},
+    endSigning: async (kept, now, retireBy) => {
+      for (const k of rows.filter((r) => r.kid !== kept)) Object.assign(k, { rotateTime: Math.min(k.rotateTime, now), retireTime: Math.min(k.retireTime, retireBy) });
+    },
+    resealSecrets: async () => 0,
   };
 }
 

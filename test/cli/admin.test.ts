@@ -2,9 +2,10 @@
  * The admin commands against a running server on the same data directory, as a fresh install
  * uses them: bootstrap an organization, mint a token, call the API with it.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runArbor, serveArbor, type ServeProcess } from "../support/process.js";
 
@@ -53,6 +54,45 @@ describe("arbor admin with a running server (SQLite)", () => {
     expect(create.status).toBe(200);
   });
 
+  it("rotate-signing-key makes a new key sign; the running server still accepts the old key's tokens and publishes both", async () => {
+    const before = (await runArbor(["admin", "token", "--org", "acme"], env)).stdout.trim();
+    const rotated = await runArbor(["admin", "rotate-signing-key"], env);
+    expect(rotated.stderr).toBe("");
+    expect(rotated.code).toBe(0);
+    const { kid, previousKeysRetireTime } = JSON.parse(rotated.stdout) as { kid: string; previousKeysRetireTime: string };
+    const oldKid = decodeProtectedHeader(before).kid;
+    expect(kid).not.toBe(oldKid);
+    // The token lifetime, a minute for replicas to notice, five of skew: 66 minutes from now.
+    expect(Date.parse(previousKeysRetireTime) - Date.now()).toBeGreaterThan(65 * 60_000);
+    expect(Date.parse(previousKeysRetireTime) - Date.now()).toBeLessThanOrEqual(66 * 60_000);
+    const after = (await runArbor(["admin", "token", "--org", "acme"], env)).stdout.trim();
+    expect(decodeProtectedHeader(after).kid).toBe(kid);
+    const base = `http://127.0.0.1:${serve.port}`;
+    const jwks = (await (await fetch(`${base}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] };
+    expect(jwks.keys.map((k) => k.kid).sort()).toEqual([kid, oldKid].sort());
+    for (const token of [before, after]) {
+      const res = await fetch(`${base}/iam/v2beta1/groups?uidp.in_root=true`, { headers: { authorization: `Bearer ${token}` } });
+      expect(res.status).toBe(200);
+    }
+  });
+
+  it("a copy of the database without its secrets key signs nothing: admin token fails and says why", async () => {
+    const copy = mkdtempSync(join(tmpdir(), "arbor-copy-"));
+    try {
+      for (const f of ["arbor.db", "arbor.db-wal"]) if (existsSync(join(dataDir, f))) copyFileSync(join(dataDir, f), join(copy, f));
+      const { code, stdout, stderr } = await runArbor(["admin", "token", "--org", "acme"], { ...env, ARBOR_DATA_DIR: copy });
+      expect(code).toBe(2);
+      expect(stdout).toBe("");
+      expect(stderr).toContain(`arbor: the store's secrets are sealed with a secrets key that the key file ${join(copy, "secrets.key")} (ARBOR_SECRETS_KEY is unset) does not hold`);
+      // With the installation's key it works: the key file is all the copy lacked.
+      const key = readFileSync(join(dataDir, "secrets.key"), "utf8").trim();
+      const keyed = await runArbor(["admin", "token", "--org", "acme"], { ...env, ARBOR_DATA_DIR: copy, ARBOR_SECRETS_KEY: key });
+      expect(keyed.code).toBe(0);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+
   it("token for an organization that does not exist is a usage error", async () => {
     const { code, stderr, stdout } = await runArbor(["admin", "token", "--org", "nope"], env);
     expect(code).toBe(2);
@@ -62,7 +102,7 @@ describe("arbor admin with a running server (SQLite)", () => {
 });
 
 describe("arbor command line", () => {
-  it.each([["--help"], ["serve", "--help"], ["admin", "bootstrap", "--help"], ["admin", "token", "--help"]])(
+  it.each([["--help"], ["serve", "--help"], ["admin", "bootstrap", "--help"], ["admin", "token", "--help"], ["admin", "rotate-signing-key", "--help"]])(
     "%s prints help and exits 0",
     async (...args) => {
       const { code, stdout } = await runArbor(args);
