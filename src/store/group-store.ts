@@ -37,6 +37,7 @@ export function createGroupStore(db: Executor, engine: Engine): GroupStore {
       }),
 
     get: table.get,
+    getMany: table.getMany,
 
     async findOrganization(name) {
       const row = await guard(() =>
