@@ -3,7 +3,8 @@
  * that turns a requested scope into granted actions (DESIGN 1.9): each action needs capabilities
  * on the group that holds (or would hold, on first push) the repo, read from the caller's role
  * bindings. What is not allowed is left out, so a partial grant is a normal answer; the registry
- * refuses what the token does not carry.
+ * refuses what the token does not carry. Granting a push binds the path to its group first
+ * (content may land there from then on), and a path bound to another group grants nothing.
  */
 import { Capability } from "../domain/capabilities.js";
 import { invalidArgument } from "../domain/errors.js";
@@ -53,7 +54,7 @@ export function parseScopes(values: readonly string[]): RegistryAccess[] {
  * The actions granted for each requested scope, in request order. Only repositories are granted
  * anything: `registry:catalog:*` would list every organization's repos, so it is never granted.
  */
-export async function grantAccess(requested: readonly RegistryAccess[], permissions: Permissions, index: Pick<RegistryIndex, "resolve">): Promise<RegistryAccess[]> {
+export async function grantAccess(requested: readonly RegistryAccess[], permissions: Permissions, index: Pick<RegistryIndex, "resolve" | "claim">): Promise<RegistryAccess[]> {
   const out: RegistryAccess[] = [];
   for (const access of requested) {
     const resolved = access.type === "repository" ? await index.resolve(access.name) : null;
@@ -62,7 +63,10 @@ export async function grantAccess(requested: readonly RegistryAccess[], permissi
       return resolved !== null && caps !== undefined && permissions.allows(caps, resolved.groupUid);
     };
     const actions = access.actions.filter((action) => (action === "*" ? Object.keys(ACTION_CAPABILITIES).every(allowed) : allowed(action)));
-    out.push({ ...access, actions });
+    const pushes = actions.includes("push") || actions.includes("*");
+    // A claim lost to another group (a race on a freed name) leaves the path to that group.
+    const claimed = resolved === null || !pushes || (await index.claim(resolved));
+    out.push({ ...access, actions: claimed ? actions : [] });
   }
   return out;
 }

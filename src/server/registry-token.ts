@@ -30,7 +30,7 @@ export interface RegistryTokenDeps {
   tokens: Tokens;
   registryTokens: RegistryTokens;
   authorizer: Pick<Authorizer, "permissionsOf">;
-  index: Pick<RegistryIndex, "resolve">;
+  index: Pick<RegistryIndex, "resolve" | "claim">;
   /** {registry_host}: the only service tokens are issued for; undefined when no registry is configured. */
   registryHost: string | undefined;
 }

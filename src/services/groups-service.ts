@@ -23,7 +23,7 @@ import {
 } from "../gen/arbor/iam/v2beta1/groups_pb.js";
 import { callerOf, type CallContext } from "./context.js";
 import type { ServiceDeps } from "./deps.js";
-import { createChildGroup, createOrganization } from "./groups-store-ops.js";
+import { createChildGroup, createOrganization, updateGroup } from "./groups-store-ops.js";
 import { listPage } from "./list-page.js";
 
 /** The group resource as the API shows it. */
@@ -41,7 +41,7 @@ export function groupMessage(g: GroupRecord): Group {
 
 /** Creates the groups service implementation. */
 export function createGroupsService(deps: ServiceDeps) {
-  const { store, clock, pageTokens } = deps;
+  const { store, pageTokens } = deps;
   return {
     async listGroups(req: ListGroupsRequest, ctx: CallContext): Promise<ListGroupsResponse> {
       const query = { uidp: hierarchyFilter(req.uidp), ...(req.name !== "" && { name: req.name }) };
@@ -83,7 +83,7 @@ export function createGroupsService(deps: ServiceDeps) {
       const mask = resolveUpdateMask(req.updateMask?.paths, groupUpdatable, populated);
       const changes = namedChanges(mask, req.group);
       const updated =
-        mask.size === 0 ? await store.groups.get(uid) : await store.groups.update(uid, changes, clock.now());
+        mask.size === 0 ? await store.groups.get(uid) : await updateGroup(deps, uid, changes);
       if (!updated) throw notFound("group", uid);
       return groupMessage(updated);
     },

@@ -2,15 +2,17 @@
  * Group operations shared by the API services and the admin commands, so both obey the same
  * rules: creating an organization makes its creator an owner in the same transaction. When that
  * owner is the organization's local administrator, it gets an identity row (root-level, like a
- * person), so role bindings can show it by name.
+ * person), so role bindings can show it by name. A group may not take a name whose registry path
+ * is bound to another group, and a group bound to its registry path keeps its name.
  */
 import { Code, failedPrecondition, isApiError } from "../domain/errors.js";
 import { MAX_GROUP_DEPTH, type GroupRecord } from "../domain/groups.js";
 import { adminIdentityUid, type IdentityRecord } from "../domain/identities.js";
 import { validateDescription, validateName } from "../domain/names.js";
 import { OWNER_ROLE } from "../domain/roles.js";
-import { depthOf, isRoot, newChildUid, newRootUid } from "../domain/uid.js";
+import { depthOf, isRoot, newChildUid, newRootUid, parentOf } from "../domain/uid.js";
 import type { ServiceDeps } from "./deps.js";
+import { checkRegistryPath } from "./registry-paths.js";
 
 /** The fields of a new group. */
 export interface NewGroup {
@@ -26,6 +28,7 @@ export async function createOrganization(
 ): Promise<GroupRecord> {
   validateName(fields.name);
   validateDescription(fields.description);
+  await checkRegistryPath(deps.store, null, fields.name);
   const now = deps.clock.now();
   const group: GroupRecord = { uid: newRootUid(deps.ids), parentUid: null, ...fields, createTime: now, updateTime: now };
   const owner = ownerOf(group.uid);
@@ -52,10 +55,17 @@ export async function createChildGroup(deps: ServiceDeps, parent: string, fields
   if (depthOf(parent) >= MAX_GROUP_DEPTH) {
     throw failedPrecondition("DEPTH_LIMIT", parent, `groups may be nested at most ${MAX_GROUP_DEPTH} levels deep`);
   }
+  await checkRegistryPath(deps.store, parent, fields.name);
   const now = deps.clock.now();
   const group: GroupRecord = { uid: newChildUid(deps.ids, parent), parentUid: parent, ...fields, createTime: now, updateTime: now };
   await deps.store.groups.insert(group);
   return group;
+}
+
+/** Renames and redescribes a group; undefined when it does not exist. */
+export async function updateGroup(deps: ServiceDeps, uid: string, changes: { name?: string; description?: string }): Promise<GroupRecord | undefined> {
+  if (changes.name !== undefined) await checkRegistryPath(deps.store, parentOf(uid) ?? null, changes.name, uid);
+  return deps.store.groups.update(uid, changes, deps.clock.now());
 }
 
 /** Makes identityUid an owner of the organization, unless it already is. */

@@ -6,11 +6,18 @@
  * A repository path is the path of group names from the organization down, then the repo name
  * (`acme/backend-team/nginx`; DESIGN 1.9): every segment but the last names a group, the last
  * names the repo.
+ *
+ * A group path that held content stays bound to the group that held it (`registry_paths`): a
+ * bound path resolves to that group whatever the names say now, or to nothing once the group is
+ * gone, and an unbound path resolves by names only while none of its groups and none of its
+ * prefixes is bound elsewhere. A path is bound before content can land there: when a push is
+ * granted on it, and when a repo is made in it.
  */
 import { Code, isApiError } from "../domain/errors.js";
 import { isDigest, isTagName, parseRepositoryPath, type RepoRecord } from "../domain/repos.js";
 import { applyManifestDelete, applyPush, applyTagDelete, type TagChange, type TagState } from "../domain/tag-events.js";
-import { newChildUid } from "../domain/uid.js";
+import { newChildUid, rootOf } from "../domain/uid.js";
+import { reserved, type RegistryPath } from "../store/registry-path-store.js";
 import type { Stores } from "../store/types.js";
 import type { ServiceDeps } from "./deps.js";
 
@@ -24,6 +31,8 @@ export interface ResolvedRepository {
   repoName: string;
   /** The repo's uid when it is already indexed. */
   repoUid?: string;
+  /** The group paths of the way there not bound yet (root first): what a claim binds. */
+  unbound: RegistryPath[];
 }
 
 /** A manifest pushed to the registry, as its notification tells it. */
@@ -56,6 +65,11 @@ export interface DeleteEvent {
 export interface RegistryIndex {
   /** Resolves a repository path; null when its groups do not exist or it is not a valid path. */
   resolve(repository: string): Promise<ResolvedRepository | null>;
+  /**
+   * Binds the resolved path's groups to their paths, before content may land there; false when
+   * another group claimed one of them first (the path is then that group's, or nobody's).
+   */
+  claim(at: ResolvedRepository): Promise<boolean>;
   /** Indexes a push: creates the repo in its group on first push, and sets the tag's digest. */
   pushed(event: PushEvent): Promise<void>;
   /** Indexes a delete: removes the tag(s) it names. */
@@ -69,22 +83,56 @@ export function createRegistryIndex(deps: Pick<ServiceDeps, "store" | "ids">): R
   async function resolve(repository: string): Promise<ResolvedRepository | null> {
     const path = parseRepositoryPath(repository);
     if (path === undefined) return null;
-    const [orgName, ...below] = path.groups as [string, ...string[]];
-    const org = await store.groups.findOrganization(orgName);
-    if (!org) return null;
-    let groupUid = org.uid;
-    for (const name of below) {
-      const [child] = await store.groups.list({ uidp: { childrenOf: groupUid }, name }, FIRST);
-      if (!child) return null;
-      groupUid = child.uid;
+    const prefixes = path.groups.map((_, i) => path.groups.slice(0, i + 1).join("/"));
+    const [bound] = await store.registryPaths.lookup({ paths: prefixes.slice(-1) });
+    let unbound: RegistryPath[] = [];
+    if (bound !== undefined) {
+      // Its prefixes were bound with it, in one transaction.
+      if (!(await store.groups.get(bound.groupUid))) return null;
+    } else {
+      const chain = await walk(path.groups);
+      if (chain === undefined) return null;
+      unbound = chain.map((groupUid, i) => ({ path: prefixes[i] as string, groupUid }));
+      const held = await store.registryPaths.lookup({ paths: prefixes, groups: chain });
+      if (held.some((h) => !unbound.some((u) => u.path === h.path && u.groupUid === h.groupUid))) return null;
+      unbound = unbound.filter((u) => !held.some((h) => h.path === u.path));
     }
+    const groupUid = bound?.groupUid ?? (unbound.at(-1)?.groupUid as string);
     const repo = await store.repos.find(groupUid, path.repo);
-    return { groupUid, orgUid: org.uid, repoName: path.repo, ...(repo && { repoUid: repo.uid }) };
+    return { groupUid, orgUid: rootOf(groupUid), repoName: path.repo, ...(repo && { repoUid: repo.uid }), unbound };
+  }
+
+  /** The uids of the groups named from the organization down; undefined when one is missing. */
+  async function walk(names: readonly string[]): Promise<string[] | undefined> {
+    const [orgName, ...below] = names as [string, ...string[]];
+    const org = await store.groups.findOrganization(orgName);
+    if (!org) return undefined;
+    const chain = [org.uid];
+    for (const name of below) {
+      const [child] = await store.groups.list({ uidp: { childrenOf: chain.at(-1) as string }, name }, FIRST);
+      if (!child) return undefined;
+      chain.push(child.uid);
+    }
+    return chain;
+  }
+
+  async function claim(at: ResolvedRepository): Promise<boolean> {
+    if (at.unbound.length === 0) return true;
+    try {
+      await store.transaction((tx) => tx.registryPaths.bind(at.unbound));
+    } catch (e) {
+      if (isApiError(e) && e.code === Code.FAILED_PRECONDITION) return false;
+      throw e;
+    }
+    at.unbound = [];
+    return true;
   }
 
   /** The repo's uid, created on first push; undefined when its group went meanwhile. */
   async function ensureRepo(at: ResolvedRepository, time: number): Promise<string | undefined> {
     if (at.repoUid !== undefined) return at.repoUid;
+    // Bound first, and for good: whatever becomes of the repo, its content stays in the registry.
+    if (!(await claim(at))) throw reserved(at.unbound.at(-1)?.path ?? at.repoName);
     const repo: RepoRecord = {
       uid: newChildUid(ids, at.groupUid),
       parentUid: at.groupUid,
@@ -118,6 +166,7 @@ export function createRegistryIndex(deps: Pick<ServiceDeps, "store" | "ids">): R
 
   return {
     resolve,
+    claim,
 
     async pushed(event) {
       if (!isDigest(event.digest) || (event.tag !== undefined && !isTagName(event.tag))) return;

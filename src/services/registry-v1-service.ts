@@ -24,6 +24,7 @@ import {
 import type { CallContext } from "./context.js";
 import type { ServiceDeps } from "./deps.js";
 import { V1_LIST_LIMIT } from "./groups-v1-service.js";
+import { bindCurrentPath } from "./registry-paths.js";
 
 function v1Repo(r: RepoRecord): Repo {
   return create(RepoSchema, { id: r.uid, name: r.name, description: r.description });
@@ -56,6 +57,8 @@ export function createRegistryV1Service(deps: ServiceDeps) {
       validateDescription(description);
       const now = clock.now();
       const repo: RepoRecord = { uid: newChildUid(ids, parent), parentUid: parent, name, description, createTime: now, updateTime: now };
+      // Bound before the repo exists, as a first push binds it: content may land there from now on.
+      await bindCurrentPath(store, parent);
       try {
         await store.repos.insert(repo);
         return v1Repo(repo);

@@ -234,6 +234,13 @@ export interface ManifestDeletesTable {
   event_time: number;
 }
 
+/** A row of `registry_paths`: a group path that held registry content, bound to that group for good. */
+export interface RegistryPathsTable {
+  path: string;
+  /** The group that held it; it may be gone, and then the path is reserved for nobody. */
+  group_uid: string;
+}
+
 /** The one row of `authz_generation`: advanced by triggers on every change of a binding or role. */
 export interface AuthzGenerationTable {
   id: number;
@@ -278,6 +285,7 @@ export interface Database {
   repos: ReposTable;
   tags: TagsTable;
   manifest_deletes: ManifestDeletesTable;
+  registry_paths: RegistryPathsTable;
 }
 
 /** The pool or a transaction: a Kysely Transaction is a Kysely too. */

@@ -40,6 +40,7 @@ export function createGroupStore(db: Executor, engine: Engine, record: Authority
     },
 
     get: table.get,
+    getMany: table.getMany,
 
     async findOrganization(name) {
       const row = await guard(() =>

@@ -14,6 +14,7 @@ import { createIdentityStore } from "./identity-store.js";
 import { createKeyStore } from "./key-store.js";
 import { createLoginStore } from "./login-store.js";
 import { createRefreshTokenStore } from "./refresh-token-store.js";
+import { createRegistryPathStore } from "./registry-path-store.js";
 import { createRepoStore } from "./repo-store.js";
 import { createRoleStore } from "./role-store.js";
 import { createSettingsStore } from "./settings-store.js";
@@ -43,5 +44,6 @@ export function createStores(db: Executor, engine: Engine, secrets: SecretBox | 
     refreshTokens: createRefreshTokenStore(db),
     repos: createRepoStore(db),
     tags: createTagStore(db),
+    registryPaths: createRegistryPathStore(db),
   };
 }

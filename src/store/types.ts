@@ -6,6 +6,7 @@ import type { AuthorityChange } from "../domain/authority.js";
 import type { GroupFilter, GroupRecord } from "../domain/groups.js";
 import type { AdvisoryStore } from "./advisory-store.js";
 import type { RepoStore } from "./repo-store.js";
+import type { RegistryPathStore } from "./registry-path-store.js";
 import type { TagStore } from "./tag-store.js";
 import type { AuditStore } from "./audit-store.js";
 import type { HierarchyFilter } from "../domain/hierarchy.js";
@@ -31,6 +32,8 @@ export interface GroupStore {
   insert(group: GroupRecord): Promise<void>;
   /** The group, or undefined. */
   get(uid: string): Promise<GroupRecord | undefined>;
+  /** The groups among uids that exist, in uid order. */
+  getMany(uids: readonly string[]): Promise<GroupRecord[]>;
   /** The organization (root group) with this name, or undefined. */
   findOrganization(name: string): Promise<GroupRecord | undefined>;
   /**
@@ -446,6 +449,7 @@ export interface Stores {
   readonly refreshTokens: RefreshTokenStore;
   readonly repos: RepoStore;
   readonly tags: TagStore;
+  readonly registryPaths: RegistryPathStore;
 }
 
 /** Storage: the resource stores, transactions over them, and the connection's life. */

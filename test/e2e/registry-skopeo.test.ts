@@ -3,7 +3,8 @@
  * configuration `arbor admin registry-config` prints, workloads logged in with `arbor auth login
  * --identity`, docker's config written by `arbor auth configure-docker`, and skopeo pushing and
  * pulling through `docker-credential-arbor`. Pushes show up as repos and tags through the
- * notifications; role bindings decide who may push and pull; no token reaches Arbor's log.
+ * notifications; role bindings decide who may push and pull; a path stays its owner's when
+ * another organization takes its names; no token reaches Arbor's log.
  */
 import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
@@ -174,6 +175,31 @@ describe.skipIf(missing !== undefined)("a registry behind Arbor, driven by skope
     const refused = await skopeoAs("outsider", ["copy", "--src-tls-verify=false", "--authfile", dockerConfig, `docker://${host}/acme/team/hello:v1`, `oci:${join(work, "stolen")}:v1`]);
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain("requested access to the resource is denied");
+  });
+
+  it("keeps the image its owner's when another organization takes the path's names", async () => {
+    const team = ((await admin.get(`/iam/v2beta1/groups?uidp.children_of=${orgUid}&name=team`)).body.groups as { uid: string }[])[0]?.uid as string;
+    const rename = await admin.patch(`/iam/v2beta1/groups/${team}`, { name: "renamed" });
+    expect([rename.status, rename.body.details?.[1]?.violations?.[0]?.type]).toEqual([400, "REGISTRY_PATH_BOUND"]);
+    // What a rename racing the first push would leave: acme renamed, globex taking acme/team.
+    const globex = (await t.server.store.groups.findOrganization("globex"))?.uid as string;
+    const intruder = { uid: `${globex}/${"0".repeat(16)}`, parentUid: globex, name: "team", description: "", createTime: 1, updateTime: 1 };
+    await t.server.store.groups.update(orgUid, { name: "acme-renamed" }, 1);
+    await t.server.store.groups.update(globex, { name: "acme" }, 1);
+    await t.server.store.groups.insert(intruder);
+    try {
+      const stolen = await skopeoAs("outsider", ["copy", "--src-tls-verify=false", "--authfile", dockerConfig, `docker://${host}/acme/team/hello:v1`, `oci:${join(work, "taken")}:v1`]);
+      expect(stolen.code).not.toBe(0);
+      expect(stolen.stderr).toContain("requested access to the resource is denied");
+      const overwrite = await skopeoAs("outsider", ["copy", "--dest-tls-verify=false", "--authfile", dockerConfig, `oci:${image.dir}:v1`, `docker://${host}/acme/team/hello:v2`]);
+      expect(overwrite.code).not.toBe(0);
+      const owned = await skopeoAs("puller", ["copy", "--src-tls-verify=false", "--authfile", dockerConfig, `docker://${host}/acme/team/hello:v1`, `oci:${join(work, "owned")}:v1`]);
+      expect(owned.code, owned.stderr).toBe(0);
+    } finally {
+      await t.server.store.groups.delete(intruder.uid);
+      await t.server.store.groups.update(globex, { name: "globex" }, 1);
+      await t.server.store.groups.update(orgUid, { name: "acme" }, 1);
+    }
   });
 
   it("deletes the image as an owner of the organization, and its tag leaves the index", async () => {

@@ -42,10 +42,20 @@ describeEachEngine("registry index", (t) => {
 
   describe("resolve", () => {
     it.each([
-      ["acme/nginx", () => ({ groupUid: org, repoName: "nginx" })],
-      ["acme/backend-team/nginx", () => ({ groupUid: team, repoName: "nginx" })],
-      ["acme/backend-team/db/postgres", () => ({ groupUid: nested, repoName: "postgres" })],
-    ])("walks %s from the organization down", async (path, want) => {
+      ["acme/nginx", () => ({ groupUid: org, repoName: "nginx", unbound: [{ path: "acme", groupUid: org }] })],
+      [
+        "acme/backend-team/nginx",
+        () => ({ groupUid: team, repoName: "nginx", unbound: [{ path: "acme", groupUid: org }, { path: "acme/backend-team", groupUid: team }] }),
+      ],
+      [
+        "acme/backend-team/db/postgres",
+        () => ({
+          groupUid: nested,
+          repoName: "postgres",
+          unbound: [{ path: "acme", groupUid: org }, { path: "acme/backend-team", groupUid: team }, { path: "acme/backend-team/db", groupUid: nested }],
+        }),
+      ],
+    ])("walks %s from the organization down, naming the group paths a claim would bind", async (path, want) => {
       expect(await index.resolve(path)).toEqual({ ...want(), orgUid: org });
     });
 
@@ -215,5 +225,36 @@ describeEachEngine("registry index", (t) => {
         { numRuns: t.engine === "sqlite" ? 100 : 40 },
       );
     }, 120_000);
+  });
+
+  describe("bound paths", () => {
+    it("resolves a bound path to its group whatever the names say now, and never to a newcomer", async () => {
+      const orgb = (await createOrganization(deps as ServiceDeps, { name: "orgb", description: "" }, () => "e".repeat(40))).uid;
+      const bteam = (await createChildGroup(deps as ServiceDeps, orgb, { name: "bteam", description: "" })).uid;
+      await index.pushed({ repository: "orgb/bteam/app", tag: "v1", digest: A, time: 10 });
+      // A rename that raced the first push, and a newcomer around the checks: the issue's attack.
+      await t.store().groups.update(orgb, { name: "orgb-renamed" }, 20);
+      const intruder = "d".repeat(40);
+      await t.store().groups.insert({ uid: intruder, parentUid: null, name: "orgb", description: "", createTime: 20, updateTime: 20 });
+      await t.store().groups.insert({ uid: `${intruder}/${"0".repeat(16)}`, parentUid: intruder, name: "bteam", description: "", createTime: 20, updateTime: 20 });
+      expect(await index.resolve("orgb/bteam/app")).toMatchObject({ groupUid: bteam, orgUid: orgb, repoUid: expect.any(String), unbound: [] });
+      expect(await index.resolve("orgb/bteam/fresh")).toMatchObject({ groupUid: bteam, unbound: [] });
+      // Below a bound prefix, and the owner's new names: bound elsewhere, so nobody's.
+      expect(await index.resolve("orgb/app")).toMatchObject({ groupUid: orgb });
+      expect(await index.resolve("orgb-renamed/bteam/app")).toBeNull();
+      expect(await index.resolve("orgb-renamed/app")).toBeNull();
+    });
+
+    it("resolves the path of a deleted group to nothing, and skips its late events", async () => {
+      const gone = (await createChildGroup(deps as ServiceDeps, org, { name: "gone", description: "" })).uid;
+      await index.pushed({ repository: "acme/gone/app", tag: "v1", digest: A, time: 10 });
+      const repoUid = (await index.resolve("acme/gone/app"))?.repoUid as string;
+      expect(await t.store().repos.delete(repoUid)).toBe(true);
+      expect(await t.store().groups.delete(gone)).toBe(true);
+      await t.store().groups.insert({ uid: `${org}/${"0".repeat(16)}`, parentUid: org, name: "gone", description: "", createTime: 20, updateTime: 20 });
+      expect(await index.resolve("acme/gone/app")).toBeNull();
+      await index.pushed({ repository: "acme/gone/app", tag: "v2", digest: B, time: 30 });
+      expect(await t.store().repos.find(`${org}/${"0".repeat(16)}`, "app")).toBeUndefined();
+    });
   });
 });

@@ -97,6 +97,7 @@ describeEachEngine("store", (t) => {
       "organization_members.organization_uid", "organization_members.person_uid",
       "refresh_families.identity_uid", "refresh_families.uid",
       "refresh_tokens.family_uid", "refresh_tokens.token_hash",
+      "registry_paths.group_uid", "registry_paths.path",
       "repos.name", "repos.parent_uid", "repos.uid",
       "role_bindings.group_uid", "role_bindings.identity_uid", "role_bindings.role_uid", "role_bindings.uid",
       "roles.name", "roles.parent_uid", "roles.uid",
