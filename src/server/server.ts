@@ -121,7 +121,7 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
   const services = createServices(core.deps);
   const limits = createRequestLimits(config, clock);
   // One for every way in, so what it remembers serves them all.
-  const authorizer = new Authorizer(core.store.bindings, { allowOrgCreation: config.allowOrgCreation });
+  const authorizer = new Authorizer(core.store.bindings, core.store.identities, { allowOrgCreation: config.allowOrgCreation });
   const invoker = createInvoker({
     services,
     tokens: core.tokens,

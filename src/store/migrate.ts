@@ -14,6 +14,7 @@ import * as m0005 from "./migrations/0005_registry.js";
 import * as m0006 from "./migrations/0006_audit.js";
 import * as m0007 from "./migrations/0007_authz_generation.js";
 import * as m0008 from "./migrations/0008_group_counts.js";
+import * as m0009 from "./migrations/0009_identity_deletes_authz_generation.js";
 import { storeUnreachable } from "./translate-error.js";
 
 /** Every migration by name; names sort in the order they run. */
@@ -27,6 +28,7 @@ function migrations(engine: Engine): Record<string, Migration> {
     "0006_audit": { up: (db) => m0006.up(db, engine) },
     "0007_authz_generation": { up: (db) => m0007.up(db, engine) },
     "0008_group_counts": { up: (db) => m0008.up(db, engine) },
+    "0009_identity_deletes_authz_generation": { up: (db) => m0009.up(db, engine) },
   };
 }
 
