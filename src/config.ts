@@ -77,8 +77,12 @@ export interface Config {
   maxHeaderBytes: number;
   /** Time for a client to send a request's headers, in milliseconds. */
   headersTimeoutMs: number;
-  /** Time for a client to send a whole request, in milliseconds. */
+  /** Time for a client to send a whole request (an HTTP/2 stream's too), in milliseconds. */
   requestTimeoutMs: number;
+  /** How long an idle connection stays open (HTTP/1.1 keep-alive, an HTTP/2 session without streams), in milliseconds. */
+  idleTimeoutMs: number;
+  /** Streams one HTTP/2 connection may have open at once; more are refused. */
+  maxConcurrentStreams: number;
 }
 
 /** The defaults; the CLI's help text is generated from these. */
@@ -116,6 +120,8 @@ export const DEFAULT_CONFIG: Readonly<Config> = {
   maxHeaderBytes: 16_384,
   headersTimeoutMs: 20_000,
   requestTimeoutMs: 60_000,
+  idleTimeoutMs: 5_000,
+  maxConcurrentStreams: 100,
 };
 
 type Kind = "int" | "string" | "bool" | "url" | "duration" | "origins" | "rate";
@@ -155,6 +161,8 @@ export const SETTINGS: Readonly<Record<keyof Config, { env: string; kind: Kind }
   maxHeaderBytes: { env: "ARBOR_MAX_HEADER_BYTES", kind: "int" },
   headersTimeoutMs: { env: "ARBOR_HEADERS_TIMEOUT", kind: "duration" },
   requestTimeoutMs: { env: "ARBOR_REQUEST_TIMEOUT", kind: "duration" },
+  idleTimeoutMs: { env: "ARBOR_IDLE_TIMEOUT", kind: "duration" },
+  maxConcurrentStreams: { env: "ARBOR_MAX_CONCURRENT_STREAMS", kind: "int" },
 };
 
 /** A configuration value that cannot be used, with where it came from. */
@@ -309,6 +317,8 @@ function check(c: Config): void {
   if (c.headersTimeoutMs < 1_000 || c.requestTimeoutMs < c.headersTimeoutMs) {
     throw new ConfigError("ARBOR_HEADERS_TIMEOUT must be at least 1s, and ARBOR_REQUEST_TIMEOUT at least as long");
   }
+  if (c.idleTimeoutMs < 100) throw new ConfigError("ARBOR_IDLE_TIMEOUT must be at least 100ms");
+  if (c.maxConcurrentStreams < 1 || c.maxConcurrentStreams > 10_000) throw new ConfigError("ARBOR_MAX_CONCURRENT_STREAMS must be from 1 to 10000");
   if (c.secretsKey !== undefined) {
     try {
       parseSecretKeys(c.secretsKey, "ARBOR_SECRETS_KEY");

@@ -169,6 +169,8 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
     ...DEFAULT_LISTENER_OPTIONS,
     headersTimeoutMs: config.headersTimeoutMs,
     requestTimeoutMs: config.requestTimeoutMs,
+    keepAliveTimeoutMs: config.idleTimeoutMs,
+    maxConcurrentStreams: config.maxConcurrentStreams,
     maxConnections: config.maxConnections,
     maxHeaderBytes: config.maxHeaderBytes,
     ...tlsOf(config),

@@ -44,6 +44,8 @@ describe("configuration", () => {
     [{ ARBOR_MAX_HEADER_BYTES: "10" }],
     [{ ARBOR_HEADERS_TIMEOUT: "30s", ARBOR_REQUEST_TIMEOUT: "10s" }],
     [{ ARBOR_SECRETS_KEY: "c2hvcnQ=" }],
+    [{ ARBOR_IDLE_TIMEOUT: "10ms" }],
+    [{ ARBOR_MAX_CONCURRENT_STREAMS: "0" }],
   ])("refuses %j with a ConfigError", (env) => {
     expect(() => resolveConfig({ env })).toThrow(ConfigError);
   });
