@@ -83,6 +83,10 @@ export interface Config {
   idleTimeoutMs: number;
   /** Streams one HTTP/2 connection may have open at once; more are refused. */
   maxConcurrentStreams: number;
+  /** `host:port` of a listener of its own serving `/metrics`; undefined: none. */
+  metricsAddress: string | undefined;
+  /** A bearer token `/metrics` requires; with it the API port serves `/metrics` too. Undefined: no token, and no metrics on the API port. */
+  metricsToken: string | undefined;
 }
 
 /** The defaults; the CLI's help text is generated from these. */
@@ -122,6 +126,8 @@ export const DEFAULT_CONFIG: Readonly<Config> = {
   requestTimeoutMs: 60_000,
   idleTimeoutMs: 5_000,
   maxConcurrentStreams: 100,
+  metricsAddress: undefined,
+  metricsToken: undefined,
 };
 
 type Kind = "int" | "string" | "bool" | "url" | "duration" | "origins" | "rate";
@@ -163,6 +169,8 @@ export const SETTINGS: Readonly<Record<keyof Config, { env: string; kind: Kind }
   requestTimeoutMs: { env: "ARBOR_REQUEST_TIMEOUT", kind: "duration" },
   idleTimeoutMs: { env: "ARBOR_IDLE_TIMEOUT", kind: "duration" },
   maxConcurrentStreams: { env: "ARBOR_MAX_CONCURRENT_STREAMS", kind: "int" },
+  metricsAddress: { env: "ARBOR_METRICS_ADDRESS", kind: "string" },
+  metricsToken: { env: "ARBOR_METRICS_TOKEN", kind: "string" },
 };
 
 /** A configuration value that cannot be used, with where it came from. */
@@ -317,6 +325,10 @@ function check(c: Config): void {
   if (c.headersTimeoutMs < 1_000 || c.requestTimeoutMs < c.headersTimeoutMs) {
     throw new ConfigError("ARBOR_HEADERS_TIMEOUT must be at least 1s, and ARBOR_REQUEST_TIMEOUT at least as long");
   }
+  if (c.metricsAddress !== undefined && parseListenAddress(c.metricsAddress) === undefined) {
+    throw new ConfigError(`ARBOR_METRICS_ADDRESS must be host:port (such as 127.0.0.1:9464), [v6]:port or :port`);
+  }
+  if (c.metricsToken !== undefined && c.metricsToken.length < 16) throw new ConfigError("ARBOR_METRICS_TOKEN must be at least 16 characters");
   if (c.idleTimeoutMs < 100) throw new ConfigError("ARBOR_IDLE_TIMEOUT must be at least 100ms");
   if (c.maxConcurrentStreams < 1 || c.maxConcurrentStreams > 10_000) throw new ConfigError("ARBOR_MAX_CONCURRENT_STREAMS must be from 1 to 10000");
   if (c.secretsKey !== undefined) {
@@ -326,6 +338,14 @@ function check(c: Config): void {
       throw new ConfigError((e as Error).message);
     }
   }
+}
+
+/** `host:port`, `[v6]:port` or `:port` (host undefined: every interface); undefined when it is none of these. */
+export function parseListenAddress(address: string): { host: string | undefined; port: number } | undefined {
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(address.trim());
+  if (m === null || Number(m[3]) > 65535) return undefined;
+  const host = m[1] ?? m[2];
+  return { host: host === "" ? undefined : host, port: Number(m[3]) };
 }
 
 function kebab(key: string): string {

@@ -29,6 +29,7 @@ import { createInvoker } from "./invoker.js";
 import { createListener, DEFAULT_LISTENER_OPTIONS, type ListenerOptions } from "./listener.js";
 import { createLoginEndpoints } from "./login-setup.js";
 import { createMetrics } from "./metrics.js";
+import { startMetricsListener, type MetricsListener } from "./metrics-endpoint.js";
 import { createRegistryEndpoints } from "./registry-endpoints.js";
 import { createOpenApiDocument } from "./openapi/openapi-document.js";
 import { toApiJson } from "./rest/json.js";
@@ -42,6 +43,8 @@ export interface ArborServer {
   readonly url: string;
   /** The bound port. */
   readonly port: number;
+  /** The bound port of the metrics listener (ARBOR_METRICS_ADDRESS), when there is one. */
+  readonly metricsPort: number | undefined;
   /** The store, for admin operations in the same process (tests, bootstrap). */
   readonly store: Store;
   /** Token issuance, for admin operations in the same process. */
@@ -163,6 +166,7 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
       maxBodyBytes: config.maxBodyBytes,
     }),
     cors: createCors(config.corsOrigins),
+    metricsToken: config.metricsToken,
     openapi: memoize(() => createOpenApiDocument({ routes, baseUrl: baseUrlOf(config, boundPort), issuerUrl: issuerUrlOf(config, boundPort) })),
   });
   listener = createListener(handler, {
@@ -175,9 +179,12 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
     maxHeaderBytes: config.maxHeaderBytes,
     ...tlsOf(config),
   });
+  let metricsListener: MetricsListener | undefined;
   try {
     boundPort = (await listener.listen(config.port, config.host)).port;
+    if (config.metricsAddress !== undefined) metricsListener = await startMetricsListener(config.metricsAddress, metrics, config.metricsToken);
   } catch (e) {
+    await listener.close(0);
     await core.store.close();
     throw e;
   }
@@ -186,12 +193,14 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
   return {
     url: baseUrlOf(config, boundPort),
     port: boundPort,
+    metricsPort: metricsListener?.port,
     store: core.store,
     tokens: core.tokens,
     deps: core.deps,
     close() {
       closing ??= (async () => {
         await listener.close(config.shutdownTimeoutMs);
+        await metricsListener?.close();
         await sync?.stop();
         await core.store.close();
       })();
