@@ -83,8 +83,16 @@ export interface Config {
   maxHeaderBytes: number;
   /** Time for a client to send a request's headers, in milliseconds. */
   headersTimeoutMs: number;
-  /** Time for a client to send a whole request, in milliseconds. */
+  /** Time for a client to send a whole request (an HTTP/2 stream's too), in milliseconds. */
   requestTimeoutMs: number;
+  /** How long an idle connection stays open (HTTP/1.1 keep-alive, an HTTP/2 session without streams), in milliseconds. */
+  idleTimeoutMs: number;
+  /** Streams one HTTP/2 connection may have open at once; more are refused. */
+  maxConcurrentStreams: number;
+  /** `host:port` of a listener of its own serving `/metrics`; undefined: none. */
+  metricsAddress: string | undefined;
+  /** A bearer token `/metrics` requires; with it the API port serves `/metrics` too. Undefined: no token, and no metrics on the API port. */
+  metricsToken: string | undefined;
 }
 
 /** The defaults; the CLI's help text is generated from these. */
@@ -125,6 +133,10 @@ export const DEFAULT_CONFIG: Readonly<Config> = {
   maxHeaderBytes: 16_384,
   headersTimeoutMs: 20_000,
   requestTimeoutMs: 60_000,
+  idleTimeoutMs: 5_000,
+  maxConcurrentStreams: 100,
+  metricsAddress: undefined,
+  metricsToken: undefined,
 };
 
 type Kind = "int" | "string" | "bool" | "url" | "duration" | "origins" | "rate";
@@ -167,6 +179,10 @@ export const SETTINGS: Readonly<Record<keyof Config, { env: string; kind: Kind }
   maxHeaderBytes: { env: "ARBOR_MAX_HEADER_BYTES", kind: "int" },
   headersTimeoutMs: { env: "ARBOR_HEADERS_TIMEOUT", kind: "duration" },
   requestTimeoutMs: { env: "ARBOR_REQUEST_TIMEOUT", kind: "duration" },
+  idleTimeoutMs: { env: "ARBOR_IDLE_TIMEOUT", kind: "duration" },
+  maxConcurrentStreams: { env: "ARBOR_MAX_CONCURRENT_STREAMS", kind: "int" },
+  metricsAddress: { env: "ARBOR_METRICS_ADDRESS", kind: "string" },
+  metricsToken: { env: "ARBOR_METRICS_TOKEN", kind: "string" },
 };
 
 /** A configuration value that cannot be used, with where it came from. */
@@ -324,6 +340,12 @@ function check(c: Config): void {
   if (c.headersTimeoutMs < 1_000 || c.requestTimeoutMs < c.headersTimeoutMs) {
     throw new ConfigError("ARBOR_HEADERS_TIMEOUT must be at least 1s, and ARBOR_REQUEST_TIMEOUT at least as long");
   }
+  if (c.metricsAddress !== undefined && parseListenAddress(c.metricsAddress) === undefined) {
+    throw new ConfigError(`ARBOR_METRICS_ADDRESS must be host:port (such as 127.0.0.1:9464), [v6]:port or :port`);
+  }
+  if (c.metricsToken !== undefined && c.metricsToken.length < 16) throw new ConfigError("ARBOR_METRICS_TOKEN must be at least 16 characters");
+  if (c.idleTimeoutMs < 100) throw new ConfigError("ARBOR_IDLE_TIMEOUT must be at least 100ms");
+  if (c.maxConcurrentStreams < 1 || c.maxConcurrentStreams > 10_000) throw new ConfigError("ARBOR_MAX_CONCURRENT_STREAMS must be from 1 to 10000");
   if (c.secretsKey !== undefined) {
     try {
       parseSecretKeys(c.secretsKey, "ARBOR_SECRETS_KEY");
@@ -331,6 +353,14 @@ function check(c: Config): void {
       throw new ConfigError((e as Error).message);
     }
   }
+}
+
+/** `host:port`, `[v6]:port` or `:port` (host undefined: every interface); undefined when it is none of these. */
+export function parseListenAddress(address: string): { host: string | undefined; port: number } | undefined {
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(address.trim());
+  if (m === null || Number(m[3]) > 65535) return undefined;
+  const host = m[1] ?? m[2];
+  return { host: host === "" ? undefined : host, port: Number(m[3]) };
 }
 
 function kebab(key: string): string {

@@ -41,7 +41,7 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
     await bind(tree[0] as string, rootCaller, builtinRoleUid("viewer"));
     // The other bindings: 2,000 identities spread over the tree with various roles.
     for (let i = n; i < bindingCount; i++) await bind(tree[(i * 7919) % tree.length] as string, `${tree[0]}/${hex(0x10000 + (i % 2_000), 16)}`, ROLES[Math.floor(i / 2_000) % ROLES.length] as string);
-    const authorizer = new Authorizer(store.bindings, { allowOrgCreation: true });
+    const authorizer = new Authorizer(store.bindings, store.identities, { allowOrgCreation: true });
     const iterations = ctx.quick ? 2_000 : 10_000;
     const deep = await timeChecks(ctx, authorizer, caller, deepest, iterations);
     const root = await timeChecks(ctx, authorizer, rootCaller, deepest, iterations);

@@ -32,7 +32,7 @@ const services = createServices(core.deps);
 const invoker = createInvoker({
   services,
   tokens: core.tokens,
-  authorizer: new Authorizer(core.store.bindings, { allowOrgCreation: config.allowOrgCreation }),
+  authorizer: new Authorizer(core.store.bindings, core.store.identities, { allowOrgCreation: config.allowOrgCreation }),
   audience: () => base,
   audit: createAuditTrail(core.deps, toApiJson),
   atomically: (fn) => core.store.atomically(fn),

@@ -118,10 +118,22 @@ export class Tokens {
           requiredClaims: ["sub", "exp", "iat"],
         },
       );
-      return { claims: payload as unknown as TokenClaims, keyRetireTime };
+      return { claims: this.#refuseForged(payload as unknown as TokenClaims), keyRetireTime };
     } catch (e) {
       throw unauthenticated(reasonOf(e));
     }
+  }
+
+  /**
+   * This server issues tokens now, for TOKEN_TTL_MS: a signed token claiming to be issued later
+   * than now, or to live longer, was not made by issue() (a leaked signing key, or a clock gone
+   * wrong), and would outlive what revocation by expiry promises.
+   */
+  #refuseForged(claims: TokenClaims): TokenClaims {
+    const now = this.#clock.now() / 1000;
+    if (claims.iat > now + CLOCK_TOLERANCE_S) throw unauthenticated("the token's iat claim is in the future");
+    if (claims.exp - claims.iat > TOKEN_TTL_MS / 1000 + CLOCK_TOLERANCE_S) throw unauthenticated("the token's lifetime (exp - iat) is longer than this server issues");
+    return claims;
   }
 }
 

@@ -46,7 +46,7 @@ export interface AdminTokenOptions {
 
 /**
  * Prints a one-hour token: for an organization's local administrator (an owner of it), or for any
- * identity uid, which then holds exactly what its role bindings grant (operators, tests).
+ * existing identity, which then holds exactly what its role bindings grant (operators, tests).
  */
 export async function adminToken(config: Config, options: AdminTokenOptions): Promise<string> {
   const { org, identity } = options;
@@ -56,7 +56,13 @@ export async function adminToken(config: Config, options: AdminTokenOptions): Pr
   }
   return withCore(config, async (core) => {
     const audience = options.audience ?? baseUrlOf(config);
-    if (identity !== undefined) return (await core.tokens.issue(identity, audience, { iss: "arbor:admin", sub: identity })).token;
+    if (identity !== undefined) {
+      // The server refuses a token whose subject is not an identity: say so now, not at first use.
+      if ((await core.store.identities.get(identity)) === undefined) {
+        throw new UsageError(`--identity: no identity has the uid ${identity} (a person has one from their first login)`);
+      }
+      return (await core.tokens.issue(identity, audience, { iss: "arbor:admin", sub: identity })).token;
+    }
     const found = await core.store.groups.findOrganization(org as string);
     if (!found) throw new UsageError(`there is no organization named "${org}"; create it with: arbor admin bootstrap --org "${org}"`);
     const admin = adminIdentityUid(found.uid);

@@ -86,9 +86,9 @@ export function buildProgram(): Command {
   storeOptions(
     admin
       .command("token")
-      .description("print a one-hour API token: for an owner of an organization (--org), or for any identity (--identity)")
+      .description("print a one-hour API token: for an owner of an organization (--org), or for an existing identity (--identity)")
       .option("--org <name>", "an organization's name: the token is its local administrator's, an owner of it")
-      .option("--identity <uid>", "an identity's uid: the token is that identity's, with whatever its role bindings grant")
+      .option("--identity <uid>", "an existing identity's uid: the token is that identity's, with whatever its role bindings grant")
       .option("--audience <aud>", "the token's audience (default the base URL)")
       .addHelpText(
         "after",

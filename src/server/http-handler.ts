@@ -19,9 +19,10 @@ import { dropFarDeadline } from "./far-deadline.js";
 import type { OAuthEndpoints } from "./oauth-endpoints.js";
 import type { RegistryEndpoints } from "./registry-endpoints.js";
 import type { CallRecord, Invoker } from "./invoker.js";
-import { header, readBody, writeJson, writeText, type AnyRequest, type AnyResponse } from "./http-util.js";
+import { header, readBody, writeJson, type AnyRequest, type AnyResponse } from "./http-util.js";
 import { completeRuntimeRefusal } from "./runtime-refusals.js";
 import type { Metrics } from "./metrics.js";
+import { serveMetrics } from "./metrics-endpoint.js";
 import type { RequestLimits } from "./request-limits.js";
 import { decodeRequest } from "./rest/decode.js";
 import { toApiJson } from "./rest/json.js";
@@ -57,6 +58,8 @@ export interface HttpHandlerDeps {
   cors: Cors;
   /** The OpenAPI document of the REST API, served at /openapi.json. */
   openapi: () => JsonValue;
+  /** The bearer token /metrics requires; undefined: /metrics is not served on this port. */
+  metricsToken: string | undefined;
 }
 
 interface Record extends CallRecord {
@@ -121,7 +124,7 @@ async function dispatch(deps: HttpHandlerDeps, req: AnyRequest, res: AnyResponse
   if (registry === true) return;
   if (registry !== false) return methodNotAllowed(deps, res, record, method, path, registry.allowed);
   if (method === "GET" || method === "HEAD") {
-    const fixed = await serveFixed(deps, path, res, record);
+    const fixed = await serveFixed(deps, path, req, res, record);
     if (fixed) return;
   }
   const match = deps.routes.match(method, path);
@@ -165,7 +168,7 @@ function methodNotAllowed(deps: HttpHandlerDeps, res: AnyResponse, record: Recor
   writeJson(res, 405, statusJson(err, errorDomainFor(path, deps.domain())), { allow: allowed.join(", ") });
 }
 
-async function serveFixed(deps: HttpHandlerDeps, path: string, res: AnyResponse, record: Record): Promise<boolean> {
+async function serveFixed(deps: HttpHandlerDeps, path: string, req: AnyRequest, res: AnyResponse, record: Record): Promise<boolean> {
   const issuerPath = new URL(deps.issuer()).pathname.replace(/\/$/, "");
   switch (path) {
     case "/healthz":
@@ -184,7 +187,7 @@ async function serveFixed(deps: HttpHandlerDeps, path: string, res: AnyResponse,
       break;
     case "/metrics":
       record.route = "GET /metrics";
-      writeText(res, 200, await deps.metrics.registry.metrics(), deps.metrics.registry.contentType);
+      await serveMetrics(deps.metrics, deps.metricsToken, true, req, res);
       break;
     case `${issuerPath}/.well-known/openid-configuration`:
       record.route = "GET /.well-known/openid-configuration";

@@ -1,6 +1,7 @@
 /**
  * Small HTTP helpers shared by the handlers: bounded body reading and JSON answers.
  */
+import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
 import { invalidArgument } from "../domain/errors.js";
@@ -27,6 +28,14 @@ export function header(req: AnyRequest, name: string): string | undefined {
 export function bearerToken(header: string | string[] | undefined): string | undefined {
   const value = Array.isArray(header) ? header[0] : header;
   return value === undefined ? undefined : /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(value)?.[1];
+}
+
+/** Whether the request's bearer token is secret, compared in constant time (over digests, so lengths do not leak either). */
+export function bearerIs(req: AnyRequest, secret: string): boolean {
+  const token = bearerToken(req.headers.authorization);
+  if (token === undefined) return false;
+  const digest = (s: string) => createHash("sha256").update(s).digest();
+  return timingSafeEqual(digest(token), digest(secret));
 }
 
 /** Reads the whole body, refusing more than limit bytes (INVALID_ARGUMENT naming `body`). */

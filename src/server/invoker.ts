@@ -15,7 +15,6 @@ import { authz, type Authorization } from "../gen/arbor/api/v1/authz_pb.js";
 import type { Tokens } from "../auth/tokens.js";
 import { capabilityName, type Capability } from "../domain/capabilities.js";
 import { invalidArgument, permissionDenied, unauthenticated } from "../domain/errors.js";
-import type { Permissions } from "../domain/permissions.js";
 import { requireUid } from "../domain/uid.js";
 import { actionOf } from "../domain/audit.js";
 import type { AuditTrail } from "../services/audit-trail.js";
@@ -102,18 +101,15 @@ export function createInvoker(deps: InvokerDeps): Invoker {
       const principal = await authenticate(deps, call.authorization);
       call.record.caller = principal.uid;
       deps.limits.identity(principal.uid);
-      let permissions: Promise<Permissions> | undefined;
-      const ctx: CallContext = {
-        principal,
-        permissions: () => (permissions ??= deps.authorizer.permissionsOf(principal.uid)),
-        signal: call.signal,
-      };
+      // Read for every call, scoped or not: it is also where a deleted identity's token ends.
+      const permissions = await deps.authorizer.callerPermissions(principal.uid);
+      if (permissions === undefined) throw unauthenticated(NO_IDENTITY);
+      const ctx: CallContext = { principal, permissions: () => Promise.resolve(permissions), signal: call.signal };
       const scope = entry.scope ? scopeOf(entry.scope, call.request) : "";
       if (entry.scope && !(await ctx.permissions()).allows(entry.capabilities, scope)) throw denied(entry.capabilities, scope);
       if (!entry.mutation) return entry.handler(call.request, ctx);
-      // Permissions are read before the transaction opens: read inside it, they could be
+      // Permissions were read before the transaction opens: read inside it, they could be
       // remembered from a change that then rolls back (see Authorizer).
-      await ctx.permissions();
       const { getter } = entry.mutation;
       return deps.atomically(async (changes) => {
         const before = actionOf(entry.method.name) === "create" ? undefined : await readBefore(getter, scope, ctx);
@@ -203,6 +199,9 @@ async function authenticate(deps: InvokerDeps, header: string | undefined): Prom
   const claims = await deps.tokens.verify(m[1] as string, deps.audience());
   return { uid: claims.sub, claims };
 }
+
+/** Why the token of an identity that is not (or no longer) in the store is refused. */
+export const NO_IDENTITY = "the token's identity does not exist (deleted, or never registered)";
 
 function denied(caps: readonly Capability[], scope: string) {
   const names = caps.map(capabilityName).join(", ");

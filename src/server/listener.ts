@@ -8,6 +8,7 @@ import http from "node:http";
 import http2 from "node:http2";
 import net, { type AddressInfo, type Socket } from "node:net";
 import type { TLSSocket } from "node:tls";
+import { bodyDeadline, closeWhenIdle, h2Options } from "./h2-limits.js";
 import type { AnyRequest, AnyResponse } from "./http-util.js";
 
 const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
@@ -16,10 +17,12 @@ const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
 export interface ListenerOptions {
   /** Time to receive a request's headers. */
   headersTimeoutMs: number;
-  /** Time to receive a whole HTTP/1.1 request. */
+  /** Time to receive a whole request: an HTTP/1.1 request, or an HTTP/2 stream's headers and body. */
   requestTimeoutMs: number;
-  /** How long an idle HTTP/1.1 keep-alive connection stays open. */
+  /** How long an idle connection stays open: HTTP/1.1 keep-alive, an HTTP/2 session without streams. */
   keepAliveTimeoutMs: number;
+  /** Streams one HTTP/2 session may have open at once; more are refused (REFUSED_STREAM). */
+  maxConcurrentStreams: number;
   /** Open connections at once; more are closed as they arrive. 0: no cap. */
   maxConnections: number;
   /** The largest HTTP/1.1 request head, and HTTP/2 header list, in bytes. */
@@ -33,6 +36,7 @@ export const DEFAULT_LISTENER_OPTIONS: Readonly<ListenerOptions> = {
   headersTimeoutMs: 20_000,
   requestTimeoutMs: 60_000,
   keepAliveTimeoutMs: 5_000,
+  maxConcurrentStreams: 100,
   maxConnections: 10_000,
   maxHeaderBytes: 16_384,
 };
@@ -170,7 +174,11 @@ function cleartextServer(handler: Handler, options: ListenerOptions, connections
   // header and request timeout checks on 'listening': start them as if it had.
   h1.emit("listening");
   const h2 = http2.createServer(h2Options(options), handler);
-  h2.on("session", (session) => connections.session(session));
+  h2.on("session", (session) => {
+    connections.session(session);
+    closeWhenIdle(session, options.keepAliveTimeoutMs);
+  });
+  h2.on("stream", (stream) => bodyDeadline(stream, options.requestTimeoutMs));
   h2.on("sessionError", () => {});
   h1.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => connections.h1Request(req, res));
   const server = net.createServer({ noDelay: true }, (socket) => {
@@ -204,16 +212,15 @@ function cleartextServer(handler: Handler, options: ListenerOptions, connections
   return { server, stop: () => h1.close() };
 }
 
-/** HTTP/2 limits: the header list as large as an HTTP/1.1 head may be. */
-function h2Options(options: ListenerOptions): http2.ServerOptions {
-  return { settings: { maxHeaderListSize: options.maxHeaderBytes }, maxSessionInvalidFrames: 100, maxSessionRejectedStreams: 100 };
-}
-
 function tlsServer(handler: Handler, options: ListenerOptions, connections: ConnectionTracker): Built {
   const { cert, key } = options.tls as NonNullable<ListenerOptions["tls"]>;
   // HTTP/1.1 over TLS keeps Node's own 16 KiB head limit: the fallback takes no size option.
   const server = http2.createSecureServer({ cert, key, allowHTTP1: true, ...h2Options(options) }, handler);
-  server.on("session", (session) => connections.session(session));
+  server.on("session", (session) => {
+    connections.session(session);
+    closeWhenIdle(session, options.keepAliveTimeoutMs);
+  });
+  server.on("stream", (stream: http2.ServerHttp2Stream) => bodyDeadline(stream, options.requestTimeoutMs));
   server.on("sessionError", () => {});
   server.on("secureConnection", (socket: TLSSocket) => {
     if (socket.alpnProtocol !== "h2") connections.h1Socket(socket);

@@ -40,7 +40,7 @@ export interface RegistryEndpointsDeps {
   settings: SettingsStore;
   clock: Clock;
   tokens: Tokens;
-  authorizer: Pick<Authorizer, "permissionsOf">;
+  authorizer: Pick<Authorizer, "callerPermissions">;
   index: RegistryIndex;
   /** {registry_host}, when a registry is configured. */
   registryHost: string | undefined;

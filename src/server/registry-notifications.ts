@@ -8,11 +8,10 @@
  * are gone, its path is not a valid one) is logged and skipped instead: Distribution retries one
  * delivery forever, and a single such event would hold back every later one.
  */
-import { createHash, timingSafeEqual } from "node:crypto";
 import type { Logger } from "pino";
 import { Code, invalidArgument, isApiError, unauthenticated } from "../domain/errors.js";
 import type { RegistryIndex } from "../services/registry-index.js";
-import { bearerToken, readBody, writeJson, type AnyRequest, type AnyResponse } from "./http-util.js";
+import { bearerIs, bearerToken, readBody, writeJson, type AnyRequest, type AnyResponse } from "./http-util.js";
 import { parseRegistryEvents, type RegistryEvent } from "./registry-events.js";
 
 /** What the endpoint is built from. */
@@ -65,10 +64,7 @@ function index(target: RegistryNotificationsDeps["index"], e: RegistryEvent): Pr
   return e.kind === "push" ? target.pushed(e.event) : target.deleted(e.event);
 }
 
-/** Compares the bearer secret in constant time (over digests, so lengths do not leak either). */
+/** Compares the bearer secret in constant time. */
 async function authorized(req: AnyRequest, secret: () => Promise<string>): Promise<boolean> {
-  const token = bearerToken(req.headers.authorization);
-  if (token === undefined) return false;
-  const digest = (s: string) => createHash("sha256").update(s).digest();
-  return timingSafeEqual(digest(token), digest(await secret()));
+  return bearerToken(req.headers.authorization) !== undefined && bearerIs(req, await secret());
 }

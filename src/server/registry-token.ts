@@ -15,6 +15,7 @@ import type { Tokens } from "../auth/tokens.js";
 import { Code, codeName, failedPrecondition, invalidArgument, isApiError, unauthenticated } from "../domain/errors.js";
 import type { Authorizer } from "../services/authorizer.js";
 import type { RegistryIndex } from "../services/registry-index.js";
+import { NO_IDENTITY } from "./invoker.js";
 import { bearerToken, header, queryOf, readBody, writeJson, type AnyRequest, type AnyResponse } from "./http-util.js";
 import { HTTP_STATUS } from "./status.js";
 
@@ -29,7 +30,7 @@ export interface RegistryTokenDeps {
   /** Verifies the caller's Arbor token. */
   tokens: Tokens;
   registryTokens: RegistryTokens;
-  authorizer: Pick<Authorizer, "permissionsOf">;
+  authorizer: Pick<Authorizer, "callerPermissions">;
   index: Pick<RegistryIndex, "resolve" | "claim">;
   /** {registry_host}: the only service tokens are issued for; undefined when no registry is configured. */
   registryHost: string | undefined;
@@ -56,7 +57,8 @@ export async function serveRegistryToken(deps: RegistryTokenDeps, req: AnyReques
     const requested = parseScopes(params.getAll("scope"));
     const claims = await deps.tokens.verify(credentialOf(req, params), deps.registryHost);
     record.caller = claims.sub;
-    const permissions = await deps.authorizer.permissionsOf(claims.sub);
+    const permissions = await deps.authorizer.callerPermissions(claims.sub);
+    if (permissions === undefined) throw unauthenticated(NO_IDENTITY);
     const access = await grantAccess(requested, permissions, deps.index);
     const issued = await deps.registryTokens.issue(claims.sub, service, access);
     record.code = 0;

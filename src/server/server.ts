@@ -31,6 +31,7 @@ import { createInvoker } from "./invoker.js";
 import { createListener, DEFAULT_LISTENER_OPTIONS, type ListenerOptions } from "./listener.js";
 import { createLoginEndpoints } from "./login-setup.js";
 import { createMetrics } from "./metrics.js";
+import { startMetricsListener, type MetricsListener } from "./metrics-endpoint.js";
 import { createRegistryEndpoints } from "./registry-endpoints.js";
 import { createOpenApiDocument } from "./openapi/openapi-document.js";
 import { toApiJson } from "./rest/json.js";
@@ -45,6 +46,8 @@ export interface ArborServer {
   readonly url: string;
   /** The bound port. */
   readonly port: number;
+  /** The bound port of the metrics listener (ARBOR_METRICS_ADDRESS), when there is one. */
+  readonly metricsPort: number | undefined;
   /** The store, for admin operations in the same process (tests, bootstrap). */
   readonly store: Store;
   /** Token issuance, for admin operations in the same process. */
@@ -143,7 +146,7 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
   const services = createServices(core.deps);
   const limits = createRequestLimits(config, clock);
   // One for every way in, so what it remembers serves them all.
-  const authorizer = new Authorizer(core.store.bindings, { allowOrgCreation: config.allowOrgCreation });
+  const authorizer = new Authorizer(core.store.bindings, core.store.identities, { allowOrgCreation: config.allowOrgCreation });
   const invoker = createInvoker({
     services,
     tokens: core.tokens,
@@ -186,19 +189,25 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
       maxBodyBytes: config.maxBodyBytes,
     }),
     cors: createCors(config.corsOrigins),
+    metricsToken: config.metricsToken,
     openapi: memoize(() => createOpenApiDocument({ routes, baseUrl: baseUrlOf(config, boundPort), issuerUrl: issuerUrlOf(config, boundPort) })),
   });
   listener = createListener(handler, {
     ...DEFAULT_LISTENER_OPTIONS,
     headersTimeoutMs: config.headersTimeoutMs,
     requestTimeoutMs: config.requestTimeoutMs,
+    keepAliveTimeoutMs: config.idleTimeoutMs,
+    maxConcurrentStreams: config.maxConcurrentStreams,
     maxConnections: config.maxConnections,
     maxHeaderBytes: config.maxHeaderBytes,
     ...tlsOf(config),
   });
+  let metricsListener: MetricsListener | undefined;
   try {
     boundPort = (await listener.listen(config.port, config.host)).port;
+    if (config.metricsAddress !== undefined) metricsListener = await startMetricsListener(config.metricsAddress, metrics, config.metricsToken);
   } catch (e) {
+    await listener.close(0);
     await core.store.close();
     throw e;
   }
@@ -207,12 +216,14 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
   return {
     url: baseUrlOf(config, boundPort),
     port: boundPort,
+    metricsPort: metricsListener?.port,
     store: core.store,
     tokens: core.tokens,
     deps: core.deps,
     close() {
       closing ??= (async () => {
         await listener.close(config.shutdownTimeoutMs);
+        await metricsListener?.close();
         await sync?.stop();
         await core.store.close();
       })();

@@ -17,6 +17,7 @@ import * as m0008 from "./migrations/0008_group_counts.js";
 import * as m0009 from "./migrations/0009_login_attempt_owners.js";
 import * as m0010 from "./migrations/0010_organization_members.js";
 import * as m0011 from "./migrations/0011_registry_paths.js";
+import * as m0012 from "./migrations/0012_identity_deletes_authz_generation.js";
 import { storeUnreachable } from "./translate-error.js";
 
 /** Every migration by name; names sort in the order they run. */
@@ -33,6 +34,7 @@ function migrations(engine: Engine): Record<string, Migration> {
     "0009_login_attempt_owners": { up: (db) => m0009.up(db, engine) },
     "0010_organization_members": { up: (db) => m0010.up(db, engine) },
     "0011_registry_paths": { up: (db) => m0011.up(db, engine) },
+    "0012_identity_deletes_authz_generation": { up: (db) => m0012.up(db, engine) },
   };
 }
 

@@ -46,6 +46,11 @@ describe("configuration", () => {
     [{ ARBOR_SECRETS_KEY: "c2hvcnQ=" }],
     [{ ARBOR_LOGIN_ATTEMPTS_PER_ADDRESS: "0" }],
     [{ ARBOR_LOGIN_ATTEMPTS_PER_ORGANIZATION: "0" }],
+    [{ ARBOR_IDLE_TIMEOUT: "10ms" }],
+    [{ ARBOR_MAX_CONCURRENT_STREAMS: "0" }],
+    [{ ARBOR_METRICS_ADDRESS: "9464" }],
+    [{ ARBOR_METRICS_ADDRESS: "127.0.0.1:99999" }],
+    [{ ARBOR_METRICS_TOKEN: "short" }],
   ])("refuses %j with a ConfigError", (env) => {
     expect(() => resolveConfig({ env })).toThrow(ConfigError);
   });

@@ -34,6 +34,7 @@ const cases: Case[] = [
   { name: "malformed JSON", method: "POST", path: (c) => `/iam/v2beta1/groups/${c.org}`, body: '{"name": ', status: 400, code: 3, field: "body" },
   { name: "a JSON array body", method: "POST", path: (c) => `/iam/v2beta1/groups/${c.org}`, body: "[]", status: 400, code: 3, field: "body" },
   { name: "a wrong type", method: "POST", path: (c) => `/iam/v2beta1/groups/${c.org}`, body: '{"name": 42}', status: 400, code: 3, field: "name" },
+  { name: "a key given twice", method: "POST", path: (c) => `/iam/v2beta1/groups/${c.org}`, body: '{"name": "BAD NAME", "name": "ok"}', status: 400, code: 3, field: "name" },
   { name: "an unknown field", method: "POST", path: (c) => `/iam/v2beta1/groups/${c.org}`, body: '{"name": "x", "colour": "red"}', status: 400, code: 3, field: "colour" },
   { name: "an oversized body", method: "POST", path: (c) => `/iam/v2beta1/groups/${c.org}`, body: `{"name": "x", "description": "${"a".repeat(2 * 1024 * 1024)}"}`, status: 400, code: 3, field: "body" },
   { name: "a description over 512 characters", method: "POST", path: (c) => `/iam/v2beta1/groups/${c.org}`, body: `{"name": "x", "description": "${"a".repeat(513)}"}`, status: 400, code: 3, field: "description" },

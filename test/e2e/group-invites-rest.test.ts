@@ -229,6 +229,7 @@ for (const engine of engines) {
       });
       const person = userIdentityUid("https://login.example.com", `inviter-${++n}`);
       expect((await api.post(`/iam/v2beta1/roleBindings/${team}`, { identityUid: person, roleUid: inviter.body.uid })).status).toBe(200);
+      await t.register(person); // their first login
       const them = restClient(t, (await t.server.tokens.issue(person, t.url)).token);
       const refused = await them.post(`${BASE}/${team}`, { roleUid: VIEWER, ttl: "60s" });
       expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 403, code: 7 });

@@ -56,6 +56,23 @@ describe(`groups over Connect, gRPC-Web and gRPC (connect-node) [${engine.name}]
     }
   });
 
+  it("refuses a Connect JSON body or GET message giving a key twice (protobuf-es's own check)", async () => {
+    const connectError = async (res: Response) => {
+      const body = (await res.json()) as { code: string; message: string };
+      return { status: res.status, code: body.code, message: body.message };
+    };
+    // JSON.parse keeps the last key: unchecked, this would create a group named "ok".
+    const post = await fetch(`${t.url}/arbor.iam.v2beta1.GroupsService/CreateGroup`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      body: `{"parent":"${org}","group":{"name":"BAD NAME","name":"ok"}}`,
+    });
+    expect(await connectError(post)).toMatchObject({ status: 400, code: "invalid_argument", message: expect.stringContaining('duplicate object key "name"') });
+    const message = encodeURIComponent('{"uid":"a","token":"t","uid":"b"}');
+    const get = await fetch(`${t.url}/arbor.iam.v2beta1.IdentitiesService/ExplainExchange?connect=v1&encoding=json&message=${message}`);
+    expect(await connectError(get)).toMatchObject({ status: 400, code: "invalid_argument", message: expect.stringContaining('duplicate object key "uid"') });
+  });
+
   it("refuses calls without a token with UNAUTHENTICATED", async () => {
     const client = createClient(GroupsService, createConnectTransport({ baseUrl: t.url, httpVersion: "1.1" }));
     await expect(client.getGroup({ uid: org })).rejects.toMatchObject({ code: Code.Unauthenticated });

@@ -205,10 +205,11 @@ for (const engine of engines) {
         expect((await get(`/iam/v2beta1/identities/${person}`, personToken)).status).toBe(200);
         const lonerToken = (await t.server.tokens.issue(loner, t.url)).token;
         expect((await get(`/iam/v2beta1/identities/${loner}`, lonerToken)).body).toMatchObject({ uid: loner, name: "lee" });
-        // Someone who never logged in has no row: their own uid is simply not found.
+        // Someone who never logged in has no row: a token of theirs (only `arbor admin token
+        // --identity` could mint one) authenticates nothing.
         const nobody = userIdentityUid("https://login.example", "nobody");
         const missing = await get(`/iam/v2beta1/identities/${nobody}`, (await t.server.tokens.issue(nobody, t.url)).token);
-        expect(missing.status).toBe(404);
+        expect({ status: missing.status, code: missing.body.code }).toEqual({ status: 401, code: 16 });
       });
 
       it("hides people bound nowhere visible, whether or not they exist", async () => {

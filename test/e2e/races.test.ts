@@ -137,6 +137,7 @@ describeEachEngine("races", (t) => {
         const group = ok(await owner.post(`/iam/v2beta1/groups/${org}`, { name: `shared ${round}` })).uid as string;
         const person = userIdentityUid(ISSUER, `worker${round}`);
         const binding = ok(await owner.post(`/iam/v2beta1/roleBindings/${group}`, { identityUid: person, roleUid: builtinRoleUid("editor") })).uid as string;
+        await server.register(person); // their first login
         const worker = restClient(server, (await server.server.tokens.issue(person, server.url)).token);
         const uses = Array.from({ length: 8 }, (_, i) =>
           i % 2 === 0 ? worker.get(`/iam/v2beta1/groups/${group}`) : worker.post(`/iam/v2beta1/groups/${group}`, { name: `made ${i}` }),

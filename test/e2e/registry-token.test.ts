@@ -133,6 +133,16 @@ for (const engine of engines) {
       }
     });
 
+    it("refuses the token of a deleted identity with 401", async () => {
+      const uid = (await admin.post(`/iam/v2beta1/identities/${orgUid}`, { name: "leaver", claimMatch: { issuer: "https://ci.example", subject: "leaver" } })).body.uid as string;
+      const token = (await t.server.tokens.issue(uid, HOST)).token;
+      expect((await ask(token, ["repository:acme/team/a:pull"])).status).toBe(200);
+      expect((await admin.del(`/iam/v2beta1/identities/${uid}`)).status).toBe(200);
+      const r = await refusal(await ask(token, ["repository:acme/team/a:pull"]));
+      expect([r.status, r.body.errors[0]?.code]).toEqual([401, "UNAUTHORIZED"]);
+      expect(r.body.errors[0]?.message).toMatch(/identity does not exist/);
+    });
+
     it("refuses another service, a malformed scope, an unsupported grant and other methods", async () => {
       const cases: [Response, number, string, RegExp][] = [
         [await ask(arbor.puller as string, [], { service: "other.example" }), 400, "INVALID_ARGUMENT", /service: "other.example" is not the registry/],

@@ -195,6 +195,7 @@ for (const engine of engines) {
       const bound = await bind(owner, group, person, viewer.uid);
       expect(bound.status).toBe(200);
       expect(bound.body.identity).toEqual({ uid: person, name: "", description: "", subject: "", issuer: "" });
+      await t.register(person); // their first login: a token of an unregistered uid is refused
       expect((await (await as(person)).get(`/iam/v2beta1/groups/${group}`)).status).toBe(200);
     });
 

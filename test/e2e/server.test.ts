@@ -10,6 +10,7 @@ import { engines } from "../support/engines.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 
 const engine = engines[0]!;
+const METRICS_TOKEN = "scrape-0123456789abcdef";
 
 function rawGet(port: number, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
@@ -46,7 +47,7 @@ describe(`the server [${engine.name}]`, () => {
   let org: string;
 
   beforeAll(async () => {
-    t = await startTestServer(engine);
+    t = await startTestServer(engine, { metricsToken: METRICS_TOKEN });
     ({ token } = await t.organization("server-org"));
     org = (await t.server.store.groups.findOrganization("server-org"))!.uid;
   });
@@ -65,7 +66,7 @@ describe(`the server [${engine.name}]`, () => {
   it("serves Prometheus metrics by RPC and code", async () => {
     await t.fetch(`/iam/v2beta1/groups/${org}`, { token });
     await t.fetch("/iam/v2beta1/groups/nope", { token });
-    const text = await (await t.fetch("/metrics")).text();
+    const text = await (await t.fetch("/metrics", { token: METRICS_TOKEN })).text();
     expect(text).toMatch(/arbor_requests_total\{rpc="arbor\.iam\.v2beta1\.GroupsService\/GetGroup",transport="rest",code="0"\} \d+/);
     expect(text).toMatch(/arbor_requests_total\{rpc="arbor\.iam\.v2beta1\.GroupsService\/GetGroup",transport="rest",code="3"\} \d+/);
     expect(text).toContain("arbor_request_duration_seconds_bucket");
@@ -111,5 +112,49 @@ describe(`the server [${engine.name}]`, () => {
       expect(res.status, path).toBe(400);
       expect((JSON.parse(res.body) as { code: number }).code).toBe(3);
     }
+  });
+});
+
+describe(`where /metrics is served [${engine.name}]`, () => {
+  /** Status, and the RPC code of a JSON answer, of GET /metrics at base with an optional bearer token. */
+  async function scrape(base: string, bearer?: string) {
+    const res = await fetch(`${base}/metrics`, bearer === undefined ? {} : { headers: { authorization: `Bearer ${bearer}` } });
+    const text = await res.text();
+    const code = res.headers.get("content-type") === "application/json" ? (JSON.parse(text) as { code: number }).code : undefined;
+    return { status: res.status, code, metrics: text.includes("arbor_requests_total") };
+  }
+  const servers: TestServer[] = [];
+  afterAll(async () => {
+    for (const s of servers) await s.close();
+  });
+  const start = async (settings: Parameters<typeof startTestServer>[1]) => {
+    const s = await startTestServer(engine, settings);
+    servers.push(s);
+    return s;
+  };
+
+  it("is not served at all by default", async () => {
+    const s = await start({});
+    expect(await scrape(s.url)).toEqual({ status: 404, code: 5, metrics: false });
+    expect(s.server.metricsPort).toBeUndefined();
+  });
+
+  it("needs ARBOR_METRICS_TOKEN on the API port when one is set", async () => {
+    const s = await start({ metricsToken: METRICS_TOKEN });
+    expect(await scrape(s.url)).toEqual({ status: 401, code: 16, metrics: false });
+    expect(await scrape(s.url, "wrong-token-0123456789")).toEqual({ status: 401, code: 16, metrics: false });
+    expect(await scrape(s.url, METRICS_TOKEN)).toEqual({ status: 200, code: undefined, metrics: true });
+  });
+
+  it("is served on ARBOR_METRICS_ADDRESS alone, with the token when one is set", async () => {
+    const open = await start({ metricsAddress: "127.0.0.1:0" });
+    const openAt = `http://127.0.0.1:${open.server.metricsPort}`;
+    expect(await scrape(openAt)).toEqual({ status: 200, code: undefined, metrics: true });
+    expect(await scrape(open.url)).toEqual({ status: 404, code: 5, metrics: false });
+    expect((await fetch(`${openAt}/healthz`)).status).toBe(404);
+    const guarded = await start({ metricsAddress: "127.0.0.1:0", metricsToken: METRICS_TOKEN });
+    const guardedAt = `http://127.0.0.1:${guarded.server.metricsPort}`;
+    expect((await scrape(guardedAt)).status).toBe(401);
+    expect(await scrape(guardedAt, METRICS_TOKEN)).toEqual({ status: 200, code: undefined, metrics: true });
   });
 });

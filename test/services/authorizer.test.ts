@@ -13,9 +13,17 @@ const customRole = `${team}/00000000000000bb`;
 const viewer = BUILTIN_ROLES.get("viewer")!.uid;
 const { CAP_IAM_GROUPS_LIST: LIST, CAP_IAM_GROUPS_CREATE: CREATE, CAP_REPO_LIST: REPO_LIST, CAP_IAM_ROLES_LIST: ROLES_LIST } = Capability;
 
-/** An authorizer over fixed grants, counting the store queries it makes; generation.value is the store's. */
+/** An authorizer over fixed grants, counting the store queries it makes; generation.value is the store's, existing the identities' rows. */
 function authorizerOver(grants: Grant[], allowOrgCreation = true, cacheSize?: number) {
   const calls: string[] = [];
+  const existing = new Set([person, workload]);
+  const rowReads: string[] = [];
+  const identities = {
+    get(uid: string) {
+      rowReads.push(uid);
+      return Promise.resolve(existing.has(uid) ? ({ uid } as never) : undefined);
+    },
+  };
   const generation = { value: 7, reads: 0 };
   const store = {
     grantsOf(uid: string) {
@@ -27,7 +35,8 @@ function authorizerOver(grants: Grant[], allowOrgCreation = true, cacheSize?: nu
       return Promise.resolve(generation.value);
     },
   };
-  return { authorizer: new Authorizer(store, { allowOrgCreation, ...(cacheSize !== undefined && { cacheSize }) }), calls, generation };
+  const authorizer = new Authorizer(store, identities, { allowOrgCreation, ...(cacheSize !== undefined && { cacheSize }) });
+  return { authorizer, calls, generation, existing, rowReads };
 }
 
 describe("authorizer", () => {
@@ -80,5 +89,21 @@ describe("authorizer", () => {
     await authorizer.permissionsOf(person);
     await authorizer.permissionsOf(workload);
     expect(calls).toEqual([person, workload, team, workload]);
+  });
+
+  it("gives a caller's permissions only while their identity exists, reading its row once per generation", async () => {
+    const { authorizer, generation, existing, rowReads } = authorizerOver([{ groupUid: team, roleUid: viewer, capabilities: [] }]);
+    expect(await authorizer.callerPermissions(person)).toBeDefined();
+    expect(await authorizer.callerPermissions(person)).toBeDefined();
+    expect(rowReads).toEqual([person]);
+    // A delete moves the generation (migration 0012): the next call reads the row again.
+    existing.delete(person);
+    generation.value++;
+    expect(await authorizer.callerPermissions(person)).toBeUndefined();
+    // Absence is not remembered: registered again, the identity works at the same generation.
+    existing.add(person);
+    expect(await authorizer.callerPermissions(person)).toBeDefined();
+    expect(await authorizer.callerPermissions("f".repeat(40))).toBeUndefined();
+    expect(rowReads).toEqual([person, person, person, "f".repeat(40)]);
   });
 });

@@ -48,6 +48,15 @@ describeEachEngine("authorization generation", (t) => {
     expect(await moves(() => store.bindings.grantsOf(ROBOT))).toBe(false);
     expect(await moves(() => store.groups.insert(group(childUid(ORG, 2), "another")))).toBe(false);
     expect(await moves(() => store.identities.update(ROBOT, { description: "changed" }, 3))).toBe(false);
+    expect(await moves(() => store.identities.touch(ROBOT, 4))).toBe(false);
+  });
+
+  it("moves when an identity is deleted, bound or not (migration 0012: remembered existence)", async () => {
+    const store = t.store();
+    const loner = childUid(ORG, 0x11);
+    await store.identities.insert(identity(loner, "loner"));
+    expect(await moves(() => store.identities.insert(identity(childUid(ORG, 0x12), "newcomer")))).toBe(false);
+    expect(await moves(() => store.identities.delete(loner))).toBe(true);
   });
 
   it("does not move for a write that rolled back", async () => {

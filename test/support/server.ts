@@ -12,6 +12,7 @@ import type { GroupRecord } from "../../src/domain/groups.js";
 import { startServer, type ArborServer } from "../../src/server/server.js";
 import { createOrganization } from "../../src/services/groups-store-ops.js";
 import type { TestEngine } from "./engines.js";
+import { identity } from "./records.js";
 import { assertNoSecrets } from "./secret-scan.js";
 
 /** A started server and helpers around it. */
@@ -22,8 +23,10 @@ export interface TestServer {
   readonly logs: Record<string, unknown>[];
   /** Creates an organization and returns it with a token of its administrator. */
   organization(name: string): Promise<{ org: GroupRecord; token: string }>;
-  /** A valid token of someone with no role bindings at all. */
+  /** A valid token of someone with no role bindings at all (a registered person, as after a first login). */
   strangerToken(): Promise<string>;
+  /** Registers uid as a person who logged in (a root-level identity row), unless it exists: tokens of unregistered uids are refused. */
+  register(uid: string, name?: string): Promise<void>;
   /** fetch against the server, with a bearer token when given. */
   fetch(path: string, init?: RequestInit & { token?: string }): Promise<Response>;
   close(): Promise<void>;
@@ -56,6 +59,9 @@ export async function startTestServer(engine: TestEngine, settings: Partial<Conf
     await location.dispose();
     throw e;
   }
+  const register = async (uid: string, name = `person-${uid.slice(0, 8)}`) => {
+    if ((await server.store.identities.get(uid)) === undefined) await server.store.identities.insert(identity(uid, name));
+  };
   return {
     server,
     url: server.url,
@@ -66,8 +72,11 @@ export async function startTestServer(engine: TestEngine, settings: Partial<Conf
       return { org, token };
     },
     async strangerToken() {
-      return (await server.tokens.issue(userIdentityUid("https://issuer.example", "stranger"), server.url)).token;
+      const uid = userIdentityUid("https://issuer.example", "stranger");
+      await register(uid, "stranger");
+      return (await server.tokens.issue(uid, server.url)).token;
     },
+    register,
     fetch(path, init = {}) {
       const { token, ...rest } = init;
       const headers = new Headers(rest.headers);

@@ -4,6 +4,7 @@
  */
 import { fromJson, type DescMessage, type JsonValue, type MessageShape } from "@bufbuild/protobuf";
 import { invalidArgument } from "../../domain/errors.js";
+import { findDuplicateKey } from "./duplicate-keys.js";
 import { isJsonObject } from "./is-json-object.js";
 import { diagnoseJson } from "./json-diagnosis.js";
 
@@ -24,7 +25,8 @@ export function isBlankBody(body: Uint8Array | undefined): boolean {
 
 /**
  * The JSON value of a body, or undefined for a blank one. INVALID_ARGUMENT `body` when it is not
- * UTF-8, not JSON, or nests deeper than MAX_BODY_DEPTH.
+ * UTF-8, not JSON, or nests deeper than MAX_BODY_DEPTH, and naming the key when an object gives
+ * one key twice.
  */
 export function readJsonBody(body: Uint8Array | undefined): JsonValue | undefined {
   if (body === undefined || isBlankBody(body)) return undefined;
@@ -42,7 +44,14 @@ export function readJsonBody(body: Uint8Array | undefined): JsonValue | undefine
     throw invalidArgument("body", `malformed JSON: ${(e as Error).message.slice(0, 120)}`);
   }
   if (depthExceeds(json, MAX_BODY_DEPTH)) throw invalidArgument("body", `nests deeper than ${MAX_BODY_DEPTH} levels`);
+  refuseDuplicateKeys(text);
   return json;
+}
+
+/** INVALID_ARGUMENT naming the first key an object of text gives twice (JSON.parse would keep the last). */
+export function refuseDuplicateKeys(text: string): void {
+  const duplicate = findDuplicateKey(text);
+  if (duplicate !== undefined) throw invalidArgument(duplicate, "is given twice in the JSON object");
 }
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { Code } from "../../../src/domain/errors.js";
+import { findDuplicateKey } from "../../../src/server/rest/duplicate-keys.js";
 import { decodeJson } from "./request.js";
 import { violationOf } from "./violation.js";
 
@@ -75,6 +76,12 @@ describe("bodies of CreateGroup (body: group)", () => {
     ['{"create_time":5}', "createTime"],
     // One field under both its names.
     ['{"resourceLimits":{},"resource_limits":{}}', "resourceLimits"],
+    // One key twice: JSON.parse would keep the last and validate that one; refused, at any depth.
+    ['{"name":"BAD NAME","name":"ok"}', "name"],
+    ['{"name":"ok","description":"d","name":"ok"}', "name"],
+    ['{"n\\u0061me":"BAD NAME","name":"ok"}', "name"],
+    ['{"resourceLimits":{"repos":1,"repos":2}}', "resourceLimits.repos"],
+    ['{"description":"a,\\"name\\":{","resourceLimits":{"a b":1,"a b":2}}', 'resourceLimits["a b"]'],
   ])("%s is INVALID_ARGUMENT naming %s", (body, field) => {
     expect(violationOf(() => decodeJson("POST", GROUPS, body))).toEqual({ code: Code.INVALID_ARGUMENT, field });
   });
@@ -201,6 +208,21 @@ describe("nested bodies (fixture, PATCH /v1/items/{item.uid=**} with body: item)
     expect(decodeJson("PATCH", url, body)).toMatchObject({
       item: { size: "12", color: "BLUE", picked: { issuer: "i" }, byNumber: { 7: "x" }, note: "" },
     });
+  });
+});
+
+describe("duplicate keys in nested bodies (fixture)", () => {
+  test("name the key by its path through objects and arrays", () => {
+    const body = '{"labels":[{"k":1},{"k":1,"k":2}]}';
+    expect(violationOf(() => decodeJson("PATCH", "/v1/items/abc", body))).toEqual({ code: Code.INVALID_ARGUMENT, field: "labels[1].k" });
+  });
+
+  test.each([
+    '{"name":"a","inner":{"name":"a"}}',
+    '[{"k":1},{"k":1}]',
+    '{"a":"\\"a\\":","b":["a","a"],"c":{"a":{"a":1}}}',
+  ])("equal keys in different objects are fine: %s", (text) => {
+    expect(findDuplicateKey(text)).toBeUndefined();
   });
 });
 

@@ -12,6 +12,7 @@ import { startServer, type ArborServer } from "../../../src/server/server.js";
 import { createOrganization } from "../../../src/services/groups-store-ops.js";
 import type { StoreOptions } from "../../../src/store/create-store.js";
 import type { TestEngine } from "../engines.js";
+import { identity as identityRecord } from "../records.js";
 import type { KnownUids } from "./hostile-values.js";
 import type { CaseContext } from "./rest-cases.js";
 
@@ -66,7 +67,10 @@ export async function startFuzzWorld(engine: TestEngine): Promise<FuzzWorld> {
     const binding = await call("POST", `/iam/v2beta1/roleBindings/${group}`, { identityUid: identity.uid, roleUid: builtinRoleUid("viewer") });
     const page = await call("GET", "/iam/v2beta1/groups?page_size=1");
     const known: KnownUids = { org: org.uid, group, identity: identity.uid, binding: binding.uid, role: role.uid, builtinRole: builtinRoleUid("viewer") };
-    const stranger = (await server.tokens.issue(userIdentityUid("https://issuer.example", "stranger"), server.url)).token;
+    // A registered person bound nowhere: tokens of unregistered uids are refused outright.
+    const strangerUid = userIdentityUid("https://issuer.example", "stranger");
+    await server.store.identities.insert(identityRecord(strangerUid, "stranger"));
+    const stranger = (await server.tokens.issue(strangerUid, server.url)).token;
     return {
       server,
       warnings,
