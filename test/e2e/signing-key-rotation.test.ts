@@ -59,15 +59,17 @@ for (const engine of engines) {
       expect((await call(before)).status).toBe(200);
       expect((await call(after)).status).toBe(200);
 
-      // A token the old key signs with a lifetime beyond its retirement, as a thief of it would.
+      // A token the old key signs just before its retirement, as a thief of it would: as long-lived
+      // as the server accepts (an hour), so it would outlive the key but for the retirement.
+      clock.advance(rotation.retireTime - clock.now() - 2_000);
       const oldKey = await importJWK(JSON.parse(oldRecord?.privateJwk ?? "{}") as JWK, "ES256");
       const lasting = await new SignJWT({})
         .setProtectedHeader({ alg: "ES256", kid: oldKid, typ: "JWT" })
         .setIssuer(t.url)
-        .setSubject("0".repeat(40))
+        .setSubject(adminIdentityUid(org.uid))
         .setAudience(t.url)
         .setIssuedAt(Math.floor(clock.now() / 1000))
-        .setExpirationTime(Math.floor(clock.now() / 1000) + 3 * 3600)
+        .setExpirationTime(Math.floor(clock.now() / 1000) + 3600)
         .sign(oldKey);
       expect((await call(lasting)).status).toBe(200);
 
