@@ -107,6 +107,12 @@ export function createEscalationGuard(stores: Pick<Stores, "roles" | "bindings">
 
   return {
     async check(actor, changes) {
+      if (changes.length === 0) return;
+      // Read under the generation's row, which every write of a role or binding holds: a call
+      // racing this one cannot pass on a role's old capabilities while this one grows them, nor
+      // grow a role this one hands out before it commits (invites and identity providers take no
+      // other lock a role's update would wait for).
+      await stores.bindings.holdGeneration();
       const newOrganizations = new Set(changes.flatMap((c) => (c.kind === "organization" ? [c.groupUid] : [])));
       for (const change of changes) {
         for (const handout of await handouts(actor, change, newOrganizations)) {

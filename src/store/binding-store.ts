@@ -87,6 +87,12 @@ export function createBindingStore(db: Executor, record: AuthorityRecorder): Bin
       return Number(row.value);
     },
 
+    async holdGeneration() {
+      // A write of the value it has: PostgreSQL locks the row; SQLite's IMMEDIATE transaction
+      // already holds the database.
+      await guard(() => db.updateTable("authz_generation").set((eb) => ({ value: eb.ref("value") })).where("id", "=", 1).execute());
+    },
+
     async update(uid, changes) {
       // Read first: a clash is then named without a lookup after the failed statement.
       const before = await table.get(uid);

@@ -113,6 +113,12 @@ export interface BindingStore {
    * triggers, whoever writes). Permissions computed after reading it stay right while it holds.
    */
   authzGeneration(): Promise<number>;
+  /**
+   * Holds the authorization generation's row until the surrounding transaction ends, without
+   * moving it. Every write of a role or binding holds it too (its triggers), so a transaction
+   * holding it reads roles and bindings no concurrent writer of them can change before it commits.
+   */
+  holdGeneration(): Promise<void>;
   /** Changes a binding's identity or role; undefined when it does not exist. Same errors as insert. */
   update(uid: string, changes: { identityUid?: string; roleUid?: string }): Promise<BindingRecord | undefined>;
   /** Deletes a binding; false when there was none. */
