@@ -128,12 +128,14 @@ export function createEscalationGuard(stores: Pick<Stores, "roles" | "bindings">
  * PERMISSION_DENIED unless perms hold every capability of role at groupUid: the early form of the
  * guard's check, for services that must refuse before they reveal whether something exists.
  */
-export function requireGrantable(perms: Permissions, role: RoleRecord, groupUid: string): void {
+export function requireGrantable(perms: Permissions, role: RoleRecord, groupUid: string, as: "binding" | "invite"): void {
   const capabilities = roleCapabilities(role.uid, role.capabilities);
   const missing = missingAt(perms, capabilities, groupUid);
   if (missing.length === 0) return;
-  const change: AuthorityChange = { kind: "binding", groupUid, identityUid: "", roleUid: role.uid };
-  throw cannotGrant(change, { groupUid, capabilities, because: "", metadata: { role: role.uid } }, missing);
+  const change: AuthorityChange =
+    as === "binding" ? { kind: "binding", groupUid, identityUid: "", roleUid: role.uid } : { kind: "invite", groupUid, roleUid: role.uid };
+  const because = as === "invite" ? ` (an invite to role ${role.uid} hands them out)` : "";
+  throw cannotGrant(change, { groupUid, capabilities, because, metadata: { role: role.uid } }, missing);
 }
 
 function missingAt(perms: Permissions, capabilities: Iterable<Capability>, groupUid: string): Capability[] {

@@ -117,7 +117,7 @@ export function createGroupInvitesService(deps: ServiceDeps) {
       validateInviteEmail(sent?.email ?? "");
       const role = await roleOf(roleUid);
       if (!role) throw notFound("role", roleUid);
-      requireGrantable(await ctx.permissions(), role, parent);
+      requireGrantable(await ctx.permissions(), role, parent, "invite");
       const now = clock.now();
       const { code, codeHash, keyId } = newInviteCode(ids);
       const invite: GroupInviteRecord = {
@@ -158,7 +158,7 @@ export function createGroupInvitesService(deps: ServiceDeps) {
       if (mask.has("ttl")) changes.expirationTime = clock.now() + inviteTtlMs(sent.ttl);
       // Changing an invite is as good as issuing it: the same rule as on create. A role that is
       // gone makes the invite worthless, so there is nothing to guard.
-      if (role) requireGrantable(await ctx.permissions(), role, stored.parentUid);
+      if (role) requireGrantable(await ctx.permissions(), role, stored.parentUid, "invite");
       const updated = await store.groupInvites.update(uid, changes);
       if (!updated) throw notFound("group invite", uid);
       return groupInviteMessage(updated, role);

@@ -47,7 +47,7 @@ export async function checkBindingTarget(store: Stores, perms: Permissions, inpu
   if (!role) throw notFound("role", roleUid);
   // The escalation guard checks this again before the change commits; checked here too so that
   // a caller who may not grant the role learns nothing of whether the identity exists.
-  requireGrantable(perms, role, groupUid);
+  requireGrantable(perms, role, groupUid, "binding");
   // A person (root-level identity) may be bound before their first login registers them.
   if (!identity && !isRoot(identityUid)) throw notFound("identity", identityUid);
   return { identityUid, roleUid, identity, group, role };

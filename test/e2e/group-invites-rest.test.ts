@@ -233,7 +233,9 @@ for (const engine of engines) {
       const them = restClient(t, (await t.server.tokens.issue(person, t.url)).token);
       const refused = await them.post(`${BASE}/${team}`, { roleUid: VIEWER, ttl: "60s" });
       expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 403, code: 7 });
-      expect(refused.body.message).toMatch(/^Permission denied: /);
+      expect(refused.body.message).toMatch(/^Permission denied: the caller cannot grant capabilities it does not hold \(an invite to role /);
+      const info = (refused.body.details as { "@type": string; metadata?: Record<string, string> }[]).find((d) => d["@type"].endsWith("ErrorInfo"));
+      expect(info?.metadata).toMatchObject({ change: "invite", group: team, role: VIEWER });
       const own = await them.post(`${BASE}/${team}`, { roleUid: inviter.body.uid, ttl: "60s" });
       expect(own.status, JSON.stringify(own.body)).toBe(200);
       codes.push(own.body.code);
