@@ -109,10 +109,11 @@ export interface BindingStore {
   /** Every role an identity holds, with the stored capabilities of custom roles: one query. */
   grantsOf(identityUid: string): Promise<Grant[]>;
   /**
-   * The authorization generation: a number that changes whenever any binding or role does (by
-   * triggers, whoever writes). Permissions computed after reading it stay right while it holds.
+   * The authorization generation of an identity: a value that changes whenever one of its
+   * bindings, any role, or any identity's existence does (by triggers, whoever writes; migrations
+   * 0007, 0012, 0013). Its permissions computed after reading it stay right while it holds.
    */
-  authzGeneration(): Promise<number>;
+  authzGeneration(identityUid: string): Promise<string>;
   /** Changes a binding's identity or role; undefined when it does not exist. Same errors as insert. */
   update(uid: string, changes: { identityUid?: string; roleUid?: string }): Promise<BindingRecord | undefined>;
   /** Deletes a binding; false when there was none. */
