@@ -31,9 +31,9 @@ export function hierarchyConditions(filter: HierarchyFilter, columns: HierarchyC
 
 /**
  * Up to this many scopes, one index range per scope; beyond it, one membership test per row
- * prefix (docs/benchmarks.md, "Visibility").
+ * prefix (docs/benchmarks.md, "VISIBILITY": ranges win up to about 16 scopes, lose from 64).
  */
-export const FEW_SCOPES = 8;
+export const FEW_SCOPES = 16;
 
 /**
  * Rows whose uid is one of tops or lies below one of them; tops are uids, none below another.
@@ -43,13 +43,23 @@ export const FEW_SCOPES = 8;
  */
 export function visibleUnder(uidColumn: string, tops: readonly string[]): Expression<SqlBool> {
   if (tops.length === 0) return NOTHING;
+  return tops.length <= FEW_SCOPES ? inRanges(uidColumn, tops) : byMembership(uidColumn, tops);
+}
+
+/** visibleUnder as one index range per top (exported for the benchmark comparing the forms). */
+export function inRanges(uidColumn: string, tops: readonly string[]): Expression<SqlBool> {
   const uid = sql.ref(uidColumn);
-  if (tops.length <= FEW_SCOPES) {
-    const each = tops.map((top) => sql<SqlBool>`(${uid} = ${top} or ${strictlyBelow(uidColumn, top)})`);
-    return sql<SqlBool>`(${sql.join(each, sql` or `)})`;
-  }
-  // A uid's ancestors-or-self are its prefixes at segment ends, so a row is visible when its
-  // prefix as long as a scope is that scope: one set lookup per distinct scope length (a depth).
+  const each = tops.map((top) => sql<SqlBool>`(${uid} = ${top} or ${strictlyBelow(uidColumn, top)})`);
+  return sql<SqlBool>`(${sql.join(each, sql` or `)})`;
+}
+
+/**
+ * visibleUnder as membership: a uid's ancestors-or-self are its prefixes at segment ends, so a
+ * row is visible when its prefix as long as a top is that top: one set lookup per distinct top
+ * length (a depth, at most 32 for groups), whatever the number of tops.
+ */
+export function byMembership(uidColumn: string, tops: readonly string[]): Expression<SqlBool> {
+  const uid = sql.ref(uidColumn);
   const byLength = new Map<number, string[]>();
   for (const top of tops) {
     const same = byLength.get(top.length);
