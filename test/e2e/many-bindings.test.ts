@@ -94,6 +94,13 @@ for (const engine of engines) {
       expect(body.totalCount).toBe(String(want[path]));
     });
 
+    it("counts the visible groups below the organization", async () => {
+      const res = await t.fetch(`/iam/v2beta1/groups?page_size=5&uidp.descendants_of=${org}`, { token });
+      const body = (await res.json()) as Record<string, unknown>;
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      expect(body.totalCount).toBe(String(BOUND + 1));
+    });
+
     it("walks every visible group page by page", async () => {
       const seen = new Set<string>();
       let pageToken = "";
