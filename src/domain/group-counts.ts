@@ -26,9 +26,14 @@ export function descendantCountPlan(filter: GroupFilter): DescendantCountPlan | 
   if (tops === undefined || tops.some((top) => isSelfOrDescendant(descendantsOf, top))) return { sumBelow: [descendantsOf], plusGroups: [] };
   // Otherwise only the visible subtrees below it count, each its top and everything under it,
   // and a subtree inside another must not count twice.
-  const below = tops.filter((top) => top !== descendantsOf && isSelfOrDescendant(top, descendantsOf));
-  const outermost = below.filter((top) => !below.some((other) => other !== top && isSelfOrDescendant(top, other)));
-  const distinct = [...new Set(outermost)];
-  if (distinct.length > MAX_COUNTED_SUBTREES) return undefined;
+  // Sorted, a subtree's uids follow its top ('/' sorts before every uid character), so one pass
+  // keeps the outermost: linear after the sort, however many scopes a caller holds.
+  const below = tops.filter((top) => top !== descendantsOf && isSelfOrDescendant(top, descendantsOf)).sort();
+  const distinct: string[] = [];
+  for (const top of below) {
+    const last = distinct.at(-1);
+    if (last === undefined || !isSelfOrDescendant(top, last)) distinct.push(top);
+    if (distinct.length > MAX_COUNTED_SUBTREES) return undefined;
+  }
   return { sumBelow: distinct, plusGroups: distinct };
 }

@@ -1,10 +1,12 @@
 /**
  * What one caller may do: capabilities held at groups, each reaching the group and everything
- * below it (DESIGN 1.8). Built per request from the caller's role bindings, so a new binding
- * works on the next request.
+ * below it (DESIGN 1.8). Built from the caller's role bindings, so a new binding works on the
+ * next request. Grants are kept by group, so a check looks up the scope's at most 64
+ * ancestors-or-self instead of going through every grant: a caller with 10,000 bindings pays
+ * per check what one with ten does.
  */
 import type { Capability } from "./capabilities.js";
-import { isSelfOrDescendant } from "./uid.js";
+import { isSelfOrDescendant, parentOf } from "./uid.js";
 
 /** A role's capabilities held at a group. */
 export interface Grant {
@@ -14,12 +16,17 @@ export interface Grant {
 
 /** The permissions of one caller. */
 export class Permissions {
-  readonly #grants: readonly Grant[];
+  /** The capabilities granted at each group, from all of its grants. */
+  readonly #byGroup = new Map<string, Set<Capability>>();
   readonly #atRoot: ReadonlySet<Capability>;
 
   /** `atRoot` holds what is granted at the installation root (creating organizations). */
   constructor(grants: readonly Grant[], atRoot: ReadonlySet<Capability> = new Set()) {
-    this.#grants = grants;
+    for (const g of grants) {
+      const held = this.#byGroup.get(g.groupUid) ?? new Set<Capability>();
+      for (const cap of g.capabilities) held.add(cap);
+      this.#byGroup.set(g.groupUid, held);
+    }
     this.#atRoot = atRoot;
   }
 
@@ -33,10 +40,7 @@ export class Permissions {
    * act in, with no uid below another.
    */
   scopes(caps: readonly Capability[]): string[] {
-    const roots = this.#grants
-      .filter((g) => caps.every((cap) => this.#holds(cap, g.groupUid)))
-      .map((g) => g.groupUid)
-      .sort();
+    const roots = [...this.#byGroup.keys()].filter((uid) => caps.every((cap) => this.#holds(cap, uid))).sort();
     const out: string[] = [];
     for (const uid of roots) {
       const last = out.at(-1);
@@ -46,6 +50,9 @@ export class Permissions {
   }
 
   #holds(cap: Capability, scope: string): boolean {
-    return this.#grants.some((g) => g.capabilities.has(cap) && isSelfOrDescendant(scope, g.groupUid));
+    for (let uid: string | undefined = scope; uid !== undefined; uid = parentOf(uid)) {
+      if (this.#byGroup.get(uid)?.has(cap) === true) return true;
+    }
+    return false;
   }
 }

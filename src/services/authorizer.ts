@@ -1,8 +1,10 @@
 /**
  * Turns a principal's role bindings into Permissions. Tokens carry no permissions, so a new
  * binding takes effect on the next request; to keep that promise without reading every caller's
- * bindings on every request, permissions are remembered with the store's authorization
- * generation (read before the bindings), and used again only while it has not changed.
+ * bindings on every request, permissions are remembered with the caller's authorization
+ * generation (read before the bindings), and used again only while it has not changed. It moves
+ * with the caller's own bindings and with any role (migration 0013), so a change elsewhere does
+ * not make a caller with 10,000 bindings read them all again.
  *
  * The same generation keeps a second fact sound: that a caller's identity exists. Deleting an
  * identity moves it (migration 0012), so a token of a deleted identity fails on the next request.
@@ -29,7 +31,7 @@ const DEFAULT_CACHE_SIZE = 10_000;
 
 /** What is remembered of one identity at one generation. */
 interface Entry {
-  generation: number;
+  generation: string;
   permissions: Permissions;
   /** True once the identity's row was read and found at this generation. */
   exists: boolean;
@@ -77,7 +79,7 @@ export class Authorizer {
   async #entry(identityUid: string): Promise<Entry> {
     // The generation is read first: a change after it makes the next request read again, so
     // what is remembered is never older than the generation it is filed under.
-    const generation = await this.#bindings.authzGeneration();
+    const generation = await this.#bindings.authzGeneration(identityUid);
     const cached = this.#cache.get(identityUid);
     this.#cache.delete(identityUid);
     if (cached !== undefined && cached.generation === generation) {

@@ -41,7 +41,13 @@ export function createBindingStore(db: Executor, record: AuthorityRecorder): Bin
       .select(["role_bindings.group_uid", "role_bindings.role_uid", "roles.capabilities"])
       .where("role_bindings.identity_uid", "=", ""),
   );
-  const generation = compiledOnce(db, () => db.selectFrom("authz_generation").select("value").where("id", "=", 1));
+  // The global generation and the identity's own, in one round trip; no row of its own is 0.
+  const generation = compiledOnce(db, () =>
+    db.selectNoFrom((eb) => [
+      eb.selectFrom("authz_generation").select("value").where("id", "=", 1).as("global"),
+      eb.selectFrom("authz_identity_generations").select("value").where("identity_uid", "=", "").as("own"),
+    ]),
+  );
 
   return {
     async insert(b) {
@@ -81,10 +87,10 @@ export function createBindingStore(db: Executor, record: AuthorityRecorder): Bin
       return rows.map((r) => ({ groupUid: r.group_uid, roleUid: r.role_uid, capabilities: JSON.parse(r.capabilities) as string[] }));
     },
 
-    async authzGeneration() {
-      const [row] = await guard(() => generation(1));
-      if (row === undefined) throw new Error("authz_generation has no row (migration 0007 makes it)");
-      return Number(row.value);
+    async authzGeneration(identityUid) {
+      const [row] = await guard(() => generation(1, identityUid));
+      if (row?.global == null) throw new Error("authz_generation has no row (migration 0007 makes it)");
+      return `${Number(row.global)}.${Number(row.own ?? 0)}`;
     },
 
     async holdGeneration() {

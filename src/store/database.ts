@@ -241,9 +241,15 @@ export interface RegistryPathsTable {
   group_uid: string;
 }
 
-/** The one row of `authz_generation`: advanced by triggers on every change of a binding or role. */
+/** The one row of `authz_generation`: advanced by triggers on every change of a role, and on an identity's delete. */
 export interface AuthzGenerationTable {
   id: number;
+  value: number;
+}
+
+/** An identity's own generation (migration 0013): advanced by triggers on every change of its bindings. */
+export interface AuthzIdentityGenerationsTable {
+  identity_uid: string;
   value: number;
 }
 
@@ -276,6 +282,7 @@ export interface Database {
   advisory_packages: AdvisoryPackagesTable;
   audit_events: AuditEventsTable;
   authz_generation: AuthzGenerationTable;
+  authz_identity_generations: AuthzIdentityGenerationsTable;
   group_descendant_counts: GroupDescendantCountsTable;
   login_attempts: LoginAttemptsTable;
   organization_members: OrganizationMembersTable;

@@ -29,12 +29,56 @@ export function hierarchyConditions(filter: HierarchyFilter, columns: HierarchyC
   return all;
 }
 
-/** Rows whose uid is one of tops or lies below one of them. */
+/**
+ * Up to this many scopes, one index range per scope; beyond it, one membership test per row
+ * prefix (docs/benchmarks.md, "VISIBILITY": ranges win up to about 16 scopes, lose from 64).
+ */
+export const FEW_SCOPES = 16;
+
+/**
+ * Rows whose uid is one of tops or lies below one of them; tops are uids, none below another.
+ * A few scopes are index ranges; more are tested by membership, so the statement's size and a
+ * row's cost do not grow with the number of scopes (docs/architecture.md, "How visibility is
+ * computed").
+ */
 export function visibleUnder(uidColumn: string, tops: readonly string[]): Expression<SqlBool> {
   if (tops.length === 0) return NOTHING;
+  return tops.length <= FEW_SCOPES ? inRanges(uidColumn, tops) : byMembership(uidColumn, tops);
+}
+
+/** visibleUnder as one index range per top (exported for the benchmark comparing the forms). */
+export function inRanges(uidColumn: string, tops: readonly string[]): Expression<SqlBool> {
   const uid = sql.ref(uidColumn);
   const each = tops.map((top) => sql<SqlBool>`(${uid} = ${top} or ${strictlyBelow(uidColumn, top)})`);
   return sql<SqlBool>`(${sql.join(each, sql` or `)})`;
+}
+
+/**
+ * visibleUnder as membership: a uid's ancestors-or-self are its prefixes at segment ends, so a
+ * row is visible when its prefix as long as a top is that top: one set lookup per distinct top
+ * length (a depth, at most 32 for groups), whatever the number of tops.
+ */
+export function byMembership(uidColumn: string, tops: readonly string[]): Expression<SqlBool> {
+  const uid = sql.ref(uidColumn);
+  const byLength = new Map<number, string[]>();
+  for (const top of tops) {
+    const same = byLength.get(top.length);
+    if (same === undefined) byLength.set(top.length, [top]);
+    else same.push(top);
+  }
+  const each = [...byLength].map(([length, same]) => sql<SqlBool>`substr(${uid}, 1, ${sql.lit(length)}) in (${uidSet(same)})`);
+  return sql<SqlBool>`(${sql.join(each, sql` or `)})`;
+}
+
+/**
+ * The uids as a subquery over one bound parameter, a JSON object keyed by them: `json_each` reads
+ * an object's keys on both engines, in one pass, and both evaluate the subquery once per
+ * statement (SQLite into an index, PostgreSQL into a hash), so the statement keeps one size
+ * whatever their number.
+ */
+function uidSet(uids: readonly string[]): Expression<string> {
+  const keys = JSON.stringify(Object.fromEntries(uids.map((uid) => [uid, 1])));
+  return sql<string>`select "key" from json_each(${keys})`;
 }
 
 /**

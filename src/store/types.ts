@@ -109,14 +109,16 @@ export interface BindingStore {
   /** Every role an identity holds, with the stored capabilities of custom roles: one query. */
   grantsOf(identityUid: string): Promise<Grant[]>;
   /**
-   * The authorization generation: a number that changes whenever any binding or role does (by
-   * triggers, whoever writes). Permissions computed after reading it stay right while it holds.
+   * The authorization generation of an identity: a value that changes whenever one of its
+   * bindings, any role, or any identity's existence does (by triggers, whoever writes; migrations
+   * 0007, 0012, 0013). Its permissions computed after reading it stay right while it holds.
    */
-  authzGeneration(): Promise<number>;
+  authzGeneration(identityUid: string): Promise<string>;
   /**
-   * Holds the authorization generation's row until the surrounding transaction ends, without
-   * moving it. Every write of a role or binding holds it too (its triggers), so a transaction
-   * holding it reads roles and bindings no concurrent writer of them can change before it commits.
+   * Holds the global authorization generation's row until the surrounding transaction ends,
+   * without moving it. Every write of a role holds it too (its trigger), and so does every API
+   * call that changes authority (the escalation guard), so a transaction holding it reads roles,
+   * bindings, invites and providers that no concurrent such call can change before it commits.
    */
   holdGeneration(): Promise<void>;
   /** Changes a binding's identity or role; undefined when it does not exist. Same errors as insert. */

@@ -13,7 +13,10 @@ const customRole = `${team}/00000000000000bb`;
 const viewer = BUILTIN_ROLES.get("viewer")!.uid;
 const { CAP_IAM_GROUPS_LIST: LIST, CAP_IAM_GROUPS_CREATE: CREATE, CAP_REPO_LIST: REPO_LIST, CAP_IAM_ROLES_LIST: ROLES_LIST } = Capability;
 
-/** An authorizer over fixed grants, counting the store queries it makes; generation.value is the store's, existing the identities' rows. */
+/**
+ * An authorizer over fixed grants, counting the store queries it makes; generation.value is the
+ * store's global generation, generation.own each identity's, existing the identities' rows.
+ */
 function authorizerOver(grants: Grant[], allowOrgCreation = true, cacheSize?: number) {
   const calls: string[] = [];
   const existing = new Set([person, workload]);
@@ -24,15 +27,15 @@ function authorizerOver(grants: Grant[], allowOrgCreation = true, cacheSize?: nu
       return Promise.resolve(existing.has(uid) ? ({ uid } as never) : undefined);
     },
   };
-  const generation = { value: 7, reads: 0 };
+  const generation = { value: 7, own: new Map<string, number>(), reads: 0 };
   const store = {
     grantsOf(uid: string) {
       calls.push(uid);
       return Promise.resolve(grants);
     },
-    authzGeneration() {
+    authzGeneration(uid: string) {
       generation.reads++;
-      return Promise.resolve(generation.value);
+      return Promise.resolve(`${generation.value}.${generation.own.get(uid) ?? 0}`);
     },
   };
   const authorizer = new Authorizer(store, identities, { allowOrgCreation, ...(cacheSize !== undefined && { cacheSize }) });
@@ -80,6 +83,16 @@ describe("authorizer", () => {
     expect(calls).toEqual([person, person]);
     expect(await authorizer.permissionsOf(person)).toBe(second);
     expect(calls).toHaveLength(2);
+  });
+
+  it("reads a caller's permissions again when its own generation moves, and only that caller's", async () => {
+    const { authorizer, calls, generation } = authorizerOver([{ groupUid: team, roleUid: viewer, capabilities: [] }]);
+    const mine = await authorizer.permissionsOf(person);
+    const theirs = await authorizer.permissionsOf(workload);
+    generation.own.set(workload, 1);
+    expect(await authorizer.permissionsOf(person)).toBe(mine);
+    expect(await authorizer.permissionsOf(workload)).not.toBe(theirs);
+    expect(calls).toEqual([person, workload, workload]);
   });
 
   it("keeps each caller apart, and forgets the least recently used past its size", async () => {

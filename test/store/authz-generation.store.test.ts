@@ -1,7 +1,8 @@
 /**
- * The authorization generation (migration 0007): every change of a binding or a role moves it,
- * whoever makes it and however (a cascade included), and reads alone never do. Servers trust the
- * permissions they remember only while it holds (src/services/authorizer.ts), so a write that
+ * The authorization generation of an identity (migrations 0007, 0012, 0013): every change of one
+ * of its bindings or of any role moves it, whoever makes it and however (a cascade included), and
+ * reads alone never do; a change of another identity's bindings leaves it alone. Servers trust
+ * the permissions they remember only while it holds (src/services/authorizer.ts), so a write that
  * failed to move it would let a revoked binding keep working.
  */
 import { beforeAll, expect, it } from "vitest";
@@ -12,6 +13,7 @@ import { binding, identity, role, VIEWER, OWNER } from "../support/records.js";
 const ORG = rootUid(0x6e7);
 const TEAM = childUid(ORG, 1);
 const ROBOT = childUid(ORG, 0x10);
+const OTHER = childUid(ORG, 0x13);
 const CUSTOM = childUid(TEAM, 0x20);
 
 describeEachEngine("authorization generation", (t) => {
@@ -21,11 +23,11 @@ describeEachEngine("authorization generation", (t) => {
     await t.store().identities.insert(identity(ROBOT, "robot"));
   });
 
-  /** Runs change and tells whether the generation moved. */
-  const moves = async (change: () => Promise<unknown>) => {
-    const before = await t.store().bindings.authzGeneration();
+  /** Runs change and tells whether the generation of identity (by default ROBOT) moved. */
+  const moves = async (change: () => Promise<unknown>, identityUid = ROBOT) => {
+    const before = await t.store().bindings.authzGeneration(identityUid);
     await change();
-    return (await t.store().bindings.authzGeneration()) !== before;
+    return (await t.store().bindings.authzGeneration(identityUid)) !== before;
   };
 
   it("moves on every write of a binding or a role, and on a group's bindings going with it", async () => {
@@ -40,6 +42,28 @@ describeEachEngine("authorization generation", (t) => {
     // Deleting the group takes its binding and custom role along (ON DELETE CASCADE).
     expect.soft(await moves(() => store.groups.delete(TEAM))).toBe(true);
     expect(await store.bindings.grantsOf(ROBOT)).toEqual([]);
+  });
+
+  it("moves for the identities whose bindings changed, and for no other", async () => {
+    const store = t.store();
+    const third = childUid(ORG, 0x14);
+    const team = childUid(ORG, 3);
+    await store.groups.insert(group(team, "team 3"));
+    const theirs = childUid(team, 0x50);
+    expect.soft(await moves(() => store.bindings.insert(binding(theirs, OTHER, VIEWER)))).toBe(false);
+    expect.soft(await moves(() => store.bindings.insert(binding(childUid(team, 0x51), OTHER, OWNER)), OTHER)).toBe(true);
+    // A binding handed to another identity moves both, and still not a bystander's.
+    const generations = async () => Promise.all([OTHER, third, ROBOT].map((uid) => store.bindings.authzGeneration(uid)));
+    let before = await generations();
+    await store.bindings.update(theirs, { identityUid: third });
+    let after = await generations();
+    expect.soft(after.map((g, i) => g !== before[i])).toEqual([true, true, false]);
+    // A group's bindings going with it move each of their identities.
+    await store.bindings.insert(binding(childUid(team, 0x52), ROBOT, VIEWER));
+    before = await generations();
+    await store.groups.delete(team);
+    after = await generations();
+    expect(after.map((g, i) => g !== before[i])).toEqual([true, true, true]);
   });
 
   it("stays put for reads, and for writes of anything else", async () => {

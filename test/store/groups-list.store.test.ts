@@ -5,6 +5,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { groupSortValue, type GroupFilter, type GroupRecord } from "../../src/domain/groups.js";
 import type { OrderKey } from "../../src/domain/list.js";
+import { FEW_SCOPES } from "../../src/store/hierarchy-filter.js";
 import { describeEachEngine } from "../support/engines.js";
 import { childUid, group, rootUid } from "../support/groups.js";
 import { key, pageThrough as pageWindows, sortedBy, uids, window } from "../support/lists.js";
@@ -21,6 +22,11 @@ const TEAM = childUid(ACME, 0x9);
 const ALPHA = childUid(TEAM, 0x5);
 const BETA = childUid(TEAM, 0x2);
 const DEEP = childUid(BETA, 0x7);
+/** Scopes where no group is, at depths 1 to 4, enough to pass FEW_SCOPES: they widen nothing. */
+const MISSING = [
+  ...Array.from({ length: FEW_SCOPES }, (_, i) => rootUid(0x80 + i)),
+  childUid(rootUid(0x98), 1), childUid(DOT, 0x77), childUid(childUid(TEAM, 0x66), 1), childUid(DEEP, 0x55),
+];
 const fixture: Record<string, GroupRecord> = {
   acme: group(ACME, "acme", { createTime: T, updateTime: T + 50 }),
   zeta: group(ZETA, "zeta", { createTime: T, updateTime: T + 10 }),
@@ -66,6 +72,12 @@ const filterCases: { name: string; filter: GroupFilter; want: string[] }[] = [
     name: "visibility under two subtrees",
     filter: { uidp: {}, visibleUnder: [BETA, ZETA] },
     want: ["beta", "deepAlpha", "zeta", "zetaTeam", "zetaAlpha"],
+  },
+  {
+    // More scopes than FEW_SCOPES: tested by membership rather than ranges, with the same answer.
+    name: "visibility under many subtrees at several depths",
+    filter: { uidp: {}, visibleUnder: [ALPHA, BETA, DOT, childUid(ACME, 0x4), ZETA, ...MISSING] },
+    want: ["dot", "team2Dash", "alpha", "beta", "deepAlpha", "zeta", "zetaTeam", "zetaAlpha"],
   },
   { name: "visibility under nothing", filter: { uidp: {}, visibleUnder: [] }, want: [] },
   { name: "descendants and a name", filter: { uidp: { descendantsOf: ACME }, name: "alpha" }, want: ["alpha", "deepAlpha"] },

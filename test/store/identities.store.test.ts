@@ -3,6 +3,7 @@
  * who sees which identities.
  */
 import { beforeAll, describe, expect, it } from "vitest";
+import { FEW_SCOPES } from "../../src/store/hierarchy-filter.js";
 import { Code } from "../../src/domain/errors.js";
 import type { Relationship } from "../../src/domain/identities.js";
 import { rootOf } from "../../src/domain/uid.js";
@@ -185,6 +186,12 @@ describeEachEngine("identity store lists", (t) => {
     },
     { name: "visibility of a group", filter: { uidp: {}, visibleUnder: [SUB] }, want: ["subBot", "pSub"] },
     { name: "visibility of two subtrees", filter: { uidp: {}, visibleUnder: [SUB, OTHER] }, want: ["subBot", "pSub", "otherBot", "pOther"] },
+    {
+      // Past FEW_SCOPES: membership instead of ranges, for the identities and the people's bindings.
+      name: "visibility of two subtrees among many scopes where nothing is",
+      filter: { uidp: {}, visibleUnder: [SUB, OTHER, ...Array.from({ length: FEW_SCOPES }, (_, i) => `${"9".repeat(39)}${i.toString(16)}`)] },
+      want: ["subBot", "pSub", "otherBot", "pOther"],
+    },
     { name: "visibility of nothing", filter: { uidp: {}, visibleUnder: [] }, want: [] },
     { name: "the root, visible in a group", filter: { uidp: { inRoot: true }, visibleUnder: [TEAM] }, want: ["pTeam", "pSub"] },
     { name: "a name, visible in a group", filter: { uidp: {}, name: "bot", visibleUnder: [TEAM] }, want: ["teamBot", "pSub"] },
