@@ -1,13 +1,23 @@
 /**
- * The audit log in `audit_events`: inserted, listed and read, never changed. Before and after
- * are kept as JSON text, exactly as the API showed the resource.
+ * The audit log in `audit_events`: inserted, listed and read, never changed, and deleted only
+ * when older than the retention an operator set. Before and after are kept as JSON text, exactly
+ * as the API showed the resource. Counts are read off `audit_event_counts` where they can be
+ * (migration 0014, src/domain/audit-counts.ts).
  */
+import { sql, type Expression, type SqlBool } from "kysely";
+import { auditCountPlan, type AuditCountPlan } from "../domain/audit-counts.js";
 import type { AuditEventRecord, AuditFilter } from "../domain/audit.js";
 import { parentOf } from "../domain/uid.js";
-import type { AuditEventsTable, Executor } from "./database.js";
+import { inTransaction, type AuditEventsTable, type Executor } from "./database.js";
+import { foldAuditCounts, type Engine } from "./dialect.js";
+import { strictlyBelow } from "./hierarchy-filter.js";
 import { listConditions } from "./resource-filter.js";
 import { resourceTable } from "./resource-table.js";
+import { guard } from "./translate-error.js";
 import type { RowWindow } from "./types.js";
+
+/** A (group, key) pair's count rows are folded into one once a count reads this many more than pairs. */
+const FOLD_AT = 64;
 
 /** The audit log. */
 export interface AuditStore {
@@ -19,10 +29,17 @@ export interface AuditStore {
   list(filter: AuditFilter, window: RowWindow): Promise<AuditEventRecord[]>;
   /** How many events match filter. */
   count(filter: AuditFilter): Promise<number>;
+  /**
+   * Deletes up to limit of the oldest events created before time, in one transaction with their
+   * counts; how many it deleted.
+   */
+  deleteBefore(time: number, limit: number): Promise<number>;
+  /** Folds every (group, key) pair's count rows that have piled up. */
+  foldCounts(): Promise<void>;
 }
 
 /** The audit store over an executor. */
-export function createAuditStore(db: Executor): AuditStore {
+export function createAuditStore(db: Executor, engine: Engine): AuditStore {
   const table = resourceTable(db, {
     table: "audit_events",
     toRecord: toEvent,
@@ -38,8 +55,60 @@ export function createAuditStore(db: Executor): AuditStore {
     insert: (event) => table.insert(toRow(event)),
     get: table.get,
     list: table.list,
-    count: table.count,
+
+    async count(filter) {
+      const plan = auditCountPlan(filter);
+      if (plan === undefined) return table.count(filter);
+      if (plan.subtrees?.length === 0) return 0;
+      const where = countedRows(plan);
+      const { total, rows, pairs } = await guard(() =>
+        db
+          .selectFrom("audit_event_counts")
+          .select((eb) => [
+            eb.fn.coalesce(eb.fn.sum<number>("delta"), eb.lit(0)).as("total"),
+            eb.fn.countAll<number>().as("rows"),
+            eb.fn.count<number>("group_uid").distinct().as("pairs"),
+          ])
+          .where(where)
+          .executeTakeFirstOrThrow(),
+      );
+      if (Number(rows) - Number(pairs) > FOLD_AT && !db.isTransaction) {
+        // The answer is right already; folding only makes the next count cheaper, so a fold that
+        // fails (a busy store) is left for a later count to retry.
+        await foldAuditCounts(db, engine, where).catch(() => undefined);
+      }
+      return Number(total);
+    },
+
+    async deleteBefore(time, limit) {
+      return guard(() =>
+        inTransaction(db, async (tx) => {
+          // The oldest first, by the (create_time, uid) index, so a batch reads what it deletes.
+          const oldest = tx.selectFrom("audit_events").select("uid").where("create_time", "<", time).orderBy("create_time").orderBy("uid").limit(limit);
+          const { numDeletedRows } = await tx.deleteFrom("audit_events").where("uid", "in", oldest).executeTakeFirstOrThrow();
+          return Number(numDeletedRows);
+        }),
+      );
+    },
+
+    foldCounts: () =>
+      guard(() =>
+        foldAuditCounts(
+          db,
+          engine,
+          sql<SqlBool>`(group_uid, key) in (select group_uid, key from audit_event_counts group by group_uid, key having count(*) > 1)`,
+        ),
+      ),
   };
+}
+
+/** The rows of audit_event_counts a plan sums. */
+function countedRows(plan: AuditCountPlan): Expression<SqlBool> {
+  const key = sql<SqlBool>`key = ${plan.key}`;
+  if (plan.group !== undefined) return sql<SqlBool>`${key} and group_uid = ${plan.group}`;
+  if (plan.subtrees === undefined) return key;
+  const each = plan.subtrees.map((top) => sql<SqlBool>`(group_uid = ${top} or ${strictlyBelow("group_uid", top)})`);
+  return sql<SqlBool>`${key} and (${sql.join(each, sql` or `)})`;
 }
 
 function toRow(e: AuditEventRecord): AuditEventsTable {

@@ -253,7 +253,13 @@ export interface GroupDescendantCountsTable {
   delta: number;
 }
 
-/** Every table of the current schema. */
+/** A row of `audit_event_counts`: events of a group under a key ('', 'method:…', 'actor:…', 'resource:…'); their sum is the count. */
+export interface AuditEventCountsTable {
+  group_uid: string;
+  key: string;
+  delta: number;
+}
+
 /** Which organizations each person has joined by their own act (migration 0010). */
 export interface OrganizationMembersTable {
   organization_uid: string;
@@ -261,6 +267,7 @@ export interface OrganizationMembersTable {
   join_time: number;
 }
 
+/** Every table of the current schema. */
 export interface Database {
   groups: GroupsTable;
   role_bindings: RoleBindingsTable;
@@ -275,6 +282,7 @@ export interface Database {
   advisory_aliases: AdvisoryAliasesTable;
   advisory_packages: AdvisoryPackagesTable;
   audit_events: AuditEventsTable;
+  audit_event_counts: AuditEventCountsTable;
   authz_generation: AuthzGenerationTable;
   group_descendant_counts: GroupDescendantCountsTable;
   login_attempts: LoginAttemptsTable;
