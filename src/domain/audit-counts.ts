@@ -1,8 +1,8 @@
 /**
  * When an audit events count can be read off the kept counts (migration 0014) instead of counting
  * events: at most one of method, actor and resource, with no uidp filter, `descendants_of` or
- * `children_of` alone, within what the caller may see. Combined filters, `ids` and `in_root`
- * count events row by row.
+ * `children_of` alone, within what the caller may see. Combined filters, `ids`, `in_root` and a
+ * time bound count events row by row.
  */
 import type { AuditFilter } from "./audit.js";
 import { descendantCountPlan, MAX_COUNTED_SUBTREES } from "./group-counts.js";
@@ -25,7 +25,7 @@ export function auditCountPlan(filter: AuditFilter): AuditCountPlan | undefined 
     filter.actorUid !== undefined && `actor:${filter.actorUid}`,
     filter.resourceUid !== undefined && `resource:${filter.resourceUid}`,
   ].filter((k) => k !== false);
-  if (exact.length > 1) return undefined;
+  if (exact.length > 1 || filter.createdBefore !== undefined) return undefined;
   const key = exact[0] ?? "";
   const { descendantsOf, childrenOf, inRoot, ids } = filter.uidp;
   if (inRoot !== undefined || ids !== undefined) return undefined;

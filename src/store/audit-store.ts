@@ -43,12 +43,14 @@ export function createAuditStore(db: Executor, engine: Engine): AuditStore {
   const table = resourceTable(db, {
     table: "audit_events",
     toRecord: toEvent,
-    matching: (f: AuditFilter) =>
-      listConditions(
+    matching: (f: AuditFilter) => [
+      ...listConditions(
         { uidp: f.uidp, ...(f.visibleUnder !== undefined && { visibleUnder: f.visibleUnder }) },
         { uid: "uid", parent: "group_uid" },
         { actor_uid: f.actorUid, resource_uid: f.resourceUid, method: f.method },
       ),
+      ...(f.createdBefore !== undefined ? [sql<SqlBool>`create_time < ${f.createdBefore}`] : []),
+    ],
     sortColumns: { create_time: "create_time", uid: "uid" },
   });
   return {
