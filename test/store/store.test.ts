@@ -85,7 +85,7 @@ describeEachEngine("store", (t) => {
       "advisory_packages.advisory_uid", "advisory_packages.ecosystem", "advisory_packages.ecosystem_base", "advisory_packages.name",
       "audit_event_counts.group_uid", "audit_event_counts.key",
       "audit_events.action", "audit_events.actor_uid", "audit_events.group_uid", "audit_events.method", "audit_events.resource_type",
-      "audit_events.resource_uid", "audit_events.uid",
+      "audit_events.resource_uid", "audit_events.root_uid", "audit_events.uid",
       "group_descendant_counts.ancestor_uid",
       "group_invites.code_hash", "group_invites.key_id", "group_invites.parent_uid", "group_invites.role_uid", "group_invites.uid",
       "groups.name", "groups.parent_uid", "groups.uid",

@@ -11,6 +11,9 @@
  * in that group (the event's own group, not its ancestors: a count over a subtree sums its
  * groups' rows, which the (key, group_uid) index keeps in one range).
  *
+ * root_uid, generated from group_uid, with (root_uid, create_time, uid): an organization's events
+ * in the list's order, which a page walks (src/store/audit-store.ts).
+ *
  * Frozen: never edit; change the schema in a new migration. Typed against Kysely<any>, importing
  * nothing of the living code.
  */
@@ -31,12 +34,21 @@ export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promis
   // Covering: a count reads the index alone.
   await db.schema.createIndex("audit_event_counts_key_group_uid_delta_idx").on("audit_event_counts").columns(["key", "group_uid", "delta"]).execute();
 
+  // The event's root (its organization): the first 40 characters of every uid below it. Generated,
+  // so every writer keeps it right; what a caller may see and every subtree lie in one root, so
+  // the (root_uid, create_time, uid) index walks one organization's log in the list's order.
+  const root = sql`substr(group_uid, 1, 40)`;
+  await db.schema
+    .alterTable("audit_events")
+    .addColumn("root_uid", key, (c) => (engine === "postgres" ? c.generatedAlwaysAs(root).stored() : c.generatedAlwaysAs(root)))
+    .execute();
+
   // Each filter's index ends with the list's order (create_time, then uid), so a page of 50 reads
   // about 50 entries of one range (backwards for newest first).
   for (const column of ["group_uid", "actor_uid", "resource_uid"]) {
     await db.schema.dropIndex(`audit_events_${column}_create_time_idx`).execute();
   }
-  for (const column of ["group_uid", "actor_uid", "resource_uid", "method"]) {
+  for (const column of ["root_uid", "group_uid", "actor_uid", "resource_uid", "method"]) {
     await db.schema.createIndex(`audit_events_${column}_create_time_uid_idx`).on("audit_events").columns([column, "create_time", "uid"]).execute();
   }
 
