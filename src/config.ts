@@ -64,6 +64,8 @@ export interface Config {
   advisoriesFeedUrl: string | undefined;
   /** How often the advisories feed is fetched, in milliseconds. */
   advisoriesSyncIntervalMs: number;
+  /** Audit events older than this many milliseconds are deleted by the server; undefined: kept for ever. */
+  auditRetentionMs: number | undefined;
   /** Browser origins (`https://app.example`) allowed to call the API across origins; `*` for any; empty: no CORS. */
   corsOrigins: string[];
   /**
@@ -124,6 +126,7 @@ export const DEFAULT_CONFIG: Readonly<Config> = {
   tlsKey: undefined,
   advisoriesFeedUrl: undefined,
   advisoriesSyncIntervalMs: 60 * 60 * 1000,
+  auditRetentionMs: undefined,
   corsOrigins: [],
   secretsKey: undefined,
   rateLimitPerAddress: undefined,
@@ -170,6 +173,7 @@ export const SETTINGS: Readonly<Record<keyof Config, { env: string; kind: Kind }
   tlsKey: { env: "ARBOR_TLS_KEY", kind: "string" },
   advisoriesFeedUrl: { env: "ARBOR_ADVISORIES_FEED_URL", kind: "url" },
   advisoriesSyncIntervalMs: { env: "ARBOR_ADVISORIES_SYNC_INTERVAL", kind: "duration" },
+  auditRetentionMs: { env: "ARBOR_AUDIT_RETENTION", kind: "duration" },
   corsOrigins: { env: "ARBOR_CORS_ORIGINS", kind: "origins" },
   secretsKey: { env: "ARBOR_SECRETS_KEY", kind: "string" },
   rateLimitPerAddress: { env: "ARBOR_RATE_LIMIT_PER_ADDRESS", kind: "rate" },
@@ -336,6 +340,8 @@ function check(c: Config): void {
     throw new ConfigError("ARBOR_TLS_CERT and ARBOR_TLS_KEY go together: set both to serve TLS, or neither");
   }
   if (c.advisoriesSyncIntervalMs < 60_000) throw new ConfigError("ARBOR_ADVISORIES_SYNC_INTERVAL must be at least 1m");
+  // A bare number is milliseconds: a retention of "90" meant as days must not empty the log.
+  if (c.auditRetentionMs !== undefined && c.auditRetentionMs < 86_400_000) throw new ConfigError("ARBOR_AUDIT_RETENTION must be at least 1d (such as 90d)");
   if (c.maxHeaderBytes < 1024 || c.maxHeaderBytes > 1_048_576) throw new ConfigError("ARBOR_MAX_HEADER_BYTES must be from 1024 to 1048576");
   if (c.headersTimeoutMs < 1_000 || c.requestTimeoutMs < c.headersTimeoutMs) {
     throw new ConfigError("ARBOR_HEADERS_TIMEOUT must be at least 1s, and ARBOR_REQUEST_TIMEOUT at least as long");

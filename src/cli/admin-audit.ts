@@ -2,9 +2,10 @@
  * `arbor admin audit`: reads the audit log straight from the store, newest first, for operators
  * who hold the data directory or the database rather than an owner's token.
  */
+import { open } from "node:fs/promises";
 import { Option, type Command } from "commander";
 import type { Config } from "../config.js";
-import type { AuditFilter } from "../domain/audit.js";
+import type { AuditEventRecord, AuditFilter } from "../domain/audit.js";
 import { isUid } from "../domain/uid.js";
 import { AuditEventSchema } from "../gen/arbor/audit/v1beta1/audit_pb.js";
 import { toApiJson } from "../server/rest/json.js";
@@ -26,13 +27,17 @@ export function addAuditCommand<F>(
       .option("--actor <uid>", "only changes made by this identity")
       .option("--resource <uid>", "only changes of this resource")
       .option("--method <name>", "only calls of this RPC (arbor.iam.v2beta1.GroupsService/DeleteGroup)")
+      .option("--before <time>", "only events created before this time (RFC 3339, such as 2026-01-01T00:00:00Z)")
+      .option("--export <file>", "write every matching event, oldest first, as JSON lines to a new file (mode 0600); --limit does not apply")
       .option("--limit <n>", "at most this many events", "50")
       .addOption(new Option("-o, --output <format>", "table, or json (one event per line, as the API shows it)").choices(["table", "json"]).default("table"))
       .addHelpText(
         "after",
         "\nReads the store directly, like every `arbor admin` command; owners read the same log through\n" +
           "the API (GET /audit/v1beta1/events).\n\nExamples:\n  arbor admin audit --org acme\n" +
-          "  arbor admin audit --org acme --method arbor.iam.v2beta1.RoleBindingsService/CreateRoleBinding -o json\n",
+          "  arbor admin audit --org acme --method arbor.iam.v2beta1.RoleBindingsService/CreateRoleBinding -o json\n" +
+          "  arbor admin audit --before 2026-01-01T00:00:00Z --export audit-2025.jsonl\n\n" +
+          "With ARBOR_AUDIT_RETENTION set, the server deletes older events; export them first to keep them.\n",
       ),
   ).action(async (opts: F & AuditOptions, cmd: Command) => {
     const config = configOf(opts, (k) => cmd.getOptionValueSource(k) === "cli");
@@ -47,6 +52,8 @@ export interface AuditOptions {
   actor?: string;
   resource?: string;
   method?: string;
+  before?: string;
+  export?: string;
   limit: string;
   output: string;
 }
@@ -68,7 +75,9 @@ export async function adminAudit(config: Config, options: AuditOptions): Promise
       ...(options.actor !== undefined && { actorUid: options.actor }),
       ...(options.resource !== undefined && { resourceUid: options.resource }),
       ...(options.method !== undefined && { method: options.method }),
+      ...(options.before !== undefined && { createdBefore: timeOf(options.before) }),
     };
+    if (options.export !== undefined) return `exported ${await exportEvents(store, filter, options.export)} events to ${options.export}`;
     const events = await store.audit.list(filter, { order: [{ field: "create_time", desc: true }, { field: "uid", desc: true }], offset: 0, limit });
     if (options.output === "json") {
       return events.map((e) => JSON.stringify(toApiJson(AuditEventSchema, auditEventMessage(e)))).join("\n");
@@ -78,6 +87,41 @@ export async function adminAudit(config: Config, options: AuditOptions): Promise
   } finally {
     await store.close();
   }
+}
+
+/** RFC 3339 time to milliseconds. */
+function timeOf(text: string): number {
+  const ms = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(text) ? Date.parse(text) : NaN;
+  if (Number.isNaN(ms)) throw new UsageError(`--before must be an RFC 3339 time such as 2026-01-01T00:00:00Z (got "${text}")`);
+  return ms;
+}
+
+/** Pages of the export: keyset windows of this many events, so memory stays bounded at any size. */
+const EXPORT_PAGE = 1_000;
+
+/** Writes every event matching filter, oldest first, as JSON lines to a new file; how many. */
+async function exportEvents(store: Awaited<ReturnType<typeof createStore>>, filter: AuditFilter, path: string): Promise<number> {
+  // "wx": never overwrite (an earlier export, or a file someone else placed there).
+  const file = await open(path, "wx", 0o600).catch((e: unknown) => {
+    if ((e as { code?: string }).code === "EEXIST") throw new UsageError(`${path} exists: export to a new file`);
+    throw e;
+  });
+  let written = 0;
+  try {
+    const order = [{ field: "create_time", desc: false }, { field: "uid", desc: false }];
+    let after: (string | number)[] | undefined;
+    for (;;) {
+      const events = await store.audit.list(filter, { order, ...(after !== undefined && { after }), offset: 0, limit: EXPORT_PAGE });
+      if (events.length === 0) break;
+      await file.write(events.map((e) => `${JSON.stringify(toApiJson(AuditEventSchema, auditEventMessage(e)))}\n`).join(""));
+      written += events.length;
+      const last = events[events.length - 1] as AuditEventRecord;
+      after = [last.createTime, last.uid];
+    }
+  } finally {
+    await file.close();
+  }
+  return written;
 }
 
 function table(header: string[], rows: string[][]): string {

@@ -16,6 +16,7 @@ import { PageTokens } from "../domain/page-token.js";
 import { BUILTIN_ROLES } from "../domain/roles.js";
 import type { IdSource } from "../domain/uid.js";
 import { startConfiguredSync } from "../osv/feed-sync.js";
+import { startAuditRetention } from "../services/audit-retention.js";
 import { createAuditTrail } from "../services/audit-trail.js";
 import { Authorizer } from "../services/authorizer.js";
 import { createEscalationGuard } from "../services/escalation-guard.js";
@@ -213,6 +214,7 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
   }
   let closing: Promise<void> | undefined;
   const sync = startConfiguredSync(config, core.store, env.logger);
+  const retention = startAuditRetention(core.store.audit, clock, config.auditRetentionMs, env.logger);
   return {
     url: baseUrlOf(config, boundPort),
     port: boundPort,
@@ -225,6 +227,7 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
         await listener.close(config.shutdownTimeoutMs);
         await metricsListener?.close();
         await sync?.stop();
+        await retention?.stop();
         await core.store.close();
       })();
       return closing;

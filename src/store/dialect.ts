@@ -16,6 +16,8 @@ import {
   SqliteQueryCompiler,
   sql,
   type DatabaseConnection,
+  type Expression,
+  type SqlBool,
   type Dialect,
   type SqliteDatabase,
   type Kysely,
@@ -258,5 +260,29 @@ export async function foldDescendantCounts(db: Executor, engine: Engine, ancesto
       .executeTakeFirstOrThrow();
     await tx.deleteFrom("group_descendant_counts").where("ancestor_uid", "=", ancestorUid).execute();
     if (Number(total) !== 0) await tx.insertInto("group_descendant_counts").values({ ancestor_uid: ancestorUid, delta: Number(total) }).execute();
+  });
+}
+
+/**
+ * Folds the rows of audit_event_counts (migration 0014) that match where into one per (group,
+ * key), or none where they add up to nothing; the same reasoning as foldDescendantCounts. On
+ * SQLite the folded rows are added first and the rows they replace (those up to the rowid seen
+ * before) deleted after, all in one write transaction.
+ */
+export async function foldAuditCounts(db: Executor, engine: Engine, where: Expression<SqlBool>): Promise<void> {
+  if (engine === "postgres") {
+    await sql`
+      with moved as (delete from audit_event_counts where ${where} returning group_uid, key, delta)
+      insert into audit_event_counts (group_uid, key, delta)
+      select group_uid, key, sum(delta) from moved group by group_uid, key having sum(delta) <> 0`.execute(db);
+    return;
+  }
+  await inTransaction(db, async (tx) => {
+    const { rows } = await sql<{ last: number | null }>`select max(rowid) as last from audit_event_counts`.execute(tx);
+    const last = rows[0]?.last ?? 0;
+    await sql`
+      insert into audit_event_counts (group_uid, key, delta)
+      select group_uid, key, sum(delta) from audit_event_counts where ${where} group by group_uid, key having sum(delta) <> 0`.execute(tx);
+    await sql`delete from audit_event_counts where rowid <= ${last} and ${where}`.execute(tx);
   });
 }

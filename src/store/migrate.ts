@@ -19,6 +19,7 @@ import * as m0010 from "./migrations/0010_organization_members.js";
 import * as m0011 from "./migrations/0011_registry_paths.js";
 import * as m0012 from "./migrations/0012_identity_deletes_authz_generation.js";
 import * as m0013 from "./migrations/0013_identity_authz_generations.js";
+import * as m0014 from "./migrations/0014_audit_counts.js";
 import { storeUnreachable } from "./translate-error.js";
 
 /** Every migration by name; names sort in the order they run. */
@@ -37,6 +38,7 @@ function migrations(engine: Engine): Record<string, Migration> {
     "0011_registry_paths": { up: (db) => m0011.up(db, engine) },
     "0012_identity_deletes_authz_generation": { up: (db) => m0012.up(db, engine) },
     "0013_identity_authz_generations": { up: (db) => m0013.up(db, engine) },
+    "0014_audit_counts": { up: (db) => m0014.up(db, engine) },
   };
 }
 

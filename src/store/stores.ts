@@ -39,7 +39,7 @@ export function createStores(db: Executor, engine: Engine, secrets: SecretBox | 
     keys: createKeyStore(db, secrets),
     settings: createSettingsStore(db, secrets),
     advisories: createAdvisoryStore(db),
-    audit: createAuditStore(db),
+    audit: createAuditStore(db, engine),
     logins: createLoginStore(db),
     refreshTokens: createRefreshTokenStore(db),
     repos: createRepoStore(db),

@@ -2,7 +2,7 @@
  * `arbor admin audit` against a running server's data directory: the changes made through the
  * API, newest first, as a table and as JSON lines, narrowed by organization and method.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -58,9 +58,26 @@ describe("arbor admin audit (SQLite)", () => {
     expect(events[0]).toMatchObject({ action: "update", resourceUid: team, before: { description: "" }, after: { description: "the team" } });
   });
 
+  it("exports the events before a time, oldest first, to a new 0600 file it will not overwrite", async () => {
+    const file = join(dataDir, "export.jsonl");
+    const later = new Date(Date.now() + 60_000).toISOString();
+    const { code, stdout } = await runArbor(["admin", "audit", "--org", "acme", "--before", later, "--export", file], env);
+    expect(code).toBe(0);
+    expect(stdout.trim()).toBe(`exported 2 events to ${file}`);
+    const events = readFileSync(file, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l) as Record<string, any>);
+    expect(events.map((e) => e.action)).toEqual(["create", "update"]);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const none = join(dataDir, "none.jsonl");
+    expect((await runArbor(["admin", "audit", "--before", "2000-01-01T00:00:00Z", "--export", none], env)).stdout.trim()).toBe(`exported 0 events to ${none}`);
+    const again = await runArbor(["admin", "audit", "--export", file], env);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain(`${file} exists: export to a new file`);
+  });
+
   it.each([
     { args: ["--limit", "0"], want: "--limit must be a whole number" },
     { args: ["--org", "nope"], want: 'no organization named "nope"' },
+    { args: ["--before", "yesterday"], want: "--before must be an RFC 3339 time" },
   ])("refuses $args with exit code 2", async ({ args, want }) => {
     const { code, stderr } = await runArbor(["admin", "audit", ...args], env);
     expect(code).toBe(2);

@@ -51,8 +51,16 @@ describe("configuration", () => {
     [{ ARBOR_METRICS_ADDRESS: "9464" }],
     [{ ARBOR_METRICS_ADDRESS: "127.0.0.1:99999" }],
     [{ ARBOR_METRICS_TOKEN: "short" }],
+    // A bare number is milliseconds: "90" meant as days would empty the log.
+    [{ ARBOR_AUDIT_RETENTION: "90" }],
+    [{ ARBOR_AUDIT_RETENTION: "23h" }],
   ])("refuses %j with a ConfigError", (env) => {
     expect(() => resolveConfig({ env })).toThrow(ConfigError);
+  });
+
+  it("reads the audit retention as a duration, and keeps everything by default", () => {
+    expect(resolveConfig({ env: { ARBOR_AUDIT_RETENTION: "90d" } }).auditRetentionMs).toBe(90 * 86_400_000);
+    expect(resolveConfig({ env: {} }).auditRetentionMs).toBeUndefined();
   });
 
   it("reads rates, and off for none", () => {

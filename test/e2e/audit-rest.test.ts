@@ -127,6 +127,43 @@ for (const engine of engines) {
       const bad = await owner.get(`${EVENTS}?order_by=name`);
       expect(bad.status).toBe(400);
     });
+
+    it("counts every filter exactly: totalCount is the number of events its pages hold", async () => {
+      const team = (await owner.post(`${GROUPS}/${org}`, { name: "counted" })).body.uid as string;
+      await owner.post(`${GROUPS}/${team}`, { name: "inner" });
+      await owner.patch(`${GROUPS}/${team}`, { description: "counted" });
+      const all = async (query: string, as: RestClient) => {
+        let seen = 0;
+        let page = await events(`${query}&page_size=5`, as);
+        const total = page.totalCount as string;
+        for (;;) {
+          seen += page.events.length;
+          // Every page of one list carries the same total.
+          expect(page.totalCount).toBe(total);
+          if (page.nextPageToken === undefined || page.nextPageToken === "") break;
+          page = await events(`${query}&page_size=5&page_token=${encodeURIComponent(page.nextPageToken)}`, as);
+        }
+        return { total: Number(total), seen };
+      };
+      const queries = [
+        "",
+        "method=arbor.iam.v2beta1.GroupsService/CreateGroup",
+        `actor_uid=${adminIdentityUid(org)}`,
+        `resource_uid=${team}`,
+        `uidp.descendants_of=${org}`,
+        `uidp.descendants_of=${team}`,
+        `uidp.children_of=${org}`,
+        `uidp.descendants_of=${org}&method=arbor.iam.v2beta1.GroupsService/UpdateGroup`,
+        `method=arbor.iam.v2beta1.GroupsService/CreateGroup&actor_uid=${adminIdentityUid(org)}`,
+      ];
+      for (const query of queries) {
+        for (const as of [owner, otherOwner, viewer]) {
+          const { total, seen } = await all(query, as);
+          expect(total, query).toBe(seen);
+          if (as === owner) expect(total, query).toBeGreaterThan(0);
+        }
+      }
+    });
   });
 }
 
