@@ -50,7 +50,7 @@ export function benchmarksMarkdown(info: RunInfo, results: ScenarioResult[], pre
     "|---|---|---:|---:|---|",
   ];
   for (const r of results) {
-    for (const c of r.checks) out.push(`| ${r.id} | ${c.label} (${c.how}) | ${format(c.measured)} ${c.unit} | ${c.op} ${format(c.bound)} ${c.unit} | ${passes(c) ? "PASS" : "**MISS**"} |`);
+    for (const c of r.checks) out.push(`| ${r.id} | ${c.label} (${c.how}) | ${format(c.measured)} ${c.unit} | ${c.op} ${format(c.bound)} ${c.unit} | ${passes(c) ? "PASS" : "**MISS**"}${c.errors ? ` (${c.errors} errors)` : ""} |`);
   }
   if (findings.length > 0) out.push("", `<!-- From ${FINDINGS}, kept by hand: the optimisations and the shortfalls. -->`, "", ...findings);
   for (const r of results) {

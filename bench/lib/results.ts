@@ -21,6 +21,8 @@ export interface Check {
   bound: number;
   /** How measured was computed, e.g. "Arbor req/s ÷ bare node:http req/s". */
   how: string;
+  /** Failed requests behind the figure: any fails the target, whatever was measured. */
+  errors?: number;
 }
 
 /** A chart: bars of labelled values, one series. */
@@ -47,9 +49,9 @@ export interface ScenarioResult {
   ranAt?: string;
 }
 
-/** Tells whether a check holds. */
+/** Tells whether a check holds: a finite figure within its bound, measured without errors. */
 export function passes(c: Check): boolean {
-  return Number.isFinite(c.measured) && (c.op === "≥" ? c.measured >= c.bound : c.measured <= c.bound);
+  return (c.errors ?? 0) === 0 && Number.isFinite(c.measured) && (c.op === "≥" ? c.measured >= c.bound : c.measured <= c.bound);
 }
 
 /** A scenario's shared context: the options and a logger to stderr. */

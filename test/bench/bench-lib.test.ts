@@ -3,6 +3,7 @@
  * parsed right, medians and percentiles, the PASS/MISS verdicts, the Markdown and the SVG.
  */
 import { describe, expect, it } from "vitest";
+import { generatedGroupUid, spreadGroups } from "../../bench/lib/bindings.js";
 import { benchmarksMarkdown } from "../../bench/lib/markdown.js";
 import { benchOptions } from "../../bench/lib/options.js";
 import { passes, type ScenarioResult } from "../../bench/lib/results.js";
@@ -60,11 +61,37 @@ describe("checks", () => {
     expect(passes({ ...base, measured: 0.59, op: "≥", bound: 0.6 })).toBe(false);
     expect(passes({ ...base, measured: NaN, op: "≤", bound: 5 })).toBe(false);
   });
+
+  it("miss on any error behind the figure, however good the figure", () => {
+    const base = { label: "x", unit: "×", how: "", measured: 1.1, op: "≤" as const, bound: 2 };
+    expect(passes({ ...base, errors: 0 })).toBe(true);
+    expect(passes({ ...base, errors: 1 })).toBe(false);
+  });
+});
+
+describe("S9's bindings", () => {
+  it("spreads a lane's groups evenly, never sharing a group with another lane", () => {
+    expect(spreadGroups(100, 10, 0, 5)).toEqual([1, 11, 21, 31, 41, 51, 61, 71, 81, 91]);
+    const lanes = [0, 1, 2, 3, 4].map((lane) => spreadGroups(100_000, lane === 4 ? 100 : 10_000, lane, 5));
+    const all = lanes.flat();
+    expect(new Set(all).size).toBe(all.length);
+    expect(Math.min(...all)).toBe(1);
+    expect(Math.max(...all)).toBeLessThanOrEqual(100_000);
+  });
+
+  it("refuses lanes that do not fit rather than binding a group twice", () => {
+    expect(() => spreadGroups(20_000, 10_000, 0, 5)).toThrow(/do not fit/);
+    expect(() => spreadGroups(100, 10, 5, 5)).toThrow(/do not fit/);
+  });
+
+  it("names the groups as the dataset generates them", () => {
+    expect(generatedGroupUid("a".repeat(40), 255)).toBe(`${"a".repeat(40)}/00000000000000ff`);
+  });
 });
 
 describe("options", () => {
   it("rejects an unknown scenario and a bad number", () => {
-    expect(() => benchOptions({ BENCH_ONLY: "S1,S9" })).toThrow(/"S9" is not a scenario/);
+    expect(() => benchOptions({ BENCH_ONLY: "S1,S10" })).toThrow(/"S10" is not a scenario/);
     expect(() => benchOptions({ BENCH_ROUNDS: "zero" })).toThrow(/BENCH_ROUNDS must be a positive number/);
     expect(benchOptions({ BENCH_ONLY: "s1, s3", BENCH_QUICK: "1" })).toMatchObject({ only: new Set(["S1", "S3"]), rounds: 3, quick: true });
   });
@@ -89,6 +116,8 @@ describe("writers", () => {
     const md = benchmarksMarkdown(info, [result], ["Preamble."]);
     expect(md).toContain("| S9 | rate (closed loop) | 1,235 req/s | ≥ 1,000 req/s | PASS |");
     expect(md).toContain("| S9 | p99 (open loop) | 7 ms | ≤ 5 ms | **MISS** |");
+    const failing = { ...result, checks: [{ label: "ratio", measured: 1.1, unit: "×", op: "≤" as const, bound: 2, how: "per round", errors: 3 }] };
+    expect(benchmarksMarkdown(info, [failing], [])).toContain("| S9 | ratio (per round) | 1.1 × | ≤ 2 × | **MISS** (3 errors) |");
     expect(md).toContain("![S9 <rate>](benchmarks/s9.svg)");
     expect(md).toContain("`wrk -c1 http://127.0.0.1:$PORT/a\\|b`");
   });
