@@ -8,8 +8,7 @@ import type { SecretBox } from "../domain/secret-box.js";
 import type { IdentityProviderRecord, OidcSettings } from "../domain/records.js";
 import { parentOf } from "../domain/uid.js";
 import type { Executor, IdentityProvidersTable } from "./database.js";
-import { resealEach, sealingWith, type Sealing } from "./sealing.js";
-import { guard } from "./translate-error.js";
+import { resealColumn, sealingWith, type Sealing } from "./sealing.js";
 import { listConditions } from "./resource-filter.js";
 import { missingGroupOrRole, nameTaken, NAMED_SORT_COLUMNS, resourceTable } from "./resource-table.js";
 import type { IdentityProviderStore, ResourceFilter } from "./types.js";
@@ -74,27 +73,7 @@ export function createIdentityProviderStore(db: Executor, secrets: SecretBox | u
     list: table.list,
     count: table.count,
 
-    async resealSecrets(checkOnly = false) {
-      const rows = await guard(() =>
-        db.selectFrom("identity_providers").select(["uid", "client_secret"]).where("client_secret", "!=", "").execute(),
-      );
-      return resealEach(
-        rows.map((r) => ({ key: r.uid, value: r.client_secret })),
-        sealing,
-        async (uid, from, to) => {
-          const { numUpdatedRows } = await guard(() =>
-            db
-              .updateTable("identity_providers")
-              .set({ client_secret: to })
-              .where("uid", "=", uid)
-              .where("client_secret", "=", from)
-              .executeTakeFirstOrThrow(),
-          );
-          return numUpdatedRows > 0n;
-        },
-        checkOnly,
-      );
-    },
+    resealSecrets: (checkOnly = false) => resealColumn(db, sealing, { table: "identity_providers", key: "uid", value: "client_secret" }, checkOnly),
   };
 }
 

@@ -4,7 +4,7 @@
  */
 import type { SecretBox } from "../domain/secret-box.js";
 import type { Executor, SigningKeysTable } from "./database.js";
-import { resealEach, sealingWith, type Sealing } from "./sealing.js";
+import { resealColumn, sealingWith, type Sealing } from "./sealing.js";
 import { guard } from "./translate-error.js";
 import type { KeyStore, SigningKeyRecord } from "./types.js";
 
@@ -42,20 +42,7 @@ export function createKeyStore(db: Executor, secrets: SecretBox | undefined): Ke
       );
     },
 
-    async resealSecrets(checkOnly = false) {
-      const rows = await guard(() => db.selectFrom("signing_keys").select(["kid", "private_jwk"]).execute());
-      return resealEach(
-        rows.map((r) => ({ key: r.kid, value: r.private_jwk })),
-        sealing,
-        async (kid, from, to) => {
-          const { numUpdatedRows } = await guard(() =>
-            db.updateTable("signing_keys").set({ private_jwk: to }).where("kid", "=", kid).where("private_jwk", "=", from).executeTakeFirstOrThrow(),
-          );
-          return numUpdatedRows > 0n;
-        },
-        checkOnly,
-      );
-    },
+    resealSecrets: (checkOnly = false) => resealColumn(db, sealing, { table: "signing_keys", key: "kid", value: "private_jwk" }, checkOnly),
   };
 }
 

@@ -3,7 +3,10 @@
  * keys and secrets) are sealed with the installation's secret box before they are written and
  * opened when read, so a copy of the database alone reveals none of them.
  */
+import type { Kysely } from "kysely";
 import { isSealed, type SecretBox } from "../domain/secret-box.js";
+import type { Database, Executor } from "./database.js";
+import { guard } from "./translate-error.js";
 
 /** Seals and opens one kind of stored secret. */
 export interface Sealing {
@@ -32,32 +35,39 @@ export function sealingWith(box: SecretBox | undefined, what: string): Sealing {
   };
 }
 
-/** A stored secret: the key of its row and its stored value. */
-export interface StoredSecret {
+/** A column of sealed secrets: its table, the column naming its rows, and the column itself. */
+export interface SealedColumn {
+  table: keyof Database & string;
   key: string;
   value: string;
 }
 
 /**
- * Seals again every value not sealed under the current key (plain text, or a key since rotated out
- * of first place); write replaces a value only if it is still `from` (a concurrent writer already
- * wrote a current seal) and says whether it did. How many were resealed. Throws SecretBoxError
+ * Seals again every value of column not sealed under the current key (plain text, or a key since
+ * rotated out of first place); a value is replaced only if it is still what was read (a
+ * concurrent writer already wrote a current seal). How many were resealed. Throws SecretBoxError
  * when a value was sealed under a key the box lacks, before writing anything. With checkOnly,
  * opens every value, writes nothing and says how many would be resealed.
  */
-export async function resealEach(
-  rows: readonly StoredSecret[],
-  sealing: Sealing,
-  write: (key: string, from: string, to: string) => Promise<boolean>,
-  checkOnly = false,
-): Promise<number> {
-  const stale = rows.filter((row) => !sealing.isCurrent(row.value));
+export async function resealColumn(db: Executor, sealing: Sealing, column: SealedColumn, checkOnly = false): Promise<number> {
+  // The same two statements for every such column, so they name it by strings.
+  const loose = db as unknown as Kysely<Record<string, Record<string, string>>>;
+  const rows = await guard(() => loose.selectFrom(column.table).select([column.key, column.value]).where(column.value, "!=", "").execute());
+  const stale = rows.filter((row) => !sealing.isCurrent(row[column.value] as string));
   // Every value opens before any is written: a wrong key must not seal plain text under itself.
-  const opened = stale.map((row) => ({ ...row, plain: sealing.open(row.value) }));
+  const opened = stale.map((row) => ({ key: row[column.key] as string, from: row[column.value] as string, plain: sealing.open(row[column.value] as string) }));
   if (checkOnly) return opened.length;
   let resealed = 0;
-  for (const row of opened) {
-    if (await write(row.key, row.value, sealing.seal(row.plain))) resealed++;
+  for (const { key, from, plain } of opened) {
+    const { numUpdatedRows } = await guard(() =>
+      loose
+        .updateTable(column.table)
+        .set({ [column.value]: sealing.seal(plain) })
+        .where(column.key, "=", key)
+        .where(column.value, "=", from)
+        .executeTakeFirstOrThrow(),
+    );
+    if (numUpdatedRows > 0n) resealed++;
   }
   return resealed;
 }

@@ -6,7 +6,7 @@
 import { internal } from "../domain/errors.js";
 import type { SecretBox } from "../domain/secret-box.js";
 import type { Executor } from "./database.js";
-import { resealEach, sealingWith } from "./sealing.js";
+import { resealColumn, sealingWith } from "./sealing.js";
 import { guard } from "./translate-error.js";
 import type { SettingsStore } from "./types.js";
 
@@ -34,19 +34,6 @@ export function createSettingsStore(db: Executor, secrets: SecretBox | undefined
       return sealing.open(stored);
     },
 
-    async resealSecrets(checkOnly = false) {
-      const rows = await guard(() => db.selectFrom("settings").select(["name", "value"]).execute());
-      return resealEach(
-        rows.map((r) => ({ key: r.name, value: r.value })),
-        sealing,
-        async (name, from, to) => {
-          const { numUpdatedRows } = await guard(() =>
-            db.updateTable("settings").set({ value: to }).where("name", "=", name).where("value", "=", from).executeTakeFirstOrThrow(),
-          );
-          return numUpdatedRows > 0n;
-        },
-        checkOnly,
-      );
-    },
+    resealSecrets: (checkOnly = false) => resealColumn(db, sealing, { table: "settings", key: "name", value: "value" }, checkOnly),
   };
 }
