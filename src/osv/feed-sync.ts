@@ -12,6 +12,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Logger } from "pino";
 import type { Config } from "../config.js";
+import { startPeriodic, type Periodic } from "../domain/periodic.js";
 import type { AdvisoryStore } from "../store/advisory-store.js";
 import { importAdvisories, type ImportSummary } from "./import-advisories.js";
 import { openZipDocuments } from "./zip-archive.js";
@@ -34,10 +35,7 @@ export const FEED_DEFAULTS = { maxBytes: 2 * 1024 ** 3, timeoutMs: 15 * 60 * 100
 export type SyncResult = { kind: "imported"; summary: ImportSummary } | { kind: "not modified" };
 
 /** A running sync. */
-export interface FeedSync {
-  /** Stops the schedule and waits for a sync under way to end (it is aborted). */
-  stop(): Promise<void>;
-}
+export type FeedSync = Periodic;
 
 /** Fetches and imports the feed once; `etag` carries the last archive's ETag between calls. */
 export async function syncFeed(options: FeedOptions, etag: { value?: string }, signal: AbortSignal): Promise<SyncResult> {
@@ -68,30 +66,18 @@ export async function syncFeed(options: FeedOptions, etag: { value?: string }, s
 
 /** Syncs now and then every intervalMs until stopped; a failed sync is logged and tried again next time. */
 export function startFeedSync(options: FeedOptions, intervalMs: number): FeedSync {
-  const abort = new AbortController();
   const etag: { value?: string } = {};
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-  const run = async () => {
-    const started = performance.now();
-    try {
-      const result = await syncFeed(options, etag, abort.signal);
+  return startPeriodic(
+    async (signal) => {
+      const started = performance.now();
+      const result = await syncFeed(options, etag, signal);
       const durationMs = Math.round(performance.now() - started);
       if (result.kind === "not modified") options.logger.info({ feed: options.url, durationMs }, "advisories feed unchanged");
       else options.logger.info({ feed: options.url, durationMs, ...result.summary }, "advisories synced");
-    } catch (e) {
-      if (!abort.signal.aborted) options.logger.warn({ feed: options.url, err: e }, "advisories sync failed; trying again at the next interval");
-    }
-    if (!abort.signal.aborted) timer = setTimeout(() => void (running = run()), intervalMs).unref();
-  };
-  running = run();
-  return {
-    async stop() {
-      abort.abort();
-      clearTimeout(timer);
-      await running;
     },
-  };
+    intervalMs,
+    (e) => options.logger.warn({ feed: options.url, err: e }, "advisories sync failed; trying again at the next interval"),
+  );
 }
 
 /** The sync the configuration asks for, started; undefined when it names no feed (the default). */

@@ -6,6 +6,7 @@
  */
 import type { Logger } from "pino";
 import type { Clock } from "../domain/clock.js";
+import { startPeriodic, type Periodic } from "../domain/periodic.js";
 import type { AuditStore } from "../store/audit-store.js";
 
 /** Events deleted per transaction. */
@@ -27,32 +28,15 @@ export async function sweepAuditLog(audit: AuditStore, clock: Clock, retentionMs
   return deleted;
 }
 
-/** A running sweep; stop waits for a batch in flight. */
-export interface AuditRetention {
-  stop(): Promise<void>;
-}
-
 /** Sweeps now and then every RETENTION_INTERVAL_MS; undefined when retentionMs is undefined (keep everything). */
-export function startAuditRetention(audit: AuditStore, clock: Clock, retentionMs: number | undefined, logger: Logger): AuditRetention | undefined {
+export function startAuditRetention(audit: AuditStore, clock: Clock, retentionMs: number | undefined, logger: Logger): Periodic | undefined {
   if (retentionMs === undefined) return undefined;
-  const abort = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-  const run = async () => {
-    try {
-      const deleted = await sweepAuditLog(audit, clock, retentionMs, RETENTION_BATCH, abort.signal);
+  return startPeriodic(
+    async (signal) => {
+      const deleted = await sweepAuditLog(audit, clock, retentionMs, RETENTION_BATCH, signal);
       if (deleted > 0) logger.info({ deleted, retentionMs }, "audit events past retention deleted");
-    } catch (e) {
-      if (!abort.signal.aborted) logger.warn({ err: e }, "audit retention sweep failed; trying again at the next interval");
-    }
-    if (!abort.signal.aborted) timer = setTimeout(() => void (running = run()), RETENTION_INTERVAL_MS).unref();
-  };
-  running = run();
-  return {
-    async stop() {
-      abort.abort();
-      clearTimeout(timer);
-      await running;
     },
-  };
+    RETENTION_INTERVAL_MS,
+    (e) => logger.warn({ err: e }, "audit retention sweep failed; trying again at the next interval"),
+  );
 }
