@@ -10,7 +10,7 @@ import { builtinRoleUid } from "../../src/domain/roles.js";
 import { engines, type EngineContext, type TestLocation } from "../support/engines.js";
 import { execRaw } from "../support/raw-sql.js";
 import { restClient, type RestClient } from "../support/rest.js";
-import { startTestServer, type TestServer } from "../support/server.js";
+import { startTestServer, type TestServer, storeAt } from "../support/server.js";
 
 const EVENTS = "/audit/v1beta1/events";
 const GROUPS = "/iam/v2beta1/groups";
@@ -176,7 +176,7 @@ for (const engine of engines) {
     beforeAll(async () => {
       location = await engine.location();
       const o = location.options;
-      t = await startTestServer(engine, { dataDir: o.dataDir, databaseUrl: o.databaseUrl, databaseSchema: o.schema });
+      t = await startTestServer(engine, storeAt(o));
     });
     afterAll(async () => {
       await t?.close();

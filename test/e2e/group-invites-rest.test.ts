@@ -11,7 +11,7 @@ import { userIdentityUid } from "../../src/domain/identities.js";
 import { builtinRoleUid } from "../../src/domain/roles.js";
 import { engines, withClient, type TestLocation } from "../support/engines.js";
 import { restClient, violatedField, type JsonResponse, type RestClient } from "../support/rest.js";
-import { startTestServer, type TestServer } from "../support/server.js";
+import { startTestServer, type TestServer, storeAt } from "../support/server.js";
 
 const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const BASE = "/iam/v2beta1/groupInvites";
@@ -68,7 +68,7 @@ for (const engine of engines) {
     beforeAll(async () => {
       location = await engine.location();
       const o = location.options;
-      t = await startTestServer(engine, { dataDir: o.dataDir, databaseUrl: o.databaseUrl, databaseSchema: o.schema });
+      t = await startTestServer(engine, storeAt(o));
       const made = await t.organization("invite-org");
       org = made.org.uid;
       api = scanned(restClient(t, made.token));

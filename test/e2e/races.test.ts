@@ -10,7 +10,7 @@ import { describeEachEngine, engines, type EngineContext } from "../support/engi
 import { ORPHAN_QUERIES } from "../support/orphans.js";
 import { rawRows } from "../support/raw-sql.js";
 import { restClient, type JsonResponse, type RestClient } from "../support/rest.js";
-import { startTestServer, type TestServer } from "../support/server.js";
+import { startTestServer, type TestServer, storeAt } from "../support/server.js";
 import { printFigures } from "../support/figures.js";
 
 const ROUNDS = Number(process.env.RACE_ROUNDS ?? 12);
@@ -22,7 +22,7 @@ async function startOn(t: EngineContext, name: string): Promise<{ server: TestSe
   const engine = engines.find((e) => e.name === t.engine);
   if (engine === undefined) throw new Error(`no engine ${t.engine}`);
   const o = t.options();
-  const server = await startTestServer(engine, { dataDir: o.dataDir, databaseUrl: o.databaseUrl, databaseSchema: o.schema });
+  const server = await startTestServer(engine, storeAt(o));
   const { org, token } = await server.organization(name);
   return { server, org: org.uid, owner: restClient(server, token) };
 }

@@ -20,7 +20,7 @@ import { startTestIssuer, type TestIssuer } from "../support/oidc-issuer.js";
 import { runArbor, type RunResult } from "../support/process.js";
 import { freePort, missingRegistryTools, skopeo, startRegistry, type TestRegistry } from "../support/registry.js";
 import { restClient, type RestClient } from "../support/rest.js";
-import { startTestServer, type TestServer } from "../support/server.js";
+import { startTestServer, type TestServer, storeAt } from "../support/server.js";
 
 const HELPER = join(import.meta.dirname, "../../bin/docker-credential-arbor.js");
 const missing = missingRegistryTools();
@@ -67,7 +67,7 @@ describe.skipIf(missing !== undefined)("a registry behind Arbor, driven by skope
     host = `127.0.0.1:${await freePort()}`;
     location = await engine.location();
     const o = location.options;
-    t = await startTestServer(engine, { dataDir: o.dataDir, databaseUrl: o.databaseUrl, databaseSchema: o.schema, registryHost: host, allowHttpLoopbackIssuers: true });
+    t = await startTestServer(engine, { ...storeAt(o), registryHost: host, allowHttpLoopbackIssuers: true });
     const yml = ok(await runArbor(["admin", "registry-config", "--listen", host, "--storage", join(work, "storage"), "--data-dir", o.dataDir as string, "--base-url", t.url, "--registry-host", host]));
     await writeFile(join(work, "registry.yml"), yml.stdout, { mode: 0o600 });
     registry = await startRegistry(join(work, "registry.yml"), host);

@@ -14,7 +14,7 @@ import { REGISTRY_SETTINGS, registryHttpSecret, registryNotificationsSecret, reg
 import { systemClock } from "../../src/domain/clock.js";
 import { engines, type EngineContext, type TestLocation } from "../support/engines.js";
 import { execRaw, rawRows } from "../support/raw-sql.js";
-import { startTestServer, type TestServer } from "../support/server.js";
+import { startTestServer, type TestServer, storeAt } from "../support/server.js";
 
 for (const engine of engines) {
   describe.skipIf(engine.skipReason !== undefined)(`secrets at rest [${engine.name}]`, () => {
@@ -23,7 +23,7 @@ for (const engine of engines) {
     const raw = () => ({ engine: engine.name, options: () => location.options }) as EngineContext;
     const start = (extra: Record<string, unknown> = {}) => {
       const o = location.options;
-      return startTestServer(engine, { dataDir: o.dataDir, databaseUrl: o.databaseUrl, databaseSchema: o.schema, ...extra });
+      return startTestServer(engine, { ...storeAt(o), ...extra });
     };
     /** Everything the database holds, as text: the files for SQLite, every row of the secret tables for PostgreSQL. */
     const dump = async () => {

@@ -11,7 +11,7 @@ import { adminIdentityUid } from "../../src/domain/identities.js";
 import { engines, type EngineContext, type TestLocation } from "../support/engines.js";
 import { movableClock } from "../support/exchange.js";
 import { rawRows } from "../support/raw-sql.js";
-import { startTestServer, type TestServer } from "../support/server.js";
+import { startTestServer, type TestServer, storeAt } from "../support/server.js";
 
 for (const engine of engines) {
   describe.skipIf(engine.skipReason !== undefined)(`signing key rotation [${engine.name}]`, () => {
@@ -23,7 +23,7 @@ for (const engine of engines) {
     beforeAll(async () => {
       location = await engine.location();
       const o = location.options;
-      t = await startTestServer(engine, { dataDir: o.dataDir, databaseUrl: o.databaseUrl, databaseSchema: o.schema }, { clock });
+      t = await startTestServer(engine, storeAt(o), { clock });
     });
     afterAll(async () => {
       await t?.close();

@@ -12,7 +12,7 @@ import { TestBrowser, type Walk } from "./browser.js";
 import type { TestEngine } from "./engines.js";
 import { startLoginIssuer, type LoginIssuer, type TestPerson } from "./oidc-login-issuer.js";
 import { restClient, type RestClient } from "./rest.js";
-import { startTestServer, type TestServer } from "./server.js";
+import { startTestServer, type TestServer, storeAt } from "./server.js";
 
 /** The default login provider's client at the test provider. */
 export const DEFAULT_CLIENT = { id: "arbor-default", secret: "default-client-secret" };
@@ -48,9 +48,7 @@ export async function startLoginWorld(engine: TestEngine, settings: Partial<Conf
   const location = await engine.location();
   const o = location.options;
   const t = await startTestServer(engine, {
-    dataDir: o.dataDir,
-    databaseUrl: o.databaseUrl,
-    databaseSchema: o.schema,
+    ...storeAt(o),
     loginIssuer: issuer.url,
     loginClientId: DEFAULT_CLIENT.id,
     loginClientSecret: DEFAULT_CLIENT.secret,

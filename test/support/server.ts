@@ -7,6 +7,7 @@ import { pino } from "pino";
 import type { Resolve } from "../../src/auth/issuer-fetch.js";
 import { resolveConfig, type Config } from "../../src/config.js";
 import type { Clock } from "../../src/domain/clock.js";
+import type { StoreOptions } from "../../src/store/create-store.js";
 import { adminIdentityUid, userIdentityUid } from "../../src/domain/identities.js";
 import type { GroupRecord } from "../../src/domain/groups.js";
 import { startServer, type ArborServer } from "../../src/server/server.js";
@@ -30,6 +31,11 @@ export interface TestServer {
   /** fetch against the server, with a bearer token when given. */
   fetch(path: string, init?: RequestInit & { token?: string }): Promise<Response>;
   close(): Promise<void>;
+}
+
+/** The settings that put a server's store at a test location (to start one on data a test also reads). */
+export function storeAt(o: StoreOptions): Pick<Config, "dataDir" | "databaseUrl" | "databaseSchema"> {
+  return { dataDir: o.dataDir, databaseUrl: o.databaseUrl, databaseSchema: o.schema };
 }
 
 /** Starts a server on the engine; extra settings override the defaults; env.clock replaces the system clock, env.resolve the resolver of issuers' names. */
