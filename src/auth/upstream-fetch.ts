@@ -4,7 +4,7 @@
  * the same origin. An upstream issuer is someone else's server; nothing it does may hold a
  * request of ours for long or fill our memory.
  */
-import { isLoopbackHost } from "../domain/oidc-rules.js";
+import { isLoopbackHost } from "../domain/issuer-address.js";
 
 /** How a fetch is bounded. */
 export interface FetchPolicy {

@@ -7,7 +7,7 @@
 import { invalidArgument } from "./errors.js";
 import type { Relationship } from "./identities.js";
 import { patternProblem } from "./identity-patterns.js";
-import { hostProblem } from "./issuer-address.js";
+import { hostProblem, isLoopbackHost } from "./issuer-address.js";
 import { literalPrefixes } from "./pattern-pins.js";
 
 /** A claim match as the store keeps it. */
@@ -143,7 +143,3 @@ function issuerUrlProblem(issuer: string, rules: IssuerRules): string | undefine
   return address === undefined ? undefined : `must not name a host that ${address}`;
 }
 
-/** Tells whether a URL's hostname is loopback: localhost, 127.0.0.0/8 or ::1. */
-export function isLoopbackHost(hostname: string): boolean {
-  return hostname === "localhost" || hostname === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
-}

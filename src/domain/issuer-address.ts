@@ -38,6 +38,11 @@ const EMBEDDING: { prefix: number[]; at: number }[] = [
   { prefix: [0x2002], at: 1 },
 ];
 
+/** Tells whether a URL's hostname (as URL.hostname gives it) is a loopback host: localhost, 127.0.0.0/8 or [::1]. */
+export function isLoopbackHost(hostname: string): boolean {
+  return hostname === "localhost" || hostname === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+
 /** The kind of a literal IP address (no brackets), or undefined when it is public. */
 export function addressKind(ip: string): Kind | undefined {
   const family = isIP(ip);

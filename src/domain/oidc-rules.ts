@@ -3,7 +3,7 @@
  * like. Field paths are JSON names relative to the provider (`oidc.issuer`).
  */
 import { invalidArgument } from "./errors.js";
-import { hostProblem } from "./issuer-address.js";
+import { hostProblem, isLoopbackHost } from "./issuer-address.js";
 import type { OidcSettings } from "./records.js";
 
 /** The longest issuer URL accepted. */
@@ -31,11 +31,6 @@ export interface IssuerPolicy {
   allowHttpLoopback: boolean;
   /** Whether issuers on private addresses (RFC 1918, CGNAT, IPv6 unique local) are accepted. */
   allowPrivate: boolean;
-}
-
-/** Tells whether a URL's hostname (as URL.hostname gives it) is a loopback host. */
-export function isLoopbackHost(hostname: string): boolean {
-  return hostname === "localhost" || hostname === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }
 
 /**

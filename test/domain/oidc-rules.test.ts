@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Code } from "../../src/domain/errors.js";
+import { isLoopbackHost } from "../../src/domain/issuer-address.js";
 import {
-  isLoopbackHost,
   validateAdditionalScopes,
   validateClientId,
   validateClientSecret,
