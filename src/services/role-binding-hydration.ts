@@ -16,8 +16,8 @@ import { isRoot, rootOf } from "../domain/uid.js";
 import { RoleBindingSchema, type RoleBinding } from "../gen/arbor/iam/v2beta1/role_bindings_pb.js";
 import type { BindingRecord, Stores } from "../store/types.js";
 
-/** What a binding refers to, as far as it exists. */
-export interface BindingParts {
+/** What a binding refers to, as far as it exists (and, for a person, may be shown). */
+interface BindingParts {
   /** Absent for a person who has not logged in yet (bound before their first login). */
   identity: IdentityRecord | undefined;
   group: GroupRecord | undefined;
@@ -28,7 +28,7 @@ export interface BindingParts {
  * The binding as the API shows it: uid, identity, group, role and createTime, nothing else
  * (identityUid and roleUid are input only). A part that does not exist shows only its uid.
  */
-export function bindingMessage(b: BindingRecord, parts: BindingParts): RoleBinding {
+function bindingMessage(b: BindingRecord, parts: BindingParts): RoleBinding {
   const { identity, group, role } = parts;
   const match = identity ? exactIssuerSubject(identity.relationship) : { issuer: null, subject: null };
   return create(RoleBindingSchema, {

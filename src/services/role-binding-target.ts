@@ -10,7 +10,6 @@ import { checkRoleUsableIn } from "../domain/role-placement.js";
 import { isRoot, requireUid } from "../domain/uid.js";
 import type { Stores } from "../store/types.js";
 import { requireGrantable } from "./escalation-guard.js";
-import type { BindingParts } from "./role-binding-hydration.js";
 
 /** What a binding is to name, as the request gave it. */
 export interface BindingTargetInput {
@@ -19,8 +18,8 @@ export interface BindingTargetInput {
   roleUid: string | undefined;
 }
 
-/** A checked target: the uids and the records a response is hydrated from. */
-export interface BindingTarget extends BindingParts {
+/** A checked target: the uids the binding is to name. */
+export interface BindingTarget {
   identityUid: string;
   roleUid: string;
 }
@@ -50,5 +49,5 @@ export async function checkBindingTarget(store: Stores, perms: Permissions, inpu
   requireGrantable(perms, role, groupUid, "binding");
   // A person (root-level identity) may be bound before their first login registers them.
   if (!identity && !isRoot(identityUid)) throw notFound("identity", identityUid);
-  return { identityUid, roleUid, identity, group, role };
+  return { identityUid, roleUid };
 }
