@@ -34,8 +34,9 @@ export interface GroupFilter {
   uidp: HierarchyFilter;
   name?: string;
   /**
-   * The uids whose subtrees (each uid itself and everything below) the caller may see;
-   * undefined means everything.
+   * The uids whose subtrees (each uid itself and everything below) the caller may see, sorted
+   * (Permissions.scopes; the same array while the caller's permissions hold, which the store
+   * may remember what it derived from by); undefined means everything.
    */
   visibleUnder?: readonly string[];
 }

@@ -19,6 +19,8 @@ export class Permissions {
   /** The capabilities granted at each group, from all of its grants. */
   readonly #byGroup = new Map<string, Set<Capability>>();
   readonly #atRoot: ReadonlySet<Capability>;
+  /** scopes() by capability list: permissions never change, and a list asks on every request. */
+  readonly #scopes = new Map<string, readonly string[]>();
 
   /** `atRoot` holds what is granted at the installation root (creating organizations). */
   constructor(grants: readonly Grant[], atRoot: ReadonlySet<Capability> = new Set()) {
@@ -37,15 +39,22 @@ export class Permissions {
 
   /**
    * The groups under which every capability is held: the uids whose subtrees the caller may
-   * act in, with no uid below another.
+   * act in, sorted, with no uid below another. Computed once per capability list and then the
+   * same array, so a caller with 10,000 bindings pays for them once per generation (and stores
+   * may remember what they derive from it, keyed by the array).
    */
-  scopes(caps: readonly Capability[]): string[] {
+  scopes(caps: readonly Capability[]): readonly string[] {
+    const key = caps.join(",");
+    const known = this.#scopes.get(key);
+    if (known !== undefined) return known;
     const roots = [...this.#byGroup.keys()].filter((uid) => caps.every((cap) => this.#holds(cap, uid))).sort();
     const out: string[] = [];
     for (const uid of roots) {
       const last = out.at(-1);
       if (last === undefined || !isSelfOrDescendant(uid, last)) out.push(uid);
     }
+    Object.freeze(out);
+    this.#scopes.set(key, out);
     return out;
   }
 

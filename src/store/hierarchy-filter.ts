@@ -48,8 +48,7 @@ export function visibleUnder(uidColumn: string, tops: readonly string[]): Expres
 
 /** visibleUnder as one index range per top (exported for the benchmark comparing the forms). */
 export function inRanges(uidColumn: string, tops: readonly string[]): Expression<SqlBool> {
-  const uid = sql.ref(uidColumn);
-  const each = tops.map((top) => sql<SqlBool>`(${uid} = ${top} or ${strictlyBelow(uidColumn, top)})`);
+  const each = tops.map((top) => selfOrBelow(uidColumn, top));
   return sql<SqlBool>`(${sql.join(each, sql` or `)})`;
 }
 
@@ -79,9 +78,18 @@ export function byMembership(uidColumn: string, tops: readonly string[]): Expres
  * statement (SQLite into an index, PostgreSQL into a hash), so the statement keeps one size
  * whatever their number.
  */
-function uidSet(uids: readonly string[]): Expression<string> {
+export function uidSet(uids: readonly string[]): Expression<string> {
   const keys = JSON.stringify(Object.fromEntries(uids.map((uid) => [uid, 1])));
   return sql<string>`select "key" from json_each(${keys})`;
+}
+
+/**
+ * uid and everything below it, as one index range: no uid character sorts below '/', so nothing
+ * lies between uid and `uid/`.
+ */
+export function selfOrBelow(uidColumn: string, uid: string): Expression<SqlBool> {
+  const ref = sql.ref(uidColumn);
+  return sql<SqlBool>`(${ref} >= ${uid} and ${ref} < ${`${uid}0`})`;
 }
 
 /**

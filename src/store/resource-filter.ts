@@ -4,6 +4,7 @@
  */
 import { sql, type Expression, type SqlBool } from "kysely";
 import type { HierarchyFilter } from "../domain/hierarchy.js";
+import { scopesBelow } from "../domain/visible-scopes.js";
 import { hierarchyConditions, visibleUnder, type HierarchyColumns } from "./hierarchy-filter.js";
 
 /** What every list filter holds (GroupFilter, ResourceFilter, BindingFilter, InviteFilter). */
@@ -12,8 +13,8 @@ export interface ListFilter {
   /** An exact match on the `name` column. */
   name?: string;
   /**
-   * The uids whose subtrees the caller may see; undefined means everything, an empty list
-   * nothing.
+   * The uids whose subtrees the caller may see, sorted (Permissions.scopes); undefined means
+   * everything, an empty list nothing.
    */
   visibleUnder?: readonly string[];
 }
@@ -33,12 +34,18 @@ export function listConditions(
   columns: FilterColumns,
   exact: Readonly<Record<string, string | undefined>> = {},
 ): Expression<SqlBool>[] {
-  const all = hierarchyConditions(filter.uidp, columns);
+  const { uidp } = filter;
+  // Only the scopes in the part of the tree the filter reads matter: a caller with 10,000
+  // bindings listing one team's groups tests the rows against that team's few.
+  const within = uidp.descendantsOf ?? uidp.childrenOf;
+  const tops = filter.visibleUnder === undefined || within === undefined ? filter.visibleUnder : scopesBelow(filter.visibleUnder, within);
+  // Where visibility is the row's own uid in a scope strictly below descendants_of, the scope's
+  // range implies it; left out, the engine reads the scopes' ranges, not the whole subtree's.
+  const implied = tops !== undefined && tops !== "all" && columns.visible === undefined && uidp.descendantsOf !== undefined;
+  const all = hierarchyConditions(implied ? { ...uidp, descendantsOf: undefined } : uidp, columns);
   for (const [column, value] of Object.entries({ name: filter.name, ...exact })) {
     if (value !== undefined) all.push(sql<SqlBool>`${sql.ref(column)} = ${value}`);
   }
-  if (filter.visibleUnder !== undefined) {
-    all.push(columns.visible?.(filter.visibleUnder) ?? visibleUnder(columns.uid, filter.visibleUnder));
-  }
+  if (tops !== undefined && tops !== "all") all.push(columns.visible?.(tops) ?? visibleUnder(columns.uid, tops));
   return all;
 }
