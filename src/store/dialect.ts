@@ -17,6 +17,7 @@ import {
   sql,
   type DatabaseConnection,
   type Expression,
+  type RawBuilder,
   type SqlBool,
   type Dialect,
   type SqliteDatabase,
@@ -239,28 +240,63 @@ function codeOf(error: unknown): string | undefined {
 }
 
 /**
- * Folds an ancestor's rows of group_descendant_counts (migration 0008) into one, or none when
- * they add up to nothing. PostgreSQL: one statement, so a delta committed meanwhile is neither
- * lost nor counted twice (its writers do not wait for each other); SQLite: write transactions
- * run one at a time, so three statements in one are as good.
+ * Folds an ancestor's rows of group_descendant_counts into one (kept even where they add up to
+ * nothing), the folded row added before the rows it replaces are removed: what keeps the
+ * ancestor's version (descendantCountsVersion, migration 0015) from ever coming back to a value
+ * it had. On PostgreSQL one statement, which a concurrent insert's row (not yet visible) survives.
  */
 export async function foldDescendantCounts(db: Executor, engine: Engine, ancestorUid: string): Promise<void> {
   if (engine === "postgres") {
     await sql`
       with moved as (delete from group_descendant_counts where ancestor_uid = ${ancestorUid} returning delta)
       insert into group_descendant_counts (ancestor_uid, delta)
-      select ${ancestorUid}, sum(delta) from moved having sum(delta) <> 0`.execute(db);
+      select ${ancestorUid}, coalesce(sum(delta), 0) from moved having count(*) > 0`.execute(db);
     return;
   }
   await inTransaction(db, async (tx) => {
-    const { total } = await tx
-      .selectFrom("group_descendant_counts")
-      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>("delta"), eb.lit(0)).as("total"))
-      .where("ancestor_uid", "=", ancestorUid)
-      .executeTakeFirstOrThrow();
-    await tx.deleteFrom("group_descendant_counts").where("ancestor_uid", "=", ancestorUid).execute();
-    if (Number(total) !== 0) await tx.insertInto("group_descendant_counts").values({ ancestor_uid: ancestorUid, delta: Number(total) }).execute();
+    const { rows } = await sql<{ total: number | null; last: number | null }>`
+      select sum(delta) as total, max(rowid) as last from group_descendant_counts where ancestor_uid = ${ancestorUid}`.execute(tx);
+    const { total, last } = rows[0] ?? { total: null, last: null };
+    if (last === null) return;
+    await tx.insertInto("group_descendant_counts").values({ ancestor_uid: ancestorUid, delta: Number(total) }).execute();
+    await sql`delete from group_descendant_counts where ancestor_uid = ${ancestorUid} and rowid <= ${last}`.execute(tx);
   });
+}
+
+/**
+ * The groups in the subtrees of a set of scopes (a subquery of one "key" column), as a FROM
+ * clause naming them g: each scope an index range of uids (past `after` in uid order,
+ * `descending` or not), the scopes read first, and on PostgreSQL at most `each` groups of a
+ * scope. Each engine
+ * must be told the order: PostgreSQL by a lateral subquery its limit keeps from being flattened,
+ * SQLite by CROSS JOIN, which it never reorders; left to choose, both scanned every group and
+ * probed the set (1 s a page at 100,000 groups).
+ */
+export function groupsInScopes(engine: Engine, scopes: Expression<string>, read: { each: number; descending: boolean; after?: string }): RawBuilder<unknown> {
+  const past = read.after === undefined ? sql`` : sql` and uid ${sql.raw(read.descending ? "<" : ">")} ${read.after}`;
+  return engine === "postgres"
+    ? sql`(${scopes}) as s cross join lateral (
+        select * from groups where uid >= s."key" and uid < s."key" || '0'${past} order by uid ${sql.raw(read.descending ? "desc" : "asc")} limit ${read.each}
+      ) as g`
+    : sql`(${scopes}) as s cross join groups as g on g.uid >= s."key" and g.uid < s."key" || '0'${past}`;
+}
+
+/** The column that orders an ancestor's count rows by age (migration 0015). */
+export function newestCountRow(engine: Engine): RawBuilder<unknown> {
+  return engine === "postgres" ? sql.ref("seq") : sql`rowid`;
+}
+
+/**
+ * The version of an ancestor's descendant counts (migration 0015): the newest row's number and
+ * how many rows there are, as one string; it changes whenever a group below it is made or
+ * removed, and never comes back. Also how many rows a count of it reads, to know when to fold.
+ */
+export async function descendantCountsVersion(db: Executor, engine: Engine, ancestorUid: string): Promise<{ version: string; rows: number }> {
+  const newest = newestCountRow(engine);
+  const { rows } = await sql<{ last: number | string | null; n: number | string }>`
+    select max(${newest}) as last, count(*) as n from group_descendant_counts where ancestor_uid = ${ancestorUid}`.execute(db);
+  const { last, n } = rows[0] ?? { last: null, n: 0 };
+  return { version: `${last ?? ""}:${n}`, rows: Number(n) };
 }
 
 /**
