@@ -40,7 +40,7 @@ export function auditCountPlan(filter: AuditFilter): AuditCountPlan | undefined 
     // The events strictly below a group are those of the group and of every group below it, so
     // the groups' plan (strictly below, plus visible tops) is this one's subtrees.
     const groups = descendantCountPlan({ uidp: { descendantsOf }, ...(tops !== undefined && { visibleUnder: tops }) });
-    return groups && { key, subtrees: groups.sumBelow };
+    return groups === undefined || groups.sumBelow.length > MAX_COUNTED_SUBTREES ? undefined : { key, subtrees: [...groups.sumBelow] };
   }
   if (tops === undefined) return { key };
   const outermost = [...new Set(tops.filter((top) => !tops.some((other) => other !== top && isSelfOrDescendant(top, other))))];

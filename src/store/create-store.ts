@@ -9,6 +9,7 @@ import type { SecretBox } from "../domain/secret-box.js";
 import type { Database, Executor } from "./database.js";
 import { engineSetup, type Engine } from "./dialect.js";
 import { migrate } from "./migrate.js";
+import { ScopeMemory } from "./scope-memory.js";
 import { createStores } from "./stores.js";
 import { storeUnreachable, translateError } from "./translate-error.js";
 import type { Store } from "./types.js";
@@ -68,7 +69,8 @@ function storeOver(db: Executor, engine: Engine, secrets: SecretBox | undefined)
   // Outside atomically() there is no API caller to hold to account: the admin commands act for
   // the installation, and a login redeems what someone who could grant it already granted.
   const record = (change: AuthorityChange) => ambient.getStore()?.changes.push(change);
-  const storesOver = (executor: Executor) => createStores(executor, engine, secrets, record);
+  const memory = new ScopeMemory();
+  const storesOver = (executor: Executor) => createStores(executor, engine, secrets, record, memory);
   return {
     engine,
     ...storesOver(ambientExecutor(db, ambient)),

@@ -10,17 +10,20 @@ import type { GroupFilter, GroupRecord } from "../domain/groups.js";
 import { parentOf } from "../domain/uid.js";
 import { inTransaction, type Executor, type GroupsTable } from "./database.js";
 import { foldDescendantCounts, type Engine } from "./dialect.js";
+import { FOLD_AT, manyScopeGroups } from "./group-pages.js";
 import { listConditions } from "./resource-filter.js";
 import { hasRow, NAMED_SORT_COLUMNS, resourceTable } from "./resource-table.js";
+import type { ScopeMemory } from "./scope-memory.js";
 import { guard } from "./translate-error.js";
 import type { GroupStore } from "./types.js";
 
-/** An ancestor's count rows are folded into one once a count reads more than this many. */
-const FOLD_AT = 64;
-
-/** The group store over an executor. */
-export function createGroupStore(db: Executor, engine: Engine, record: AuthorityRecorder): GroupStore {
+/**
+ * The group store over an executor; memory keeps what is derived from many-scope callers'
+ * scopes across requests, so it must be the store's own, not one per executor.
+ */
+export function createGroupStore(db: Executor, engine: Engine, record: AuthorityRecorder, memory: ScopeMemory): GroupStore {
   const table = groupsTable(db);
+  const many = manyScopeGroups(db, engine, memory, table, toGroup);
   const sumCounts = (uids: readonly string[]) =>
     db
       .selectFrom("group_descendant_counts")
@@ -72,9 +75,13 @@ export function createGroupStore(db: Executor, engine: Engine, record: Authority
       );
     },
 
-    list: table.list,
+    async list(filter, window) {
+      return (await many.list(filter, window)) ?? table.list(filter, window);
+    },
 
     async count(filter) {
+      const remembered = await many.count(filter);
+      if (remembered !== undefined) return remembered;
       const plan = descendantCountPlan(filter);
       if (plan === undefined) return table.count(filter);
       if (plan.sumBelow.length === 0) return 0;

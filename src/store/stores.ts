@@ -19,17 +19,19 @@ import { createRepoStore } from "./repo-store.js";
 import { createRoleStore } from "./role-store.js";
 import { createSettingsStore } from "./settings-store.js";
 import { createTagStore } from "./tag-store.js";
+import type { ScopeMemory } from "./scope-memory.js";
 import type { Stores } from "./types.js";
 import type { AuthorityRecorder } from "../domain/authority.js";
 import type { SecretBox } from "../domain/secret-box.js";
 
 /**
  * Every resource store, each running its statements on db; secrets seals what is kept secret at
- * rest; record hears of every write that changes who can do what (domain/authority.ts).
+ * rest; record hears of every write that changes who can do what (domain/authority.ts);
+ * memory is the store's, shared by all of its executors.
  */
-export function createStores(db: Executor, engine: Engine, secrets: SecretBox | undefined, record: AuthorityRecorder): Stores {
+export function createStores(db: Executor, engine: Engine, secrets: SecretBox | undefined, record: AuthorityRecorder, memory: ScopeMemory): Stores {
   return {
-    groups: createGroupStore(db, engine, record),
+    groups: createGroupStore(db, engine, record, memory),
     bindings: createBindingStore(db, record),
     identities: createIdentityStore(db, record),
     roles: createRoleStore(db, record),

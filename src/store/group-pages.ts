@@ -1,0 +1,213 @@
+/**
+ * Pages and counts of groups for a caller with many scopes (more than FEW_SCOPES visible
+ * subtrees): what keeps a list's cost bounded by the page rather than by the caller's bindings
+ * (issue 22; docs/architecture.md, "How visibility is computed").
+ *
+ * Everything here takes the caller's scopes as Permissions.scopes hands them out: sorted, none
+ * below another, and the same frozen array while the caller's permissions hold. What is derived
+ * from them (their set, the count below a group) is remembered in the store's ScopeMemory under
+ * that array, so a caller with 10,000 bindings pays for them once, not on every page. A page is
+ * read one of four ways, the cheapest that applies:
+ *
+ * - in uid order: scope by scope (seek), at most one scope per row of the page;
+ * - few visible groups (at most MAX_READ_ROWS): all of them (gather), ordered here;
+ * - visible groups dense enough that a page reads at most MAX_READ_ROWS rows: in the page's
+ *   order, each row tested here against the remembered set (tested);
+ * - otherwise the engine tests each row (hierarchy-filter.ts, byMembership).
+ *
+ * The totalCount is the sum over the scopes of their descendant counts (0008), remembered with
+ * the version of the listed group's counts (0015) and served while that version holds.
+ */
+import { sql } from "kysely";
+import { groupSortValue, type GroupFilter, type GroupRecord } from "../domain/groups.js";
+import { inOrder, scopesBelow, scopesFrom } from "../domain/visible-scopes.js";
+import type { Executor, GroupsTable } from "./database.js";
+import { descendantCountsVersion, foldDescendantCounts, groupsInScopes, newestCountRow, type Engine } from "./dialect.js";
+import { FEW_SCOPES, uidSet } from "./hierarchy-filter.js";
+import type { RememberedCount, ScopeMemory } from "./scope-memory.js";
+import { guard } from "./translate-error.js";
+import type { RowWindow } from "./types.js";
+
+/** An ancestor's count rows are folded into one once a count reads more than this many. */
+export const FOLD_AT = 64;
+
+/**
+ * The most rows a page read here may read; a page that would need more (a sparse caller's, in
+ * an order other than uid) is left to the engine.
+ */
+export const MAX_READ_ROWS = 5_000;
+
+/** What the pages read besides the scopes: the groups matching a filter, in a window. */
+export interface GroupRows {
+  list(filter: GroupFilter, window: RowWindow): Promise<GroupRecord[]>;
+}
+
+/** Many-scope pages and counts of groups; undefined where the ordinary statements serve. */
+export interface ManyScopeGroups {
+  list(filter: GroupFilter, window: RowWindow): Promise<GroupRecord[] | undefined>;
+  count(filter: GroupFilter): Promise<number | undefined>;
+}
+
+/** Many-scope pages and counts over db; rows reads groups by filter, toGroup maps a row. */
+export function manyScopeGroups(db: Executor, engine: Engine, memory: ScopeMemory, rows: GroupRows, toGroup: (row: GroupsTable) => GroupRecord): ManyScopeGroups {
+  return {
+    async list(filter, window) {
+      const many = manyScopes(filter);
+      if (many === undefined) return undefined;
+      const [key, ...more] = window.order;
+      const need = window.offset + window.limit;
+      if (key?.field === "uid" && more.length === 0 && need <= MAX_READ_ROWS) return seek(many.below, window, key.desc);
+      if (many.under === undefined) return undefined;
+      const { count, all } = await remembered(many.scopes, many.under, many.below);
+      const tested = (need * all) / Math.max(count, 1);
+      if (Math.min(count, tested) > MAX_READ_ROWS) return undefined;
+      if (count <= tested) return gather(many.below, window);
+      // The expected rows and a little more: a short page reads another batch.
+      return test(filter, many.scopes, window, Math.min(MAX_READ_ROWS, Math.ceil(tested) + 16));
+    },
+
+    async count(filter) {
+      const many = manyScopes(filter);
+      if (many?.under === undefined) return undefined;
+      return (await remembered(many.scopes, many.under, many.below)).count;
+    },
+  };
+
+  /**
+   * The visible groups below `under` with their total there: remembered with the version of
+   * `under`'s counts and served again while it holds, which is until a group below `under` is
+   * made or removed. A change of the caller's bindings gives it other scopes (a new array), so
+   * nothing remembered outlives what it was computed from.
+   */
+  async function remembered(scopes: readonly string[], under: string, below: readonly string[]): Promise<RememberedCount> {
+    // Inside a transaction the version may be one a rollback takes back: count, remember nothing.
+    if (db.isTransaction) return guard(() => sumOver(under, below));
+    const now = await guard(() => descendantCountsVersion(db, engine, under));
+    const known = memory.count(scopes, under);
+    if (known !== undefined && known.version === now.version) return known;
+    // The version and the sums in one statement: one snapshot on both engines.
+    const fresh = await guard(() => sumOver(under, below));
+    memory.remember(scopes, under, fresh);
+    // Folding only makes the next read cheaper, so a fold that fails (a busy store) waits for a later one.
+    if (now.rows > FOLD_AT) await foldDescendantCounts(db, engine, under).catch(() => undefined);
+    return fresh;
+  }
+
+  async function sumOver(under: string, below: readonly string[]): Promise<RememberedCount> {
+    const newest = newestCountRow(engine);
+    const { rows } = await sql<{ last: string | number | null; n: string | number; all: string | number; below: string | number; tops: string | number }>`
+      select
+        (select max(${newest}) from group_descendant_counts where ancestor_uid = ${under}) as last,
+        (select count(*) from group_descendant_counts where ancestor_uid = ${under}) as n,
+        (select coalesce(sum(delta), 0) from group_descendant_counts where ancestor_uid = ${under}) as "all",
+        (select coalesce(sum(delta), 0) from group_descendant_counts where ancestor_uid in (${uidSet(below)})) as below,
+        (select count(*) from groups where uid in (${uidSet(below)})) as tops`.execute(db);
+    const row = rows[0];
+    if (row === undefined) throw new Error("a scalar select returned no row");
+    return { version: `${row.last ?? ""}:${Number(row.n)}`, count: Number(row.below) + Number(row.tops), all: Number(row.all) };
+  }
+
+  /**
+   * A page in uid order, scope by scope: a visible subtree's groups are one run of uids from its
+   * top, so the page's rows lie in the first scopes after its start, each of which holds at least
+   * its top. A page of 50 reads the first rows of at most 51 scopes, however many there are and
+   * however far apart.
+   */
+  async function seek(below: readonly string[], window: RowWindow, descending: boolean): Promise<GroupRecord[]> {
+    const after = window.after?.[0];
+    if (after !== undefined && typeof after !== "string") throw new RangeError("a uid window key is a string");
+    const need = window.offset + window.limit;
+    const scopes = scopesFrom(below, after, descending);
+    const found: GroupsTable[] = [];
+    // A scope holds at least its top, so `need` scopes after the one holding `after` (which may
+    // hold nothing more) fill the page; another batch is read only for scopes whose group is gone.
+    // Every row of a batch comes before the next batch's in the page's order.
+    for (let i = 0; i < scopes.length && found.length < need; ) {
+      const want = need - found.length;
+      const batch = scopes.slice(i, i + want + 1);
+      i += batch.length;
+      found.push(...(await inScopes(batch, want, { after, descending })));
+    }
+    return found.slice(window.offset).map(toGroup);
+  }
+
+  /** A page of a caller who sees few groups: all of them, ordered here. */
+  async function gather(below: readonly string[], window: RowWindow): Promise<GroupRecord[]> {
+    const found = (await inScopes(below, MAX_READ_ROWS, { after: undefined, descending: false })).map(toGroup);
+    const keyOf = (g: GroupRecord) => window.order.map((k) => groupSortValue(g, k.field));
+    const after = window.after;
+    const page = (after === undefined ? found : found.filter((g) => compareKeys(keyOf(g), after, window) > 0)).sort((a, b) => compareKeys(keyOf(a), keyOf(b), window));
+    return page.slice(window.offset, window.offset + window.limit);
+  }
+
+  /**
+   * The first `need` groups in uid order (descending: the last) of the scopes' subtrees, after
+   * `after`: one statement joining the scopes (one parameter) to the groups, each scope an index
+   * range of uids. Reads every group of the subtrees it is given: callers pass a page's worth of
+   * scopes, or scopes whose groups number at most MAX_READ_ROWS.
+   */
+  async function inScopes(scopes: readonly string[], need: number, { after, descending }: { after: string | undefined; descending: boolean }): Promise<GroupsTable[]> {
+    if (scopes.length === 0) return [];
+    const direction = sql.raw(descending ? "desc" : "asc");
+    const { rows } = await guard(() =>
+      sql<GroupsTable>`
+        select g.* from ${groupsInScopes(engine, uidSet(scopes), { each: need, descending, ...(after !== undefined && { after }) })}
+        order by g.uid ${direction} limit ${need}`.execute(db),
+    );
+    return rows;
+  }
+
+  /** A page of a caller whose visible groups are dense: read in the page's order, each row tested here. */
+  async function test(filter: GroupFilter, scopes: readonly string[], window: RowWindow, batch: number): Promise<GroupRecord[]> {
+    const need = window.offset + window.limit;
+    const everything: GroupFilter = { uidp: filter.uidp };
+    const matched: GroupRecord[] = [];
+    let after = window.after;
+    for (let read = 0; matched.length < need; ) {
+      const from = { order: window.order, ...(after !== undefined && { after }), offset: 0 };
+      if (read >= MAX_READ_ROWS) {
+        // Sparser than the counts promised (groups made meanwhile): the engine tests the rest.
+        matched.push(...(await rows.list(filter, { ...from, limit: need - matched.length })));
+        break;
+      }
+      const read_ = await rows.list(everything, { ...from, limit: batch });
+      for (const row of read_) if (matched.length < need && memory.reaches(scopes, row.uid)) matched.push(row);
+      const last = read_.at(-1);
+      if (read_.length < batch || last === undefined) break;
+      read += read_.length;
+      after = window.order.map((k) => groupSortValue(last, k.field));
+    }
+    return matched.slice(window.offset, need);
+  }
+}
+
+/** A filter of everything below a group (or everything), seen by a caller with many scopes there. */
+interface ManyScopes {
+  /** The caller's scopes, as Permissions.scopes handed them out. */
+  scopes: readonly string[];
+  /** Those below the filter's group (all of them without one). */
+  below: readonly string[];
+  under: string | undefined;
+}
+
+function manyScopes(filter: GroupFilter): ManyScopes | undefined {
+  const { childrenOf, inRoot, ids, descendantsOf } = filter.uidp;
+  const scopes = filter.visibleUnder;
+  if (scopes === undefined || childrenOf !== undefined || inRoot !== undefined || ids !== undefined || filter.name !== undefined) return undefined;
+  const below = descendantsOf === undefined ? inOrder(scopes) : scopesBelow(scopes, descendantsOf);
+  if (below === "all" || below.length <= FEW_SCOPES) return undefined;
+  return { scopes, below, under: descendantsOf };
+}
+
+/**
+ * Orders two sort keys as the window's order does: strings as the stores compare them (bytes,
+ * the "C" collation; names and uids are ASCII, so UTF-16 order is the same), numbers as numbers.
+ */
+function compareKeys(a: readonly (string | number)[], b: readonly (string | number)[], window: RowWindow): number {
+  for (const [i, key] of window.order.entries()) {
+    const x = a[i] as string | number;
+    const y = b[i] as string | number;
+    if (x !== y) return (x < y ? -1 : 1) * (key.desc ? -1 : 1);
+  }
+  return 0;
+}
