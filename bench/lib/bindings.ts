@@ -31,6 +31,8 @@ export function spreadGroups(groups: number, count: number, lane: number, lanes:
 export interface BoundIdentity {
   name: string;
   groups: number[];
+  /** Bound `viewer` at the organization itself too. */
+  atOrganization?: boolean;
 }
 
 /** Creates the identities in org with their bindings, in batches; returns their uids in order. */
@@ -43,6 +45,7 @@ export async function insertBoundIdentities(target: DatasetTarget, org: string, 
       const uid = `${org}/${hex16(0x5e0000 + k)}`;
       const relationship = { kind: "claimMatch" as const, issuer: "https://bench.example", subject: who.name, claims: {}, claimPatterns: {} };
       await store.identities.insert({ uid, parentUid: org, name: who.name, description: "", relationship, lastSeenTime: null, createTime: now, updateTime: now });
+      if (who.atOrganization === true) await store.bindings.insert({ uid: `${org}/${hex16(0xb0 + k)}`, groupUid: org, identityUid: uid, roleUid: viewer, createTime: now });
       for (let start = 0; start < who.groups.length; start += BATCH) {
         await store.transaction(async (tx) => {
           for (const n of who.groups.slice(start, start + BATCH)) {
