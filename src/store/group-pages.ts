@@ -18,7 +18,7 @@
  * The totalCount is the sum over the scopes of their descendant counts (0008), remembered with
  * the version of the listed group's counts (0015) and served while that version holds.
  */
-import { sql } from "kysely";
+import { sql, type RawBuilder } from "kysely";
 import { groupSortValue, type GroupFilter, type GroupRecord } from "../domain/groups.js";
 import { inOrder, scopesBelow, scopesFrom } from "../domain/visible-scopes.js";
 import type { Executor, GroupsTable } from "./database.js";
@@ -37,9 +37,33 @@ export const FOLD_AT = 64;
  */
 export const MAX_READ_ROWS = 5_000;
 
-/** What the pages read besides the scopes: the groups matching a filter, in a window. */
+/** What the pages read besides the scopes: the groups matching a filter, in a window, and by uid. */
 export interface GroupRows {
   list(filter: GroupFilter, window: RowWindow): Promise<GroupRecord[]>;
+  getMany(uids: readonly string[]): Promise<GroupRecord[]>;
+}
+
+/** The columns a group sorts by (NAMED_SORT_COLUMNS), as gather reads them. */
+interface SortKeys {
+  uid: string;
+  name: string;
+  create_time: number | string;
+  update_time: number | string;
+}
+
+function sortKey(g: SortKeys, field: string): string | number {
+  switch (field) {
+    case "uid":
+      return g.uid;
+    case "name":
+      return g.name;
+    case "create_time":
+      return Number(g.create_time);
+    case "update_time":
+      return Number(g.update_time);
+    default:
+      throw new RangeError(`groups are not sortable by ${field}`);
+  }
 }
 
 /** Many-scope pages and counts of groups; undefined where the ordinary statements serve. */
@@ -58,7 +82,9 @@ export function manyScopeGroups(db: Executor, engine: Engine, memory: ScopeMemor
       const need = window.offset + window.limit;
       if (key?.field === "uid" && more.length === 0 && need <= MAX_READ_ROWS) return seek(many.below, window, key.desc);
       if (many.under === undefined) return undefined;
-      const { count, all } = await remembered(many.scopes, many.under, many.below);
+      // Only to choose how to read: a remembered count, even one a change has made stale, is as
+      // good as a fresh one and costs no statement (the page is exact either way).
+      const { count, all } = memory.count(many.scopes, many.under) ?? (await remembered(many.scopes, many.under, many.below));
       const tested = (need * all) / Math.max(count, 1);
       if (Math.min(count, tested) > MAX_READ_ROWS) return undefined;
       if (count <= tested) return gather(many.below, window);
@@ -131,13 +157,22 @@ export function manyScopeGroups(db: Executor, engine: Engine, memory: ScopeMemor
     return found.slice(window.offset).map(toGroup);
   }
 
-  /** A page of a caller who sees few groups: all of them, ordered here. */
-  async function gather(below: readonly string[], window: RowWindow): Promise<GroupRecord[]> {
-    const found = (await inScopes(below, MAX_READ_ROWS, { after: undefined, descending: false })).map(toGroup);
-    const keyOf = (g: GroupRecord) => window.order.map((k) => groupSortValue(g, k.field));
+  /**
+   * A page of a caller who sees few groups: the sort keys of all of them, ordered here, then the
+   * page's rows; undefined when they are more than MAX_READ_ROWS after all (groups made since the
+   * count the choice was made on).
+   */
+  async function gather(below: readonly string[], window: RowWindow): Promise<GroupRecord[] | undefined> {
+    const read = await inScopes(below, MAX_READ_ROWS + 1, { after: undefined, descending: false }, sql`g.uid, g.name, g.create_time, g.update_time`);
+    if (read.length > MAX_READ_ROWS) return undefined;
+    const keyOf = (g: SortKeys) => window.order.map((k) => sortKey(g, k.field));
     const after = window.after;
-    const page = (after === undefined ? found : found.filter((g) => compareKeys(keyOf(g), after, window) > 0)).sort((a, b) => compareKeys(keyOf(a), keyOf(b), window));
-    return page.slice(window.offset, window.offset + window.limit);
+    const page = (after === undefined ? read : read.filter((g) => compareKeys(keyOf(g), after, window) > 0))
+      .sort((a, b) => compareKeys(keyOf(a), keyOf(b), window))
+      .slice(window.offset, window.offset + window.limit);
+    const byUid = new Map((await rows.getMany(page.map((g) => g.uid))).map((g) => [g.uid, g]));
+    // A group removed between the two reads is left out, as a later read would.
+    return page.flatMap((g) => byUid.get(g.uid) ?? []);
   }
 
   /**
@@ -146,15 +181,20 @@ export function manyScopeGroups(db: Executor, engine: Engine, memory: ScopeMemor
    * range of uids. Reads every group of the subtrees it is given: callers pass a page's worth of
    * scopes, or scopes whose groups number at most MAX_READ_ROWS.
    */
-  async function inScopes(scopes: readonly string[], need: number, { after, descending }: { after: string | undefined; descending: boolean }): Promise<GroupsTable[]> {
+  async function inScopes<R = GroupsTable>(
+    scopes: readonly string[],
+    need: number,
+    { after, descending }: { after: string | undefined; descending: boolean },
+    columns: RawBuilder<unknown> = sql`g.*`,
+  ): Promise<R[]> {
     if (scopes.length === 0) return [];
     const direction = sql.raw(descending ? "desc" : "asc");
-    const { rows } = await guard(() =>
-      sql<GroupsTable>`
-        select g.* from ${groupsInScopes(engine, uidSet(scopes), { each: need, descending, ...(after !== undefined && { after }) })}
+    const { rows: found } = await guard(() =>
+      sql<R>`
+        select ${columns} from ${groupsInScopes(engine, uidSet(scopes), { each: need, descending, ...(after !== undefined && { after }) })}
         order by g.uid ${direction} limit ${need}`.execute(db),
     );
-    return rows;
+    return found;
   }
 
   /** A page of a caller whose visible groups are dense: read in the page's order, each row tested here. */

@@ -59,18 +59,33 @@ export function inRanges(uidColumn: string, tops: readonly string[]): Expression
  */
 export function byMembership(uidColumn: string, tops: readonly string[]): Expression<SqlBool> {
   const uid = sql.ref(uidColumn);
+  // coalesce keeps the test a condition on the row: a bare `in (select ...)` alone in its WHERE
+  // is turned by PostgreSQL into a join that, misjudging json_each, re-reads the whole set for
+  // every row (S9: 1.8 s a page at 100 scopes); as a condition the set is hashed once.
+  const each = setsByLength(tops).map(([length, keys]) => sql<SqlBool>`coalesce(substr(${uid}, 1, ${sql.lit(length)}) in (${keySet(keys)}), false)`);
+  return sql<SqlBool>`(${sql.join(each, sql` or `)})`;
+}
+
+/**
+ * The tops by length, each length's as the JSON text uidSet binds; remembered for a frozen array
+ * (Permissions.scopes, and what visible-scopes.ts narrows it to), which cannot change, so a
+ * caller with 10,000 scopes does not have them serialised again on every page.
+ */
+function setsByLength(tops: readonly string[]): (readonly [number, string])[] {
+  const known = Object.isFrozen(tops) ? serialised.get(tops) : undefined;
+  if (known !== undefined) return known;
   const byLength = new Map<number, string[]>();
   for (const top of tops) {
     const same = byLength.get(top.length);
     if (same === undefined) byLength.set(top.length, [top]);
     else same.push(top);
   }
-  // coalesce keeps the test a condition on the row: a bare `in (select ...)` alone in its WHERE
-  // is turned by PostgreSQL into a join that, misjudging json_each, re-reads the whole set for
-  // every row (S9: 1.8 s a page at 100 scopes); as a condition the set is hashed once.
-  const each = [...byLength].map(([length, same]) => sql<SqlBool>`coalesce(substr(${uid}, 1, ${sql.lit(length)}) in (${uidSet(same)}), false)`);
-  return sql<SqlBool>`(${sql.join(each, sql` or `)})`;
+  const sets = [...byLength].map(([length, same]) => [length, uidKeys(same)] as const);
+  if (Object.isFrozen(tops)) serialised.set(tops, sets);
+  return sets;
 }
+
+const serialised = new WeakMap<readonly string[], (readonly [number, string])[]>();
 
 /**
  * The uids as a subquery over one bound parameter, a JSON object keyed by them: `json_each` reads
@@ -79,7 +94,14 @@ export function byMembership(uidColumn: string, tops: readonly string[]): Expres
  * whatever their number.
  */
 export function uidSet(uids: readonly string[]): Expression<string> {
-  const keys = JSON.stringify(Object.fromEntries(uids.map((uid) => [uid, 1])));
+  return keySet(uidKeys(uids));
+}
+
+function uidKeys(uids: readonly string[]): string {
+  return JSON.stringify(Object.fromEntries(uids.map((uid) => [uid, 1])));
+}
+
+function keySet(keys: string): Expression<string> {
   return sql<string>`select "key" from json_each(${keys})`;
 }
 

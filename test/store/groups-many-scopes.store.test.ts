@@ -13,11 +13,12 @@ import type { OrderKey } from "../../src/domain/list.js";
 import { Permissions } from "../../src/domain/permissions.js";
 import { isSelfOrDescendant } from "../../src/domain/uid.js";
 import { createStore } from "../../src/store/create-store.js";
-import { FOLD_AT } from "../../src/store/group-pages.js";
+import { FOLD_AT, MAX_READ_ROWS } from "../../src/store/group-pages.js";
 import { FEW_SCOPES } from "../../src/store/hierarchy-filter.js";
 import { describeEachEngine } from "../support/engines.js";
 import { childUid, group, rootUid } from "../support/groups.js";
 import { key, pageThrough, sortedBy, uids, window } from "../support/lists.js";
+import { execRaw } from "../support/raw-sql.js";
 
 const T = 1_700_000_000_000;
 const ORG = rootUid(0xa1);
@@ -200,6 +201,24 @@ describeEachEngine("group store, callers with many scopes", (t) => {
       } finally {
         await replica.close();
       }
+    });
+
+    it("lists a page right when groups made since the last count make the caller's few groups many", async () => {
+      // The few-group caller's groups are read all at once; MAX_READ_ROWS more below one of its
+      // scopes, written beside the store so that no count sees them first, must not truncate it.
+      const few: GroupFilter = { uidp: { descendantsOf: ORG }, visibleUnder: callers.few };
+      // Descending by name, the first page holds the other scopes' groups (p-…, s-…), which come
+      // last in uid order: the ones a truncated read would miss.
+      const order = [key("name", true), key("uid", true)];
+      expect(await groups().count(few)).toBe(expected(few, order, [...tree, ...made]).length);
+      const under = callers.few[0] as string;
+      const bulk = Array.from({ length: MAX_READ_ROWS + 10 }, (_, i) => group(childUid(under, 0x10000 + i), `bulk-${i}`, { createTime: T }));
+      const values = bulk.map((g) => `('${g.uid}', '${under}', '${g.name}', '', ${T}, ${T})`).join(", ");
+      await execRaw(t, `insert into groups (uid, parent_uid, name, description, create_time, update_time) values ${values}`);
+      made.push(...bulk);
+      const want = expected(few, order, [...tree, ...made]);
+      expect(uids(await groups().list(few, window(order, { limit: 51 })))).toEqual(want.slice(0, 51));
+      expect(await groups().count(few)).toBe(want.length);
     });
 
     it("lists what it counts after all of that", async () => {
