@@ -36,7 +36,7 @@ export function scopesBelow(scopes: readonly string[], uid: string): ScopesBelow
 
 /** scopesBelow's answers for frozen scope arrays, dropped with the array. */
 const remembered = new WeakMap<readonly string[], Map<string, ScopesBelow>>();
-const REMEMBERED_PER_SCOPES = 64;
+const REMEMBERED_PER_SCOPES = 16;
 
 function findBelow(scopes: readonly string[], uid: string): ScopesBelow {
   // The scope at or just before uid is the only one that can hold it: an ancestor sorts before
