@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // The arbor command: runs the compiled CLI (npm ci builds it through the prepare script).
+import "./check-node.js";
 import { existsSync } from "node:fs";
 import module from "node:module";
 

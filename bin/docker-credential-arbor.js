@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // docker-credential-arbor: docker's credential helper for registries behind Arbor (docs/registry.md).
+import "./check-node.js";
 import { existsSync } from "node:fs";
 import module from "node:module";
 
