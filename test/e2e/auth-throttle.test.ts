@@ -13,6 +13,7 @@ import { builtinRoleUid } from "../../src/domain/roles.js";
 import { engines } from "../support/engines.js";
 import { callExchange, REGISTRY_HOST, startExchangeSetup, type ExchangeSetup } from "../support/exchange.js";
 import { fetchFrom, type Answer } from "../support/from-address.js";
+import { login, oauthPost, startLoginWorld, type LoginWorld } from "../support/login.js";
 import { detailOf, restClient } from "../support/rest.js";
 
 const engine = engines[0]!;
@@ -71,7 +72,7 @@ describe("rate limits and the throttle of failed authentication, by default", ()
     registryToken = (await s.t.server.tokens.issue(ci, REGISTRY_HOST)).token;
   });
   afterAll(() => s?.close());
-  // The refusal tests count exactly: the clock stands still but where they move it.
+  // These tests count exactly: the server's clock stands still but where they move it.
   const frozen = (body: () => Promise<void>) => async () => {
     s.clock.freeze();
     try {
@@ -89,8 +90,8 @@ describe("rate limits and the throttle of failed authentication, by default", ()
     ]);
   });
 
-  it("never limits successful calls: 1,000 exchanges and 1,000 registry tokens from one address within a minute all succeed", async () => {
-    const started = s.clock.now();
+  // The clock stands still through them: to the server's budgets, all 2,000 come at one instant.
+  it("never limits successful calls: 1,000 exchanges and 1,000 registry tokens from one address within a minute all succeed", frozen(async () => {
     const statuses = new Map<number, number>();
     const count = (status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1);
     // Four at a time, as a small CI fleet behind one NAT address would.
@@ -106,8 +107,7 @@ describe("rate limits and the throttle of failed authentication, by default", ()
       for (const a of batch) count(a.status);
     }
     expect(Object.fromEntries(statuses)).toEqual({ 200: 2_000 });
-    expect(s.clock.now() - started).toBeLessThan(60_000);
-  });
+  }), 120_000);
 
   it("refuses an address past 100 refused credentials with 429 before checking anything, on every credential endpoint; other addresses go on", frozen(async () => {
     const [hostile, other] = ["127.0.0.2", "127.0.0.3"];
@@ -167,4 +167,25 @@ describe("rate limits and the throttle of failed authentication, by default", ()
     s.clock.advance(60_000);
     expect((await exchangeFrom("127.0.2.9", fork, ci)).status).toBe(401);
   }));
+});
+
+describe("people's login tokens, by default", () => {
+  let w: LoginWorld;
+
+  beforeAll(async () => {
+    w = await startLoginWorld(engine);
+  });
+  afterAll(() => w?.close());
+
+  it("never limits successful refreshes: 500 from one address in a row all succeed", async () => {
+    let refreshToken = (await login(w, { sub: "fleet", claims: { email: "fleet@example.com", email_verified: true } }, { org: "acme" })).refresh_token as string;
+    const statuses: number[] = [];
+    for (let i = 0; i < 500; i++) {
+      const res = await oauthPost(w, "token", { grant_type: "refresh_token", refresh_token: refreshToken });
+      statuses.push(res.status);
+      refreshToken = res.body.refresh_token as string;
+    }
+    w.secrets.push(refreshToken);
+    expect(statuses.filter((s) => s !== 200)).toEqual([]);
+  });
 });
