@@ -77,8 +77,12 @@ export interface Config {
   rateLimitPerAddress: Rate | undefined;
   /** API calls per authenticated identity; undefined: no limit. */
   rateLimitPerIdentity: Rate | undefined;
-  /** Requests per client address to the endpoints that take credentials (token exchange, login token, registry token). */
+  /** Requests per client address to the endpoints that take credentials (token exchange, login token, registry token); undefined: no limit. */
   exchangeRateLimit: Rate | undefined;
+  /** Refused credentials per client address (IPv6: its /64) at the endpoints that take them; past it, 429 until the rate refills; undefined: not throttled. */
+  authFailuresPerAddress: Rate | undefined;
+  /** Refused credentials per attempted identity at those endpoints; undefined: not throttled. */
+  authFailuresPerIdentity: Rate | undefined;
   /** Open connections at once; more are closed as they arrive. 0: no cap. */
   maxConnections: number;
   /** The largest request head (request line and headers) of HTTP/1.1, and header list of HTTP/2, in bytes. */
@@ -131,7 +135,9 @@ export const DEFAULT_CONFIG: Readonly<Config> = {
   secretsKey: undefined,
   rateLimitPerAddress: undefined,
   rateLimitPerIdentity: undefined,
-  exchangeRateLimit: { count: 300, periodMs: 60_000 },
+  exchangeRateLimit: undefined,
+  authFailuresPerAddress: { count: 100, periodMs: 60_000 },
+  authFailuresPerIdentity: { count: 30, periodMs: 60_000 },
   maxConnections: 10_000,
   maxHeaderBytes: 16_384,
   headersTimeoutMs: 20_000,
@@ -179,6 +185,8 @@ export const SETTINGS: Readonly<Record<keyof Config, { env: string; kind: Kind }
   rateLimitPerAddress: { env: "ARBOR_RATE_LIMIT_PER_ADDRESS", kind: "rate" },
   rateLimitPerIdentity: { env: "ARBOR_RATE_LIMIT_PER_IDENTITY", kind: "rate" },
   exchangeRateLimit: { env: "ARBOR_EXCHANGE_RATE_LIMIT", kind: "rate" },
+  authFailuresPerAddress: { env: "ARBOR_AUTH_FAILURES_PER_ADDRESS", kind: "rate" },
+  authFailuresPerIdentity: { env: "ARBOR_AUTH_FAILURES_PER_IDENTITY", kind: "rate" },
   maxConnections: { env: "ARBOR_MAX_CONNECTIONS", kind: "int" },
   maxHeaderBytes: { env: "ARBOR_MAX_HEADER_BYTES", kind: "int" },
   headersTimeoutMs: { env: "ARBOR_HEADERS_TIMEOUT", kind: "duration" },

@@ -142,6 +142,17 @@ export class TokenExchange {
   }
 }
 
+/** The checks that run only on a token whose signature verified (claimChecks'). */
+const SIGNED_CHECK = /^(?:subject|audience|claims\.[^:]*|claimPatterns\.[^:]*): /;
+
+/**
+ * Whether e refused a token its issuer really signed (a subject, audience or custom claim that
+ * does not match): the token's issuer and subject are then proven, not merely claimed.
+ */
+export function isSignedRefusal(e: unknown): boolean {
+  return isApiError(e) && e.code === Code.UNAUTHENTICATED && typeof e.cause === "string" && SIGNED_CHECK.test(e.cause);
+}
+
 /** The refusal an anonymous caller gets for a failed check; the check's own reason is the cause. */
 function refusal(failed: ExchangeCheck | undefined): ApiError {
   const detail = failed === undefined ? "identity: the identity is gone" : `${failed.check}: ${failed.reason}`;

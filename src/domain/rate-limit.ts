@@ -34,6 +34,8 @@ export function rateText(rate: Rate | undefined): string {
 export interface RateLimiter {
   /** Spends one request of key: 0 when allowed, else how many ms until one is. */
   take(key: string): number;
+  /** How many ms until key may spend one request (0: now), spending nothing. */
+  wait(key: string): number;
 }
 
 interface Bucket {
@@ -65,6 +67,12 @@ export function createRateLimiter(rate: Rate, clock: Clock, maxKeys = MAX_TRACKE
       buckets.set(key, { tokens: tokens - 1, at: now });
       if (buckets.size > maxKeys) sweep(buckets, now, rate, perMs, maxKeys);
       return 0;
+    },
+    wait(key) {
+      const bucket = buckets.get(key);
+      if (bucket === undefined) return 0;
+      const tokens = Math.min(rate.count, bucket.tokens + (clock.now() - bucket.at) * perMs);
+      return tokens < 1 ? Math.ceil((1 - tokens) / perMs) : 0;
     },
   };
 }

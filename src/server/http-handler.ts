@@ -156,7 +156,7 @@ function headerCount(req: AnyRequest): number {
 }
 
 async function exchangeRoute(deps: HttpHandlerDeps, method: string, req: AnyRequest, res: AnyResponse, record: Record): Promise<void> {
-  if (method === "GET" || method === "POST") return serveExchange(deps.exchange, deps.domain(), req, res, record);
+  if (method === "GET" || method === "POST") return serveExchange(deps.exchange, deps.limits, deps.domain(), req, res, record);
   methodNotAllowed(deps, res, record, method, pathOf(req), ["GET", "POST"]);
 }
 

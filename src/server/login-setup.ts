@@ -8,6 +8,7 @@ import { LoginUpstream } from "../auth/login-upstream.js";
 import { RefreshTokens } from "../auth/refresh-tokens.js";
 import type { Config } from "../config.js";
 import { createOAuthEndpoints, type OAuthEndpoints } from "./oauth-endpoints.js";
+import type { RequestLimits } from "./request-limits.js";
 import type { Core } from "./server.js";
 
 /** Where the server is: known once it listens. */
@@ -19,7 +20,7 @@ export interface ServerUrls {
 }
 
 /** The login endpoints of a server. */
-export function createLoginEndpoints(config: Config, core: Core, urls: ServerUrls): OAuthEndpoints {
+export function createLoginEndpoints(config: Config, core: Core, urls: ServerUrls, limits: RequestLimits): OAuthEndpoints {
   const { store, deps, tokens, verifier, issuerFetch, audiences } = core;
   const { clock, ids } = deps;
   const allowHttpLoopback = config.allowHttpLoopbackIssuers;
@@ -44,5 +45,5 @@ export function createLoginEndpoints(config: Config, core: Core, urls: ServerUrl
     refresh: new RefreshTokens(store.refreshTokens, clock, ids),
     audiences,
   });
-  return createOAuthEndpoints({ flow, token, issuer: urls.issuer, domain: urls.domain });
+  return createOAuthEndpoints({ flow, token, issuer: urls.issuer, domain: urls.domain, throttle: limits });
 }

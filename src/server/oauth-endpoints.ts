@@ -9,6 +9,7 @@ import { invalidArgument, isApiError, Code } from "../domain/errors.js";
 import type { LoginFlow, LoginOutcome } from "../auth/login-flow.js";
 import type { LoginTokenEndpoint } from "../auth/login-token.js";
 import { queryOf, readBody, writeJson, type AnyRequest, type AnyResponse } from "./http-util.js";
+import type { RequestLimits } from "./request-limits.js";
 import { writeErrorPage, writeRedirect } from "./oauth-pages.js";
 import { errorDomainFor, HTTP_STATUS, statusJson } from "./status.js";
 
@@ -39,6 +40,11 @@ export interface OAuthEndpointsDeps {
   issuer: () => string;
   /** The suffix of error domains. */
   domain: () => string;
+  /**
+   * The throttle of refused credentials at `/oauth/token`: per address only, as a code or a
+   * refresh token that is not found names no identity.
+   */
+  throttle: Pick<RequestLimits, "authAllowed" | "authFailed">;
 }
 
 /** Creates the login endpoints. */
@@ -51,22 +57,28 @@ export function createOAuthEndpoints(deps: OAuthEndpointsDeps): OAuthEndpoints {
     if ("page" in outcome) writeErrorPage(res, outcome.page);
     else writeRedirect(res, outcome.location);
   };
-  const api = (step: (p: URLSearchParams) => Promise<object>) => async (req: AnyRequest, res: AnyResponse, record: OAuthRecord) => {
+  /** A JSON endpoint; throttled ones refuse early past the budget and spend on refused credentials. */
+  const api = (step: (p: URLSearchParams) => Promise<object>, throttled: boolean) => async (req: AnyRequest, res: AnyResponse, record: OAuthRecord) => {
+    const address = req.socket.remoteAddress;
     try {
+      if (throttled) deps.throttle.authAllowed(address, undefined);
       const answer = await step(await paramsOf(req));
       record.code = 0;
       writeJson(res, 200, answer, { pragma: "no-cache" });
     } catch (e) {
       if (!isApiError(e) || e.code === Code.INTERNAL) throw e;
+      if (throttled && e.code === Code.UNAUTHENTICATED) deps.throttle.authFailed(address, undefined);
       record.code = e.code;
-      writeJson(res, HTTP_STATUS[e.code] ?? 500, statusJson(e, errorDomainFor("arbor.iam.", deps.domain())));
+      const retry: Record<string, string> = e.details.retryDelayMs === undefined ? {} : { "retry-after": String(Math.ceil(e.details.retryDelayMs / 1000)) };
+      writeJson(res, HTTP_STATUS[e.code] ?? 500, statusJson(e, errorDomainFor("arbor.iam.", deps.domain())), retry);
     }
   };
   const routes: Record<string, { method: string; handle: (req: AnyRequest, res: AnyResponse, record: OAuthRecord) => Promise<void> }> = {
     "/oauth/login": { method: "GET", handle: browser((q, address) => deps.flow.start(q, address)) },
     "/oauth/callback": { method: "GET", handle: browser((q) => deps.flow.callback(q)) },
-    "/oauth/token": { method: "POST", handle: api((p) => deps.token.token(p)) },
-    "/oauth/revoke": { method: "POST", handle: api(async (p) => (await deps.token.revoke(p), {})) },
+    "/oauth/token": { method: "POST", handle: api((p) => deps.token.token(p), true) },
+    // Revocation refuses no credential (an unknown token is revoked all the same): nothing to throttle.
+    "/oauth/revoke": { method: "POST", handle: api(async (p) => (await deps.token.revoke(p), {}), false) },
   };
   return {
     async serve(path, method, req, res, record) {

@@ -12,6 +12,7 @@ import type { Authorizer } from "../services/authorizer.js";
 import type { RegistryIndex } from "../services/registry-index.js";
 import type { SettingsStore } from "../store/types.js";
 import type { AnyRequest, AnyResponse } from "./http-util.js";
+import type { RequestLimits } from "./request-limits.js";
 import { serveRegistryNotifications, type NotificationsRecord } from "./registry-notifications.js";
 import { serveRegistryToken, type RegistryTokenRecord } from "./registry-token.js";
 
@@ -48,6 +49,8 @@ export interface RegistryEndpointsDeps {
   issuer: () => string;
   logger: Logger;
   maxBodyBytes: number;
+  /** The throttle of refused credentials at the token endpoint. */
+  throttle: Pick<RequestLimits, "authAllowed" | "authFailed">;
 }
 
 /** Creates the endpoints; the signing key and the secret are read (or created) on first use. */
@@ -57,6 +60,7 @@ export function createRegistryEndpoints(deps: RegistryEndpointsDeps): RegistryEn
     authorizer: deps.authorizer,
     index: deps.index,
     registryHost: deps.registryHost,
+    throttle: deps.throttle,
     registryTokens: new RegistryTokens({
       key: cached(() => registrySigningKey(deps.settings, deps.clock)),
       clock: deps.clock,

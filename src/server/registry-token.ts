@@ -8,6 +8,10 @@
  * Errors are Docker's error JSON (`{"errors":[{"code","message"}]}`), which registry clients
  * print; refusals of credentials are 401 with `WWW-Authenticate: Basic`. Nothing of a token is
  * logged: the access log has the path without its query, no header, and the refusal's reason.
+ *
+ * Refused credentials are throttled per address: past the budget, 429 (`TOOMANYREQUESTS`) with
+ * Retry-After before the token is checked. Not per identity: a refused token's `sub` is claimed,
+ * not proven, and counting it would let anyone shut an identity out. Tokens issued spend nothing.
  */
 import type { RegistryTokens } from "../auth/registry-tokens.js";
 import { grantAccess, parseScopes } from "../auth/registry-scope.js";
@@ -17,6 +21,7 @@ import type { Authorizer } from "../services/authorizer.js";
 import type { RegistryIndex } from "../services/registry-index.js";
 import { NO_IDENTITY } from "./invoker.js";
 import { bearerToken, header, queryOf, readBody, writeJson, type AnyRequest, type AnyResponse } from "./http-util.js";
+import type { RequestLimits } from "./request-limits.js";
 import { HTTP_STATUS } from "./status.js";
 
 /** The user name registry clients send with an Arbor token as password. */
@@ -34,6 +39,8 @@ export interface RegistryTokenDeps {
   index: Pick<RegistryIndex, "resolve" | "claim">;
   /** {registry_host}: the only service tokens are issued for; undefined when no registry is configured. */
   registryHost: string | undefined;
+  /** The throttle of refused credentials. */
+  throttle: Pick<RequestLimits, "authAllowed" | "authFailed">;
 }
 
 /** What the access log learns of a token request. */
@@ -48,7 +55,9 @@ export interface RegistryTokenRecord {
 /** Serves one token request, answering refusals itself in Docker's error format. */
 export async function serveRegistryToken(deps: RegistryTokenDeps, req: AnyRequest, res: AnyResponse, record: RegistryTokenRecord): Promise<void> {
   record.route = `${req.method} /registry/token`;
+  const address = req.socket.remoteAddress;
   try {
+    deps.throttle.authAllowed(address, undefined);
     const params = await paramsOf(req);
     const service = single(params, "service");
     if (deps.registryHost === undefined) throw failedPrecondition("REGISTRY", "registryHost", "no registry is configured at this Arbor (ARBOR_REGISTRY_HOST)");
@@ -65,10 +74,12 @@ export async function serveRegistryToken(deps: RegistryTokenDeps, req: AnyReques
     writeJson(res, 200, { token: issued.token, access_token: issued.token, expires_in: issued.expiresIn, issued_at: issued.issuedAt });
   } catch (e) {
     if (!isApiError(e) || e.code === Code.INTERNAL) throw e;
+    if (e.code === Code.UNAUTHENTICATED) deps.throttle.authFailed(address, undefined);
     record.code = e.code;
     record.reason = e.message;
-    const code = e.code === Code.UNAUTHENTICATED ? "UNAUTHORIZED" : codeName(e.code);
+    const code = e.code === Code.UNAUTHENTICATED ? "UNAUTHORIZED" : e.code === Code.RESOURCE_EXHAUSTED ? "TOOMANYREQUESTS" : codeName(e.code);
     const headers: Record<string, string> = e.code === Code.UNAUTHENTICATED ? { "www-authenticate": 'Basic realm="arbor"' } : {};
+    if (e.details.retryDelayMs !== undefined) headers["retry-after"] = String(Math.ceil(e.details.retryDelayMs / 1000));
     writeJson(res, HTTP_STATUS[e.code] ?? 500, { errors: [{ code, message: e.message }] }, headers);
   }
 }

@@ -4,10 +4,17 @@
  * token as `Authorization: Bearer`. Every refusal is 401 with a google.rpc.Status (code 16) and
  * `WWW-Authenticate: Bearer`. Nothing of the token is logged: the access log records the path
  * without its query and no header, and the failed check (a fixed text) as `reason`.
+ *
+ * Refusals are throttled per address, and refusals of tokens their issuer really signed also per
+ * attempted identity (the `identity` parameter with the token's `iss` and `sub`): past either
+ * budget, 429 with Retry-After before anything is checked or fetched. Successful exchanges spend
+ * nothing, and a forged token spends only its sender's address's budget.
  */
-import type { TokenExchange } from "../auth/exchange.js";
-import { ApiError, isApiError, unauthenticated } from "../domain/errors.js";
+import { decodeJwt } from "jose";
+import { isSignedRefusal, type TokenExchange } from "../auth/exchange.js";
+import { ApiError, Code, isApiError, unauthenticated } from "../domain/errors.js";
 import { bearerToken, queryOf, readBody, writeJson, type AnyRequest, type AnyResponse } from "./http-util.js";
+import type { RequestLimits } from "./request-limits.js";
 import { errorDomainFor, HTTP_STATUS, statusJson } from "./status.js";
 
 /** The largest form body accepted: it carries two short parameters. */
@@ -26,22 +33,59 @@ export function exchangePath(issuerUrl: string): string {
   return `${new URL(issuerUrl).pathname.replace(/\/$/, "")}/sts/exchange`;
 }
 
-/** Serves one exchange request, answering refusals itself (401 with WWW-Authenticate). */
-export async function serveExchange(exchange: TokenExchange, domain: string, req: AnyRequest, res: AnyResponse, record: ExchangeRecord): Promise<void> {
+/** The throttle of refused credentials the exchange spends from. */
+export type AuthThrottle = Pick<RequestLimits, "authAllowed" | "authFailed">;
+
+/** Serves one exchange request, answering refusals itself (401 with WWW-Authenticate, 429 with Retry-After). */
+export async function serveExchange(
+  exchange: TokenExchange,
+  throttle: AuthThrottle,
+  domain: string,
+  req: AnyRequest,
+  res: AnyResponse,
+  record: ExchangeRecord,
+): Promise<void> {
   record.route = `${req.method} /sts/exchange`;
+  const address = req.socket.remoteAddress;
+  let attempted: string | undefined;
   try {
+    throttle.authAllowed(address, undefined);
     const token = bearerOf(req.headers.authorization);
     const params = await paramsOf(req);
-    const issued = await exchange.exchange({ token, audience: single(params, "aud"), identity: single(params, "identity") });
+    const identity = single(params, "identity");
+    attempted = attemptedIdentity(identity, token);
+    throttle.authAllowed(address, attempted);
+    const issued = await exchange.exchange({ token, audience: single(params, "aud"), identity });
     record.code = 0;
     writeJson(res, 200, { token: issued.token, expiry: new Date(issued.expiry).toISOString() });
   } catch (e) {
     if (!isApiError(e)) throw e;
+    if (e.code === Code.UNAUTHENTICATED) throttle.authFailed(address, isSignedRefusal(e) ? attempted : undefined);
     record.code = e.code;
     record.reason = typeof e.cause === "string" ? e.cause : e.message.replace(/^Unauthenticated: /, "");
     const body = statusJson(e, errorDomainFor("arbor.iam.", domain));
-    writeJson(res, HTTP_STATUS[e.code] ?? 500, body, { "www-authenticate": "Bearer" });
+    const headers: Record<string, string> = { "www-authenticate": "Bearer" };
+    if (e.details.retryDelayMs !== undefined) headers["retry-after"] = String(Math.ceil(e.details.retryDelayMs / 1000));
+    writeJson(res, HTTP_STATUS[e.code] ?? 500, body, headers);
   }
+}
+
+/**
+ * Whom an exchange attempts to become, as the throttle counts it: the identity asked for, and
+ * the upstream issuer and subject the token claims (read unverified, to look the budget up; only
+ * refusals of signed tokens spend from it). A workload whose token keeps failing uses up its own
+ * budget, not that of the identity's other workloads.
+ */
+function attemptedIdentity(identity: string | undefined, token: string): string | undefined {
+  if (identity === undefined || identity === "") return undefined;
+  let iss: unknown;
+  let sub: unknown;
+  try {
+    ({ iss, sub } = decodeJwt(token));
+  } catch {
+    // Not a JWT: the identity alone.
+  }
+  return JSON.stringify([identity, typeof iss === "string" ? iss : "", typeof sub === "string" ? sub : ""]);
 }
 
 function bearerOf(header: string | string[] | undefined): string {

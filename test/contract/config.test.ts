@@ -41,6 +41,8 @@ describe("configuration", () => {
     [{ ARBOR_SHUTDOWN_TIMEOUT: "soon" }],
     [{ ARBOR_RATE_LIMIT_PER_ADDRESS: "100" }],
     [{ ARBOR_EXCHANGE_RATE_LIMIT: "lots/s" }],
+    [{ ARBOR_AUTH_FAILURES_PER_ADDRESS: "10" }],
+    [{ ARBOR_AUTH_FAILURES_PER_IDENTITY: "many/m" }],
     [{ ARBOR_MAX_HEADER_BYTES: "10" }],
     [{ ARBOR_HEADERS_TIMEOUT: "30s", ARBOR_REQUEST_TIMEOUT: "10s" }],
     [{ ARBOR_SECRETS_KEY: "c2hvcnQ=" }],
@@ -67,7 +69,18 @@ describe("configuration", () => {
     const c = resolveConfig({ env: { ARBOR_RATE_LIMIT_PER_IDENTITY: "50/s", ARBOR_EXCHANGE_RATE_LIMIT: "off" } });
     expect(c.rateLimitPerIdentity).toEqual({ count: 50, periodMs: 1_000 });
     expect(c.exchangeRateLimit).toBeUndefined();
-    expect(resolveConfig({ env: {} }).exchangeRateLimit).toEqual({ count: 300, periodMs: 60_000 });
+    expect(resolveConfig({ env: { ARBOR_EXCHANGE_RATE_LIMIT: "300/m" } }).exchangeRateLimit).toEqual({ count: 300, periodMs: 60_000 });
+  });
+
+  it("enforces no rate limit by default (the spec's beta), and throttles refused credentials", () => {
+    const d = resolveConfig({ env: {} });
+    expect([d.rateLimitPerAddress, d.rateLimitPerIdentity, d.exchangeRateLimit]).toEqual([undefined, undefined, undefined]);
+    expect([d.authFailuresPerAddress, d.authFailuresPerIdentity]).toEqual([
+      { count: 100, periodMs: 60_000 },
+      { count: 30, periodMs: 60_000 },
+    ]);
+    const set = resolveConfig({ env: { ARBOR_AUTH_FAILURES_PER_ADDRESS: "10/s", ARBOR_AUTH_FAILURES_PER_IDENTITY: "off" } });
+    expect([set.authFailuresPerAddress, set.authFailuresPerIdentity]).toEqual([{ count: 10, periodMs: 1_000 }, undefined]);
   });
 
   it("refuses unknown settings in the file", () => {

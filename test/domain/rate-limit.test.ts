@@ -33,6 +33,20 @@ describe("rate limiter", () => {
     expect([limit.take("a"), limit.take("a"), limit.take("a")]).toEqual([0, 0, 30_000]);
   });
 
+  it("tells how long until a key may spend without spending anything", () => {
+    const clock = clockAt(0);
+    const limit = createRateLimiter({ count: 2, periodMs: 1_000 }, clock);
+    expect(limit.wait("a")).toBe(0);
+    limit.take("a");
+    expect([limit.wait("a"), limit.wait("a")]).toEqual([0, 0]);
+    limit.take("a");
+    expect(limit.wait("a")).toBe(500);
+    expect(limit.wait("a")).toBe(500);
+    clock.t += 500;
+    expect(limit.wait("a")).toBe(0);
+    expect(limit.wait("b")).toBe(0);
+  });
+
   it("keeps keys apart", () => {
     const limit = createRateLimiter({ count: 1, periodMs: 1_000 }, clockAt(0));
     expect(limit.take("a")).toBe(0);

@@ -19,15 +19,34 @@ export const ELSEWHERE = "https://elsewhere.example";
 /** A custom audience the test issuer mints for. */
 export const CUSTOM_AUDIENCE = "arbor-ci";
 
-/** The system clock plus an offset that tests move forward. */
+/** The system clock plus an offset that tests move forward, or hold still. */
 export interface MovableClock extends Clock {
   advance(ms: number): void;
+  /** Stops the clock where it is (advance still moves it), so counts over time are exact. */
+  freeze(): void;
+  /** Lets it run again from where it stands. */
+  thaw(): void;
 }
 
 /** The system clock, movable. */
 export function movableClock(): MovableClock {
   let offset = 0;
-  return { now: () => Date.now() + offset, advance: (ms) => void (offset += ms) };
+  let frozenAt: number | undefined;
+  return {
+    now: () => frozenAt ?? Date.now() + offset,
+    advance(ms) {
+      if (frozenAt === undefined) offset += ms;
+      else frozenAt += ms;
+    },
+    freeze() {
+      frozenAt ??= Date.now() + offset;
+    },
+    thaw() {
+      if (frozenAt === undefined) return;
+      offset = frozenAt - Date.now();
+      frozenAt = undefined;
+    },
+  };
 }
 
 /** An exchange server, its issuer, and a record of the upstream tokens used. */
