@@ -7,8 +7,8 @@ import { MAX_FILTER_IDS } from "./hierarchy.js";
 import type { Sortable } from "./list.js";
 import { osvTimeMs, type OsvDocument } from "./osv.js";
 
-/** An advisory as the store keeps it. Times are milliseconds since the epoch. */
-export interface AdvisoryRecord {
+/** One version of an advisory, as an OSV document gives it. Times are milliseconds since the epoch. */
+export interface AdvisoryVersion {
   /** The OSV id, which is the uid (DESIGN 1.2). */
   uid: string;
   modifiedTime: number;
@@ -16,6 +16,12 @@ export interface AdvisoryRecord {
   publishedTime: number;
   /** The document as imported. */
   document: OsvDocument;
+}
+
+/** An advisory as the store keeps it: its newest version, and when Arbor first stored the advisory. */
+export interface AdvisoryRecord extends AdvisoryVersion {
+  /** When the first version of the advisory was stored; newer versions keep it. */
+  createTime: number;
 }
 
 /** An affected package, as the package filter matches it. */
@@ -40,15 +46,15 @@ export const ADVISORY_ID = /^[A-Za-z0-9][A-Za-z0-9._:+-]{0,254}$/;
 /** The longest `query`. */
 export const MAX_QUERY_LENGTH = 256;
 
-/** The record of a document that passed the OSV schema. */
-export function advisoryRecord(document: OsvDocument): AdvisoryRecord {
+/** The version a document that passed the OSV schema is. */
+export function advisoryVersion(document: OsvDocument): AdvisoryVersion {
   const modifiedTime = osvTimeMs(document.modified);
   const publishedTime = document.published === undefined ? modifiedTime : osvTimeMs(document.published);
   return { uid: document.id, modifiedTime, publishedTime, document };
 }
 
-/** Whether an incoming record replaces a stored one: only a strictly newer `modified` does. */
-export function replaces(incoming: AdvisoryRecord, stored: { modifiedTime: number }): boolean {
+/** Whether an incoming version replaces a stored one: only a strictly newer `modified` does. */
+export function replaces(incoming: AdvisoryVersion, stored: { modifiedTime: number }): boolean {
   return incoming.modifiedTime > stored.modifiedTime;
 }
 
@@ -90,7 +96,7 @@ export const advisorySortable: Sortable = {
 };
 
 /** The value of an advisory's sort field. */
-export function advisorySortValue(record: AdvisoryRecord, field: string): string | number {
+export function advisorySortValue(record: AdvisoryVersion, field: string): string | number {
   switch (field) {
     case "uid":
       return record.uid;

@@ -92,9 +92,12 @@ export function invalidArgument(field: string, description: string): ApiError {
 
 /** `Precondition failed: <description>` with a PreconditionFailure of the given type. */
 export function failedPrecondition(type: string, subject: string, description: string): ApiError {
-  return new ApiError(Code.FAILED_PRECONDITION, `Precondition failed: ${description}`, {
-    preconditionViolations: [{ type, subject, description }],
-  });
+  return failedPreconditions(description, [{ type, subject, description }]);
+}
+
+/** `Precondition failed: <description>`, description summing up several violations, each its own entry. */
+export function failedPreconditions(description: string, violations: PreconditionViolation[]): ApiError {
+  return new ApiError(Code.FAILED_PRECONDITION, `Precondition failed: ${description}`, { preconditionViolations: violations });
 }
 
 /** `Not found: <resource> <uid>` with a ResourceInfo. */

@@ -473,6 +473,7 @@ export const PROTO_COMMENTS: ReadonlyMap<string, string> = new Map([
   ["arbor.vulnerabilities.v2beta1.Advisory.advisory_id", "The advisory id again, as the OSV document's `id`."],
   ["arbor.vulnerabilities.v2beta1.Advisory.affected", "The affected packages, each with the versions affected."],
   ["arbor.vulnerabilities.v2beta1.Advisory.aliases", "Other ids of the same vulnerability (CVE, GHSA ids)."],
+  ["arbor.vulnerabilities.v2beta1.Advisory.create_time", "When Arbor first stored the advisory (its first import); a newer version keeps it."],
   ["arbor.vulnerabilities.v2beta1.Advisory.details", "The full description, in CommonMark."],
   ["arbor.vulnerabilities.v2beta1.Advisory.modified_time", "When the advisory last changed (OSV `modified`)."],
   ["arbor.vulnerabilities.v2beta1.Advisory.published_time", "When the advisory was first published (OSV `published`); absent when the document has none."],

@@ -12,6 +12,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Logger } from "pino";
 import type { Config } from "../config.js";
+import type { Clock } from "../domain/clock.js";
 import { startPeriodic, type Periodic } from "../domain/periodic.js";
 import type { AdvisoryStore } from "../store/advisory-store.js";
 import { importAdvisories, type ImportSummary } from "./import-advisories.js";
@@ -26,6 +27,8 @@ export interface FeedOptions {
   maxBytes: number;
   /** The longest a download may take, in milliseconds. */
   timeoutMs: number;
+  /** Dates the advisories new to the store; the system clock by default. */
+  clock?: Clock;
 }
 
 /** The feed limits: OSV's largest per-ecosystem archives are a few hundred megabytes. */
@@ -55,6 +58,7 @@ export async function syncFeed(options: FeedOptions, etag: { value?: string }, s
     const summary = await importAdvisories(options.store, zip.items(), {
       onSkip: (source, reason) => options.logger.warn({ source, reason }, "advisory skipped"),
       signal,
+      ...(options.clock !== undefined && { clock: options.clock }),
     });
     const tag = res.headers.get("etag");
     if (tag !== null) etag.value = tag;
@@ -85,9 +89,10 @@ export function startConfiguredSync(
   config: Pick<Config, "advisoriesFeedUrl" | "advisoriesSyncIntervalMs">,
   store: { advisories: AdvisoryStore },
   logger: Logger,
+  clock: Clock,
 ): FeedSync | undefined {
   if (config.advisoriesFeedUrl === undefined) return undefined;
-  return startFeedSync({ url: config.advisoriesFeedUrl, store, logger, ...FEED_DEFAULTS }, config.advisoriesSyncIntervalMs);
+  return startFeedSync({ url: config.advisoriesFeedUrl, store, logger, clock, ...FEED_DEFAULTS }, config.advisoriesSyncIntervalMs);
 }
 
 /** A pipeline stage passing bytes through that fails once more than max went through. */

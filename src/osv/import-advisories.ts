@@ -5,7 +5,8 @@
  * one per transaction, so one the store refuses costs only itself. Re-import is idempotent: a
  * document replaces the stored one only when its `modified` is newer.
  */
-import { advisoryRecord, type AdvisoryRecord } from "../domain/advisories.js";
+import { advisoryVersion, type AdvisoryVersion } from "../domain/advisories.js";
+import { systemClock, type Clock } from "../domain/clock.js";
 import { Code, isApiError } from "../domain/errors.js";
 import type { OsvDocument } from "../domain/osv.js";
 import type { AdvisoryStore, PutOutcome } from "../store/advisory-store.js";
@@ -38,6 +39,8 @@ export interface ImportOptions {
   onProgress?: (done: number) => void;
   /** Stops the import between two documents (a shutdown); what was written stays, whole. */
   signal?: AbortSignal;
+  /** Dates the advisories new to the store (their createTime), read once per batch; the system clock by default. */
+  clock?: Clock;
 }
 
 /** Documents per transaction: large enough to amortise the commit, small enough to hold the write lock briefly. */
@@ -61,10 +64,11 @@ export async function importAdvisories(
     summary.skipped++;
     options.onSkip?.(source, reason);
   };
-  let batch: { source: string; record: AdvisoryRecord }[] = [];
+  const clock = options.clock ?? systemClock;
+  let batch: { source: string; version: AdvisoryVersion }[] = [];
   let done = 0;
   const flush = async () => {
-    const outcomes = await write(store.advisories, batch, skip);
+    const outcomes = await write(store.advisories, batch, clock.now(), skip);
     for (const outcome of outcomes) if (outcome !== undefined) summary[outcome]++;
     batch = [];
   };
@@ -81,9 +85,9 @@ export async function importAdvisories(
       const checked = check(item.bytes);
       if ("problem" in checked) skip(item.source, checked.problem);
       else {
-        const record = recordOf(checked.document);
-        if (typeof record === "string") skip(item.source, record);
-        else batch.push({ source: item.source, record });
+        const version = versionOf(checked.document);
+        if (typeof version === "string") skip(item.source, version);
+        else batch.push({ source: item.source, version });
       }
     }
     if (batch.length >= batchSize) await flush();
@@ -93,10 +97,10 @@ export async function importAdvisories(
   return summary;
 }
 
-/** The record of a valid document, or why there is none: a time the schema admits but no clock shows (a leap second). */
-function recordOf(document: OsvDocument): AdvisoryRecord | string {
+/** The version a valid document is, or why there is none: a time the schema admits but no clock shows (a leap second). */
+function versionOf(document: OsvDocument): AdvisoryVersion | string {
   try {
-    return advisoryRecord(document);
+    return advisoryVersion(document);
   } catch (e) {
     if (e instanceof RangeError) return e.message;
     throw e;
@@ -106,18 +110,19 @@ function recordOf(document: OsvDocument): AdvisoryRecord | string {
 /** Writes a batch in one transaction, or, when that fails, each document in its own. */
 async function write(
   store: AdvisoryStore,
-  batch: readonly { source: string; record: AdvisoryRecord }[],
+  batch: readonly { source: string; version: AdvisoryVersion }[],
+  time: number,
   skip: (source: string, reason: string) => void,
 ): Promise<(PutOutcome | undefined)[]> {
   try {
-    return await store.put(batch.map((b) => b.record));
+    return await store.put(batch.map((b) => b.version), time);
   } catch (e) {
     if (unreachable(e)) throw e;
   }
   const outcomes: (PutOutcome | undefined)[] = [];
-  for (const { source, record } of batch) {
+  for (const { source, version } of batch) {
     try {
-      outcomes.push(...(await store.put([record])));
+      outcomes.push(...(await store.put([version], time)));
     } catch (e) {
       if (unreachable(e)) throw e;
       skip(source, `the store refused it: ${causeOf(e)}`);

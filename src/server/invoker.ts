@@ -23,6 +23,7 @@ import type { EscalationGuard } from "../services/escalation-guard.js";
 import type { CallContext, Principal } from "../services/context.js";
 import type { Store } from "../store/types.js";
 import type { RpcHandler, ServiceBinding } from "../services/service-impl.js";
+import { createNulRefusal, type NulRefusal } from "./nul-refusal.js";
 import type { RequestLimits } from "./request-limits.js";
 
 /** What the access log records of a call; the invoker fills in what it learns. */
@@ -65,6 +66,7 @@ export interface InvokerDeps {
 interface Entry {
   method: DescMethod;
   handler: RpcHandler;
+  refuseNul: NulRefusal;
   policy: Authorization;
   capabilities: Capability[];
   scope?: { path: DescField[]; label: string; required: boolean };
@@ -97,6 +99,8 @@ export function createInvoker(deps: InvokerDeps): Invoker {
       if (!entry) throw new Error(`no handler for ${call.method.parent.typeName}/${call.method.name}`);
       call.record.rpc = `${call.method.parent.typeName}/${call.method.name}`;
       if (call.record.addressCounted !== true) deps.limits.address(call.record.address);
+      // Malformed input, as REST's decoding refuses it: before the token, and before any store read.
+      entry.refuseNul(call.request);
       if (entry.policy.public) return entry.handler(call.request, publicContext(call.signal));
       const principal = await authenticate(deps, call.authorization);
       call.record.caller = principal.uid;
@@ -154,7 +158,7 @@ function entryFor(method: DescMethod, binding: ServiceBinding): Entry {
   if (!handler) throw new Error(`${method.parent.typeName}/${method.name} has no implementation`);
   if (!hasOption(method, authz)) throw new Error(`${method.parent.typeName}/${method.name} declares no authorization policy`);
   const policy = getOption(method, authz);
-  const entry: Entry = { method, handler, policy, capabilities: [...policy.capabilities] };
+  const entry: Entry = { method, handler, refuseNul: createNulRefusal(method), policy, capabilities: [...policy.capabilities] };
   if (policy.scopeField !== "") {
     const path = resolvePath(method.input, policy.scopeField);
     const last = path[path.length - 1] as DescField;

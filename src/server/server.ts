@@ -214,7 +214,7 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
     throw e;
   }
   let closing: Promise<void> | undefined;
-  const sync = startConfiguredSync(config, core.store, env.logger);
+  const sync = startConfiguredSync(config, core.store, env.logger, clock);
   const retention = startAuditRetention(core.store.audit, clock, config.auditRetentionMs, env.logger);
   return {
     url: baseUrlOf(config, boundPort),

@@ -39,6 +39,7 @@ export function advisoryMessage(r: AdvisoryRecord): Advisory {
     modifiedTime: timestampFromMs(r.modifiedTime),
     ...(d.withdrawn !== undefined && { withdrawnTime: timestampFromMs(osvTimeMs(d.withdrawn)) }),
     schemaVersion: d.schema_version ?? "",
+    createTime: timestampFromMs(r.createTime),
   });
 }
 

@@ -4,7 +4,7 @@
  * in one transaction, and a newer version replaces all three.
  */
 import { sql, type Expression, type SqlBool } from "kysely";
-import { advisoryIndex, replaces, type AdvisoryFilter, type AdvisoryRecord } from "../domain/advisories.js";
+import { advisoryIndex, replaces, type AdvisoryFilter, type AdvisoryRecord, type AdvisoryVersion } from "../domain/advisories.js";
 import type { OsvDocument } from "../domain/osv.js";
 import { inTransaction, type AdvisoriesTable, type Executor } from "./database.js";
 import { resourceTable } from "./resource-table.js";
@@ -17,11 +17,13 @@ export type PutOutcome = "imported" | "updated" | "unchanged";
 /** Advisories: global, keyed by their OSV id. */
 export interface AdvisoryStore {
   /**
-   * Writes the records that are new or have a newer `modified` than the stored version (an
-   * earlier record of the same call counts as stored), in one transaction: the caller's when
-   * the store runs in one. The outcome of each record, in order.
+   * Writes the versions that are new or have a newer `modified` than the stored version (an
+   * earlier version of the same call counts as stored), in one transaction: the caller's when
+   * the store runs in one. The outcome of each version, in order. `time` is the createTime of an
+   * advisory new to the store; one replacing a stored version keeps that version's createTime,
+   * as it is when Arbor first stored the advisory.
    */
-  put(records: readonly AdvisoryRecord[]): Promise<PutOutcome[]>;
+  put(versions: readonly AdvisoryVersion[], time: number): Promise<PutOutcome[]>;
   /** The advisory with this id, or undefined. */
   get(uid: string): Promise<AdvisoryRecord | undefined>;
   /** The advisories matching filter, in the window's order (fields: uid, modified_time, published_time). */
@@ -43,26 +45,27 @@ export function createAdvisoryStore(db: Executor): AdvisoryStore {
   });
 
   return {
-    put: (records) => (records.length === 0 ? Promise.resolve([]) : guard(() => inTransaction(db, (tx) => putIn(tx, records)))),
+    put: (versions, time) => (versions.length === 0 ? Promise.resolve([]) : guard(() => inTransaction(db, (tx) => putIn(tx, versions, time)))),
     get: table.get,
     list: table.list,
     count: table.count,
   };
 }
 
-async function putIn(tx: Executor, records: readonly AdvisoryRecord[]): Promise<PutOutcome[]> {
-  const stored = new Map<string, number>();
-  for (const uids of chunked([...new Set(records.map((r) => r.uid))], 1)) {
-    const rows = await tx.selectFrom("advisories").select(["uid", "modified_time"]).where("uid", "in", uids).execute();
-    for (const row of rows) stored.set(row.uid, row.modified_time);
+async function putIn(tx: Executor, versions: readonly AdvisoryVersion[], time: number): Promise<PutOutcome[]> {
+  const stored = new Map<string, { modifiedTime: number; createTime: number }>();
+  for (const uids of chunked([...new Set(versions.map((r) => r.uid))], 1)) {
+    const rows = await tx.selectFrom("advisories").select(["uid", "modified_time", "create_time"]).where("uid", "in", uids).execute();
+    for (const row of rows) stored.set(row.uid, { modifiedTime: row.modified_time, createTime: row.create_time });
   }
   const latest = new Map(stored);
   const writes = new Map<string, AdvisoryRecord>();
-  const outcomes = records.map((record): PutOutcome => {
-    const current = latest.get(record.uid);
-    if (current !== undefined && !replaces(record, { modifiedTime: current })) return "unchanged";
-    latest.set(record.uid, record.modifiedTime);
-    writes.set(record.uid, record);
+  const outcomes = versions.map((version): PutOutcome => {
+    const current = latest.get(version.uid);
+    if (current !== undefined && !replaces(version, current)) return "unchanged";
+    const record = { ...version, createTime: current?.createTime ?? time };
+    latest.set(version.uid, record);
+    writes.set(version.uid, record);
     return current === undefined ? "imported" : "updated";
   });
   // A newer version replaces the row and its index rows whole (they go with it: ON DELETE CASCADE).
@@ -78,13 +81,14 @@ async function putIn(tx: Executor, records: readonly AdvisoryRecord[]): Promise<
       uid: record.uid,
       modified_time: record.modifiedTime,
       published_time: record.publishedTime,
+      create_time: record.createTime,
       search: index.search,
       document: JSON.stringify(record.document),
     });
     for (const alias of index.aliases) aliases.push({ advisory_uid: record.uid, alias });
     for (const p of index.packages) packages.push({ advisory_uid: record.uid, ecosystem: p.ecosystem, ecosystem_base: p.ecosystemBase, name: p.name });
   }
-  for (const rows of chunked(advisories, 5)) await tx.insertInto("advisories").values(rows).execute();
+  for (const rows of chunked(advisories, 6)) await tx.insertInto("advisories").values(rows).execute();
   for (const rows of chunked(aliases, 2)) await tx.insertInto("advisory_aliases").values(rows).execute();
   for (const rows of chunked(packages, 4)) await tx.insertInto("advisory_packages").values(rows).execute();
   return outcomes;
@@ -128,6 +132,7 @@ function toAdvisory(row: AdvisoriesTable): AdvisoryRecord {
     uid: row.uid,
     modifiedTime: row.modified_time,
     publishedTime: row.published_time,
+    createTime: row.create_time,
     document: JSON.parse(row.document) as OsvDocument,
   };
 }

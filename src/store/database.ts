@@ -166,6 +166,8 @@ export interface AdvisoriesTable {
   modified_time: number;
   /** The published time, or the modified time when the document has none. */
   published_time: number;
+  /** When Arbor first stored the advisory (migration 0016); a newer version keeps it. */
+  create_time: number;
   /** The lowercased id, aliases, package names and summary, for the substring query. */
   search: string;
   /** JSON of the OSV document. */

@@ -4,7 +4,7 @@
  * children from being deleted.
  */
 import type { AuthorityRecorder } from "../domain/authority.js";
-import { alreadyExists, failedPrecondition, notFound, type ApiError } from "../domain/errors.js";
+import { alreadyExists, failedPreconditions, notFound, type ApiError } from "../domain/errors.js";
 import { descendantCountPlan } from "../domain/group-counts.js";
 import type { GroupFilter, GroupRecord } from "../domain/groups.js";
 import { parentOf } from "../domain/uid.js";
@@ -63,14 +63,15 @@ export function createGroupStore(db: Executor, engine: Engine, record: Authority
     async delete(uid) {
       return guard(() =>
         inTransaction(db, async (tx) => {
-          // The checks name what is in the way; the foreign keys catch a child inserted after
-          // them, which the description can then only call a child.
-          if (await hasRow(tx, "groups", "parent_uid", uid)) throw notEmpty(uid, "child groups");
-          if (await hasRow(tx, "repos", "parent_uid", uid)) throw notEmpty(uid, "child repos");
-          if (await hasRow(tx, "identities", "parent_uid", uid)) throw notEmpty(uid, "child identities");
+          // The checks name everything in the way, so the caller learns at once all there is to
+          // remove; the foreign keys catch a child inserted after them, which the description
+          // can then only call a child.
+          const blocking: string[] = [];
+          for (const [table, what] of BLOCKING_CHILDREN) if (await hasRow(tx, table, "parent_uid", uid)) blocking.push(what);
+          if (blocking.length > 0) throw notEmpty(uid, blocking);
           // Custom roles, identity providers, invites, role bindings and the account association
           // go with the group (ON DELETE CASCADE).
-          return groupsTable(tx).delete(uid, { violations: { foreignKey: () => notEmpty(uid, "child resources") } });
+          return groupsTable(tx).delete(uid, { violations: { foreignKey: () => notEmpty(uid, ["child resources"]) } });
         }),
       );
     },
@@ -114,8 +115,21 @@ function nameTaken(parentUid: string | null, name: string): ApiError {
     : alreadyExists(`group named "${name}" under ${parentUid}`);
 }
 
-function notEmpty(uid: string, what: string): ApiError {
-  return failedPrecondition("RESOURCE_NOT_EMPTY", uid, `cannot delete group with ${what}`);
+/** The children that keep a group from being deleted, in the order the refusal names them. */
+const BLOCKING_CHILDREN = [
+  ["groups", "child groups"],
+  ["repos", "child repos"],
+  ["identities", "child identities"],
+] as const;
+
+/** One RESOURCE_NOT_EMPTY violation per kind in the way (the spec's `cannot delete group with child repos` among them). */
+function notEmpty(uid: string, kinds: readonly string[]): ApiError {
+  const said = (what: string) => `cannot delete group with ${what}`;
+  const listed = kinds.length === 1 ? kinds.join("") : `${kinds.slice(0, -1).join(", ")} and ${kinds.at(-1) ?? ""}`;
+  return failedPreconditions(
+    said(listed),
+    kinds.map((what) => ({ type: "RESOURCE_NOT_EMPTY", subject: uid, description: said(what) })),
+  );
 }
 
 function toRow(g: GroupRecord): GroupsTable {

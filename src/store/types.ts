@@ -43,8 +43,9 @@ export interface GroupStore {
   update(uid: string, changes: { name?: string; description?: string }, updateTime: number): Promise<GroupRecord | undefined>;
   /**
    * Deletes a group and the role bindings held in it. Returns false when it does not exist.
-   * FAILED_PRECONDITION (RESOURCE_NOT_EMPTY) while it holds child groups, repos or identities,
-   * decided by the store's constraints, not by a check that can race. Custom roles,
+   * FAILED_PRECONDITION (RESOURCE_NOT_EMPTY, one violation per kind in the way) while it holds
+   * child groups, repos or identities, decided by the store's constraints, not by a check that
+   * can race. Custom roles,
    * identity providers, invites and the account association go with it.
    */
   delete(uid: string): Promise<boolean>;

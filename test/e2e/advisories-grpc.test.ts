@@ -20,6 +20,8 @@ const pkg = loadProtos(["arbor/vulnerabilities/v2beta1/advisories.proto"], { enu
 
 
 const engine = engines[0]!;
+/** When the feed is imported. */
+const IMPORTED = Date.UTC(2026, 2, 27, 13, 55, 0, 423);
 
 describe(`advisories over gRPC (@grpc/grpc-js) [${engine.name}]`, () => {
   let t: TestServer;
@@ -34,7 +36,7 @@ describe(`advisories over gRPC (@grpc/grpc-js) [${engine.name}]`, () => {
     const identity = await post(`/iam/v2beta1/identities/${org.uid}`, { name: "viewer", claimMatch: { issuer: "https://issuer.example", subject: "v" } });
     await post(`/iam/v2beta1/roleBindings/${org.uid}`, { identityUid: identity, roleUid: builtinRoleUid("viewer") });
     viewer = (await t.server.tokens.issue(identity, t.url)).token;
-    await importPaths(t.server.store, [OSV.feed]);
+    await importPaths(t.server.store, [OSV.feed], undefined, { now: () => IMPORTED });
     client = new pkg.arbor.vulnerabilities.v2beta1.AdvisoriesService(`127.0.0.1:${t.server.port}`, grpc.credentials.createInsecure());
   });
   afterAll(async () => {
@@ -69,6 +71,7 @@ describe(`advisories over gRPC (@grpc/grpc-js) [${engine.name}]`, () => {
     expect(go.affected[0].ranges[0].events[1].fixed).toBe("1.18.6");
     expect(go.references[1]).toEqual({ type: "TYPE_REPORT", url: "https://go.dev/issue/54658" });
     expect(go.modifiedTime).toEqual({ seconds: String(Date.UTC(2024, 4, 20, 16, 3, 47) / 1000), nanos: 0 });
+    expect(go.createTime).toEqual({ seconds: String(Math.floor(IMPORTED / 1000)), nanos: 423_000_000 });
     const suse = await call(client, "getAdvisory", { uid: "SUSE-SU-2024:0001-1" }, viewer);
     expect(suse.summary).toBe("Security update for openssl-3");
   });

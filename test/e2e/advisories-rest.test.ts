@@ -11,6 +11,10 @@ import { detailOf, restClient, violatedField, type RestClient } from "../support
 import { startTestServer, type TestServer } from "../support/server.js";
 
 const LIST = "/vulnerabilities/v2beta1/advisories";
+/** When the feed is imported, and when a newer version of one of its advisories is. */
+const IMPORTED = "2026-03-27T13:55:00.423Z";
+const UPDATED = "2026-04-01T08:00:00.000Z";
+const at = (time: string) => ({ now: () => Date.parse(time) });
 
 for (const engine of engines) {
   describe.skipIf(engine.skipReason !== undefined)(`advisories over REST [${engine.name}]`, () => {
@@ -38,7 +42,7 @@ for (const engine of engines) {
       viewer = await member("viewer", "viewer");
       pullOnly = await member("puller", "registry.pull");
       stranger = restClient(t, await t.strangerToken());
-      const report = await importPaths(t.server.store, [OSV.feed]);
+      const report = await importPaths(t.server.store, [OSV.feed], undefined, at(IMPORTED));
       expect(report.summary).toMatchObject({ imported: FEED_IDS.length, skipped: 0 });
     });
     afterAll(() => t?.close());
@@ -81,6 +85,7 @@ for (const engine of engines) {
         publishedTime: "2020-07-15T19:15:48.000Z",
         modifiedTime: "2024-02-01T09:12:33.000Z",
         schemaVersion: "1.4.0",
+        createTime: IMPORTED,
       });
       const listed = (await ids("advisory_ids=GHSA-p6mc-m468-83gw")).body.advisories[0];
       expect(listed).toEqual(res.body);
@@ -233,6 +238,16 @@ for (const engine of engines) {
       const report = await importPaths(t.server.store, [OSV.feed, join(OSV.updates, "GO-2022-0969.json")]);
       expect(report.summary).toMatchObject({ imported: 0, updated: 0, unchanged: FEED_IDS.length + 1 });
       expect((await ids("page_size=200")).body).toEqual(before.body);
+    });
+
+    it("dates every advisory when Arbor first stored it, and keeps that through a newer version", async () => {
+      const { body } = await ids("page_size=200");
+      expect(new Set(body.advisories.map((a: { createTime: string }) => a.createTime))).toEqual(new Set([IMPORTED]));
+      const report = await importPaths(t.server.store, [join(OSV.updates, "GHSA-p6mc-m468-83gw.json")], undefined, at(UPDATED));
+      expect(report.summary).toMatchObject({ updated: 1 });
+      const res = await viewer.get(`${LIST}/GHSA-p6mc-m468-83gw`);
+      expect(res.body.modifiedTime).not.toBe("2024-02-01T09:12:33.000Z");
+      expect(res.body.createTime).toBe(IMPORTED);
     });
   });
 }

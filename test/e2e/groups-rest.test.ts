@@ -168,6 +168,31 @@ for (const engine of engines) {
       });
     });
 
+    it("names every kind of child in the way of a delete, one violation each, the spec's repos one among them", async () => {
+      const mixed = (await post(`/iam/v2beta1/groups/${org}`, { name: "mixed" })).body.uid as string;
+      expect((await post(`/iam/v2beta1/groups/${mixed}`, { name: "sub" })).status).toBe(200);
+      expect((await post(`/registry/v1/repos/${mixed}`, { name: "web" })).status).toBe(200);
+      expect((await post(`/iam/v2beta1/identities/${mixed}`, { name: "bot", claimMatch: { issuer: "https://issuer.example", subject: "s" } })).status).toBe(200);
+      const res = await api(`/iam/v2beta1/groups/${mixed}`, { method: "DELETE" }).then(json);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({
+        code: 9,
+        message: "Precondition failed: cannot delete group with child groups, child repos and child identities",
+        details: [
+          { "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "FAILED_PRECONDITION", domain: "iam.localhost" },
+          {
+            "@type": "type.googleapis.com/google.rpc.PreconditionFailure",
+            violations: ["child groups", "child repos", "child identities"].map((what) => ({
+              type: "RESOURCE_NOT_EMPTY",
+              subject: mixed,
+              description: `cannot delete group with ${what}`,
+            })),
+          },
+        ],
+      });
+      expect((await get(`/iam/v2beta1/groups/${mixed}`)).status).toBe(200);
+    });
+
     it("deletes a group answering {} and then it is gone", async () => {
       const res = await api(`/iam/v2beta1/groups/${created.november!.uid}`, { method: "DELETE" });
       expect(res.status).toBe(200);

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { systemClock } from "../../src/domain/clock.js";
 import { startConfiguredSync, startFeedSync, syncFeed, type FeedOptions } from "../../src/osv/feed-sync.js";
 import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/types.js";
@@ -137,7 +138,7 @@ describe("advisories feed sync", () => {
   });
 
   it("is off unless a feed URL is configured", () => {
-    expect(startConfiguredSync({ advisoriesFeedUrl: undefined, advisoriesSyncIntervalMs: 60_000 }, store, log.logger)).toBeUndefined();
+    expect(startConfiguredSync({ advisoriesFeedUrl: undefined, advisoriesSyncIntervalMs: 60_000 }, store, log.logger, systemClock)).toBeUndefined();
   });
 
   it("starts with the server when configured, and the server serves what it imported", async () => {

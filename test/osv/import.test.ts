@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { AdvisoryRecord } from "../../src/domain/advisories.js";
+import type { AdvisoryVersion } from "../../src/domain/advisories.js";
 import { internal, unavailable } from "../../src/domain/errors.js";
 import type { AdvisoryStore } from "../../src/store/advisory-store.js";
 import { importAdvisories } from "../../src/osv/import-advisories.js";
@@ -128,10 +128,10 @@ describeEachEngine("advisory import", (t) => {
     const poisoned = (calls: number[], error = internal(new Error("value too long for type"))): { advisories: AdvisoryStore } => ({
       advisories: {
         ...fresh.advisories,
-        put: async (records: readonly AdvisoryRecord[]) => {
-          calls.push(records.length);
-          if (records.some((r) => r.uid === "DLA-3530-1")) throw error;
-          return fresh.advisories.put(records);
+        put: async (versions: readonly AdvisoryVersion[], time: number) => {
+          calls.push(versions.length);
+          if (versions.some((r) => r.uid === "DLA-3530-1")) throw error;
+          return fresh.advisories.put(versions, time);
         },
       },
     });

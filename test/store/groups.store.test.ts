@@ -104,10 +104,12 @@ describeEachEngine("group store", (t) => {
     const org = rootUid(6);
     const parent = childUid(org, 1);
     const leaf = childUid(parent, 1);
-    const notEmpty = (uid: string, what = "child groups") => ({
+    /** The refusal while these kinds of children remain: one violation per kind, in this order. */
+    const notEmpty = (uid: string, ...kinds: string[]) => ({
       code: Code.FAILED_PRECONDITION,
+      message: `Precondition failed: cannot delete group with ${kinds.length === 1 ? kinds[0] : `${kinds.slice(0, -1).join(", ")} and ${kinds.at(-1)}`}`,
       details: {
-        preconditionViolations: [{ type: "RESOURCE_NOT_EMPTY", subject: uid, description: `cannot delete group with ${what}` }],
+        preconditionViolations: kinds.map((what) => ({ type: "RESOURCE_NOT_EMPTY", subject: uid, description: `cannot delete group with ${what}` })),
       },
     });
     beforeAll(async () => {
@@ -121,24 +123,29 @@ describeEachEngine("group store", (t) => {
     it("refuses while child groups remain, then deletes bottom up", async () => {
       await groups().insert(group(parent, "parent"));
       await groups().insert(group(leaf, "leaf"));
-      await expect(groups().delete(parent)).rejects.toMatchObject(notEmpty(parent));
-      await expect(groups().delete(org)).rejects.toMatchObject(notEmpty(org));
+      await expect(groups().delete(parent)).rejects.toMatchObject(notEmpty(parent, "child groups"));
+      await expect(groups().delete(org)).rejects.toMatchObject(notEmpty(org, "child groups"));
       expect(await groups().delete(leaf)).toBe(true);
       expect(await groups().delete(parent)).toBe(true);
       expect(await groups().get(parent)).toBeUndefined();
       expect(await groups().delete(parent)).toBe(false);
     });
 
-    it("refuses while identities remain, naming child groups first", async () => {
+    it("refuses while children of any kind remain, naming every kind in the way", async () => {
       const holder = childUid(org, 5);
       const robot = identity(childUid(holder, 0x10), "robot");
+      const web = { uid: childUid(holder, 0x20), parentUid: holder, name: "web", description: "", createTime: 1, updateTime: 1 };
       await groups().insert(group(holder, "holder"));
       await t.store().identities.insert(robot);
       await expect(groups().delete(holder)).rejects.toMatchObject(notEmpty(holder, "child identities"));
+      await t.store().repos.insert(web);
       await groups().insert(group(childUid(holder, 1), "child"));
-      await expect(groups().delete(holder)).rejects.toMatchObject(notEmpty(holder, "child groups"));
+      await expect(groups().delete(holder)).rejects.toMatchObject(notEmpty(holder, "child groups", "child repos", "child identities"));
       expect(await groups().delete(childUid(holder, 1))).toBe(true);
+      await expect(groups().delete(holder)).rejects.toMatchObject(notEmpty(holder, "child repos", "child identities"));
       expect(await t.store().identities.delete(robot.uid)).toBe(true);
+      await expect(groups().delete(holder)).rejects.toMatchObject(notEmpty(holder, "child repos"));
+      expect(await t.store().repos.delete(web.uid)).toBe(true);
       expect(await groups().delete(holder)).toBe(true);
     });
 

@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { zipOf } from "../../bench/zip-writer.js";
+import type { Clock } from "../../src/domain/clock.js";
 import { importAdvisories, type ImportSummary } from "../../src/osv/import-advisories.js";
 import { readSources } from "../../src/osv/read-sources.js";
 import type { AdvisoryStore } from "../../src/store/advisory-store.js";
@@ -30,13 +31,14 @@ export interface ImportReport {
   unreadable: Record<string, string>;
 }
 
-/** Imports paths into store as `arbor advisories import` does. */
-export async function importPaths(store: { advisories: AdvisoryStore }, paths: string[], batchSize?: number): Promise<ImportReport> {
+/** Imports paths into store as `arbor advisories import` does; clock dates the advisories new to it. */
+export async function importPaths(store: { advisories: AdvisoryStore }, paths: string[], batchSize?: number, clock?: Clock): Promise<ImportReport> {
   const skipped: Record<string, string> = {};
   const unreadable: Record<string, string> = {};
   const sources = await readSources(paths);
   const summary = await importAdvisories(store, sources.items(), {
     ...(batchSize !== undefined && { batchSize }),
+    ...(clock !== undefined && { clock }),
     onSkip: (source, reason) => (skipped[source] = reason),
     onUnreadable: (source, reason) => (unreadable[source] = reason),
   });
