@@ -33,6 +33,8 @@ export interface CallRecord {
   address?: string;
   /** Set once this request was counted against its address's rate limit (REST counts it on arrival). */
   addressCounted?: boolean;
+  /** Why a token exchange was refused: the failed check (a fixed text, never a token). */
+  reason?: string;
 }
 
 /** One call, as a transport hands it over. */
@@ -97,6 +99,8 @@ export function createInvoker(deps: InvokerDeps): Invoker {
       if (!entry) throw new Error(`no handler for ${call.method.parent.typeName}/${call.method.name}`);
       call.record.rpc = `${call.method.parent.typeName}/${call.method.name}`;
       if (call.record.addressCounted !== true) deps.limits.address(call.record.address);
+      // An RPC taking an upstream token is guessed at like the HTTP exchange, and limited alike.
+      if (entry.policy.credentials) deps.limits.credentials(call.record.address);
       if (entry.policy.public) return entry.handler(call.request, publicContext(call.signal));
       const principal = await authenticate(deps, call.authorization);
       call.record.caller = principal.uid;
