@@ -1,7 +1,8 @@
 /**
- * The workload token exchange (DESIGN 1.7): an upstream OIDC token, an identity uid and an
- * audience in; an Arbor token for that identity out. The same checks serve the explain call,
- * which shows an operator every outcome and issues nothing.
+ * The token exchange (DESIGN 1.7): an upstream OIDC token, an identity uid and an audience in; an
+ * Arbor token for that identity out. The same checks serve the explain call, which shows an
+ * operator every outcome and issues nothing. Without an identity uid the token is matched to a
+ * registered person instead (person-exchange.ts).
  *
  * What an anonymous caller is told: which check failed (the issue's and DESIGN 1.7's rule), never
  * what the identity expects: no issuer, subject, audience, claim name or value of its
@@ -18,6 +19,7 @@ import type { Relationship } from "../domain/identities.js";
 import { isUid } from "../domain/uid.js";
 import type { IdentityStore } from "../store/types.js";
 import { claimChecks, exchangeCheck, isAssumable, issuerCheck, type ExchangeCheck } from "./claim-match.js";
+import { matchPerson } from "./person-exchange.js";
 import type { IssuedToken, Tokens } from "./tokens.js";
 import { UpstreamReason } from "./upstream-token.js";
 import type { UpstreamVerifier, VerifiedUpstream } from "./upstream-verifier.js";
@@ -46,6 +48,8 @@ export interface TokenExchangeDeps {
   authUrl: () => string;
   /** The audiences Arbor issues tokens for: {base_url} first, then {registry_host} when configured. */
   audiences: () => readonly string[];
+  /** Whether people log in through issuer: an organization's login provider's, or the default one's. */
+  isLoginIssuer: (issuer: string) => Promise<boolean>;
 }
 
 /** One exchange request, as the endpoint received it. */
@@ -54,7 +58,7 @@ export interface ExchangeRequest {
   token: string;
   /** The requested audience (`aud`). */
   audience: string | undefined;
-  /** The identity to assume (`identity`). */
+  /** The identity to assume (`identity`); none: the registered person the token names. */
   identity: string | undefined;
 }
 
@@ -80,20 +84,31 @@ export class TokenExchange {
     return this.#deps.audiences()[0] ?? "";
   }
 
-  /** Exchanges an upstream token for an Arbor token; UNAUTHENTICATED with a reason otherwise. */
+  /**
+   * Exchanges an upstream token for an Arbor token for the identity named, or without one for
+   * the registered person the token names; UNAUTHENTICATED with a reason otherwise.
+   */
   async exchange(req: ExchangeRequest): Promise<IssuedToken> {
     if (req.audience === undefined || req.audience === "") throw unauthenticated("aud is required");
     if (!this.#deps.audiences().includes(req.audience)) throw unauthenticated("the requested audience is not accepted");
-    if (req.identity === undefined || req.identity === "") throw unauthenticated("identity is required for a workload exchange");
+    if (req.identity === undefined || req.identity === "") {
+      const { person, upstream } = await matchPerson(this.#deps, req.token);
+      return this.#issue(person.uid, upstream, req.audience);
+    }
     const uid = req.identity;
     const identity = isUid(uid) ? await this.#deps.identities.get(uid) : undefined;
     const { checks, passed, upstream } = await this.evaluate(identity?.relationship, req.token, req.audience);
     const failed = checks.find((c) => !c.passed);
     if (!passed || upstream === undefined || identity === undefined) throw refusal(failed);
+    return this.#issue(identity.uid, upstream, req.audience);
+  }
+
+  /** Issues the token of an identity a verified upstream token became, for audience. */
+  async #issue(uid: string, upstream: VerifiedUpstream, audience: string): Promise<IssuedToken> {
     // Touch first: an identity deleted meanwhile gets no token.
-    if (!(await this.#deps.identities.touch(identity.uid, this.#deps.clock.now()))) throw refusal(undefined);
+    if (!(await this.#deps.identities.touch(uid, this.#deps.clock.now()))) throw refusal(undefined);
     const act = { iss: upstream.issuer, sub: upstream.subject, aud: actAudience(upstream) };
-    return this.#deps.tokens.issue(identity.uid, req.audience, act);
+    return this.#deps.tokens.issue(uid, audience, act);
   }
 
   /**

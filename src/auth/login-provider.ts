@@ -83,6 +83,14 @@ export async function providerOfAttempt(
   return provider;
 }
 
+/**
+ * Whether people log in through issuer: it is the default login provider's, or an organization's
+ * login provider's (the one chooseProvider picks for it).
+ */
+export async function isLoginIssuer(store: Pick<Stores, "identityProviders">, fallback: DefaultLoginProvider | undefined, issuer: string): Promise<boolean> {
+  return fallback?.issuer === issuer || store.identityProviders.isLoginIssuer(issuer);
+}
+
 /** An organization's identity provider as a login uses it. */
 function fromRecord(record: IdentityProviderRecord): LoginProvider {
   return {

@@ -68,6 +68,8 @@ async function call(options: ConnectHandlersOptions, method: DescMethod, request
     const err = toApiError(e);
     record.code = err.code;
     if (err.cause !== undefined && err.code === 13) (record as { error?: unknown }).error = err.cause;
+    // A refused exchange carries its failed check as a text cause, for the access log.
+    if (typeof err.cause === "string") record.reason = err.cause;
     throw toConnectError(err, errorDomainFor(method.parent.typeName, options.domain));
   }
 }

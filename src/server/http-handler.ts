@@ -66,8 +66,6 @@ interface Record extends CallRecord {
   code?: number;
   error?: unknown;
   route?: string;
-  /** Why a token exchange was refused (a fixed text, never a token). */
-  reason?: string;
 }
 
 /** Creates the handler. */

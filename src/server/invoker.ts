@@ -12,9 +12,10 @@ import { MethodOptions_IdempotencyLevel } from "@bufbuild/protobuf/wkt";
 import { http } from "../gen/google/api/annotations_pb.js";
 import { FieldBehavior, field_behavior } from "../gen/google/api/field_behavior_pb.js";
 import { authz, type Authorization } from "../gen/arbor/api/v1/authz_pb.js";
+import { isSignedRefusal } from "../auth/exchange.js";
 import type { Tokens } from "../auth/tokens.js";
 import { capabilityName, type Capability } from "../domain/capabilities.js";
-import { invalidArgument, permissionDenied, unauthenticated } from "../domain/errors.js";
+import { Code, invalidArgument, isApiError, permissionDenied, unauthenticated } from "../domain/errors.js";
 import { requireUid } from "../domain/uid.js";
 import { actionOf } from "../domain/audit.js";
 import type { AuditTrail } from "../services/audit-trail.js";
@@ -25,6 +26,7 @@ import type { Store } from "../store/types.js";
 import type { RpcHandler, ServiceBinding } from "../services/service-impl.js";
 import { createNulRefusal, type NulRefusal } from "./nul-refusal.js";
 import type { RequestLimits } from "./request-limits.js";
+import { attemptedIdentity } from "./sts-exchange.js";
 
 /** What the access log records of a call; the invoker fills in what it learns. */
 export interface CallRecord {
@@ -34,6 +36,8 @@ export interface CallRecord {
   address?: string;
   /** Set once this request was counted against its address's rate limit (REST counts it on arrival). */
   addressCounted?: boolean;
+  /** Why a token exchange was refused: the failed check (a fixed text, never a token). */
+  reason?: string;
 }
 
 /** One call, as a transport hands it over. */
@@ -93,6 +97,26 @@ export function createInvoker(deps: InvokerDeps): Invoker {
   for (const entry of entries.values()) {
     if (isMutation(entry.method)) entry.mutation = { getter: getterOf(entry.method, entries) };
   }
+  /**
+   * A call that trades credentials (ExchangeToken): limited and throttled as the HTTP exchange is,
+   * in the same budgets (src/server/sts-exchange.ts): refused credentials spend from the address's
+   * budget, and a refusal of a token its issuer signed from the attempted workload's.
+   */
+  async function credentialsCall(entry: Entry, call: Call) {
+    const address = call.record.address;
+    deps.limits.credentials(address);
+    deps.limits.authAllowed(address, undefined);
+    const { identity, token } = call.request as { identity?: unknown; token?: unknown };
+    const attempted = attemptedIdentity(typeof identity === "string" ? identity : undefined, typeof token === "string" ? token : "");
+    deps.limits.authAllowed(address, attempted);
+    try {
+      return await entry.handler(call.request, publicContext(call.signal));
+    } catch (e) {
+      if (isApiError(e) && e.code === Code.UNAUTHENTICATED) deps.limits.authFailed(address, isSignedRefusal(e) ? attempted : undefined);
+      throw e;
+    }
+  }
+
   return {
     async invoke(call) {
       const entry = entries.get(call.method);
@@ -101,6 +125,8 @@ export function createInvoker(deps: InvokerDeps): Invoker {
       if (call.record.addressCounted !== true) deps.limits.address(call.record.address);
       // Malformed input, as REST's decoding refuses it: before the token, and before any store read.
       entry.refuseNul(call.request);
+      // An RPC taking an upstream token is guessed at like the HTTP exchange, and limited alike.
+      if (entry.policy.credentials) return credentialsCall(entry, call);
       if (entry.policy.public) return entry.handler(call.request, publicContext(call.signal));
       const principal = await authenticate(deps, call.authorization);
       call.record.caller = principal.uid;

@@ -3,6 +3,7 @@
  * login provider, if configured), the token endpoint and the refresh tokens behind it.
  */
 import { LoginFlow } from "../auth/login-flow.js";
+import type { DefaultLoginProvider } from "../auth/login-provider.js";
 import { LoginTokenEndpoint } from "../auth/login-token.js";
 import { LoginUpstream } from "../auth/login-upstream.js";
 import { RefreshTokens } from "../auth/refresh-tokens.js";
@@ -19,15 +20,19 @@ export interface ServerUrls {
   domain: () => string;
 }
 
+/** The server's default login provider, when ARBOR_LOGIN_ISSUER and ARBOR_LOGIN_CLIENT_ID are set. */
+export function defaultLoginProviderOf(config: Pick<Config, "loginIssuer" | "loginClientId" | "loginClientSecret">): DefaultLoginProvider | undefined {
+  return config.loginIssuer !== undefined && config.loginClientId !== undefined
+    ? { issuer: config.loginIssuer, clientId: config.loginClientId, clientSecret: config.loginClientSecret ?? "" }
+    : undefined;
+}
+
 /** The login endpoints of a server. */
 export function createLoginEndpoints(config: Config, core: Core, urls: ServerUrls, limits: RequestLimits): OAuthEndpoints {
   const { store, deps, tokens, verifier, issuerFetch, audiences } = core;
   const { clock, ids } = deps;
   const allowHttpLoopback = config.allowHttpLoopbackIssuers;
-  const defaultProvider =
-    config.loginIssuer !== undefined && config.loginClientId !== undefined
-      ? { issuer: config.loginIssuer, clientId: config.loginClientId, clientSecret: config.loginClientSecret ?? "" }
-      : undefined;
+  const defaultProvider = defaultLoginProviderOf(config);
   const flow = new LoginFlow({
     store,
     clock,

@@ -8,6 +8,7 @@ import type { Logger } from "pino";
 import { TokenExchange } from "../auth/exchange.js";
 import { createIssuerFetch, systemResolve, type Resolve } from "../auth/issuer-fetch.js";
 import { KeyRing } from "../auth/key-ring.js";
+import { isLoginIssuer } from "../auth/login-provider.js";
 import { Tokens } from "../auth/tokens.js";
 import { UpstreamVerifier } from "../auth/upstream-verifier.js";
 import { baseUrlOf, ConfigError, errorDomainOf, issuerUrlOf, type Config } from "../config.js";
@@ -30,7 +31,7 @@ import { createCors } from "./cors.js";
 import { createHttpHandler } from "./http-handler.js";
 import { createInvoker } from "./invoker.js";
 import { createListener, DEFAULT_LISTENER_OPTIONS, type ListenerOptions } from "./listener.js";
-import { createLoginEndpoints } from "./login-setup.js";
+import { createLoginEndpoints, defaultLoginProviderOf } from "./login-setup.js";
 import { createMetrics } from "./metrics.js";
 import { startMetricsListener, type MetricsListener } from "./metrics-endpoint.js";
 import { createRegistryEndpoints } from "./registry-endpoints.js";
@@ -123,7 +124,9 @@ export async function openCore(
     const issuerFetch = createIssuerFetch({ allowLoopback: config.allowHttpLoopbackIssuers, allowPrivate: config.allowPrivateIssuers }, resolve);
     const verifier = new UpstreamVerifier({ allowHttpLoopback: config.allowHttpLoopbackIssuers, clock }, issuerFetch);
     const audiences = () => [baseUrl(), ...(config.registryHost !== undefined ? [config.registryHost] : [])];
-    const exchange = new TokenExchange({ identities: store.identities, tokens, verifier, clock, authUrl: issuer, audiences });
+    const defaultLogin = defaultLoginProviderOf(config);
+    const isPersonIssuer = (iss: string) => isLoginIssuer(store, defaultLogin, iss);
+    const exchange = new TokenExchange({ identities: store.identities, tokens, verifier, clock, authUrl: issuer, audiences, isLoginIssuer: isPersonIssuer });
     return { store, deps: { store, clock, ids, pageTokens, settings, exchange }, keys, tokens, verifier, issuerFetch, audiences };
   } catch (e) {
     await store.close();

@@ -76,7 +76,7 @@ export async function serveExchange(
  * refusals of signed tokens spend from it). A workload whose token keeps failing uses up its own
  * budget, not that of the identity's other workloads.
  */
-function attemptedIdentity(identity: string | undefined, token: string): string | undefined {
+export function attemptedIdentity(identity: string | undefined, token: string): string | undefined {
   if (identity === undefined || identity === "") return undefined;
   let iss: unknown;
   let sub: unknown;

@@ -22,6 +22,6 @@ export interface ServiceDeps {
   ids: IdSource;
   pageTokens: PageTokens;
   settings: ServiceSettings;
-  /** The workload token exchange: its endpoint, and the checks the explain call shows. */
+  /** The token exchange: ExchangeToken, and the checks the explain call shows. */
   exchange: TokenExchange;
 }

@@ -27,6 +27,8 @@ import {
   type GetIdentityRequest,
   type Identity,
   type ListIdentitiesRequest,
+  type ExchangeTokenRequest,
+  type ExchangeTokenResponse,
   type ListIdentitiesResponse,
   type LookupIdentityRequest,
   type LookupIdentityResponse,
@@ -35,7 +37,7 @@ import {
 import type { ResourceFilter } from "../store/types.js";
 import { callerOf, type CallContext } from "./context.js";
 import type { ServiceDeps } from "./deps.js";
-import { explainExchange, lookupIdentity } from "./identity-exchange.js";
+import { exchangeToken, explainExchange, lookupIdentity } from "./identity-exchange.js";
 import { identityMessage, populatedPaths, relationshipInput } from "./identity-messages.js";
 import { listPage } from "./list-page.js";
 
@@ -146,6 +148,10 @@ export function createIdentitiesService(deps: ServiceDeps) {
 
     async explainExchange(req: ExplainExchangeRequest): Promise<ExplainExchangeResponse> {
       return explainExchange(deps, req);
+    },
+
+    async exchangeToken(req: ExchangeTokenRequest): Promise<ExchangeTokenResponse> {
+      return exchangeToken(deps, req);
     },
   };
 }

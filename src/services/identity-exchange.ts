@@ -1,15 +1,20 @@
 /**
  * The identities service's calls around the token exchange: LookupIdentity (the uid a person
- * gets from issuer and subject) and ExplainExchange (the exchange's checks, shown to an operator).
+ * gets from issuer and subject), ExplainExchange (the exchange's checks, shown to an operator)
+ * and ExchangeToken (the exchange itself, over gRPC and Connect).
  */
 import { create } from "@bufbuild/protobuf";
-import { invalidArgument, notFound } from "../domain/errors.js";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import { invalidArgument, notFound, unauthenticated } from "../domain/errors.js";
 import { userIdentityUid } from "../domain/identities.js";
 import { MAX_ISSUER_LENGTH } from "../domain/oidc-rules.js";
 import { requireUid } from "../domain/uid.js";
 import {
+  ExchangeTokenResponseSchema,
   ExplainExchangeResponseSchema,
   LookupIdentityResponseSchema,
+  type ExchangeTokenRequest,
+  type ExchangeTokenResponse,
   type ExplainExchangeRequest,
   type ExplainExchangeResponse,
   type LookupIdentityRequest,
@@ -38,4 +43,14 @@ export async function explainExchange(deps: ServiceDeps, req: ExplainExchangeReq
   const audience = req.audience === "" ? deps.exchange.defaultAudience : req.audience;
   const { checks, passed } = await deps.exchange.evaluate(identity.relationship, req.token, audience);
   return create(ExplainExchangeResponseSchema, { checks, wouldIssue: passed });
+}
+
+/**
+ * ExchangeToken: the exchange of `{auth_url}/sts/exchange`, its parameters as fields. Like the
+ * HTTP endpoint it answers every refusal with UNAUTHENTICATED, a missing token included.
+ */
+export async function exchangeToken(deps: ServiceDeps, req: ExchangeTokenRequest): Promise<ExchangeTokenResponse> {
+  if (req.token === "") throw unauthenticated("token is required: the upstream OIDC token");
+  const issued = await deps.exchange.exchange({ token: req.token, audience: req.aud, identity: req.identity });
+  return create(ExchangeTokenResponseSchema, { token: issued.token, expiry: timestampFromMs(issued.expiry) });
 }

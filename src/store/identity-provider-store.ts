@@ -73,6 +73,31 @@ export function createIdentityProviderStore(db: Executor, secrets: SecretBox | u
     list: table.list,
     count: table.count,
 
+    async isLoginIssuer(issuer) {
+      const found = await db
+        .selectFrom("identity_providers as p")
+        .select("p.uid")
+        .where("p.issuer", "=", issuer)
+        // An organization's root group: a root uid has no `/`.
+        .where("p.parent_uid", "not like", "%/%")
+        // No older sibling: the provider chooseProvider (auth/login-provider.ts) picks.
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom("identity_providers as o")
+                .select("o.uid")
+                .whereRef("o.parent_uid", "=", "p.parent_uid")
+                .where(({ or, and, eb }) =>
+                  or([eb("o.create_time", "<", eb.ref("p.create_time")), and([eb("o.create_time", "=", eb.ref("p.create_time")), eb("o.uid", "<", eb.ref("p.uid"))])]),
+                ),
+            ),
+          ),
+        )
+        .limit(1)
+        .executeTakeFirst();
+      return found !== undefined;
+    },
+
     resealSecrets: (checkOnly = false) => resealColumn(db, sealing, { table: "identity_providers", key: "uid", value: "client_secret" }, checkOnly),
   };
 }

@@ -218,6 +218,11 @@ export interface IdentityProviderStore {
   /** How many providers match filter. */
   count(filter: ResourceFilter): Promise<number>;
   /**
+   * Whether issuer is an organization's login provider's: that of the oldest provider (by
+   * create_time, then uid) in an organization's root group, the one its logins go through.
+   */
+  isLoginIssuer(issuer: string): Promise<boolean>;
+  /**
    * Seals every client secret not sealed under the current key (plain text, or an older key); how
    * many. With checkOnly, only opens them all (throwing when one does not open) and counts.
    */

@@ -9,6 +9,7 @@ import { connect } from "node:http2";
 import { generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NOT_TRUSTED } from "../../src/auth/exchange.js";
+import { PERSON_NOT_TRUSTED } from "../../src/auth/person-exchange.js";
 import { builtinRoleUid } from "../../src/domain/roles.js";
 import { engines } from "../support/engines.js";
 import { callExchange, ELSEWHERE, expectRefused, loggedReason, publicFor, startExchangeSetup, type ExchangeCall, type ExchangeSetup } from "../support/exchange.js";
@@ -49,7 +50,13 @@ describe("token exchange refusals", () => {
     { name: "no aud", call: async () => ({ ...base(await s.issuer.mint(MAIN, s.t.url)), aud: undefined }), reason: "aud is required" },
     { name: "an aud that is not Arbor's", call: async () => ({ ...base(await s.issuer.mint(MAIN, s.t.url)), aud: ELSEWHERE }), reason: "the requested audience is not accepted" },
     { name: "the issuer URL with a trailing slash as aud", call: async () => ({ ...base(await s.issuer.mint(MAIN, s.t.url)), aud: `${s.t.url}/` }), reason: "the requested audience is not accepted" },
-    { name: "no identity", call: async () => ({ ...base(await s.issuer.mint(MAIN, s.t.url)), identity: undefined }), reason: "identity is required for a workload exchange" },
+    // Without identity the token must name a registered person; this issuer is no login provider.
+    {
+      name: "no identity, for a token of an issuer no one logs in through",
+      call: async () => ({ ...base(await s.issuer.mint(MAIN, s.t.url)), identity: undefined }),
+      reason: PERSON_NOT_TRUSTED,
+      logged: "issuer: the token's issuer is no login provider of this server",
+    },
     { name: "a token that is not a JWT", call: async () => base("not-a-token"), reason: "the token is malformed" },
     { name: "an expired token", call: async () => base(await s.issuer.sign(claims({ iat: now() - 700, exp: now() - 31 }))), reason: "the token has expired" },
     { name: "a token not yet valid", call: async () => base(await s.issuer.sign(claims({ nbf: now() + 120 }))), reason: "the token is not yet valid" },

@@ -11,7 +11,8 @@ import { describeEachEngine, TEST_SECRETS } from "../support/engines.js";
 import { execRaw, rawRows } from "../support/raw-sql.js";
 import { expectMatches } from "../support/lists.js";
 import { childUid, group, rootUid } from "../support/groups.js";
-import { OWNER, provider } from "../support/records.js";
+import { OWNER, provider, VIEWER } from "../support/records.js";
+import { chooseProvider } from "../../src/auth/login-provider.js";
 
 const ORG = rootUid(1);
 const TEAM = childUid(ORG, 1);
@@ -162,5 +163,40 @@ describeEachEngine("identity provider store lists", (t) => {
     { name: "the root", filter: { uidp: { inRoot: true } }, want: [] },
   ])("by $name", async ({ filter, want }) => {
     await expectMatches(providers(), filter, want.map((n) => fixture[n].uid));
+  });
+});
+
+describeEachEngine("identity provider store: organizations' login issuers", (t) => {
+  const providers = () => t.store().identityProviders;
+  // The issuer of each provider is https://<name>.example.
+  const fixture = [
+    provider(childUid(ORG, 0x40), "first", VIEWER, { createTime: T1 }),
+    provider(childUid(ORG, 0x01), "later", VIEWER, { createTime: T1 + 1 }),
+    provider(childUid(TEAM, 0x40), "in-team", VIEWER, { createTime: T1 - 1 }),
+    // The same creation time: the lower uid is the older, as the login's order has it.
+    provider(childUid(OTHER, 0x02), "high", VIEWER, { createTime: T1 }),
+    provider(childUid(OTHER, 0x01), "low", VIEWER, { createTime: T1 }),
+  ];
+  beforeAll(async () => {
+    for (const [uid, name] of [[ORG, "org"], [TEAM, "team"], [OTHER, "other"]] as const) await t.store().groups.insert(group(uid, name));
+    for (const p of fixture) await providers().insert(p);
+  });
+
+  it.each([
+    { name: "first", login: true },
+    { name: "later", login: false },
+    { name: "in-team", login: false },
+    { name: "low", login: true },
+    { name: "high", login: false },
+    { name: "unknown", login: false },
+  ])("tells $name's issuer is one: $login", async ({ name, login }) => {
+    expect(await providers().isLoginIssuer(`https://${name}.example`)).toBe(login);
+  });
+
+  it("agrees with the provider a login chooses", async () => {
+    for (const org of [ORG, OTHER]) {
+      const chosen = await chooseProvider(t.store(), undefined, org, undefined);
+      expect(await providers().isLoginIssuer(chosen.issuer)).toBe(true);
+    }
   });
 });

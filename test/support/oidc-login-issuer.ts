@@ -9,7 +9,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { exportJWK, generateKeyPair } from "jose";
+import { exportJWK, generateKeyPair, importJWK, SignJWT, type JWK, type JWTPayload } from "jose";
 import Provider, { type ClientMetadata } from "oidc-provider";
 
 /** A person the provider knows: their subject and the claims their ID tokens carry. */
@@ -26,16 +26,26 @@ export interface LoginIssuer {
   configure(clients: ClientMetadata[]): Promise<void>;
   /** The person the next interaction logs in. */
   loginAs(person: TestPerson): void;
+  /**
+   * Signs payload with the provider's published key (ES256, its kid): a token the provider issued
+   * with an audience of the requester's choosing, as its token-exchange or client grants do.
+   */
+  sign(payload: JWTPayload): Promise<string>;
   /** Every path requested, in order. */
   readonly requests: string[];
   close(): Promise<void>;
 }
+
+/** The kid the provider signs with. */
+const KID = "login-key";
 
 /** Starts listening; configure() before the first login. */
 export async function startLoginIssuer(): Promise<LoginIssuer> {
   const requests: string[] = [];
   let person: TestPerson = { sub: "nobody" };
   const people = new Map<string, TestPerson>();
+  const { privateKey } = await generateKeyPair("ES256", { extractable: true });
+  const privateJwk: JWK = { ...(await exportJWK(privateKey)), kid: KID, alg: "ES256", use: "sig" };
   let provider: Provider | undefined;
   let callback: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   const server = createServer((req, res) => {
@@ -59,8 +69,11 @@ export async function startLoginIssuer(): Promise<LoginIssuer> {
     url,
     requests,
     async configure(clients) {
-      provider = await providerOf(url, clients, people);
+      provider = providerOf(url, clients, people, privateJwk);
       callback = provider.callback();
+    },
+    async sign(payload) {
+      return new SignJWT(payload).setProtectedHeader({ alg: "ES256", kid: KID, typ: "JWT" }).sign(await importJWK(privateJwk, "ES256"));
     },
     loginAs(p) {
       person = p;
@@ -74,11 +87,10 @@ export async function startLoginIssuer(): Promise<LoginIssuer> {
   };
 }
 
-async function providerOf(url: string, clients: ClientMetadata[], people: ReadonlyMap<string, TestPerson>): Promise<Provider> {
-  const { privateKey } = await generateKeyPair("ES256", { extractable: true });
+function providerOf(url: string, clients: ClientMetadata[], people: ReadonlyMap<string, TestPerson>, privateJwk: JWK): Provider {
   const provider = new Provider(url, {
     clients: clients.map((c) => ({ grant_types: ["authorization_code"], response_types: ["code"], id_token_signed_response_alg: "ES256", ...c })),
-    jwks: { keys: [{ ...(await exportJWK(privateKey)), kid: "login-key", alg: "ES256", use: "sig" }] },
+    jwks: { keys: [privateJwk] },
     enabledJWA: { idTokenSigningAlgValues: ["ES256"] },
     cookies: { keys: ["a test cookie key, long enough to sign with"] },
     claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["preferred_username", "name"] },

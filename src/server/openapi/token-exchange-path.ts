@@ -1,5 +1,5 @@
 /**
- * The one non-proto endpoint API clients call: the workload token exchange (DESIGN 1.7, served by
+ * The one non-proto endpoint API clients call: the token exchange (DESIGN 1.7, served by
  * server/sts-exchange.ts), described for the OpenAPI document.
  */
 import type { JsonObject } from "@bufbuild/protobuf";
@@ -13,14 +13,15 @@ export const UPSTREAM_TOKEN_SCHEME: JsonObject = {
   type: "http",
   scheme: "bearer",
   bearerFormat: "JWT",
-  description: "An OIDC ID token from the issuer an identity's `claimMatch` names (a CI system, a cloud's workload identity).",
+  description:
+    "An OIDC token from the issuer an identity's `claimMatch` names (a CI system, a cloud's workload identity); without `identity`, a registered person's token from their login provider, issued for {auth_url}.",
 };
 
 /** The path (under {auth_url}'s origin) and path item of `GET`/`POST /sts/exchange`. */
 export function tokenExchangePathItem(issuerUrl: string, statusRef: JsonObject): [string, Record<string, JsonObject>] {
   const parameters = [
     { name: "aud", in: "query", required: false, schema: { type: "string" }, description: "The audience of the Arbor token: {base_url} (default) or {registry_host}." },
-    { name: "identity", in: "query", required: false, schema: { type: "string" }, description: "The uid of the identity to act as; without it, the registered user identity of the token's issuer and subject." },
+    { name: "identity", in: "query", required: false, schema: { type: "string" }, description: "The uid of the identity to act as; without it, the person registered with the token's issuer and subject, when that issuer is an organization's login provider or the default one." },
   ];
   const responses = {
     "200": {
