@@ -109,6 +109,11 @@ for (const engine of engines) {
       expect(body.groups.map((g: { name: string }) => g.name)).toEqual([...names].sort().slice(10));
     });
 
+    it("echoes in skipped how many were skipped, not more than matched", async () => {
+      const { body } = await get(`/iam/v2beta1/groups?uidp.children_of=${org}&page_size=5&skip=500`);
+      expect(body).toEqual({ groups: [], totalCount: "14", skipped: 14 });
+    });
+
     it("filters by exact name, combinable with uidp.descendants_of", async () => {
       const { body } = await get(`/iam/v2beta1/groups?uidp.descendants_of=${org}&name=echo`);
       expect(body.totalCount).toBe("1");
