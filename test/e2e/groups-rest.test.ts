@@ -144,6 +144,24 @@ for (const engine of engines) {
       expect(body).toMatchObject({ name: "delta", description: "masked" });
     });
 
+    it("takes a repeated updateMask as one list of paths", async () => {
+      const { status, body } = await patch(`/iam/v2beta1/groups/${created.delta!.uid}?updateMask=name&updateMask=description`, {
+        name: "delta two",
+        description: "both masked",
+      });
+      expect(status).toBe(200);
+      expect(body).toMatchObject({ name: "delta two", description: "both masked" });
+      const back = await patch(`/iam/v2beta1/groups/${created.delta!.uid}?update_mask=name`, { name: "delta" });
+      expect(back.body).toMatchObject({ name: "delta", description: "both masked" });
+    });
+
+    it.each(["Description", "description,Name", "claim_Match"])("names a mask path that is no field as sent: %s", async (mask) => {
+      const sent = mask.split(",").at(-1);
+      const { status, body } = await patch(`/iam/v2beta1/groups/${created.delta!.uid}?updateMask=${mask}`, { description: "x" });
+      expect(status).toBe(400);
+      expect(body.message).toBe(`Invalid argument: update_mask: unknown field "${sent}"`);
+    });
+
     it("answers a name that breaks the pattern with the spec's validation error", async () => {
       const { status, body } = await post(`/iam/v2beta1/groups/${org}`, { name: "Not Valid!" });
       expect(status).toBe(400);

@@ -5,6 +5,7 @@
  */
 import type { DescOneof, DescField } from "@bufbuild/protobuf";
 import type { ReflectList, ReflectMessage } from "@bufbuild/protobuf/reflect";
+import type { FieldMask } from "@bufbuild/protobuf/wkt";
 import { invalidArgument } from "../../domain/errors.js";
 import { holderOf, protoPath, resolveFieldPath } from "./field-path.js";
 import { formDecode } from "./percent-decode.js";
@@ -30,7 +31,8 @@ export function parseQueryString(query: string): Array<[string, string]> {
 }
 
 /**
- * Sets on root the fields the query names. A repeated field takes one item per occurrence; any
+ * Sets on root the fields the query names. A repeated field takes one item per occurrence, and so
+ * does a FieldMask (`updateMask=a&updateMask=b` is `a,b`, as gateways read a repeated mask); any
  * other field given twice (also under its two spellings) is INVALID_ARGUMENT.
  */
 export function applyQueryParams(root: ReflectMessage, route: Route, query: string): void {
@@ -57,6 +59,10 @@ export function applyQueryParams(root: ReflectMessage, route: Route, query: stri
       (holder.get(leaf) as ReflectList).add(value);
       continue;
     }
+    if (given.has(path) && isFieldMask(leaf)) {
+      (holder.get(leaf).message as FieldMask).paths.push(...((value as ReflectMessage).message as FieldMask).paths);
+      continue;
+    }
     if (given.has(path)) throw invalidArgument(name, "is given more than once");
     given.add(path);
     holder.set(leaf, value);
@@ -75,4 +81,8 @@ export function boundBy(route: Route, path: string): "URL path" | "request body"
   }
   if (route.body === "*" || (route.bodyField !== undefined && overlaps(route.bodyField.name))) return "request body";
   return undefined;
+}
+
+function isFieldMask(field: DescField): field is Extract<DescField, { fieldKind: "message" }> {
+  return field.fieldKind === "message" && field.message.typeName === "google.protobuf.FieldMask";
 }

@@ -152,6 +152,8 @@ describe("query parameter types (fixture)", () => {
     ["blob=aGk%3D", { blob: "aGk=" }],
     ["update_mask=name,createTime,%20inner.issuer", { updateMask: "name,createTime,inner.issuer" }],
     ["updateMask=", { updateMask: "" }],
+    // A repeated mask is one list, as gateways read it; in either spelling.
+    ["update_mask=name&updateMask=createTime,inner.issuer", { updateMask: "name,createTime,inner.issuer" }],
     ["inner.issuer=https%3A%2F%2Fi&inner.seenTime=2026-01-01T00:00:00Z", { inner: { issuer: "https://i", seenTime: "2026-01-01T00:00:00Z" } }],
     ["item.inner.subject=s&item.tags=a&item.tags=b", { item: { inner: { subject: "s" }, tags: ["a", "b"] } }],
     ["item.picked.issuer=i", { item: { picked: { issuer: "i" } } }],
@@ -182,7 +184,6 @@ describe("query parameter types (fixture)", () => {
     ["item.attrs=x", "item.attrs"],
     ["since.seconds=1", "since.seconds"],
     ["item.label=a&item.picked.issuer=i", "item.picked.issuer"],
-    ["update_mask=a&update_mask=b", "update_mask"],
   ])("%s is INVALID_ARGUMENT naming %s", (query, field) => {
     expect(violationOf(() => decodeJson("GET", `${Q}?${query}`))).toEqual({ code: Code.INVALID_ARGUMENT, field });
   });
