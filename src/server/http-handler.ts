@@ -13,6 +13,7 @@ import { ApiError, Code, invalidArgument, notFound, unavailable } from "../domai
 import type { TokenExchange } from "../auth/exchange.js";
 import type { KeyRing } from "../auth/key-ring.js";
 import type { Store } from "../store/types.js";
+import { bearerChallenge } from "./bearer-challenge.js";
 import { callRecordKey } from "./connect-handlers.js";
 import type { Cors } from "./cors.js";
 import { dropFarDeadline } from "./far-deadline.js";
@@ -94,8 +95,10 @@ export function createHttpHandler(deps: HttpHandlerDeps): (req: AnyRequest, res:
         return;
       }
       const path = pathOf(req);
-      const retry: { [name: string]: string } = err.details.retryDelayMs === undefined ? {} : { "retry-after": String(Math.ceil(err.details.retryDelayMs / 1000)) };
-      writeJson(res, HTTP_STATUS[err.code] ?? 500, statusJson(err, errorDomainFor(path, deps.domain())), retry);
+      const headers: { [name: string]: string } = {};
+      if (err.details.retryDelayMs !== undefined) headers["retry-after"] = String(Math.ceil(err.details.retryDelayMs / 1000));
+      if (err.code === Code.UNAUTHENTICATED) headers["www-authenticate"] = bearerChallenge(req, err.message);
+      writeJson(res, HTTP_STATUS[err.code] ?? 500, statusJson(err, errorDomainFor(path, deps.domain())), headers);
     });
   };
 }
