@@ -109,6 +109,20 @@ for (const engine of engines) {
       expect(body.groups.map((g: { name: string }) => g.name)).toEqual([...names].sort().slice(10));
     });
 
+    it("serves a GET with a cache-buster (_=...) as without it, and still refuses a misspelt filter", async () => {
+      const plain = await get(`/iam/v2beta1/groups?uidp.children_of=${org}&page_size=3`);
+      const busted = await get(`/iam/v2beta1/groups?uidp.children_of=${org}&page_size=3&_=1700000000`);
+      const { nextPageToken, ...page } = busted.body;
+      expect(page).toEqual({ ...plain.body, nextPageToken: undefined });
+      // The page token is not bound to the cache-buster: the next page may come with another one, or none.
+      const next = await get(`/iam/v2beta1/groups?uidp.children_of=${org}&page_size=3&page_token=${nextPageToken}&_=1700000001`);
+      expect(next.body.groups.map((g: { name: string }) => g.name)).toEqual([...names].sort().slice(3, 6));
+      expect((await get(`/iam/v2beta1/groups/${created.echo!.uid}?_=1700000000`)).status).toBe(200);
+      const typo = await get(`/iam/v2beta1/groups?uidp.childern_of=${org}&_=1700000000`);
+      expect(typo.status).toBe(400);
+      expect(typo.body.message).toBe("Invalid argument: uidp.childern_of: unknown query parameter");
+    });
+
     it("echoes in skipped how many were skipped, not more than matched", async () => {
       const { body } = await get(`/iam/v2beta1/groups?uidp.children_of=${org}&page_size=5&skip=500`);
       expect(body).toEqual({ groups: [], totalCount: "14", skipped: 14 });

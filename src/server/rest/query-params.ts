@@ -1,7 +1,9 @@
 /**
  * Query parameters: each names a field of the request message not bound by the path or the body,
  * by proto or JSON names nested with dots (`uidp.descendants_of`, `uidp.descendantsOf`). A name
- * that fits no field is an error, not ignored: a typo must not silently widen a list.
+ * that fits no field is an error, not ignored: a typo must not silently widen a list. Names that
+ * start with `_` are the one exception, ignored: no field's name starts so, and clients use them
+ * to defeat caches (`_=1700000000`, as jQuery adds), never to filter.
  */
 import type { DescOneof, DescField } from "@bufbuild/protobuf";
 import type { ReflectList, ReflectMessage } from "@bufbuild/protobuf/reflect";
@@ -39,6 +41,7 @@ export function applyQueryParams(root: ReflectMessage, route: Route, query: stri
   const given = new Set<string>();
   const oneofs = new Map<DescOneof, DescField>();
   for (const [name, text] of parseQueryString(query)) {
+    if (name.startsWith("_")) continue;
     const chain = resolveFieldPath(root.desc, name);
     const leaf = chain?.at(-1);
     if (chain === undefined || leaf === undefined) throw invalidArgument(name, "unknown query parameter");

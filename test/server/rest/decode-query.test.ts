@@ -52,6 +52,9 @@ describe("query parameters of ListGroups, in both spellings", () => {
     ["order_by=name+desc", { orderBy: "name desc" }],
     ["name=caf%C3%A9", { name: "café" }],
     ["name=", {}],
+    // Cache-busters: a name starting with _ is no field, and is ignored.
+    ["_=1700000000&name=x", { name: "x" }],
+    ["name=x&_cb=1&__t", { name: "x" }],
     ["&&name=x&", { name: "x" }],
     ["page_size=-3", { pageSize: -3 }],
     ["page_size=007", { pageSize: 7 }],
@@ -85,6 +88,9 @@ describe("query parameters of ListGroups, in both spellings", () => {
     ["page-size=1", "page-size"],
     ["PageSize=1", "PageSize"],
     ["uidp.foo=1", "uidp.foo"],
+    // Only a name that starts with _ is a cache-buster; a nested or trailing one is a typo.
+    ["uidp._x=1", "uidp._x"],
+    ["name_=1", "name_"],
     ["uidp.ids.x=1", "uidp.ids.x"],
     ["name.x=1", "name.x"],
     ["uidp.descendants_of.x=1", "uidp.descendants_of.x"],
