@@ -11,10 +11,19 @@ export interface Updatable {
   outputOnly: readonly string[];
 }
 
-/** snake_case of a camelCase path segment (`createTime` to `create_time`). */
+/**
+ * snake_case of a lowerCamelCase path (`claimMatch.subjectPattern` to `claim_match.subject_pattern`).
+ * A segment that is no lowerCamelCase name (`Description`, `create_time`, `*`) is kept as written:
+ * snake_case needs nothing, and anything else is no field, which an error then names as sent.
+ */
 export function toSnake(path: string): string {
-  return path.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  return path
+    .split(".")
+    .map((segment) => (LOWER_CAMEL.test(segment) ? segment.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`) : segment))
+    .join(".");
 }
+
+const LOWER_CAMEL = /^[a-z][A-Za-z0-9]*$/;
 
 /**
  * The set of fields to change. With a mask, exactly its paths (camelCase or snake_case; `*` for

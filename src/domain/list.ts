@@ -157,3 +157,11 @@ export function finishPage<T>(
   const nextPageToken = tokens.issue(plan.digest, keyOf(last, plan.order), plan.start + items.length);
   return { items, nextPageToken };
 }
+
+/**
+ * How many results the skip left out, as the envelope's `skipped` echoes it: the skip, but no
+ * more than there are (skip=500 over 210 matches skipped 210).
+ */
+export function skippedCount(plan: PagePlan, totalCount: number): number {
+  return Math.min(plan.skip, totalCount);
+}

@@ -51,9 +51,9 @@ export class PageTokens {
   }
 
   /**
-   * Reads a token for a query with the given digest. Returns undefined when the token has
-   * expired (the query restarts); throws INVALID_ARGUMENT when it is malformed, forged, or was
-   * issued for other filters or another order.
+   * Reads a token for a query with the given digest. Returns undefined when an authentic token
+   * has expired, whatever query it was issued for (the query restarts); throws INVALID_ARGUMENT
+   * when it is malformed, forged, or, unexpired, was issued for other filters or another order.
    */
   read(token: string, digest: string, keyLength: number): Cursor | undefined {
     const bad = () => invalidArgument("page_token", "is not a valid page token");
@@ -69,14 +69,17 @@ export class PageTokens {
     } catch {
       throw bad();
     }
-    if (payload.v !== 1 || !Array.isArray(payload.k) || payload.k.length !== keyLength) throw bad();
+    if (payload.v !== 1 || typeof payload.t !== "number") throw bad();
+    // Expiry first: an expired token restarts the query whatever it was issued for (spec, List
+    // rule 3), so a client that changed its filters along with it gets a first page, not an error.
+    if (this.#clock.now() - payload.t > PAGE_TOKEN_TTL_MS) return undefined;
+    if (!Array.isArray(payload.k) || payload.k.length !== keyLength) throw bad();
     if (payload.q !== digest) {
       throw invalidArgument(
         "page_token",
         "was issued for other filters or another order_by; send the same parameters as the first page, or no token",
       );
     }
-    if (this.#clock.now() - payload.t > PAGE_TOKEN_TTL_MS) return undefined;
     return { key: payload.k, position: payload.p };
   }
 

@@ -13,6 +13,7 @@ import { ApiError, Code, invalidArgument, notFound, unavailable } from "../domai
 import type { TokenExchange } from "../auth/exchange.js";
 import type { KeyRing } from "../auth/key-ring.js";
 import type { Store } from "../store/types.js";
+import { bearerChallenge } from "./bearer-challenge.js";
 import { callRecordKey } from "./connect-handlers.js";
 import type { Cors } from "./cors.js";
 import { dropFarDeadline } from "./far-deadline.js";
@@ -27,7 +28,7 @@ import type { RequestLimits } from "./request-limits.js";
 import { decodeRequest } from "./rest/decode.js";
 import { toApiJson } from "./rest/json.js";
 import type { RouteTable } from "./rest/route-table.js";
-import { errorDomainFor, grpcMessageEncode, HTTP_STATUS, statusJson, toApiError } from "./status.js";
+import { errorDomainFor, grpcMessageEncode, httpStatusOf, statusJson, toApiError } from "./status.js";
 import { exchangePath, serveExchange } from "./sts-exchange.js";
 
 /** What the handler serves from. */
@@ -92,8 +93,10 @@ export function createHttpHandler(deps: HttpHandlerDeps): (req: AnyRequest, res:
         return;
       }
       const path = pathOf(req);
-      const retry: { [name: string]: string } = err.details.retryDelayMs === undefined ? {} : { "retry-after": String(Math.ceil(err.details.retryDelayMs / 1000)) };
-      writeJson(res, HTTP_STATUS[err.code] ?? 500, statusJson(err, errorDomainFor(path, deps.domain())), retry);
+      const headers: { [name: string]: string } = {};
+      if (err.details.retryDelayMs !== undefined) headers["retry-after"] = String(Math.ceil(err.details.retryDelayMs / 1000));
+      if (err.code === Code.UNAUTHENTICATED) headers["www-authenticate"] = bearerChallenge(req, err.message);
+      writeJson(res, httpStatusOf(err), statusJson(err, errorDomainFor(path, deps.domain())), headers);
     });
   };
 }
@@ -125,16 +128,18 @@ async function dispatch(deps: HttpHandlerDeps, req: AnyRequest, res: AnyResponse
     const fixed = await serveFixed(deps, path, req, res, record);
     if (fixed) return;
   }
-  const match = deps.routes.match(method, path);
+  // HEAD is GET without the body (RFC 9110 9.3.2): same route, status and headers, Content-Length
+  // included; node:http and node:http2 leave the body out of a HEAD response themselves.
+  const match = deps.routes.match(method === "HEAD" ? "GET" : method, path);
   if (match === undefined) {
     record.route = "unmatched";
     throw notFound("route", `${method} ${path}`);
   }
-  if ("allowed" in match) return methodNotAllowed(deps, res, record, method, path, match.allowed);
+  if ("allowed" in match) return methodNotAllowed(deps, res, record, method, path, withHead(match.allowed));
   const body = await readBody(req, deps.maxBodyBytes);
   const url = req.url ?? "/";
   const q = url.indexOf("?");
-  const request = decodeRequest(match.route, match.params, q < 0 ? "" : url.slice(q + 1), body);
+  const request = decodeRequest(match.route, match.params, q < 0 ? "" : url.slice(q + 1), body, header(req, "content-type"));
   const response = await deps.invoker.invoke({
     method: match.route.method,
     request,
@@ -144,6 +149,11 @@ async function dispatch(deps: HttpHandlerDeps, req: AnyRequest, res: AnyResponse
   });
   record.code = 0;
   writeJson(res, 200, toApiJson(match.route.method.output, response));
+}
+
+/** The methods a REST path allows: HEAD wherever GET is. */
+function withHead(allowed: readonly string[]): string[] {
+  return allowed.flatMap((m) => (m === "GET" ? ["GET", "HEAD"] : [m]));
 }
 
 /** The request's headers, HTTP/2 pseudo-headers (`:path`) aside. */

@@ -35,6 +35,25 @@ export const HTTP_STATUS: Readonly<Record<number, number>> = {
   [Code.UNAUTHENTICATED]: 401,
 };
 
+/**
+ * An error whose HTTP status is not the one its code maps to: a body of another media type is
+ * INVALID_ARGUMENT like every bad input (code 3 on every transport), but REST answers it 415, the
+ * status HTTP clients know to mean "send another Content-Type".
+ */
+export class HttpStatusError extends ApiError {
+  readonly httpStatus: number;
+
+  constructor(httpStatus: number, err: ApiError) {
+    super(err.code, err.message, err.details, { cause: err.cause });
+    this.httpStatus = httpStatus;
+  }
+}
+
+/** The HTTP status of an error on REST: its own when it has one, else its code's. */
+export function httpStatusOf(err: ApiError): number {
+  return err instanceof HttpStatusError ? err.httpStatus : (HTTP_STATUS[err.code] ?? 500);
+}
+
 const detailRegistry = createRegistry(
   ErrorInfoSchema,
   BadRequestSchema,

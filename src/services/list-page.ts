@@ -2,7 +2,7 @@
  * One page of any v2 list: plan it (order, cursor, skip), fetch it and the total count, and
  * cut it, so every resource pages exactly alike (DESIGN 1.4).
  */
-import { finishPage, planPage, type PageRequest, type Sortable } from "../domain/list.js";
+import { finishPage, planPage, skippedCount, type PageRequest, type Sortable } from "../domain/list.js";
 import type { PageTokens } from "../domain/page-token.js";
 import type { RowWindow } from "../store/types.js";
 
@@ -45,6 +45,6 @@ export async function listPage<Q, F, R>(args: ListPageArgs<Q, F, R>): Promise<Li
     items: page.items,
     ...(page.nextPageToken !== undefined && { nextPageToken: page.nextPageToken }),
     totalCount: BigInt(total),
-    skipped: plan.skip,
+    skipped: skippedCount(plan, total),
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Code, isApiError } from "../../src/domain/errors.js";
-import { resolveUpdateMask } from "../../src/domain/field-mask.js";
+import { resolveUpdateMask, toSnake } from "../../src/domain/field-mask.js";
 import { groupUpdatable } from "../../src/domain/groups.js";
 
 describe("update masks", () => {
@@ -27,4 +27,24 @@ describe("update masks", () => {
       }
     },
   );
+
+  it.each([
+    ["createTime", "create_time"],
+    ["claimMatch.subjectPattern", "claim_match.subject_pattern"],
+    ["create_time", "create_time"],
+    ["*", "*"],
+    ["Description", "Description"],
+    ["claim_Match.Issuer", "claim_Match.Issuer"],
+  ])("toSnake(%s) is %s: only lowerCamelCase segments change", (path, want) => {
+    expect(toSnake(path)).toBe(want);
+  });
+
+  it("names a path that is no field as sent", () => {
+    try {
+      resolveUpdateMask(["Description"], groupUpdatable, []);
+      expect.unreachable();
+    } catch (e) {
+      expect(isApiError(e) && e.message).toBe('Invalid argument: update_mask: unknown field "Description"');
+    }
+  });
 });

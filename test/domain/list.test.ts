@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Code, isApiError } from "../../src/domain/errors.js";
 import { groupSortable } from "../../src/domain/groups.js";
-import { finishPage, parseOrderBy, planPage, resolvePageSize } from "../../src/domain/list.js";
+import { finishPage, parseOrderBy, planPage, resolvePageSize, skippedCount } from "../../src/domain/list.js";
 import { PageTokens } from "../../src/domain/page-token.js";
 
 function fieldOf(fn: () => unknown): string | undefined {
@@ -86,6 +86,15 @@ describe("planPage and finishPage", () => {
     expect(fieldOf(() => planPage(again, groupSortable, "groups", { name: "x" }, tokens))).toBe("page_token");
     expect(fieldOf(() => planPage({ ...again, orderBy: "name desc" }, groupSortable, "groups", {}, tokens))).toBe("page_token");
     expect(planPage({ ...again, pageSize: 5 }, groupSortable, "groups", {}, tokens).after).toEqual(["b", "u-b"]);
+  });
+
+  it.each([
+    [10, 14, 10],
+    [14, 14, 14],
+    [500, 210, 210],
+    [3, 0, 0],
+  ])("skip %i over %i matches skipped %i", (skip, total, skipped) => {
+    expect(skippedCount(planPage({ ...req, skip }, groupSortable, "groups", {}, tokens), total)).toBe(skipped);
   });
 
   it("refuses a negative skip naming skip", () => {

@@ -39,6 +39,30 @@ describe("page tokens", () => {
   });
 
   it.each([
+    ["another filter", { name: "b" }, "name asc", 1],
+    ["another order", { name: "a" }, "name desc", 1],
+    ["an order of more keys", { name: "a" }, "name asc,uid asc", 2],
+  ])("restarts an expired token sent with %s rather than refusing it (spec, List rule 3)", (_, filter, order, keys) => {
+    const clock = fixedClock(1_000);
+    const tokens = new PageTokens(secret, clock);
+    const token = tokens.issue(tokens.digest("groups", { name: "a" }, "name asc"), ["k"], 1);
+    const other = tokens.digest("groups", filter, order);
+    expect(codeOf(() => tokens.read(token, other, keys))).toBe(Code.INVALID_ARGUMENT);
+    clock.t += PAGE_TOKEN_TTL_MS + 1;
+    expect(tokens.read(token, other, keys)).toBeUndefined();
+  });
+
+  it("still refuses a forged token that claims to have expired", () => {
+    const clock = fixedClock(1_000);
+    const tokens = new PageTokens(secret, clock);
+    const q = tokens.digest("groups", {}, "name asc");
+    const [, tag] = tokens.issue(q, ["k"], 1).split(".");
+    const forged = `${Buffer.from(JSON.stringify({ v: 1, q, k: ["k"], p: 1, t: 0 })).toString("base64url")}.${tag}`;
+    clock.t += PAGE_TOKEN_TTL_MS + 1;
+    expect(codeOf(() => tokens.read(forged, q, 1))).toBe(Code.INVALID_ARGUMENT);
+  });
+
+  it.each([
     ["another filter", (t: PageTokens, tok: string) => t.read(tok, t.digest("groups", { name: "b" }, "name asc"), 1)],
     ["another order", (t: PageTokens, tok: string) => t.read(tok, t.digest("groups", { name: "a" }, "name desc"), 1)],
     ["another resource", (t: PageTokens, tok: string) => t.read(tok, t.digest("roles", { name: "a" }, "name asc"), 1)],

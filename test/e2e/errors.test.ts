@@ -99,6 +99,7 @@ describe(`errors over REST [${engine.name}]`, () => {
       expect(status.message.startsWith(`Invalid argument: ${c.field}: `)).toBe(true);
     }
     expect(status.message).not.toMatch(/\bat .*\.(ts|js):\d+|SQL|sqlite|postgres|TypeError|undefined/i);
+    if (c.status === 401) expect(res.headers.get("www-authenticate")).toMatch(/^Bearer realm="arbor"/);
   });
 
   describe("tokens", () => {
@@ -107,6 +108,16 @@ describe(`errors over REST [${engine.name}]`, () => {
       expect(res.status).toBe(401);
       return ((await res.json()) as { message: string }).message;
     };
+
+    it("challenges a 401 as RFC 6750 asks: bare without credentials, invalid_token with a bad one", async () => {
+      const challenge = async (authorization?: string) =>
+        (await fetch(`${t.url}/iam/v2beta1/groups`, { headers: authorization === undefined ? {} : { authorization } })).headers.get("www-authenticate");
+      expect(await challenge()).toBe('Bearer realm="arbor"');
+      expect(await challenge("Bearer garbage")).toBe('Bearer realm="arbor", error="invalid_token", error_description="the token is malformed"');
+      expect(await challenge("Basic dXNlcjpwYXNz")).toMatch(/^Bearer realm="arbor", error="invalid_token", error_description="the Authorization header must be/);
+      const ok = await t.fetch("/iam/v2beta1/groups", { token: ctx.token });
+      expect(ok.headers.get("www-authenticate")).toBeNull();
+    });
 
     it("refuses an expired token", async () => {
       const past = { now: () => Date.now() - 2 * 3600_000 };

@@ -109,6 +109,25 @@ for (const engine of engines) {
       expect(body.groups.map((g: { name: string }) => g.name)).toEqual([...names].sort().slice(10));
     });
 
+    it("serves a GET with a cache-buster (_=...) as without it, and still refuses a misspelt filter", async () => {
+      const plain = await get(`/iam/v2beta1/groups?uidp.children_of=${org}&page_size=3`);
+      const busted = await get(`/iam/v2beta1/groups?uidp.children_of=${org}&page_size=3&_=1700000000`);
+      const { nextPageToken, ...page } = busted.body;
+      expect(page).toEqual({ ...plain.body, nextPageToken: undefined });
+      // The page token is not bound to the cache-buster: the next page may come with another one, or none.
+      const next = await get(`/iam/v2beta1/groups?uidp.children_of=${org}&page_size=3&page_token=${nextPageToken}&_=1700000001`);
+      expect(next.body.groups.map((g: { name: string }) => g.name)).toEqual([...names].sort().slice(3, 6));
+      expect((await get(`/iam/v2beta1/groups/${created.echo!.uid}?_=1700000000`)).status).toBe(200);
+      const typo = await get(`/iam/v2beta1/groups?uidp.childern_of=${org}&_=1700000000`);
+      expect(typo.status).toBe(400);
+      expect(typo.body.message).toBe("Invalid argument: uidp.childern_of: unknown query parameter");
+    });
+
+    it("echoes in skipped how many were skipped, not more than matched", async () => {
+      const { body } = await get(`/iam/v2beta1/groups?uidp.children_of=${org}&page_size=5&skip=500`);
+      expect(body).toEqual({ groups: [], totalCount: "14", skipped: 14 });
+    });
+
     it("filters by exact name, combinable with uidp.descendants_of", async () => {
       const { body } = await get(`/iam/v2beta1/groups?uidp.descendants_of=${org}&name=echo`);
       expect(body.totalCount).toBe("1");
@@ -137,6 +156,24 @@ for (const engine of engines) {
       });
       expect(status).toBe(200);
       expect(body).toMatchObject({ name: "delta", description: "masked" });
+    });
+
+    it("takes a repeated updateMask as one list of paths", async () => {
+      const { status, body } = await patch(`/iam/v2beta1/groups/${created.delta!.uid}?updateMask=name&updateMask=description`, {
+        name: "delta two",
+        description: "both masked",
+      });
+      expect(status).toBe(200);
+      expect(body).toMatchObject({ name: "delta two", description: "both masked" });
+      const back = await patch(`/iam/v2beta1/groups/${created.delta!.uid}?update_mask=name`, { name: "delta" });
+      expect(back.body).toMatchObject({ name: "delta", description: "both masked" });
+    });
+
+    it.each(["Description", "description,Name", "claim_Match"])("names a mask path that is no field as sent: %s", async (mask) => {
+      const sent = mask.split(",").at(-1);
+      const { status, body } = await patch(`/iam/v2beta1/groups/${created.delta!.uid}?updateMask=${mask}`, { description: "x" });
+      expect(status).toBe(400);
+      expect(body.message).toBe(`Invalid argument: update_mask: unknown field "${sent}"`);
     });
 
     it("answers a name that breaks the pattern with the spec's validation error", async () => {

@@ -28,7 +28,11 @@ export interface TestServer {
   strangerToken(): Promise<string>;
   /** Registers uid as a person who logged in (a root-level identity row), unless it exists: tokens of unregistered uids are refused. */
   register(uid: string, name?: string): Promise<void>;
-  /** fetch against the server, with a bearer token when given. */
+  /**
+   * fetch against the server, with a bearer token when given. A string body is declared
+   * application/json unless the headers say otherwise, as a JSON client sends it (fetch alone
+   * would send text/plain, which REST refuses with 415).
+   */
   fetch(path: string, init?: RequestInit & { token?: string }): Promise<Response>;
   close(): Promise<void>;
 }
@@ -87,6 +91,7 @@ export async function startTestServer(engine: TestEngine, settings: Partial<Conf
       const { token, ...rest } = init;
       const headers = new Headers(rest.headers);
       if (token !== undefined) headers.set("authorization", `Bearer ${token}`);
+      if (typeof rest.body === "string" && !headers.has("content-type")) headers.set("content-type", "application/json");
       return fetch(`${server.url}${path}`, { ...rest, headers });
     },
     async close() {

@@ -10,7 +10,8 @@ import { invalidArgument } from "../../domain/errors.js";
 import { holderOf } from "./field-path.js";
 import { impliedUpdateMask } from "./implied-update-mask.js";
 import { isJsonObject } from "./is-json-object.js";
-import { isBlankBody, messageFromJsonBody, readJsonBody } from "./json-body.js";
+import { requireJsonBody } from "./body-media-type.js";
+import { isBlankBody, isEmptyJsonObject, messageFromJsonBody, readJsonBody } from "./json-body.js";
 import { applyQueryParams } from "./query-params.js";
 import type { MessageField, Route } from "./route-table.js";
 import { parseValueText, valueRequirement, valueTypeOf } from "./text-value.js";
@@ -18,18 +19,24 @@ import { parseValueText, valueRequirement, valueTypeOf } from "./text-value.js";
 /**
  * Builds the request message of route's method. `params` are the path variables RouteTable.match
  * returned; `query` is the raw query string without `?` (raw, so that malformed escapes are
- * refused rather than passed on); `body` the raw body bytes. Every caller mistake is
- * INVALID_ARGUMENT naming the field: body fields by their JSON path relative to the body,
- * query parameters and path variables by the name the caller or the template used.
+ * refused rather than passed on); `body` the raw body bytes and `contentType` their declared
+ * type. Every caller mistake is INVALID_ARGUMENT naming the field: body fields by their JSON path
+ * relative to the body, query parameters and path variables by the name the caller or the
+ * template used. A body that is not blank must be declared JSON (else 415, requireJsonBody); a
+ * method without a body takes none, or an empty JSON object (`{}`, which clients send by habit).
  */
 export function decodeRequest(
   route: Route,
   params: Readonly<Record<string, string>>,
   query: string,
   body: Uint8Array | undefined,
+  contentType: string | undefined,
 ): Message {
   const schema = route.method.input;
-  if (route.body === "" && !isBlankBody(body)) throw invalidArgument("body", "this method takes no request body");
+  if (!isBlankBody(body)) requireJsonBody(contentType);
+  if (route.body === "" && !isBlankBody(body) && !isEmptyJsonObject(body)) {
+    throw invalidArgument("body", "this method takes no request body (an empty JSON object at most)");
+  }
   const json = route.body === "" ? undefined : readJsonBody(body);
   const { bodyField } = route;
   const wholeBody = json !== undefined && bodyField === undefined;

@@ -23,6 +23,11 @@ export function isBlankBody(body: Uint8Array | undefined): boolean {
   return true;
 }
 
+/** Tells whether a body is `{}`, with JSON whitespace around and inside it. */
+export function isEmptyJsonObject(body: Uint8Array | undefined): boolean {
+  return body !== undefined && /^[ \t\r\n]*\{[ \t\r\n]*\}[ \t\r\n]*$/.test(Buffer.from(body).toString("latin1"));
+}
+
 /**
  * The JSON value of a body, or undefined for a blank one. INVALID_ARGUMENT `body` when it is not
  * UTF-8, not JSON, or nests deeper than MAX_BODY_DEPTH, and naming the key when an object gives

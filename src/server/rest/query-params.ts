@@ -1,10 +1,13 @@
 /**
  * Query parameters: each names a field of the request message not bound by the path or the body,
  * by proto or JSON names nested with dots (`uidp.descendants_of`, `uidp.descendantsOf`). A name
- * that fits no field is an error, not ignored: a typo must not silently widen a list.
+ * that fits no field is an error, not ignored: a typo must not silently widen a list. Names that
+ * start with `_` are the one exception, ignored: no field's name starts so, and clients use them
+ * to defeat caches (`_=1700000000`, as jQuery adds), never to filter.
  */
 import type { DescOneof, DescField } from "@bufbuild/protobuf";
 import type { ReflectList, ReflectMessage } from "@bufbuild/protobuf/reflect";
+import type { FieldMask } from "@bufbuild/protobuf/wkt";
 import { invalidArgument } from "../../domain/errors.js";
 import { holderOf, protoPath, resolveFieldPath } from "./field-path.js";
 import { formDecode } from "./percent-decode.js";
@@ -30,13 +33,15 @@ export function parseQueryString(query: string): Array<[string, string]> {
 }
 
 /**
- * Sets on root the fields the query names. A repeated field takes one item per occurrence; any
+ * Sets on root the fields the query names. A repeated field takes one item per occurrence, and so
+ * does a FieldMask (`updateMask=a&updateMask=b` is `a,b`, as gateways read a repeated mask); any
  * other field given twice (also under its two spellings) is INVALID_ARGUMENT.
  */
 export function applyQueryParams(root: ReflectMessage, route: Route, query: string): void {
   const given = new Set<string>();
   const oneofs = new Map<DescOneof, DescField>();
   for (const [name, text] of parseQueryString(query)) {
+    if (name.startsWith("_")) continue;
     const chain = resolveFieldPath(root.desc, name);
     const leaf = chain?.at(-1);
     if (chain === undefined || leaf === undefined) throw invalidArgument(name, "unknown query parameter");
@@ -57,6 +62,10 @@ export function applyQueryParams(root: ReflectMessage, route: Route, query: stri
       (holder.get(leaf) as ReflectList).add(value);
       continue;
     }
+    if (given.has(path) && isFieldMask(leaf)) {
+      (holder.get(leaf).message as FieldMask).paths.push(...((value as ReflectMessage).message as FieldMask).paths);
+      continue;
+    }
     if (given.has(path)) throw invalidArgument(name, "is given more than once");
     given.add(path);
     holder.set(leaf, value);
@@ -75,4 +84,8 @@ export function boundBy(route: Route, path: string): "URL path" | "request body"
   }
   if (route.body === "*" || (route.bodyField !== undefined && overlaps(route.bodyField.name))) return "request body";
   return undefined;
+}
+
+function isFieldMask(field: DescField): field is Extract<DescField, { fieldKind: "message" }> {
+  return field.fieldKind === "message" && field.message.typeName === "google.protobuf.FieldMask";
 }

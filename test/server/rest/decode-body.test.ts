@@ -1,6 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { Code } from "../../../src/domain/errors.js";
 import { findDuplicateKey } from "../../../src/server/rest/duplicate-keys.js";
+import { HttpStatusError } from "../../../src/server/status.js";
 import { decodeJson } from "./request.js";
 import { violationOf } from "./violation.js";
 
@@ -93,10 +94,54 @@ describe("bodies of methods without one", () => {
     ["DELETE", `${GROUPS}/${ORG}`],
     ["GET", GROUPS],
     ["GET", "/ping/v2beta1/ping"],
-  ])("%s %s ignores a blank body and refuses any other", (method, url) => {
+  ])("%s %s takes a blank body or an empty JSON object, and refuses any other", (method, url) => {
     expect(() => decodeJson(method, url, " \n")).not.toThrow();
-    expect(violationOf(() => decodeJson(method, url, "{}"))).toEqual({ code: Code.INVALID_ARGUMENT, field: "body" });
-    expect(violationOf(() => decodeJson(method, url, "x"))).toEqual({ code: Code.INVALID_ARGUMENT, field: "body" });
+    expect(() => decodeJson(method, url, "{}")).not.toThrow();
+    expect(() => decodeJson(method, url, " {\r\n} \n")).not.toThrow();
+    for (const body of ['{"uid":"x"}', "[]", "null", "x", "{}{}", "{"]) {
+      expect(violationOf(() => decodeJson(method, url, body))).toEqual({ code: Code.INVALID_ARGUMENT, field: "body" });
+    }
+  });
+});
+
+describe("the media type of a body", () => {
+  test.each(["application/json", "application/json; charset=utf-8", "Application/JSON;charset=UTF-8", ' application/json ; charset="utf-8"'])(
+    "%j is JSON",
+    (type) => {
+      expect(decodeJson("POST", GROUPS, '{"name":"a"}', type)).toEqual({ group: { name: "a" } });
+      expect(() => decodeJson("DELETE", `${GROUPS}/${ORG}`, "{}", type)).not.toThrow();
+    },
+  );
+
+  test.each([
+    ["text/plain;charset=UTF-8", "as text/plain"],
+    ["application/x-www-form-urlencoded", "as application/x-www-form-urlencoded"],
+    ["application/merge-patch+json", "as application/merge-patch+json"],
+    ["application/jsonx", "as application/jsonx"],
+    ["", "without a Content-Type"],
+    ["application/json, text/plain", "as application/json, text/plain"],
+  ])("a body declared %j is refused as 415, code 3, naming content-type", (type, sent) => {
+    for (const [method, url, body] of [["POST", GROUPS, '{"name":"a"}'], ["DELETE", `${GROUPS}/${ORG}`, "{}"]] as const) {
+      let error: unknown;
+      try {
+        decodeJson(method, url, body, type);
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(HttpStatusError);
+      expect(error).toMatchObject({ httpStatus: 415, code: Code.INVALID_ARGUMENT, message: `Invalid argument: content-type: a request body must be sent as application/json, not ${sent}` });
+    }
+  });
+
+  test("a charset other than UTF-8 is refused as 415", () => {
+    expect(() => decodeJson("POST", GROUPS, '{"name":"a"}', "application/json; charset=latin1")).toThrow(
+      expect.objectContaining({ httpStatus: 415, message: "Invalid argument: content-type: a JSON body is UTF-8; charset latin1 is not accepted" }),
+    );
+  });
+
+  test.each(["", "text/plain", "application/x-www-form-urlencoded"])("a blank body needs no media type (%j)", (type) => {
+    expect(decodeJson("POST", GROUPS, "", type)).toEqual({});
+    expect(() => decodeJson("DELETE", `${GROUPS}/${ORG}`, undefined, type)).not.toThrow();
   });
 });
 

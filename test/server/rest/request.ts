@@ -12,12 +12,15 @@ import { ItemService } from "./fixture.js";
 
 const table = createRouteTable([GroupsService, GroupsV1, PingService, ItemService]);
 
-/** The request message an HTTP request decodes to, as protobuf JSON (set fields only). */
-export function decodeJson(method: string, url: string, body?: string | Uint8Array): JsonValue {
+/**
+ * The request message an HTTP request decodes to, as protobuf JSON (set fields only). The body is
+ * declared application/json unless contentType says otherwise.
+ */
+export function decodeJson(method: string, url: string, body?: string | Uint8Array, contentType: string | undefined = "application/json"): JsonValue {
   const q = url.indexOf("?");
   const match = table.match(method, q < 0 ? url : url.slice(0, q));
   if (match === undefined || "allowed" in match) throw new Error(`no route for ${method} ${url}`);
   const bytes = typeof body === "string" ? new TextEncoder().encode(body) : body;
-  const message = decodeRequest(match.route, match.params, q < 0 ? "" : url.slice(q + 1), bytes);
+  const message = decodeRequest(match.route, match.params, q < 0 ? "" : url.slice(q + 1), bytes, contentType);
   return toJson(match.route.method.input, message);
 }

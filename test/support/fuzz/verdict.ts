@@ -40,8 +40,10 @@ export function checkStatusJson(status: number, body: Record<string, unknown>): 
   const code = body.code;
   if (typeof code !== "number" || !Number.isInteger(code) || code < 1 || code > 16) return [`HTTP ${status} without a valid code: ${JSON.stringify(body).slice(0, 300)}`];
   if (SERVER_FAULTS.has(code as Code)) problems.push(`code ${codeName(code as Code)}: ${String(body.message)}`);
-  // 405 carries UNIMPLEMENTED (a known path under another method); every other status is the code's.
-  const expected = status === 405 && code === Code.UNIMPLEMENTED ? 405 : HTTP_STATUS[code as Code];
+  // 405 carries UNIMPLEMENTED (a known path under another method), 415 INVALID_ARGUMENT (a body
+  // that is not declared JSON); every other status is the code's.
+  const own = (status === 405 && code === Code.UNIMPLEMENTED) || (status === 415 && code === Code.INVALID_ARGUMENT);
+  const expected = own ? status : HTTP_STATUS[code as Code];
   if (expected !== status) problems.push(`HTTP ${status} for code ${codeName(code as Code)} (expected ${expected})`);
   if (typeof body.message !== "string" || body.message === "") problems.push("no message");
   const details = body.details;

@@ -229,7 +229,7 @@ export type ListAuditEventsResponse = Message<"arbor.audit.v1beta1.ListAuditEven
   totalCount: bigint;
 
   /**
-   * The skip of the request, echoed.
+   * How many results the skip left out: the request's skip, at most total_count.
    *
    * @generated from field: int32 skipped = 4;
    */

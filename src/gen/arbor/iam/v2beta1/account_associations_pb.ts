@@ -307,7 +307,7 @@ export type ListAccountAssociationsResponse = Message<"arbor.iam.v2beta1.ListAcc
   totalCount: bigint;
 
   /**
-   * The skip of the request, echoed.
+   * How many results the skip left out: the request's skip, at most total_count.
    *
    * @generated from field: int32 skipped = 4;
    */

@@ -231,7 +231,7 @@ export type ListGroupInvitesResponse = Message<"arbor.iam.v2beta1.ListGroupInvit
   totalCount: bigint;
 
   /**
-   * The skip of the request, echoed.
+   * How many results the skip left out: the request's skip, at most total_count.
    *
    * @generated from field: int32 skipped = 4;
    */

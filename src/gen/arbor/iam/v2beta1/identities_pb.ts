@@ -325,7 +325,7 @@ export type ListIdentitiesResponse = Message<"arbor.iam.v2beta1.ListIdentitiesRe
   totalCount: bigint;
 
   /**
-   * The skip of the request, echoed.
+   * How many results the skip left out: the request's skip, at most total_count.
    *
    * @generated from field: int32 skipped = 4;
    */

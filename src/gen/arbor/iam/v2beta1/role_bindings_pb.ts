@@ -299,7 +299,7 @@ export type ListRoleBindingsResponse = Message<"arbor.iam.v2beta1.ListRoleBindin
   totalCount: bigint;
 
   /**
-   * The skip of the request, echoed.
+   * How many results the skip left out: the request's skip, at most total_count.
    *
    * @generated from field: int32 skipped = 4;
    */

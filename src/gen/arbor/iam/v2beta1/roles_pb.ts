@@ -162,7 +162,7 @@ export type ListRolesResponse = Message<"arbor.iam.v2beta1.ListRolesResponse"> &
   totalCount: bigint;
 
   /**
-   * The skip of the request, echoed.
+   * How many results the skip left out: the request's skip, at most total_count.
    *
    * @generated from field: int32 skipped = 4;
    */

@@ -155,7 +155,7 @@ export type ListReposResponse = Message<"arbor.registry.v2beta1.ListReposRespons
   totalCount: bigint;
 
   /**
-   * The skip of the request, echoed.
+   * How many results the skip left out: the request's skip, at most total_count.
    *
    * @generated from field: int32 skipped = 4;
    */

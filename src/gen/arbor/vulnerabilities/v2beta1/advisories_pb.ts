@@ -628,7 +628,7 @@ export type ListAdvisoriesResponse = Message<"arbor.vulnerabilities.v2beta1.List
   totalCount: bigint;
 
   /**
-   * The skip of the request, echoed.
+   * How many results the skip left out: the request's skip, at most total_count.
    *
    * @generated from field: int32 skipped = 4;
    */
