@@ -2,7 +2,8 @@
  * The token exchange over gRPC (arbor.iam.v2beta1.IdentitiesService/ExchangeToken), with
  * @grpc/grpc-js loading the .proto contract itself: a workload's exchange for its identity, a
  * person's without one, the HTTP endpoint's refusals as UNAUTHENTICATED with the same reasons,
- * and the per-address limit of the endpoints that take credentials, shared with the HTTP one.
+ * the per-address limit of the endpoints that take credentials, shared with the HTTP one, and the
+ * default throttle of refused credentials, whose budgets it shares with the HTTP one too.
  */
 import * as grpc from "@grpc/grpc-js";
 import { decodeJwt } from "jose";
@@ -124,5 +125,39 @@ describe(`the token exchange's rate limit over gRPC [${engine.name}]`, () => {
     expect(limited.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
     expect(statusOf(limited).details.map((d) => d.typeUrl)).toContain("type.googleapis.com/google.rpc.RetryInfo");
     expect((await callExchange(s, { token, aud: s.t.url })).status).toBe(429);
+  });
+});
+
+describe(`refused exchanges over gRPC, by default [${engine.name}]`, () => {
+  let s: ExchangeSetup;
+  let client: grpc.Client;
+
+  beforeAll(async () => {
+    // The defaults but a small budget of refusals, so that the test spends it quickly.
+    s = await startExchangeSetup(engine, { authFailuresPerAddress: { count: 5, periodMs: 3_600_000 } });
+    client = exchangeClient(s.t.server.port);
+  });
+  afterAll(async () => {
+    client?.close();
+    await s?.close();
+  });
+
+  it("are not limited when they succeed, and spend the address's budget of refusals with /sts/exchange when they fail", async () => {
+    const made = await s.t.organization("refusals");
+    const admin = restClient(s.t, made.token);
+    const created = await admin.post(`/iam/v2beta1/identities/${made.org.uid}`, { name: "ci", claimMatch: { issuer: s.issuer.url, subject: MAIN } });
+    expect(created.status).toBe(200);
+    const identity = created.body.uid as string;
+    const good = await s.issuer.mint(MAIN, s.t.url);
+    // Successes spend nothing: more of them than the budget of refusals.
+    for (let i = 0; i < 12; i++) expect(((await call(client, "exchangeToken", { token: good, aud: s.t.url, identity })) as { token: string }).token).not.toBe("");
+    const stranger = await s.issuer.mint("repo:evil/app:ref:refs/heads/main", s.t.url);
+    for (let i = 0; i < 4; i++) expect((await failure(call(client, "exchangeToken", { token: stranger, aud: s.t.url, identity }))).code).toBe(grpc.status.UNAUTHENTICATED);
+    expect((await callExchange(s, { token: stranger, aud: s.t.url, identity })).status).toBe(401);
+    // The budget is spent: a good token from this address waits too, over gRPC and HTTP alike.
+    const limited = await failure(call(client, "exchangeToken", { token: good, aud: s.t.url, identity }));
+    expect(limited.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
+    expect(statusOf(limited).details.map((d) => d.typeUrl)).toContain("type.googleapis.com/google.rpc.RetryInfo");
+    expect((await callExchange(s, { token: good, aud: s.t.url, identity })).status).toBe(429);
   });
 });
