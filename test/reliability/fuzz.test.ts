@@ -15,9 +15,10 @@ import { runCampaign } from "../support/fuzz/campaign.js";
 import { snapshotStore } from "../support/fuzz/snapshot.js";
 import { startFuzzWorld, type FuzzWorld } from "../support/fuzz/world.js";
 import { printFigures } from "../support/figures.js";
+import { runSeed } from "../support/run-seed.js";
 
 const CASES = Number(process.env.FUZZ_CASES ?? 100_000);
-const SEED = process.env.FUZZ_SEED === "random" ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.FUZZ_SEED ?? 20_261_122);
+const SEED = runSeed("FUZZ_SEED", process.env.FUZZ_SEED, 20_261_122);
 /**
  * At most this share of answers may be UNAVAILABLE (each one a deliberate overload or outage
  * answer, checked by the verdict): the store is local and healthy, so only a store too busy to
