@@ -16,6 +16,9 @@ async function has(program: string): Promise<boolean> {
   return exec("sh", ["-c", `command -v ${program}`]).then(() => true, () => false);
 }
 
+/** Whether zsh is here to check its script; .ci/run installs it, so under CI it must be. */
+const zshInstalled = await has("zsh");
+
 describe("arbor completion", () => {
   let dir: string;
   let bash: string;
@@ -51,12 +54,21 @@ describe("arbor completion", () => {
     expect(await complete("arbor", "iam", "--api", "http://x", "role-bindings", "cr")).toEqual(["create"]);
   });
 
-  it("prints a zsh script (checked with zsh, when it is installed)", async () => {
+  it("prints a zsh script", async () => {
     const r = await runArbor(["completion", "zsh"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("compdef _arbor arbor");
     expect(r.stdout).toContain('"arbor iam groups") reply=(');
-    if (!(await has("zsh"))) return;
+  });
+
+  it.runIf(process.env.CI === "true")("has zsh to check the zsh script with, under CI", () => {
+    expect(zshInstalled, "zsh is not installed (.ci/run installs it)").toBe(true);
+  });
+
+  // Reported as skipped, not passed, where zsh is missing outside CI.
+  it.skipIf(!zshInstalled)("prints a zsh script that zsh accepts and that completes commands and flags", async () => {
+    const r = await runArbor(["completion", "zsh"]);
+    expect(r.code).toBe(0);
     const zsh = join(dir, "_arbor");
     await writeFile(zsh, r.stdout);
     await exec("zsh", ["-n", zsh]);

@@ -15,10 +15,9 @@ import type { DescMethod, JsonObject } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ALL_CAPABILITIES, capabilityName, Capability } from "../../src/domain/capabilities.js";
 import { builtinRoleUid } from "../../src/domain/roles.js";
-import { createServices } from "../../src/services/routes.js";
 import { engines } from "../support/engines.js";
 import { escalations, powersIn } from "../support/powers.js";
-import { callRpc, isMutatingRpc, rpcName, type RpcOutcome, type Transport } from "../support/rpc-call.js";
+import { callRpc, isMutatingRpc, registeredRpcs, rpcName, type RpcOutcome, type Transport } from "../support/rpc-call.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 
 const OWNER = builtinRoleUid("owner");
@@ -196,9 +195,7 @@ const CALLERS: CallerSpec[] = [
   ...mutatingCapabilities.map((c): CallerSpec => ({ name: `custom role with ${capabilityName(c)} only`, role: [c], at: "a" })),
 ];
 
-const MUTATING: DescMethod[] = createServices({ settings: {} } as never)
-  .flatMap((b) => b.service.methods)
-  .filter(isMutatingRpc);
+const MUTATING: DescMethod[] = registeredRpcs().filter(isMutatingRpc);
 
 describe("the escalation suite's coverage", () => {
   it("has attacks for every mutating RPC the server registers, and none for anything else", () => {

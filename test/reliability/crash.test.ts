@@ -3,8 +3,9 @@
  * at a random moment, restart on the same store; every acknowledged write must be there, every
  * acknowledged delete gone, and nothing half-written (integrity checks, orphans by SQL).
  *
- * CRASH_ROUNDS (default 3 per engine) and CRASH_SEED set the run; `npm run reliability:crash`
- * runs many rounds. Needs the build (`npm test` builds first).
+ * CRASH_ROUNDS (default 3 per engine) and CRASH_SEED (default fixed; `random` picks one) set the
+ * run; the seed is printed. `npm run reliability:crash` runs many rounds with a random seed.
+ * Needs the build (`npm test` builds first).
  */
 import { describe, expect, it } from "vitest";
 import { engines } from "../support/engines.js";
@@ -12,9 +13,11 @@ import { Ledger } from "../support/crash/ledger.js";
 import { compareWithLedger } from "../support/crash/inspect.js";
 import { runCrashRounds } from "../support/crash/rounds.js";
 import { printFigures } from "../support/figures.js";
+import { runSeed } from "../support/run-seed.js";
 
 const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 3);
-const SEED = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
+/** Fixed unless CRASH_SEED says otherwise (`random` draws one), so a run can be repeated. */
+const SEED = runSeed("CRASH_SEED", process.env.CRASH_SEED, 20_261_126);
 
 describe("the crash check", () => {
   it("finds a lost create, a resurrected delete, a stale update and rows nobody made", () => {

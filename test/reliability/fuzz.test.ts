@@ -15,9 +15,17 @@ import { runCampaign } from "../support/fuzz/campaign.js";
 import { snapshotStore } from "../support/fuzz/snapshot.js";
 import { startFuzzWorld, type FuzzWorld } from "../support/fuzz/world.js";
 import { printFigures } from "../support/figures.js";
+import { runSeed } from "../support/run-seed.js";
 
 const CASES = Number(process.env.FUZZ_CASES ?? 100_000);
-const SEED = process.env.FUZZ_SEED === "random" ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.FUZZ_SEED ?? 20_261_122);
+const SEED = runSeed("FUZZ_SEED", process.env.FUZZ_SEED, 20_261_122);
+/**
+ * At most this share of answers may be UNAVAILABLE (each one a deliberate overload or outage
+ * answer, checked by the verdict): the store is local and healthy, so only a store too busy to
+ * answer within its timeouts may say so, and more than one in a thousand would be a server
+ * shedding the load it should carry.
+ */
+const MAX_UNAVAILABLE_SHARE = 0.001;
 /** SQLite takes most of the cases (it is the cheaper engine); PostgreSQL the rest. */
 const SHARE: Record<string, number> = { sqlite: 0.9, postgres: 0.1 };
 
@@ -61,9 +69,10 @@ for (const engine of engines) {
         expect(internal).toEqual([]);
         expect(processWarnings.slice(0, 5)).toEqual([]);
         expect(result.unsendable).toBeLessThan(result.sent * 0.05);
+        expect(result.unavailable, "UNAVAILABLE answers").toBeLessThanOrEqual(Math.floor(result.sent * MAX_UNAVAILABLE_SHARE));
         expect(result.comparedBatches).toBeGreaterThan(0);
       },
-      // About 0.7 ms a case on an idle core; the margin is for machines shared with other work.
+      // About 0.9 ms a case on a shared 2-core machine (docs/reliability.md); the margin is for busier ones.
       Math.max(120_000, CASES * 8),
     );
   });

@@ -8,6 +8,7 @@ import { MethodOptions_IdempotencyLevel } from "@bufbuild/protobuf/wkt";
 import { hasOption } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
 import { http } from "../../src/gen/google/api/annotations_pb.js";
+import { createServices } from "../../src/services/routes.js";
 
 /** The transports the helpers speak. */
 export type Transport = "rest" | "grpc";
@@ -16,6 +17,15 @@ export type Transport = "rest" | "grpc";
 export interface RpcOutcome {
   code: number;
   body: JsonObject;
+}
+
+/**
+ * Every RPC the server registers (src/services/routes.ts, the list every transport serves), so a
+ * suite built on it covers an RPC added tomorrow or fails for want of it. Binding a service only
+ * wraps its implementation, so no dependencies are needed to read the list.
+ */
+export function registeredRpcs(): DescMethod[] {
+  return createServices({ settings: {} } as never).flatMap((b) => b.service.methods);
 }
 
 /** Whether an RPC changes something: neither an HTTP GET nor declared free of side effects. */

@@ -47,6 +47,8 @@ export interface CampaignResult {
   byKind: Record<string, number>;
   /** HTTP status (or grpc-status) to count. */
   byOutcome: Record<string, number>;
+  /** Answers that were UNAVAILABLE (HTTP 503, or gRPC status 14): each checked deliberate, all bounded. */
+  unavailable: number;
   /** Batches whose writes were all refused and whose data was compared, and those with a successful write. */
   comparedBatches: number;
   writingBatches: number;
@@ -74,7 +76,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
   const start = Date.now();
   const arb = caseArb(options);
   const sender = createSender(options.baseUrl, options.concurrency);
-  const result: CampaignResult = { seed: options.seed, sent: 0, unsendable: 0, byKind: {}, byOutcome: {}, comparedBatches: 0, writingBatches: 0, failures: [], ms: 0 };
+  const result: CampaignResult = { seed: options.seed, sent: 0, unsendable: 0, byKind: {}, byOutcome: {}, unavailable: 0, comparedBatches: 0, writingBatches: 0, failures: [], ms: 0 };
   try {
     let before = await options.snapshot();
     for (let batch = 0; result.sent + result.unsendable < options.cases; batch++) {
@@ -114,6 +116,7 @@ async function runOne(sender: Sender, one: AnyCase, batch: number, result: Campa
       const a = await sender.grpc(one.c);
       const code = a.headers["grpc-status"];
       count(result, `grpc ${String(code ?? `HTTP ${a.status}`)}`);
+      if (a.status === 503 || String(code) === "14") result.unavailable++;
       problems = checkGrpc(a, one.c.headers["content-type"] ?? "");
       succeeded = a.status === 200 && String(code) === "0";
     } else {
@@ -123,6 +126,7 @@ async function runOne(sender: Sender, one: AnyCase, batch: number, result: Campa
         return "kept";
       }
       count(result, `http ${a.status}`);
+      if (a.status === 503) result.unavailable++;
       // A HEAD answer has no body by definition: only its status is checked.
       problems = kind === "connect" ? checkConnect(a) : checkHttp(a, !one.oauth && one.c.method !== "HEAD");
       succeeded = a.status < 400;

@@ -1,5 +1,6 @@
 /**
- * The invariants every answer must keep, whatever was sent: no 5xx but a deliberate 503, every
+ * The invariants every answer must keep, whatever was sent: no 5xx but a deliberate 503 (an
+ * UNAVAILABLE that says the store or an identity provider cannot be reached), every
  * REST error a google.rpc.Status whose code maps to the HTTP status (DESIGN 1.6) with exactly one
  * ErrorInfo naming the code, and every gRPC answer a valid grpc-status (never 2, 13 or 15) whose
  * details, when sent, agree with it.
@@ -17,11 +18,44 @@ const SERVER_FAULTS = new Set<Code>([Code.UNKNOWN, Code.INTERNAL, Code.DATA_LOSS
 /** Problems with an answer, empty when it keeps every invariant. */
 export type Problems = string[];
 
+/**
+ * The UNAVAILABLE answers Arbor gives on purpose: its store cannot be reached (down, or too busy
+ * to answer within its timeouts: an outage or an overload) or an identity provider cannot be (an
+ * upstream outage). "The server is shutting down" is deliberate too, but nothing shuts the
+ * server down during a campaign, so there it is a fault like any other UNAVAILABLE.
+ */
+const DELIBERATE_UNAVAILABLE =
+  /^Unavailable: (the store cannot be reached|the identity provider cannot be reached; try again later|the identity provider's token endpoint answered \d+; try again later)$/;
+
+/** Problems with an UNAVAILABLE answer (a 503, or gRPC status 14) given its message. */
+export function checkUnavailable(message: string | undefined): Problems {
+  if (message !== undefined && DELIBERATE_UNAVAILABLE.test(message)) return [];
+  return [`UNAVAILABLE that is no overload or outage answer: ${JSON.stringify(message ?? null).slice(0, 200)}`];
+}
+
+/**
+ * The message of an error body in any of the server's formats: a google.rpc.Status or Connect
+ * error (`message`), the registry token endpoint's (`errors[0].message`), or a login page (`<p>`).
+ */
+export function errorMessage(body: Buffer): string | undefined {
+  const text = body.toString("utf8");
+  try {
+    const json = JSON.parse(text) as { message?: unknown; errors?: { message?: unknown }[] };
+    const message = json.message ?? json.errors?.[0]?.message;
+    return typeof message === "string" ? message : undefined;
+  } catch {
+    const paragraph = /<p>([^<]*)<\/p>/.exec(text)?.[1];
+    return paragraph?.replace(/&#(\d+);/g, (_, n: string) => String.fromCharCode(Number(n)));
+  }
+}
+
 /** Checks a REST or fixed-endpoint answer; `statusBodies` false for endpoints with their own error format (OAuth). */
 export function checkHttp(a: HttpAnswer, statusBodies: boolean): Problems {
   const status = a.status ?? 0;
   const problems: Problems = [];
   if (status >= 500 && status !== 503) problems.push(`HTTP ${status}`);
+  // A Status body's 503 is checked with its code below; other formats here, by their message.
+  if (status === 503 && !statusBodies) problems.push(...checkUnavailable(errorMessage(a.body)));
   if (!statusBodies || status < 400) return problems;
   // Node's own parser answers headers it will not read (431, 400 on a malformed request) before any handler runs.
   if (a.headers["content-type"] === undefined && a.body.length === 0 && (status === 431 || status === 400 || status === 413)) return problems;
@@ -40,6 +74,7 @@ export function checkStatusJson(status: number, body: Record<string, unknown>): 
   const code = body.code;
   if (typeof code !== "number" || !Number.isInteger(code) || code < 1 || code > 16) return [`HTTP ${status} without a valid code: ${JSON.stringify(body).slice(0, 300)}`];
   if (SERVER_FAULTS.has(code as Code)) problems.push(`code ${codeName(code as Code)}: ${String(body.message)}`);
+  if (code === Code.UNAVAILABLE) problems.push(...checkUnavailable(typeof body.message === "string" ? body.message : undefined));
   // 405 carries UNIMPLEMENTED (a known path under another method), 415 INVALID_ARGUMENT (a body
   // that is not declared JSON); every other status is the code's.
   const own = (status === 405 && code === Code.UNIMPLEMENTED) || (status === 415 && code === Code.INVALID_ARGUMENT);
@@ -74,6 +109,7 @@ export function checkConnect(a: HttpAnswer): Problems {
   const code = codeFromString(body.code ?? "");
   if (code === undefined) return [...problems, `no valid code: ${JSON.stringify(body).slice(0, 300)}`];
   if (SERVER_FAULTS.has(code as Code)) problems.push(`code ${body.code}: ${String(body.message)}`);
+  if ((code as number) === Code.UNAVAILABLE) problems.push(...checkUnavailable(body.message));
   if (codeToHttpStatus(code) !== status) problems.push(`HTTP ${status} for ${body.code}`);
   if ((body.details ?? []).filter((d) => d.type === "google.rpc.ErrorInfo").length !== 1) problems.push(`no single ErrorInfo: ${JSON.stringify(body).slice(0, 300)}`);
   return problems;
@@ -107,11 +143,14 @@ export function checkGrpc(answer: GrpcAnswer, contentType: string): Problems {
   if (!grpcish || a.status !== 200) {
     // Not a gRPC request (or refused before gRPC began): an HTTP refusal, never a server error.
     if (a.status !== 200 && a.status < 400) problems.push(`HTTP ${a.status} for a refused call`);
+    if (a.status === 503) problems.push(...checkUnavailable(errorMessage(a.body)));
     return problems;
   }
   const code = Number(raw);
   if (raw === undefined || !Number.isInteger(code) || code < 0 || code > 16) return [...problems, `grpc-status ${String(raw)}`];
-  if (SERVER_FAULTS.has(code as Code)) problems.push(`grpc-status ${codeName(code as Code)}: ${decodeURIComponent(String(a.headers["grpc-message"] ?? ""))}`);
+  const message = percentDecoded(String(a.headers["grpc-message"] ?? ""));
+  if (SERVER_FAULTS.has(code as Code)) problems.push(`grpc-status ${codeName(code as Code)}: ${message}`);
+  if (code === Code.UNAVAILABLE) problems.push(...checkUnavailable(message));
   const details = a.headers["grpc-status-details-bin"];
   if (typeof details === "string") {
     try {
@@ -125,4 +164,13 @@ export function checkGrpc(answer: GrpcAnswer, contentType: string): Problems {
     problems.push(`grpc-status ${codeName(code as Code)} without details`);
   }
   return problems;
+}
+
+/** A grpc-message as sent before percent-encoding; as it came when it is not valid encoding. */
+function percentDecoded(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
 }
