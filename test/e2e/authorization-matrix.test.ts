@@ -42,6 +42,8 @@ interface Case {
   seenFrom?: "owner" | "pull";
   /** A fresh call: targets made anew for each cell, so mutations never collide. */
   call: (w: World) => Promise<Call>;
+  /** The code every caller gets, for a public RPC whose answer the call alone decides. */
+  everyone?: number;
 }
 
 interface World {
@@ -428,6 +430,17 @@ const cases: Case[] = [
   { rpc: `${advisories}/GetAdvisory`, needs: "viewer anywhere", call: async (w) => get(advisories, "GetAdvisory", `/vulnerabilities/v2beta1/advisories/${w.advisory}`, { uid: w.advisory }) },
 
   { rpc: `${ping}/Ping`, needs: "public", call: async () => get(ping, "Ping", "/ping/v2beta1/ping", {}) },
+  {
+    // The exchange takes no Arbor token: whoever calls, an upstream token that is not one is
+    // refused alike (over REST the caller's Arbor token, sent as the bearer, is that token).
+    rpc: `${idents}/ExchangeToken`,
+    needs: "public",
+    everyone: 16,
+    call: async (w) => ({
+      rest: { method: "GET", path: `/sts/exchange?aud=${encodeURIComponent(w.t.url)}&identity=${w.identities.viewer}` },
+      grpc: { service: idents, method: "ExchangeToken", request: { token: "not-a-token", aud: w.t.url, identity: w.identities.viewer } },
+    }),
+  },
 ];
 
 /** Each caller's role at A, and at the group where it is bound. */
@@ -437,6 +450,7 @@ const NEED: Record<Exclude<Needs, "viewer anywhere" | "any" | "public">, number>
 
 /** The code a caller must get. */
 function expected(c: Case, caller: Caller): number {
+  if (c.everyone !== undefined) return c.everyone;
   if (c.needs === "public") return 0;
   if (caller === "anonymous") return 16;
   if (c.needs === "any") return 0;
