@@ -79,7 +79,7 @@ describe(`OpenAPI document [${engine.name}]`, () => {
     expect(doc.tags.find((tag: { name: string }) => tag.name === "arbor.iam.v2beta1.GroupsService").description).toMatch(/^GroupsService manages the tree of groups/);
     expect(doc.components.schemas["arbor.iam.v2beta1.Group"]).toMatchObject({ description: expect.stringMatching(/^Group is a node/) });
     expect(get.parameters[0]).toMatchObject({ name: "uid", in: "path", required: true });
-    expect(get.parameters[0].description).toMatch(/not percent-encoded/);
+    expect(get.parameters[0].description).toMatch(/as they are or percent-encoded \(`%2F`\), both are accepted/);
     const list = doc.paths["/iam/v2beta1/groups"]!.get;
     const names = list.parameters.map((p: { name: string }) => p.name);
     expect(names).toEqual(expect.arrayContaining(["uidp.descendants_of", "uidp.ids", "page_size", "page_token", "order_by", "skip", "name"]));

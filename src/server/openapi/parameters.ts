@@ -10,10 +10,14 @@ import type { Route } from "../rest/route-table.js";
 import { acceptsText, valueTypeOf, type ValueType } from "../rest/text-value.js";
 import { enumRef, scalarSchema, type Components } from "./json-schemas.js";
 
-const RESERVED_NOTE =
+const UID_NOTE =
   "It may contain `/` (a uid below an organization is `<parent uid>/<16 hex>`): send its slashes " +
-  "as they are, not percent-encoded. The server decodes every other escape but keeps `%2F` as " +
-  "written (reserved expansion), so an escaped slash makes the value invalid.";
+  "as they are or percent-encoded (`%2F`), both are accepted. An encoded slash is accepted only " +
+  "between the segments of a uid; the value is decoded once, so `%252F` is the text `%2F`.";
+
+const RESERVED_NOTE =
+  "It may contain `/`: send its slashes as they are, not percent-encoded. The server decodes every " +
+  "other escape but keeps `%2F` as written (reserved expansion), so an escaped slash is not a separator.";
 
 /** The OpenAPI path of a route's template: `{uid=**}` becomes `{uid}`, the verb stays (`:exchange`). */
 export function openApiPath(route: Route): string {
@@ -24,10 +28,12 @@ export function openApiPath(route: Route): string {
 export function pathParameters(components: Components, route: Route): JsonObject[] {
   return route.template.variables.map((v) => {
     const leaf = route.pathFields.get(v.fieldPath)?.at(-1) as DescField;
-    const description = v.reserved
-      ? `Sets \`${v.fieldPath}\`. ${RESERVED_NOTE}`
-      : `Sets \`${v.fieldPath}\`. Percent-encode reserved characters, \`/\` included.`;
-    return { name: v.fieldPath, in: "path", required: true, description, schema: textSchema(components, valueTypeOf(leaf)) };
+    const note = route.uidVariables.has(v.fieldPath)
+      ? UID_NOTE
+      : v.reserved
+        ? RESERVED_NOTE
+        : "Percent-encode reserved characters, `/` included.";
+    return { name: v.fieldPath, in: "path", required: true, description: `Sets \`${v.fieldPath}\`. ${note}`, schema: textSchema(components, valueTypeOf(leaf)) };
   });
 }
 
