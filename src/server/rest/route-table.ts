@@ -53,7 +53,8 @@ export interface RouteTable {
   /**
    * The most specific route for an HTTP method and a URL path (without the query); else, when
    * the path fits under other methods, those methods; else undefined. HEAD is never routed.
-   * Throws INVALID_ARGUMENT when a path variable is not valid percent-encoded UTF-8.
+   * Throws INVALID_ARGUMENT when a path variable is not valid percent-encoded UTF-8, or when a
+   * uid variable has an encoded slash but is not, decoded, a well-formed uid.
    */
   match(httpMethod: string, path: string): RouteMatch | MethodNotAllowed | undefined;
 }
