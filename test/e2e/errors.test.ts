@@ -39,7 +39,11 @@ const cases: Case[] = [
   { name: "an oversized body", method: "POST", path: (c) => `/iam/v2beta1/groups/${c.org}`, body: `{"name": "x", "description": "${"a".repeat(2 * 1024 * 1024)}"}`, status: 400, code: 3, field: "body" },
   { name: "a description over 512 characters", method: "POST", path: (c) => `/iam/v2beta1/groups/${c.org}`, body: `{"name": "x", "description": "${"a".repeat(513)}"}`, status: 400, code: 3, field: "description" },
   { name: "a malformed uid", path: () => "/iam/v2beta1/groups/not-a-uid", status: 400, code: 3, field: "uid" },
-  { name: "an encoded slash in a uid", path: (c) => `/iam/v2beta1/groups/${c.org}%2F0123456789abcdef`, status: 400, code: 3, field: "uid" },
+  // An encoded slash between a uid's segments is a separator (generic OpenAPI clients send it so): the group is just missing.
+  { name: "an encoded slash in a uid", path: (c) => `/iam/v2beta1/groups/${c.org}%2F0123456789abcdef`, status: 404, code: 5 },
+  { name: "a double-encoded slash in a uid", path: (c) => `/iam/v2beta1/groups/${c.org}%252F0123456789abcdef`, status: 400, code: 3, field: "uid" },
+  { name: "an encoded dot-segment in a uid", path: (c) => `/iam/v2beta1/groups/${c.org}%2F..%2F${c.otherOrg}`, status: 400, code: 3, field: "uid" },
+  { name: "an encoded slash outside a uid's segments", method: "DELETE", path: (c) => `/iam/v2beta1/groups/${c.org}%2F%2F0123456789abcdef`, status: 400, code: 3, field: "uid" },
   { name: "a malformed parent", method: "POST", path: () => "/iam/v2beta1/groups/XYZ", body: '{"name": "x"}', status: 400, code: 3, field: "parent" },
   { name: "a negative page_size", path: () => "/iam/v2beta1/groups?page_size=-1", status: 400, code: 3, field: "page_size" },
   { name: "a non-numeric page_size", path: () => "/iam/v2beta1/groups?page_size=ten", status: 400, code: 3, field: "page_size" },

@@ -79,14 +79,19 @@ describe(`OpenAPI document [${engine.name}]`, () => {
     expect(doc.tags.find((tag: { name: string }) => tag.name === "arbor.iam.v2beta1.GroupsService").description).toMatch(/^GroupsService manages the tree of groups/);
     expect(doc.components.schemas["arbor.iam.v2beta1.Group"]).toMatchObject({ description: expect.stringMatching(/^Group is a node/) });
     expect(get.parameters[0]).toMatchObject({ name: "uid", in: "path", required: true });
-    expect(get.parameters[0].description).toMatch(/not percent-encoded/);
+    expect(get.parameters[0].description).toMatch(/as they are or percent-encoded \(`%2F`\), both are accepted/);
     const list = doc.paths["/iam/v2beta1/groups"]!.get;
     const names = list.parameters.map((p: { name: string }) => p.name);
     expect(names).toEqual(expect.arrayContaining(["uidp.descendants_of", "uidp.ids", "page_size", "page_token", "order_by", "skip", "name"]));
     expect(list.parameters.find((p: { name: string }) => p.name === "uidp.ids").schema.type).toBe("array");
     expect(list.parameters.find((p: { name: string }) => p.name === "page_size").description).toContain("`pageSize`");
-    const patch = doc.paths["/iam/v2beta1/groups/{group.uid}"]!.patch;
-    expect(patch.parameters.map((p: { name: string }) => p.name)).toEqual(["group.uid", "update_mask"]);
+    // One path item per path: Create's {parent} and Update's {group.uid} share Get's {uid}, each saying which field it sets.
+    expect(Object.keys(doc.paths).filter((p) => p.startsWith("/iam/v2beta1/groups/"))).toEqual(["/iam/v2beta1/groups/{uid}"]);
+    const patch = doc.paths["/iam/v2beta1/groups/{uid}"]!.patch;
+    expect(patch.parameters.map((p: { name: string }) => p.name)).toEqual(["uid", "update_mask"]);
+    expect(patch.parameters[0].description).toMatch(/^Sets `group.uid`\./);
+    expect(doc.paths["/iam/v2beta1/groups/{uid}"]!.post.parameters[0]).toMatchObject({ name: "uid", in: "path", description: expect.stringMatching(/^Sets `parent`\./) });
+    expect(Object.keys(doc.paths).filter((p) => p.startsWith("/registry/v1/repos/"))).toEqual(["/registry/v1/repos/{id}"]);
     expect(refName(patch.requestBody.content["application/json"].schema)).toBe("arbor.iam.v2beta1.Group.Input");
     expect(list.security).toEqual([{ bearerAuth: [] }]);
     expect(doc.paths["/ping/v2beta1/ping"]!.get.security).toEqual([]);
@@ -142,7 +147,10 @@ describe(`OpenAPI document [${engine.name}]`, () => {
     else if (![3, 5, 6, 9].includes(body.code)) problems.push(`${where}: unexpected code`);
     if (!(String(res.status) in op.responses)) problems.push(`${where}: status not documented`);
     // A refused path value means the value or the documented path is wrong: the caller tries another value.
-    const pathNames = op.parameters.filter((p: { in: string }) => p.in === "path").map((p: { name: string }) => p.name);
+    // A path parameter is named after its path item (`uid`) and says the field it sets (`parent`): either may be refused.
+    const pathNames = op.parameters
+      .filter((p: { in: string }) => p.in === "path")
+      .flatMap((p: { name: string; description: string }) => [p.name, /^Sets `([^`]+)`/.exec(p.description)?.[1] ?? p.name]);
     const violations = body.details?.find((d: any) => d["@type"].endsWith("BadRequest"))?.fieldViolations ?? [];
     if (violations.some((v: { field: string }) => pathNames.includes(v.field))) problems.push(`${where}: path parameter refused`);
     return problems;

@@ -9,7 +9,7 @@ import { authz } from "../../gen/arbor/api/v1/authz_pb.js";
 import type { Route, RouteTable } from "../rest/route-table.js";
 import { addStatusSchema, errorStatuses } from "./error-schemas.js";
 import { fieldSchema, messageRef, REQUEST_FLAVOR, RESPONSE_FLAVOR, type Components } from "./json-schemas.js";
-import { openApiPath, pathParameters, queryParameters } from "./parameters.js";
+import { openApiPath, pathParameterNames, pathParameters, queryParameters } from "./parameters.js";
 import { firstSentence, protoDoc } from "./proto-docs.js";
 import { tokenExchangePathItem, UPSTREAM_TOKEN, UPSTREAM_TOKEN_SCHEME } from "./token-exchange-path.js";
 
@@ -34,10 +34,12 @@ export function createOpenApiDocument(options: OpenApiOptions): JsonObject {
   const operationIds = new Set<string>();
   const services: DescService[] = [];
   const shortNames = countShortNames(options.routes.routes);
+  const parameterNames = pathParameterNames(options.routes.routes);
   for (const route of options.routes.routes) {
     const service = route.method.parent;
     if (!services.includes(service)) services.push(service);
-    const path = openApiPath(route);
+    const names = parameterNames.get(route) ?? [];
+    const path = openApiPath(route, names);
     const item = (paths[path] ??= {});
     const verb = route.httpMethod.toLowerCase();
     if (item[verb] !== undefined) throw new Error(`${route.method.toString()}: ${route.httpMethod} ${path} is described twice`);
@@ -47,7 +49,7 @@ export function createOpenApiDocument(options: OpenApiOptions): JsonObject {
     let operationId = base;
     for (let n = 2; operationIds.has(operationId); n++) operationId = `${base}_${n}`;
     operationIds.add(operationId);
-    item[verb] = operation(components, route, operationId);
+    item[verb] = operation(components, route, operationId, names);
   }
   const [exchangePath, exchangeItem] = tokenExchangePathItem(options.issuerUrl, status);
   paths[exchangePath] = exchangeItem;
@@ -87,7 +89,7 @@ export function createOpenApiDocument(options: OpenApiOptions): JsonObject {
 /** The error statuses listed on every operation; the others fall under `default`. */
 const OPERATION_ERRORS = [400, 401, 403, 404, 409, 429, 500, 503];
 
-function operation(components: Components, route: Route, operationId: string): JsonObject {
+function operation(components: Components, route: Route, operationId: string, pathNames: readonly string[]): JsonObject {
   const method = route.method;
   const policy = hasOption(method, authz) ? getOption(method, authz) : undefined;
   const isPublic = policy?.public === true;
@@ -100,7 +102,7 @@ function operation(components: Components, route: Route, operationId: string): J
     tags: [method.parent.typeName],
     summary: doc === undefined ? `${method.parent.name}.${method.name}` : firstSentence(doc),
     description: notes.filter((n) => n !== undefined).join("\n\n"),
-    parameters: [...pathParameters(components, route), ...queryParameters(components, route)],
+    parameters: [...pathParameters(components, route, pathNames), ...queryParameters(components, route)],
   };
   if (route.body !== "") {
     const schema = route.bodyField

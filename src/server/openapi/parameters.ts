@@ -10,24 +10,70 @@ import type { Route } from "../rest/route-table.js";
 import { acceptsText, valueTypeOf, type ValueType } from "../rest/text-value.js";
 import { enumRef, scalarSchema, type Components } from "./json-schemas.js";
 
-const RESERVED_NOTE =
+const UID_NOTE =
   "It may contain `/` (a uid below an organization is `<parent uid>/<16 hex>`): send its slashes " +
-  "as they are, not percent-encoded. The server decodes every other escape but keeps `%2F` as " +
-  "written (reserved expansion), so an escaped slash makes the value invalid.";
+  "as they are or percent-encoded (`%2F`), both are accepted. An encoded slash is accepted only " +
+  "between the segments of a uid; the value is decoded once, so `%252F` is the text `%2F`.";
 
-/** The OpenAPI path of a route's template: `{uid=**}` becomes `{uid}`, the verb stays (`:exchange`). */
-export function openApiPath(route: Route): string {
-  return route.template.source.replace(/\{([^}=]+)(=[^}]*)?\}/g, "{$1}");
+const RESERVED_NOTE =
+  "It may contain `/`: send its slashes as they are, not percent-encoded. The server decodes every " +
+  "other escape but keeps `%2F` as written (reserved expansion), so an escaped slash is not a separator.";
+
+/** A template with its variables as `{}`: templates alike but for their variables are one OpenAPI path. */
+function pathKey(route: Route): string {
+  return route.template.source.replace(/\{[^}]*\}/g, "{}");
 }
 
-/** The path parameters of a route, one per template variable. */
-export function pathParameters(components: Components, route: Route): JsonObject[] {
-  return route.template.variables.map((v) => {
+/**
+ * The OpenAPI name of each route's path variables, in template order. OpenAPI 3.1 declares a path
+ * once whatever its parameters' names (`/groups/{uid}` and `/groups/{parent}` are one path), so
+ * routes whose templates differ only in their variables share one path item and one name at each
+ * position: the shortest field path among them (`uid` over `parent` and `group.uid`), the first
+ * declared on a tie. Each parameter's description still says which field it sets. Names that
+ * would repeat in one path are a binding the document cannot describe, which throws.
+ */
+export function pathParameterNames(routes: readonly Route[]): Map<Route, readonly string[]> {
+  const byKey = new Map<string, Route[]>();
+  for (const route of routes) {
+    const key = pathKey(route);
+    const peers = byKey.get(key);
+    if (peers) peers.push(route);
+    else byKey.set(key, [route]);
+  }
+  const out = new Map<Route, readonly string[]>();
+  for (const peers of byKey.values()) {
+    const names = (peers[0] as Route).template.variables.map((_, i) => {
+      let best = "";
+      for (const r of peers) {
+        const name = r.template.variables[i]?.fieldPath ?? "";
+        if (best === "" || name.length < best.length) best = name;
+      }
+      return best;
+    });
+    if (new Set(names).size !== names.length) {
+      throw new Error(`${peers.map((r) => r.template.source).join(", ")}: no distinct OpenAPI names for their path variables`);
+    }
+    for (const r of peers) out.set(r, names);
+  }
+  return out;
+}
+
+/** The OpenAPI path of a route's template, variables by their OpenAPI names: `{group.uid=**}` becomes `{uid}`, the verb stays (`:exchange`). */
+export function openApiPath(route: Route, names: readonly string[]): string {
+  let i = 0;
+  return route.template.source.replace(/\{[^}]*\}/g, () => `{${names[i++] ?? ""}}`);
+}
+
+/** The path parameters of a route, one per template variable, by their OpenAPI names. */
+export function pathParameters(components: Components, route: Route, names: readonly string[]): JsonObject[] {
+  return route.template.variables.map((v, i) => {
     const leaf = route.pathFields.get(v.fieldPath)?.at(-1) as DescField;
-    const description = v.reserved
-      ? `Sets \`${v.fieldPath}\`. ${RESERVED_NOTE}`
-      : `Sets \`${v.fieldPath}\`. Percent-encode reserved characters, \`/\` included.`;
-    return { name: v.fieldPath, in: "path", required: true, description, schema: textSchema(components, valueTypeOf(leaf)) };
+    const note = route.uidVariables.has(v.fieldPath)
+      ? UID_NOTE
+      : v.reserved
+        ? RESERVED_NOTE
+        : "Percent-encode reserved characters, `/` included.";
+    return { name: names[i] ?? v.fieldPath, in: "path", required: true, description: `Sets \`${v.fieldPath}\`. ${note}`, schema: textSchema(components, valueTypeOf(leaf)) };
   });
 }
 

@@ -52,6 +52,16 @@ export interface PathTemplate {
    * INVALID_ARGUMENT naming the variable when a fitting path's text is not valid percent-encoded UTF-8.
    */
   match(path: readonly string[]): Record<string, string> | undefined;
+  /**
+   * The variables' text as sent, still percent-encoded, by field path, when the path fits; else
+   * undefined. For a caller that decodes some variables its own way (exactly once, from this text).
+   */
+  matchRaw(path: readonly string[]): Record<string, string> | undefined;
+}
+
+/** Decodes one variable's raw text the way google.api.http says: reserved decoding for several segments or `**`. */
+export function decodeVariable(v: TemplateVariable, raw: string): string {
+  return v.reserved ? percentDecodeReserved(raw, v.fieldPath) : percentDecode(raw, v.fieldPath);
 }
 
 const FIELD_PATH = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
@@ -193,18 +203,26 @@ function compile(
     wildcardCount: segments.filter((s) => s.kind === "wildcard").length,
     fits: (path) => align(path) !== undefined,
     match(path) {
-      const aligned = align(path);
-      if (aligned === undefined) return undefined;
+      const raw = matchRaw(path);
+      if (raw === undefined) return undefined;
       const params: Record<string, string> = {};
-      for (const v of variables) {
-        const first = boundary(v.start, aligned.extra);
-        const past = boundary(v.end, aligned.extra);
-        const pieces = path.slice(first, past);
-        if (past === path.length) pieces[pieces.length - 1] = aligned.last;
-        const raw = pieces.join("/");
-        params[v.fieldPath] = v.reserved ? percentDecodeReserved(raw, v.fieldPath) : percentDecode(raw, v.fieldPath);
-      }
+      for (const v of variables) params[v.fieldPath] = decodeVariable(v, raw[v.fieldPath] ?? "");
       return params;
     },
+    matchRaw,
   };
+
+  function matchRaw(path: readonly string[]): Record<string, string> | undefined {
+    const aligned = align(path);
+    if (aligned === undefined) return undefined;
+    const raw: Record<string, string> = {};
+    for (const v of variables) {
+      const first = boundary(v.start, aligned.extra);
+      const past = boundary(v.end, aligned.extra);
+      const pieces = path.slice(first, past);
+      if (past === path.length) pieces[pieces.length - 1] = aligned.last;
+      raw[v.fieldPath] = pieces.join("/");
+    }
+    return raw;
+  }
 }

@@ -6,7 +6,8 @@ import { getOption, hasOption, type DescField, type DescMethod, type DescService
 import { http } from "../../gen/google/api/annotations_pb.js";
 import type { HttpRule } from "../../gen/google/api/http_pb.js";
 import { findField, resolveFieldPath } from "./field-path.js";
-import { parsePathTemplate, splitPath, type PathTemplate } from "./path-template.js";
+import { decodeVariable, parsePathTemplate, splitPath, type PathTemplate } from "./path-template.js";
+import { percentDecodeUid } from "./percent-decode.js";
 
 /** A message-typed field, as HttpRule.body names. */
 export type MessageField = Extract<DescField, { fieldKind: "message" }>;
@@ -27,6 +28,11 @@ export interface Route {
   readonly responseBodyField: DescField | undefined;
   /** For each template variable, by its field path as written, the fields it leads through. */
   readonly pathFields: ReadonlyMap<string, readonly DescField[]>;
+  /**
+   * The variables that hold a uid: those whose pattern is `**` alone (`{uid=**}`), which is how
+   * every proto of the API binds a uid. Their `%2F` may separate the uid's segments (percentDecodeUid).
+   */
+  readonly uidVariables: ReadonlySet<string>;
 }
 
 /** A route that fits a request, with its decoded path variables by field path. */
@@ -47,7 +53,8 @@ export interface RouteTable {
   /**
    * The most specific route for an HTTP method and a URL path (without the query); else, when
    * the path fits under other methods, those methods; else undefined. HEAD is never routed.
-   * Throws INVALID_ARGUMENT when a path variable is not valid percent-encoded UTF-8.
+   * Throws INVALID_ARGUMENT when a path variable is not valid percent-encoded UTF-8, or when a
+   * uid variable has an encoded slash but is not, decoded, a well-formed uid.
    */
   match(httpMethod: string, path: string): RouteMatch | MethodNotAllowed | undefined;
 }
@@ -78,8 +85,8 @@ export function createRouteTable(services: readonly DescService[]): RouteTable {
       const segments = splitPath(path);
       if (segments === undefined) return undefined;
       for (const route of byMethod.get(httpMethod) ?? []) {
-        const params = route.template.match(segments);
-        if (params !== undefined) return { route, params };
+        const raw = route.template.matchRaw(segments);
+        if (raw !== undefined) return { route, params: decodeParams(route, raw) };
       }
       const allowed: string[] = [];
       for (const [m, candidates] of byMethod) {
@@ -88,6 +95,16 @@ export function createRouteTable(services: readonly DescService[]): RouteTable {
       return allowed.length > 0 ? { allowed } : undefined;
     },
   };
+}
+
+/** A route's variables decoded, each exactly once from the text as sent: uid variables by percentDecodeUid. */
+function decodeParams(route: Route, raw: Readonly<Record<string, string>>): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (const v of route.template.variables) {
+    const text = raw[v.fieldPath] ?? "";
+    params[v.fieldPath] = route.uidVariables.has(v.fieldPath) ? percentDecodeUid(text, v.fieldPath) : decodeVariable(v, text);
+  }
+  return params;
 }
 
 /**
@@ -129,7 +146,9 @@ function toRoute(method: DescMethod, rule: HttpRule): Route {
   if (httpMethod === "HEAD") fail("HEAD is not routed");
   const template = parsePathTemplate(kind === "custom" ? value.path : value);
   const pathFields = new Map<string, readonly DescField[]>();
+  const uidVariables = new Set<string>();
   for (const v of template.variables) {
+    if (v.end - v.start === 1 && template.segments[v.start]?.kind === "deep") uidVariables.add(v.fieldPath);
     const chain = resolveFieldPath(method.input, v.fieldPath);
     const leaf = chain?.at(-1);
     if (!chain || (leaf?.fieldKind !== "scalar" && leaf?.fieldKind !== "enum")) {
@@ -157,5 +176,6 @@ function toRoute(method: DescMethod, rule: HttpRule): Route {
     responseBody: rule.responseBody,
     responseBodyField,
     pathFields,
+    uidVariables,
   };
 }

@@ -70,8 +70,15 @@ describe("match", () => {
     ["GET", `/iam/v2beta1/groups/${ORG}/${CHILD}:children`, "ItemService.ListChildren", { parent: `${ORG}/${CHILD}` }],
     // Without a verb route for it, a colon is just part of the uid (which the service refuses).
     ["GET", `/iam/v2beta1/groups/${ORG}:other`, "GroupsService.GetGroup", { uid: `${ORG}:other` }],
-    // %2F stays encoded in a ** variable, so it cannot pass for a uid separator.
-    ["GET", `/iam/v2beta1/groups/${ORG}%2F${CHILD}`, "GroupsService.GetGroup", { uid: `${ORG}%2F${CHILD}` }],
+    // In a uid variable ({x=**}) %2F may separate the uid's segments, as generic OpenAPI clients send it.
+    ["GET", `/iam/v2beta1/groups/${ORG}%2F${CHILD}`, "GroupsService.GetGroup", { uid: `${ORG}/${CHILD}` }],
+    ["PATCH", `/iam/v2beta1/groups/${ORG}%2f${CHILD}/${CHILD}`, "GroupsService.UpdateGroup", { "group.uid": `${ORG}/${CHILD}/${CHILD}` }],
+    ["POST", `/iam/v2beta1/groups/${ORG}%2F${CHILD}`, "GroupsService.CreateGroup", { parent: `${ORG}/${CHILD}` }],
+    ["GET", `/iam/v2beta1/groups/${ORG}%2F${CHILD}:children`, "ItemService.ListChildren", { parent: `${ORG}/${CHILD}` }],
+    // Decoded once: a double-encoded slash is the text %2F, never a separator (the service refuses it as a uid).
+    ["GET", `/iam/v2beta1/groups/${ORG}%252F${CHILD}`, "GroupsService.GetGroup", { uid: `${ORG}%2F${CHILD}` }],
+    // A variable with a pattern of its own is no uid: reserved decoding keeps its %2F as written.
+    ["GET", "/v1/projects/p%2Fq/items/i/detail", "ItemService.GetNested", { parent: "projects/p%2Fq/items/i" }],
     // More literal segments win over `**`, whatever the declaration order.
     ["GET", "/v1/projects/p/items/i/detail", "ItemService.GetNested", { parent: "projects/p/items/i" }],
     ["GET", "/v1/projects/p/detail", "ItemService.GetDeepDetail", { parent: "projects/p" }],
@@ -127,6 +134,20 @@ describe("match", () => {
       code: Code.INVALID_ARGUMENT,
       field: "group.uid",
     });
+  });
+
+  test.each([
+    ["GET", `/iam/v2beta1/groups/${ORG}%2F..%2F${CHILD}`, "uid"],
+    ["GET", `/iam/v2beta1/groups/${ORG}/${CHILD}%2F..`, "uid"],
+    ["GET", `/iam/v2beta1/groups/${ORG}%2F%2F${CHILD}`, "uid"],
+    ["GET", `/iam/v2beta1/groups/%2F${ORG}`, "uid"],
+    ["GET", `/iam/v2beta1/groups/${ORG}%2F`, "uid"],
+    ["GET", `/iam/v2beta1/groups/${ORG}%2F${CHILD}%252F${CHILD}`, "uid"],
+    ["GET", `/iam/v2beta1/groups/${ORG}%2Fabc%3Adef`, "uid"],
+    ["DELETE", `/iam/v2beta1/groups/${ORG}%2F${CHILD.toUpperCase()}`, "uid"],
+    ["PATCH", "/v1/items/a%2Fb", "item.uid"],
+  ])("%s %s: an encoded slash outside a well-formed uid is INVALID_ARGUMENT naming %s", (method, path, field) => {
+    expect(violationOf(() => table.match(method, path))).toEqual({ code: Code.INVALID_ARGUMENT, field });
   });
 
   test("a malformed escape under the wrong method is still 405", () => {
