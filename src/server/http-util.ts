@@ -5,11 +5,24 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
 import { invalidArgument } from "../domain/errors.js";
+import { NUL_REFUSED } from "./nul-refusal.js";
 
 /** A request of either HTTP version. */
 export type AnyRequest = IncomingMessage | Http2ServerRequest;
 /** A response of either HTTP version. */
 export type AnyResponse = ServerResponse | Http2ServerResponse;
+
+/**
+ * Throws INVALID_ARGUMENT naming the first parameter whose name or value holds U+0000, which
+ * PostgreSQL cannot store or compare (docs/api.md, "Text"): the endpoints outside the API's
+ * invoker (login, token exchange, registry token) refuse it as the API does.
+ */
+export function refuseNulParams(params: URLSearchParams): URLSearchParams {
+  for (const [name, value] of params) {
+    if (name.includes("\0") || value.includes("\0")) throw invalidArgument(name.replaceAll("\0", "\\0"), NUL_REFUSED);
+  }
+  return params;
+}
 
 /** The request's query parameters. */
 export function queryOf(req: AnyRequest): URLSearchParams {

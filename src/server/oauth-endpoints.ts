@@ -8,7 +8,7 @@
 import { invalidArgument, isApiError, Code } from "../domain/errors.js";
 import type { LoginFlow, LoginOutcome } from "../auth/login-flow.js";
 import type { LoginTokenEndpoint } from "../auth/login-token.js";
-import { queryOf, readBody, writeJson, type AnyRequest, type AnyResponse } from "./http-util.js";
+import { queryOf, refuseNulParams, readBody, writeJson, type AnyRequest, type AnyResponse } from "./http-util.js";
 import type { RequestLimits } from "./request-limits.js";
 import { writeErrorPage, writeRedirect } from "./oauth-pages.js";
 import { errorDomainFor, HTTP_STATUS, statusJson } from "./status.js";
@@ -50,7 +50,16 @@ export interface OAuthEndpointsDeps {
 /** Creates the login endpoints. */
 export function createOAuthEndpoints(deps: OAuthEndpointsDeps): OAuthEndpoints {
   const browser = (step: (q: URLSearchParams, address: string | undefined) => Promise<LoginOutcome>) => async (req: AnyRequest, res: AnyResponse, record: OAuthRecord) => {
-    const outcome = await step(queryOf(req), req.socket.remoteAddress);
+    let query: URLSearchParams;
+    try {
+      query = refuseNulParams(queryOf(req));
+    } catch (e) {
+      if (!isApiError(e)) throw e;
+      record.code = e.code;
+      writeErrorPage(res, e);
+      return;
+    }
+    const outcome = await step(query, req.socket.remoteAddress);
     const error = "page" in outcome ? outcome.page : outcome.error;
     record.code = error?.code ?? 0;
     if (error?.code === Code.INTERNAL) record.error = error.cause ?? error;
@@ -102,7 +111,7 @@ export function createOAuthEndpoints(deps: OAuthEndpointsDeps): OAuthEndpoints {
 async function paramsOf(req: AnyRequest): Promise<URLSearchParams> {
   const body = (await readBody(req, MAX_FORM_BYTES)).toString("utf8");
   const type = String(req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
-  if (type === "application/x-www-form-urlencoded") return new URLSearchParams(body);
+  if (type === "application/x-www-form-urlencoded") return refuseNulParams(new URLSearchParams(body));
   if (type === "application/json") {
     let parsed: unknown;
     try {
@@ -116,7 +125,7 @@ async function paramsOf(req: AnyRequest): Promise<URLSearchParams> {
       if (typeof v !== "string") throw invalidArgument(k, "must be a string");
       params.set(k, v);
     }
-    return params;
+    return refuseNulParams(params);
   }
   throw invalidArgument("body", "must be application/x-www-form-urlencoded or application/json");
 }

@@ -20,7 +20,7 @@ import { Code, codeName, failedPrecondition, invalidArgument, isApiError, unauth
 import type { Authorizer } from "../services/authorizer.js";
 import type { RegistryIndex } from "../services/registry-index.js";
 import { NO_IDENTITY } from "./invoker.js";
-import { bearerToken, header, queryOf, readBody, writeJson, type AnyRequest, type AnyResponse } from "./http-util.js";
+import { bearerToken, header, queryOf, refuseNulParams, readBody, writeJson, type AnyRequest, type AnyResponse } from "./http-util.js";
 import type { RequestLimits } from "./request-limits.js";
 import { HTTP_STATUS } from "./status.js";
 
@@ -110,12 +110,13 @@ function credentialOf(req: AnyRequest, params: URLSearchParams): string {
 
 /** The query's parameters, then, for POST, the form body's (the OAuth2 password grant). */
 async function paramsOf(req: AnyRequest): Promise<URLSearchParams> {
-  const params = queryOf(req);
+  const params = refuseNulParams(queryOf(req));
   if (req.method !== "POST") return params;
   const body = await readBody(req, MAX_FORM_BYTES);
   const type = String(req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
   if (body.length > 0 && type !== "application/x-www-form-urlencoded") throw invalidArgument("body", "the request body must be application/x-www-form-urlencoded");
   for (const [name, value] of new URLSearchParams(body.toString("utf8"))) params.append(name, value);
+  refuseNulParams(params);
   const grant = single(params, "grant_type");
   if (grant !== undefined && grant !== "password") {
     throw invalidArgument("grant_type", `"${grant.slice(0, 100)}" is not supported: send grant_type=password with user ${TOKEN_USER} (Arbor issues no refresh tokens)`);

@@ -13,7 +13,7 @@
 import { decodeJwt } from "jose";
 import { isSignedRefusal, type TokenExchange } from "../auth/exchange.js";
 import { ApiError, Code, isApiError, unauthenticated } from "../domain/errors.js";
-import { bearerToken, queryOf, readBody, writeJson, type AnyRequest, type AnyResponse } from "./http-util.js";
+import { bearerToken, queryOf, refuseNulParams, readBody, writeJson, type AnyRequest, type AnyResponse } from "./http-util.js";
 import type { RequestLimits } from "./request-limits.js";
 import { errorDomainFor, HTTP_STATUS, statusJson } from "./status.js";
 
@@ -96,7 +96,7 @@ function bearerOf(header: string | string[] | undefined): string {
 
 /** The query's parameters, then the form body's. */
 async function paramsOf(req: AnyRequest): Promise<URLSearchParams> {
-  const params = queryOf(req);
+  const params = refuseNulParams(queryOf(req));
   if (req.method !== "POST") return params;
   let body: Buffer;
   try {
@@ -111,7 +111,7 @@ async function paramsOf(req: AnyRequest): Promise<URLSearchParams> {
     throw unauthenticated("the request body must be application/x-www-form-urlencoded");
   }
   for (const [name, value] of new URLSearchParams(body.toString("utf8"))) params.append(name, value);
-  return params;
+  return refuseNulParams(params);
 }
 
 /** The one value of a parameter; UNAUTHENTICATED when it is given more than once. */

@@ -78,6 +78,30 @@ for (const engine of engines) {
       expect((await owner.get(`/iam/v2beta1/groups/${ctx.group}`)).body.description).toBe("");
     });
 
+    it.each([
+      ["the token exchange's identity", "GET", "/sts/exchange?aud=x&identity=a%00b", undefined, "identity"],
+      ["a parameter of the exchange's form", "POST", "/sts/exchange", "aud=x&identity=%00", "identity"],
+      ["the registry token's scope", "GET", "/registry/token?service=r&scope=repository%3Aa%00%3Apull", undefined, "scope"],
+      ["a parameter of /oauth/token", "POST", "/oauth/token", "grant_type=refresh_token&refresh_token=%00", "refresh_token"],
+    ])("refuses U+0000 in %s, outside the API's calls, with 400 and code 3 naming it", async (_name, method, path, form, field) => {
+      const res = await fetch(`${t.url}${path}`, {
+        method,
+        headers: { authorization: "Bearer not-a-token", ...(form !== undefined && { "content-type": "application/x-www-form-urlencoded" }) },
+        ...(form !== undefined && { body: form }),
+      });
+      const text = await res.text();
+      expect(res.status, text).toBe(400);
+      expect(text).toContain(`${field}: must not contain U+0000 (NUL)`);
+    });
+
+    it("refuses U+0000 in a login's organization with a 400 page, as the store never sees it", async () => {
+      const res = await fetch(`${t.url}/oauth/login?org=a%00b&redirect_uri=${encodeURIComponent("http://127.0.0.1:9/cb")}`, { redirect: "manual" });
+      const text = await res.text();
+      expect(res.status, text).toBe(400);
+      expect(res.headers.get("content-type")).toMatch(/^text\/html/);
+      expect(text).toContain("org: must not contain U+0000 (NUL)");
+    });
+
     it("refuses it over Connect too, naming the field", async () => {
       const client = createClient(GroupsService, createConnectTransport({ baseUrl: t.url, httpVersion: "1.1" }));
       const err = await client
