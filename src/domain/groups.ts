@@ -1,7 +1,7 @@
 /**
  * Groups: the record, what may be sorted and updated, and the rules a group obeys.
  */
-import { namedSortable, namedSortValue } from "./named-sort-value.js";
+import { namedSortable, namedSortValue, type NamedRecord } from "./named-sort-value.js";
 import type { HierarchyFilter } from "./hierarchy.js";
 import type { Updatable } from "./field-mask.js";
 import type { Sortable } from "./list.js";
@@ -42,4 +42,4 @@ export interface GroupFilter {
 }
 
 /** The value of a group's sort field. */
-export const groupSortValue: (record: GroupRecord, field: string) => string | number = namedSortValue("groups");
+export const groupSortValue: (record: NamedRecord, field: string) => string | number = namedSortValue("groups");

@@ -6,7 +6,8 @@
  * per check what one with ten does.
  */
 import type { Capability } from "./capabilities.js";
-import { isSelfOrDescendant, parentOf } from "./uid.js";
+import { parentOf } from "./uid.js";
+import { inOrder } from "./visible-scopes.js";
 
 /** A role's capabilities held at a group. */
 export interface Grant {
@@ -47,13 +48,8 @@ export class Permissions {
     const key = caps.join(",");
     const known = this.#scopes.get(key);
     if (known !== undefined) return known;
-    const roots = [...this.#byGroup.keys()].filter((uid) => caps.every((cap) => this.#holds(cap, uid))).sort();
-    const out: string[] = [];
-    for (const uid of roots) {
-      const last = out.at(-1);
-      if (last === undefined || !isSelfOrDescendant(uid, last)) out.push(uid);
-    }
-    Object.freeze(out);
+    // inOrder sorts a copy of an array it may change and keeps the outermost.
+    const out = Object.freeze([...inOrder([...this.#byGroup.keys()].filter((uid) => caps.every((cap) => this.#holds(cap, uid))))]);
     this.#scopes.set(key, out);
     return out;
   }

@@ -12,10 +12,9 @@ import { MethodOptions_IdempotencyLevel } from "@bufbuild/protobuf/wkt";
 import { http } from "../gen/google/api/annotations_pb.js";
 import { FieldBehavior, field_behavior } from "../gen/google/api/field_behavior_pb.js";
 import { authz, type Authorization } from "../gen/arbor/api/v1/authz_pb.js";
-import { isSignedRefusal } from "../auth/exchange.js";
 import type { Tokens } from "../auth/tokens.js";
 import { capabilityName, type Capability } from "../domain/capabilities.js";
-import { Code, invalidArgument, isApiError, permissionDenied, unauthenticated } from "../domain/errors.js";
+import { invalidArgument, permissionDenied, unauthenticated } from "../domain/errors.js";
 import { requireUid } from "../domain/uid.js";
 import { actionOf } from "../domain/audit.js";
 import type { AuditTrail } from "../services/audit-trail.js";
@@ -26,7 +25,7 @@ import type { Store } from "../store/types.js";
 import type { RpcHandler, ServiceBinding } from "../services/service-impl.js";
 import { createNulRefusal, type NulRefusal } from "./nul-refusal.js";
 import type { RequestLimits } from "./request-limits.js";
-import { attemptedIdentity } from "./sts-exchange.js";
+import { attemptedIdentity, spendOnRefusal } from "./sts-exchange.js";
 
 /** What the access log records of a call; the invoker fills in what it learns. */
 export interface CallRecord {
@@ -112,7 +111,7 @@ export function createInvoker(deps: InvokerDeps): Invoker {
     try {
       return await entry.handler(call.request, publicContext(call.signal));
     } catch (e) {
-      if (isApiError(e) && e.code === Code.UNAUTHENTICATED) deps.limits.authFailed(address, isSignedRefusal(e) ? attempted : undefined);
+      spendOnRefusal(deps.limits, address, attempted, e);
       throw e;
     }
   }

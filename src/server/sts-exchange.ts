@@ -60,7 +60,7 @@ export async function serveExchange(
     writeJson(res, 200, { token: issued.token, expiry: new Date(issued.expiry).toISOString() });
   } catch (e) {
     if (!isApiError(e)) throw e;
-    if (e.code === Code.UNAUTHENTICATED) throttle.authFailed(address, isSignedRefusal(e) ? attempted : undefined);
+    spendOnRefusal(throttle, address, attempted, e);
     record.code = e.code;
     record.reason = typeof e.cause === "string" ? e.cause : e.message.replace(/^Unauthenticated: /, "");
     const body = statusJson(e, errorDomainFor("arbor.iam.", domain));
@@ -68,6 +68,14 @@ export async function serveExchange(
     if (e.details.retryDelayMs !== undefined) headers["retry-after"] = String(Math.ceil(e.details.retryDelayMs / 1000));
     writeJson(res, HTTP_STATUS[e.code] ?? 500, body, headers);
   }
+}
+
+/**
+ * After an exchange failed with e: a refusal of credentials (code 16) spends from the address's
+ * budget, and, when the upstream issuer signed the token, from the attempted workload's.
+ */
+export function spendOnRefusal(throttle: AuthThrottle, address: string | undefined, attempted: string | undefined, e: unknown): void {
+  if (isApiError(e) && e.code === Code.UNAUTHENTICATED) throttle.authFailed(address, isSignedRefusal(e) ? attempted : undefined);
 }
 
 /**

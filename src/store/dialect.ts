@@ -281,9 +281,18 @@ export function groupsInScopes(engine: Engine, scopes: Expression<string>, read:
     : sql`(${scopes}) as s cross join groups as g on g.uid >= s."key" and g.uid < s."key" || '0'${past}`;
 }
 
-/** The column that orders an ancestor's count rows by age (migration 0015). */
-export function newestCountRow(engine: Engine): RawBuilder<unknown> {
-  return engine === "postgres" ? sql.ref("seq") : sql`rowid`;
+/** The columns `last` and `n` of an ancestor's count version (migration 0015), as a select list; versionOf reads them. */
+export function descendantCountsVersionColumns(engine: Engine, ancestorUid: string): RawBuilder<unknown> {
+  const newest = engine === "postgres" ? sql.ref("seq") : sql`rowid`;
+  return sql`
+    (select max(${newest}) from group_descendant_counts where ancestor_uid = ${ancestorUid}) as last,
+    (select count(*) from group_descendant_counts where ancestor_uid = ${ancestorUid}) as n`;
+}
+
+/** The row of descendantCountsVersionColumns. */
+export interface VersionColumns {
+  last: number | string | null;
+  n: number | string;
 }
 
 /**
@@ -291,12 +300,16 @@ export function newestCountRow(engine: Engine): RawBuilder<unknown> {
  * how many rows there are, as one string; it changes whenever a group below it is made or
  * removed, and never comes back. Also how many rows a count of it reads, to know when to fold.
  */
+export function versionOf({ last, n }: VersionColumns): { version: string; rows: number } {
+  return { version: `${last ?? ""}:${Number(n)}`, rows: Number(n) };
+}
+
+/** descendantCountsVersion's columns read alone. */
 export async function descendantCountsVersion(db: Executor, engine: Engine, ancestorUid: string): Promise<{ version: string; rows: number }> {
-  const newest = newestCountRow(engine);
-  const { rows } = await sql<{ last: number | string | null; n: number | string }>`
-    select max(${newest}) as last, count(*) as n from group_descendant_counts where ancestor_uid = ${ancestorUid}`.execute(db);
-  const { last, n } = rows[0] ?? { last: null, n: 0 };
-  return { version: `${last ?? ""}:${n}`, rows: Number(n) };
+  const { rows } = await sql<VersionColumns>`select ${descendantCountsVersionColumns(engine, ancestorUid)}`.execute(db);
+  const row = rows[0];
+  if (row === undefined) throw new Error("a scalar select returned no row");
+  return versionOf(row);
 }
 
 /**

@@ -20,9 +20,10 @@
  */
 import { sql, type RawBuilder } from "kysely";
 import { groupSortValue, type GroupFilter, type GroupRecord } from "../domain/groups.js";
+import type { NamedRecord } from "../domain/named-sort-value.js";
 import { inOrder, scopesBelow, scopesFrom } from "../domain/visible-scopes.js";
 import type { Executor, GroupsTable } from "./database.js";
-import { descendantCountsVersion, foldDescendantCounts, groupsInScopes, newestCountRow, type Engine } from "./dialect.js";
+import { descendantCountsVersion, descendantCountsVersionColumns, foldDescendantCounts, groupsInScopes, versionOf, type Engine, type VersionColumns } from "./dialect.js";
 import { FEW_SCOPES, uidSet } from "./hierarchy-filter.js";
 import type { RememberedCount, ScopeMemory } from "./scope-memory.js";
 import { guard } from "./translate-error.js";
@@ -43,28 +44,8 @@ export interface GroupRows {
   getMany(uids: readonly string[]): Promise<GroupRecord[]>;
 }
 
-/** The columns a group sorts by (NAMED_SORT_COLUMNS), as gather reads them. */
-interface SortKeys {
-  uid: string;
-  name: string;
-  create_time: number | string;
-  update_time: number | string;
-}
-
-function sortKey(g: SortKeys, field: string): string | number {
-  switch (field) {
-    case "uid":
-      return g.uid;
-    case "name":
-      return g.name;
-    case "create_time":
-      return Number(g.create_time);
-    case "update_time":
-      return Number(g.update_time);
-    default:
-      throw new RangeError(`groups are not sortable by ${field}`);
-  }
-}
+/** The columns a group sorts by, as gather reads them. */
+type SortColumns = Pick<GroupsTable, "uid" | "name" | "create_time" | "update_time">;
 
 /** Many-scope pages and counts of groups; undefined where the ordinary statements serve. */
 export interface ManyScopeGroups {
@@ -120,18 +101,17 @@ export function manyScopeGroups(db: Executor, engine: Engine, memory: ScopeMemor
   }
 
   async function sumOver(under: string, below: readonly string[]): Promise<RememberedCount> {
-    const newest = newestCountRow(engine);
-    const { rows } = await sql<{ last: string | number | null; n: string | number; all: string | number; below: string | number; tops: string | number }>`
+    const { rows } = await sql<VersionColumns & { all: string | number; below: string | number; tops: string | number }>`
       select
-        (select max(${newest}) from group_descendant_counts where ancestor_uid = ${under}) as last,
-        (select count(*) from group_descendant_counts where ancestor_uid = ${under}) as n,
+        ${descendantCountsVersionColumns(engine, under)},
         (select coalesce(sum(delta), 0) from group_descendant_counts where ancestor_uid = ${under}) as "all",
         (select coalesce(sum(delta), 0) from group_descendant_counts where ancestor_uid in (${uidSet(below)})) as below,
         (select count(*) from groups where uid in (${uidSet(below)})) as tops`.execute(db);
     const row = rows[0];
     if (row === undefined) throw new Error("a scalar select returned no row");
-    return { version: `${row.last ?? ""}:${Number(row.n)}`, count: Number(row.below) + Number(row.tops), all: Number(row.all) };
+    return { version: versionOf(row).version, count: Number(row.below) + Number(row.tops), all: Number(row.all) };
   }
+
 
   /**
    * A page in uid order, scope by scope: a visible subtree's groups are one run of uids from its
@@ -163,9 +143,10 @@ export function manyScopeGroups(db: Executor, engine: Engine, memory: ScopeMemor
    * count the choice was made on).
    */
   async function gather(below: readonly string[], window: RowWindow): Promise<GroupRecord[] | undefined> {
-    const read = await inScopes(below, MAX_READ_ROWS + 1, { after: undefined, descending: false }, sql`g.uid, g.name, g.create_time, g.update_time`);
-    if (read.length > MAX_READ_ROWS) return undefined;
-    const keyOf = (g: SortKeys) => window.order.map((k) => sortKey(g, k.field));
+    const found = await inScopes<SortColumns>(below, MAX_READ_ROWS + 1, { after: undefined, descending: false }, sql`g.uid, g.name, g.create_time, g.update_time`);
+    if (found.length > MAX_READ_ROWS) return undefined;
+    const read = found.map((g): NamedRecord => ({ uid: g.uid, name: g.name, createTime: Number(g.create_time), updateTime: Number(g.update_time) }));
+    const keyOf = (g: NamedRecord) => window.order.map((k) => groupSortValue(g, k.field));
     const after = window.after;
     const page = (after === undefined ? read : read.filter((g) => compareKeys(keyOf(g), after, window) > 0))
       .sort((a, b) => compareKeys(keyOf(a), keyOf(b), window))
