@@ -18,6 +18,8 @@ import { BUILTIN_ROLES } from "../domain/roles.js";
 import type { IdSource } from "../domain/uid.js";
 import { startConfiguredSync } from "../osv/feed-sync.js";
 import { startAuditRetention } from "../services/audit-retention.js";
+import { startPeriodic } from "../domain/periodic.js";
+import { LIST_CHANGES_PRUNE_INTERVAL_MS } from "../store/list-changes.js";
 import { createAuditTrail } from "../services/audit-trail.js";
 import { Authorizer } from "../services/authorizer.js";
 import { createEscalationGuard } from "../services/escalation-guard.js";
@@ -219,6 +221,11 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
   let closing: Promise<void> | undefined;
   const sync = startConfiguredSync(config, core.store, env.logger, clock);
   const retention = startAuditRetention(core.store.audit, clock, config.auditRetentionMs, env.logger);
+  const pruning = startPeriodic(
+    () => core.store.pruneListChanges(),
+    LIST_CHANGES_PRUNE_INTERVAL_MS,
+    (e) => env.logger.warn({ err: e }, "pruning the list change log failed; trying again at the next interval"),
+  );
   return {
     url: baseUrlOf(config, boundPort),
     port: boundPort,
@@ -232,6 +239,7 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
         await metricsListener?.close();
         await sync?.stop();
         await retention?.stop();
+        await pruning.stop();
         await core.store.close();
       })();
       return closing;

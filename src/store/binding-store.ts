@@ -4,27 +4,46 @@
  */
 import type { AuthorityRecorder } from "../domain/authority.js";
 import { alreadyExists, notFound } from "../domain/errors.js";
+import { bindingSortValue } from "../domain/role-binding-rules.js";
 import type { Executor, RoleBindingsTable } from "./database.js";
+import type { Engine } from "./dialect.js";
 import { visibleUnder } from "./hierarchy-filter.js";
+import { manyScopeList } from "./list-changes.js";
 import { listConditions } from "./resource-filter.js";
 import { missingGroupOrRole, resourceTable } from "./resource-table.js";
 import { compiledOnce } from "./compiled-query.js";
+import type { ScopeMemory } from "./scope-memory.js";
 import { guard } from "./translate-error.js";
 import type { BindingFilter, BindingRecord, BindingStore } from "./types.js";
 
-/** The binding store over an executor. */
-export function createBindingStore(db: Executor, record: AuthorityRecorder): BindingStore {
+/**
+ * The binding store over an executor; memory keeps what is derived from many-scope callers'
+ * scopes (src/store/list-changes.ts).
+ */
+export function createBindingStore(db: Executor, engine: Engine, record: AuthorityRecorder, memory: ScopeMemory): BindingStore {
+  // A binding's parent is its group, so the caller sees the bindings held at groups it sees.
+  const visible = (tops: readonly string[]) => visibleUnder("group_uid", tops);
+  const matching = (filter: BindingFilter) =>
+    listConditions(filter, { uid: "uid", parent: "group_uid", visible }, { identity_uid: filter.identity, group_uid: filter.group, role_uid: filter.role });
   const table = resourceTable(db, {
     table: "role_bindings",
     toRecord: toBinding,
-    // A binding's parent is its group, so the caller sees the bindings held at groups it sees.
-    matching: (filter: BindingFilter) =>
-      listConditions(
-        filter,
-        { uid: "uid", parent: "group_uid", visible: (tops) => visibleUnder("group_uid", tops) },
-        { identity_uid: filter.identity, group_uid: filter.group, role_uid: filter.role },
-      ),
+    matching,
     sortColumns: { create_time: "create_time", uid: "uid" },
+  });
+  const many = manyScopeList<BindingFilter, BindingRecord>(db, engine, memory, {
+    name: "role_bindings",
+    plain(filter: BindingFilter) {
+      const { descendantsOf, childrenOf, inRoot, ids } = filter.uidp;
+      const more = [filter.identity, filter.group, filter.role, childrenOf, inRoot, ids];
+      return more.some((x) => x !== undefined) ? undefined : { scopes: filter.visibleUnder, under: descendantsOf };
+    },
+    scopeOf: (b: BindingRecord) => b.groupUid,
+    sortValue: bindingSortValue,
+    list: table.list,
+    everything: (filter) => ({ ...filter, visibleUnder: undefined }),
+    conditions: matching,
+    visible,
   });
   const bindingsOf = (identityUid: string) =>
     db
@@ -119,8 +138,8 @@ export function createBindingStore(db: Executor, record: AuthorityRecorder): Bin
     },
 
     delete: (uid) => table.delete(uid),
-    list: table.list,
-    count: table.count,
+    list: async (filter, window) => (await many.list(filter, window)) ?? table.list(filter, window),
+    count: async (filter) => (await many.count(filter)) ?? table.count(filter),
   };
 }
 

@@ -8,6 +8,7 @@ import type { AuthorityChange } from "../domain/authority.js";
 import type { SecretBox } from "../domain/secret-box.js";
 import type { Database, Executor } from "./database.js";
 import { engineSetup, type Engine } from "./dialect.js";
+import { pruneListChanges } from "./list-changes.js";
 import { migrate } from "./migrate.js";
 import { ScopeMemory } from "./scope-memory.js";
 import { createStores } from "./stores.js";
@@ -92,6 +93,7 @@ function storeOver(db: Executor, engine: Engine, secrets: SecretBox | undefined)
         },
       );
     },
+    pruneListChanges: () => pruneListChanges(db, engine),
     async ping() {
       try {
         await sql`select 1`.execute(db);

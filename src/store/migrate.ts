@@ -22,6 +22,7 @@ import * as m0013 from "./migrations/0013_identity_authz_generations.js";
 import * as m0014 from "./migrations/0014_audit_counts.js";
 import * as m0015 from "./migrations/0015_group_count_versions.js";
 import * as m0016 from "./migrations/0016_advisory_create_time.js";
+import * as m0017 from "./migrations/0017_list_changes.js";
 import { storeUnreachable } from "./translate-error.js";
 
 /** Every migration by name; names sort in the order they run. */
@@ -43,6 +44,7 @@ function migrations(engine: Engine): Record<string, Migration> {
     "0014_audit_counts": { up: (db) => m0014.up(db, engine) },
     "0015_group_count_versions": { up: (db) => m0015.up(db, engine) },
     "0016_advisory_create_time": { up: (db) => m0016.up(db, engine) },
+    "0017_list_changes": { up: (db) => m0017.up(db, engine) },
   };
 }
 

@@ -14,11 +14,25 @@ export interface RememberedCount {
   all: number;
 }
 
+/**
+ * A list's count remembered with the moment it was taken: a position in the list's change log
+ * (migration 0017), from which it is moved forward (src/store/list-changes.ts).
+ */
+export interface ListCount {
+  /** The log's position the count is exact at: a PostgreSQL snapshot, or SQLite's last number. */
+  now: string;
+  /** The rows the scopes reach. */
+  seen: number;
+  /** All the rows the filter matches, seen or not. */
+  all: number;
+}
+
 /** At most this many groups' counts per scopes array (a caller listing many groups' subtrees). */
 const PER_SCOPES = 64;
 
 interface Derived {
   counts?: Map<string, RememberedCount>;
+  lists?: Map<string, ListCount>;
   set?: ReadonlySet<string>;
   /** The scopes' lengths, shortest first. */
   lengths?: readonly number[];
@@ -39,10 +53,19 @@ export class ScopeMemory {
   remember(scopes: readonly string[], under: string, count: RememberedCount): void {
     if (!Object.isFrozen(scopes)) return;
     const derived = this.#derived(scopes);
-    const counts = (derived.counts ??= new Map());
-    counts.delete(under);
-    if (counts.size >= PER_SCOPES) counts.delete(counts.keys().next().value as string);
-    counts.set(under, count);
+    remembering((derived.counts ??= new Map()), under, count);
+  }
+
+  /** A list's count (by table and listed group) for the scopes, if remembered. */
+  listCount(scopes: readonly string[], key: string): ListCount | undefined {
+    return this.#byScopes.get(scopes)?.lists?.get(key);
+  }
+
+  /** Remembers a list's count; only of a frozen array, as remember. */
+  rememberListCount(scopes: readonly string[], key: string, count: ListCount): void {
+    if (!Object.isFrozen(scopes)) return;
+    const derived = this.#derived(scopes);
+    remembering((derived.lists ??= new Map()), key, count);
   }
 
   /**
@@ -65,4 +88,11 @@ export class ScopeMemory {
     if (derived === undefined) this.#byScopes.set(scopes, (derived = {}));
     return derived;
   }
+}
+
+/** Sets key in a map of at most PER_SCOPES entries, the oldest set dropped first. */
+function remembering<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key);
+  if (map.size >= PER_SCOPES) map.delete(map.keys().next().value as string);
+  map.set(key, value);
 }

@@ -32,7 +32,7 @@ import type { SecretBox } from "../domain/secret-box.js";
 export function createStores(db: Executor, engine: Engine, secrets: SecretBox | undefined, record: AuthorityRecorder, memory: ScopeMemory): Stores {
   return {
     groups: createGroupStore(db, engine, record, memory),
-    bindings: createBindingStore(db, record),
+    bindings: createBindingStore(db, engine, record, memory),
     identities: createIdentityStore(db, record),
     roles: createRoleStore(db, record),
     identityProviders: createIdentityProviderStore(db, secrets, record),

@@ -481,6 +481,11 @@ export interface Store extends Stores {
    * written so far (a live list: it grows as fn writes), for the escalation guard.
    */
   atomically<T>(fn: (changes: readonly AuthorityChange[]) => Promise<T>): Promise<T>;
+  /**
+   * Drops the list change log's entries older than the previous call (migration 0017): the
+   * server calls it every LIST_CHANGES_PRUNE_INTERVAL_MS.
+   */
+  pruneListChanges(): Promise<void>;
   /** Resolves when the store answers a trivial query; UNAVAILABLE when it does not. */
   ping(): Promise<void>;
   /** Closes every connection. */

@@ -92,6 +92,7 @@ describeEachEngine("store", (t) => {
       "groups.name", "groups.parent_uid", "groups.uid",
       "identities.issuer", "identities.name", "identities.parent_uid", "identities.subject", "identities.uid",
       "identity_providers.default_role", "identity_providers.name", "identity_providers.parent_uid", "identity_providers.uid",
+      "list_changes.row_uid", "list_changes.scope_uid", "list_changes.table_name",
       "login_attempts.address_hash", "login_attempts.invite_code_hash", "login_attempts.organization_uid", "login_attempts.provider_uid",
       "login_attempts.state_hash",
       "login_codes.code_hash", "login_codes.identity_uid",

@@ -1,0 +1,241 @@
+/**
+ * Counts and pages of a list for a caller with many scopes (more than FEW_SCOPES visible
+ * subtrees), for tables whose rows are visible at a group (role bindings): what keeps such a
+ * list's cost bounded by the page and by what changed, not by the caller's bindings (issue 22;
+ * docs/architecture.md, "How visibility is computed").
+ *
+ * The totalCount is taken once, with the moment it was taken (a position in the list's change
+ * log, migration 0017), and remembered in the store's ScopeMemory under the caller's scopes
+ * array. The next page reads only the log's changes since that moment, moves the count forward by
+ * those the caller sees, and remembers the new moment: exact, and as cheap as the changes are
+ * few. A count older than the log's horizon (pruned), or with more changes since it than a
+ * count would read, is taken again.
+ *
+ * A page is read in its own order without the visibility condition, each row tested here against
+ * the remembered set of the scopes, when the count says visible rows are dense enough that a page
+ * reads at most MAX_READ_ROWS rows; a sparse caller's page is left to the engine (hierarchy-filter.ts).
+ */
+import { sql, type Expression, type SqlBool } from "kysely";
+import { inOrder, scopesBelow } from "../domain/visible-scopes.js";
+import { inTransaction, type Executor } from "./database.js";
+import type { Engine } from "./dialect.js";
+import { FEW_SCOPES } from "./hierarchy-filter.js";
+import type { ListCount, ScopeMemory } from "./scope-memory.js";
+import { guard } from "./translate-error.js";
+import type { RowWindow } from "./types.js";
+
+/** The most rows a page read here may read, and the most changes a count is moved forward by. */
+export const MAX_READ_ROWS = 5_000;
+
+/** What of a list filter this module reads: the caller's scopes and the group listed below. */
+export interface PlainFilter {
+  /** The caller's scopes, as Permissions.scopes handed them out (undefined: sees everything). */
+  scopes: readonly string[] | undefined;
+  /** uidp.descendants_of, or undefined for the whole table. */
+  under: string | undefined;
+}
+
+/** What a table tells this module. */
+export interface ChangedTable<F, R> {
+  /** The table's name, as the log (and its triggers) name it. */
+  name: string;
+  /** The filter's plain part; undefined when it holds anything more (an identity, a role, a name...). */
+  plain(filter: F): PlainFilter | undefined;
+  /** The group a record is visible at. */
+  scopeOf(record: R): string;
+  /** The value of a record's sort field. */
+  sortValue(record: R, field: string): string | number;
+  /** The rows matching a filter, in a window (the table's ordinary list). */
+  list(filter: F, window: RowWindow): Promise<R[]>;
+  /** The filter without the caller's visibility. */
+  everything(filter: F): F;
+  /** The conditions of a filter, as the table's list reads them. */
+  conditions(filter: F): Expression<SqlBool>[];
+  /** The condition that a row is visible under the given scopes. */
+  visible(scopes: readonly string[]): Expression<SqlBool>;
+}
+
+/** Many-scope pages and counts; undefined where the ordinary statements serve. */
+export interface ManyScopeList<F, R> {
+  list(filter: F, window: RowWindow): Promise<R[] | undefined>;
+  count(filter: F): Promise<number | undefined>;
+}
+
+/** Many-scope pages and counts of table over db. */
+export function manyScopeList<F, R>(db: Executor, engine: Engine, memory: ScopeMemory, table: ChangedTable<F, R>): ManyScopeList<F, R> {
+  return {
+    async list(filter, window) {
+      const many = manyScopes(table.plain(filter));
+      if (many === undefined) return undefined;
+      // Only to choose how to read: a remembered count, even one changes have overtaken, is as
+      // good as a fresh one and costs no statement (the page is exact either way).
+      const { seen, all } = memory.listCount(many.scopes, keyOf(many)) ?? (await counted(filter, many));
+      const need = window.offset + window.limit;
+      const reads = (need * all) / Math.max(seen, 1);
+      if (reads > MAX_READ_ROWS) return undefined;
+      return tested(filter, many.scopes, window, Math.min(MAX_READ_ROWS, Math.ceil(reads) + 16));
+    },
+
+    async count(filter) {
+      const many = manyScopes(table.plain(filter));
+      if (many === undefined) return undefined;
+      return (await counted(filter, many)).seen;
+    },
+  };
+
+  function keyOf(many: ManyScopes): string {
+    return `${table.name}\u0000${many.under ?? ""}`;
+  }
+
+  /** The remembered count moved forward to now, or counted afresh. */
+  async function counted(filter: F, many: ManyScopes): Promise<ListCount> {
+    // Inside a transaction the changes read may be ones a rollback takes back: count, remember nothing.
+    if (db.isTransaction) return guard(() => countNow(filter, many));
+    const key = keyOf(many);
+    const known = memory.listCount(many.scopes, key);
+    if (known !== undefined) {
+      const moved = await guard(() => moveForward(known, many));
+      if (moved !== undefined) {
+        memory.rememberListCount(many.scopes, key, moved);
+        return moved;
+      }
+    }
+    const fresh = await guard(() => countNow(filter, many));
+    memory.rememberListCount(many.scopes, key, fresh);
+    return fresh;
+  }
+
+  /** Every row under the filter and those the caller sees, with the log's position, in one statement. */
+  async function countNow(filter: F, many: ManyScopes): Promise<ListCount> {
+    const everything = table.conditions(table.everything(filter));
+    const where = everything.length === 0 ? sql<SqlBool>`1 = 1` : sql.join(everything, sql` and `);
+    const { rows } = await sql<{ all: number | string; seen: number | string | null; now: string | number }>`
+      select count(*) as "all", sum(case when ${table.visible(many.below)} then 1 else 0 end) as seen, ${positionNow(engine)} as now
+      from ${sql.table(table.name)} where ${where}`.execute(db);
+    const row = rows[0];
+    if (row === undefined) throw new Error("an aggregate returned no row");
+    return { now: String(row.now), seen: Number(row.seen ?? 0), all: Number(row.all) };
+  }
+
+  /**
+   * known moved forward by the changes logged since it was taken; undefined when the log has
+   * been pruned past it or holds more changes since than a count would read.
+   */
+  async function moveForward(known: ListCount, many: ManyScopes): Promise<ListCount | undefined> {
+    const since = await changesSince(db, engine, table.name, known.now);
+    if (since === undefined) return undefined;
+    let { seen, all } = known;
+    for (const [rowUid, scopeUid, delta] of since.changes) {
+      if (many.under !== undefined && !rowUid.startsWith(`${many.under}/`)) continue;
+      all += delta;
+      if (memory.reaches(many.scopes, scopeUid)) seen += delta;
+    }
+    return { now: since.now, seen, all };
+  }
+
+  /** A page read in its order without visibility, each row tested here; the engine finishes a page sparser than the count promised. */
+  async function tested(filter: F, scopes: readonly string[], window: RowWindow, batch: number): Promise<R[]> {
+    const need = window.offset + window.limit;
+    const everything = table.everything(filter);
+    const matched: R[] = [];
+    let after = window.after;
+    for (let read = 0; matched.length < need; ) {
+      const from = { order: window.order, ...(after !== undefined && { after }), offset: 0 };
+      if (read >= MAX_READ_ROWS) {
+        matched.push(...(await table.list(filter, { ...from, limit: need - matched.length })));
+        break;
+      }
+      const rows = await table.list(everything, { ...from, limit: batch });
+      for (const row of rows) if (matched.length < need && memory.reaches(scopes, table.scopeOf(row))) matched.push(row);
+      const last = rows.at(-1);
+      if (rows.length < batch || last === undefined) break;
+      read += rows.length;
+      after = window.order.map((k) => table.sortValue(last, k.field));
+    }
+    return matched.slice(window.offset, need);
+  }
+}
+
+/** A plain filter of a caller who sees many subtrees of what it lists. */
+interface ManyScopes {
+  scopes: readonly string[];
+  /** The scopes below `under` (all of them without it). */
+  below: readonly string[];
+  under: string | undefined;
+}
+
+function manyScopes(plain: PlainFilter | undefined): ManyScopes | undefined {
+  if (plain?.scopes === undefined) return undefined;
+  const below = plain.under === undefined ? inOrder(plain.scopes) : scopesBelow(plain.scopes, plain.under);
+  if (below === "all" || below.length <= FEW_SCOPES) return undefined;
+  return { scopes: plain.scopes, below, under: plain.under };
+}
+
+/**
+ * The log's position now, as a select-list expression: on PostgreSQL the statement's snapshot
+ * (which says exactly which transactions' changes it sees), on SQLite the last number given.
+ */
+function positionNow(engine: Engine) {
+  return engine === "postgres" ? sql<string>`pg_current_snapshot()::text` : sql<number>`coalesce((select seq from sqlite_sequence where name = 'list_changes'), 0)`;
+}
+
+/** A change: the row's uid, the group it is visible at, +1 or -1. */
+type Change = [rowUid: string, scopeUid: string, delta: number];
+
+/**
+ * The changes to table logged since the position `since`, with the position now, in one
+ * statement; undefined when the log has been pruned past `since` or holds more than
+ * MAX_READ_ROWS changes since.
+ */
+export async function changesSince(db: Executor, engine: Engine, tableName: string, since: string): Promise<{ now: string; changes: Change[] } | undefined> {
+  const limit = MAX_READ_ROWS + 1;
+  const query =
+    engine === "postgres"
+      ? sql<{ now: string; pruned: boolean; changes: string | Change[] }>`
+          select pg_current_snapshot()::text as now,
+            (select below from list_change_horizon where id = 1) > pg_snapshot_xmin(${since}::pg_snapshot) as pruned,
+            (select coalesce(json_agg(json_build_array(row_uid, scope_uid, delta)), '[]'::json) from (
+              select row_uid, scope_uid, delta from list_changes
+              where table_name = ${tableName} and xid >= pg_snapshot_xmin(${since}::pg_snapshot) and not pg_visible_in_snapshot(xid, ${since}::pg_snapshot)
+              limit ${limit}) c) as changes`
+      : sql<{ now: string; pruned: number; changes: string | Change[] }>`
+          select coalesce((select seq from sqlite_sequence where name = 'list_changes'), 0) as now,
+            (select below from list_change_horizon where id = 1) > ${Number(since)} + 1 as pruned,
+            (select json_group_array(json_array(row_uid, scope_uid, delta)) from (
+              select row_uid, scope_uid, delta from list_changes
+              where table_name = ${tableName} and position > ${Number(since)} order by position limit ${limit})) as changes`;
+  const { rows } = await query.execute(db);
+  const row = rows[0];
+  if (row === undefined) throw new Error("a scalar select returned no row");
+  if (row.pruned === true || row.pruned === 1) return undefined;
+  const changes = typeof row.changes === "string" ? (JSON.parse(row.changes) as Change[]) : row.changes;
+  if (changes.length >= limit) return undefined;
+  return { now: String(row.now), changes };
+}
+
+/**
+ * How often the server prunes the log: a count more than one to two intervals old is taken again
+ * rather than moved forward, and the log holds about two intervals of changes.
+ */
+export const LIST_CHANGES_PRUNE_INTERVAL_MS = 10 * 60 * 1000;
+
+/**
+ * Drops the changes logged before the previous prune: a count taken since then moves forward
+ * over what is left, an older one is taken again. Run now and then (the server's list-changes
+ * job); idempotent, and safe beside another replica's.
+ */
+export async function pruneListChanges(db: Executor, engine: Engine): Promise<void> {
+  await guard(() =>
+    inTransaction(db, async (tx) => {
+      if (engine === "postgres") {
+        await sql`update list_change_horizon set below = greatest(below, next), next = greatest(next, pg_snapshot_xmin(pg_current_snapshot())) where id = 1`.execute(tx);
+        await sql`delete from list_changes where xid < (select below from list_change_horizon where id = 1)`.execute(tx);
+        return;
+      }
+      await sql`
+        update list_change_horizon set below = max(below, next),
+          next = max(next, coalesce((select seq from sqlite_sequence where name = 'list_changes'), 0) + 1) where id = 1`.execute(tx);
+      await sql`delete from list_changes where position < (select below from list_change_horizon where id = 1)`.execute(tx);
+    }),
+  );
+}
