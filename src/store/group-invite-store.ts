@@ -4,19 +4,24 @@
  */
 import type { AuthorityRecorder } from "../domain/authority.js";
 import { alreadyExists, notFound } from "../domain/errors.js";
+import { groupInviteSortValue } from "../domain/group-invite-rules.js";
 import type { GroupInviteRecord } from "../domain/records.js";
 import type { Executor, GroupInvitesTable } from "./database.js";
+import type { Engine } from "./dialect.js";
+import { ownUidLists } from "./list-changes.js";
+import type { ScopeMemory } from "./scope-memory.js";
 import { listConditions } from "./resource-filter.js";
 import { resourceTable } from "./resource-table.js";
 import { guard } from "./translate-error.js";
 import type { GroupInviteStore, InviteFilter } from "./types.js";
 
 /** The group invite store over an executor. */
-export function createGroupInviteStore(db: Executor, record: AuthorityRecorder): GroupInviteStore {
+export function createGroupInviteStore(db: Executor, engine: Engine, record: AuthorityRecorder, memory: ScopeMemory): GroupInviteStore {
+  const matching = (filter: InviteFilter) => listConditions(filter, { uid: "uid", parent: "parent_uid" }, { key_id: filter.keyId });
   const table = resourceTable(db, {
     table: "group_invites",
     toRecord: toInvite,
-    matching: (filter: InviteFilter) => listConditions(filter, { uid: "uid", parent: "parent_uid" }, { key_id: filter.keyId }),
+    matching,
     sortColumns: { create_time: "create_time", expiration_time: "expiration_time", uid: "uid" },
   });
 
@@ -60,8 +65,14 @@ export function createGroupInviteStore(db: Executor, record: AuthorityRecorder):
     },
 
     delete: (uid) => table.delete(uid),
-    list: table.list,
-    count: table.count,
+    ...ownUidLists(db, engine, memory, {
+      name: "group_invites",
+      list: table.list,
+      count: table.count,
+      matching,
+      sortValue: groupInviteSortValue,
+      narrower: (filter) => filter.keyId !== undefined,
+    }),
   };
 }
 

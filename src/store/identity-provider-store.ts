@@ -4,11 +4,15 @@
  */
 import type { AuthorityRecorder } from "../domain/authority.js";
 import { notFound } from "../domain/errors.js";
+import { identityProviderSortValue } from "../domain/identity-provider-rules.js";
 import type { SecretBox } from "../domain/secret-box.js";
 import type { IdentityProviderRecord, OidcSettings } from "../domain/records.js";
 import { parentOf } from "../domain/uid.js";
 import type { Executor, IdentityProvidersTable } from "./database.js";
 import { resealColumn, sealingWith, type Sealing } from "./sealing.js";
+import type { Engine } from "./dialect.js";
+import { ownUidLists } from "./list-changes.js";
+import type { ScopeMemory } from "./scope-memory.js";
 import { listConditions } from "./resource-filter.js";
 import { missingGroupOrRole, nameTaken, NAMED_SORT_COLUMNS, resourceTable } from "./resource-table.js";
 import type { IdentityProviderStore, ResourceFilter } from "./types.js";
@@ -18,13 +22,14 @@ import type { IdentityProviderStore, ResourceFilter } from "./types.js";
  * they are written and opened when read; without a box, a provider with a client secret can be
  * neither written nor read (never plain text at rest).
  */
-export function createIdentityProviderStore(db: Executor, secrets: SecretBox | undefined, record: AuthorityRecorder): IdentityProviderStore {
+export function createIdentityProviderStore(db: Executor, engine: Engine, secrets: SecretBox | undefined, record: AuthorityRecorder, memory: ScopeMemory): IdentityProviderStore {
   const sealing = sealingWith(secrets, "this identity provider's client secret");
   const toRow = (p: IdentityProviderRecord) => rowOf(p, sealing.seal);
+  const matching = (filter: ResourceFilter) => listConditions(filter, { uid: "uid", parent: "parent_uid" });
   const table = resourceTable(db, {
     table: "identity_providers",
     toRecord: (row: IdentityProvidersTable) => toProvider(row, sealing.open),
-    matching: (filter: ResourceFilter) => listConditions(filter, { uid: "uid", parent: "parent_uid" }),
+    matching,
     sortColumns: NAMED_SORT_COLUMNS,
   });
 
@@ -70,8 +75,14 @@ export function createIdentityProviderStore(db: Executor, secrets: SecretBox | u
     },
 
     delete: (uid) => table.delete(uid),
-    list: table.list,
-    count: table.count,
+    ...ownUidLists<ResourceFilter, IdentityProviderRecord>(db, engine, memory, {
+      name: "identity_providers",
+      list: table.list,
+      count: table.count,
+      matching,
+      sortValue: identityProviderSortValue,
+      narrower: () => false,
+    }),
 
     async isLoginIssuer(issuer) {
       const found = await db

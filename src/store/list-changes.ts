@@ -19,7 +19,8 @@ import { sql, type Expression, type SqlBool } from "kysely";
 import { inOrder, scopesBelow } from "../domain/visible-scopes.js";
 import { inTransaction, type Executor } from "./database.js";
 import type { Engine } from "./dialect.js";
-import { FEW_SCOPES } from "./hierarchy-filter.js";
+import { FEW_SCOPES, visibleUnder } from "./hierarchy-filter.js";
+import type { ListFilter } from "./resource-filter.js";
 import type { ListCount, ScopeMemory } from "./scope-memory.js";
 import { guard } from "./translate-error.js";
 import type { RowWindow } from "./types.js";
@@ -238,4 +239,49 @@ export async function pruneListChanges(db: Executor, engine: Engine): Promise<vo
       await sql`delete from list_changes where position < (select below from list_change_horizon where id = 1)`.execute(tx);
     }),
   );
+}
+
+/** What ownUidLists needs of a table's store. */
+export interface OwnUidTable<F extends ListFilter, R extends { uid: string }> {
+  /** The table's name, as the log (and its triggers, migration 0018) name it. */
+  name: string;
+  /** The table's ordinary list and count. */
+  list(filter: F, window: RowWindow): Promise<R[]>;
+  count(filter: F): Promise<number>;
+  /** The conditions of a filter, as the table's list reads them. */
+  matching(filter: F): Expression<SqlBool>[];
+  sortValue(record: R, field: string): string | number;
+  /** Whether the filter narrows by anything of the table's own (a digest, a key id). */
+  narrower(filter: F): boolean;
+}
+
+/**
+ * The list and count of a table whose rows are visible where their own uid lies (repos, tags,
+ * identity providers, invites): many-scope callers' through manyScopeList, the rest through the
+ * table's own statements.
+ */
+export function ownUidLists<F extends ListFilter, R extends { uid: string }>(
+  db: Executor,
+  engine: Engine,
+  memory: ScopeMemory,
+  table: OwnUidTable<F, R>,
+): { list(filter: F, window: RowWindow): Promise<R[]>; count(filter: F): Promise<number> } {
+  const many = manyScopeList<F, R>(db, engine, memory, {
+    name: table.name,
+    plain(filter) {
+      const { childrenOf, inRoot, ids, descendantsOf } = filter.uidp;
+      const more = [filter.name, childrenOf, inRoot, ids].some((x) => x !== undefined) || table.narrower(filter);
+      return more ? undefined : { scopes: filter.visibleUnder, under: descendantsOf };
+    },
+    scopeOf: (record) => record.uid,
+    sortValue: table.sortValue,
+    list: table.list,
+    everything: (filter) => ({ ...filter, visibleUnder: undefined }),
+    conditions: table.matching,
+    visible: (tops) => visibleUnder("uid", tops),
+  });
+  return {
+    list: async (filter, window) => (await many.list(filter, window)) ?? table.list(filter, window),
+    count: async (filter) => (await many.count(filter)) ?? table.count(filter),
+  };
 }

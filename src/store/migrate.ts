@@ -23,6 +23,7 @@ import * as m0014 from "./migrations/0014_audit_counts.js";
 import * as m0015 from "./migrations/0015_group_count_versions.js";
 import * as m0016 from "./migrations/0016_advisory_create_time.js";
 import * as m0017 from "./migrations/0017_list_changes.js";
+import * as m0018 from "./migrations/0018_more_list_changes.js";
 import { storeUnreachable } from "./translate-error.js";
 
 /** Every migration by name; names sort in the order they run. */
@@ -45,6 +46,7 @@ function migrations(engine: Engine): Record<string, Migration> {
     "0015_group_count_versions": { up: (db) => m0015.up(db, engine) },
     "0016_advisory_create_time": { up: (db) => m0016.up(db, engine) },
     "0017_list_changes": { up: (db) => m0017.up(db, engine) },
+    "0018_more_list_changes": { up: (db) => m0018.up(db, engine) },
   };
 }
 
@@ -55,19 +57,37 @@ function migrations(engine: Engine): Record<string, Migration> {
  */
 export async function migrate(db: Kysely<any>, setup: EngineSetup, target?: string): Promise<void> {
   let error: unknown;
-  try {
-    const migrator = new Migrator({
-      db,
-      provider: { getMigrations: async () => migrations(setup.engine) },
+  for (let attempt = 1; ; attempt++) {
+    error = undefined;
+    let schema: string | undefined;
+    try {
       // On PostgreSQL the migrator creates this schema when it is missing, which is how a
       // StoreOptions.schema comes to exist.
-      migrationTableSchema: await setup.migrationSchema(db),
-    });
-    ({ error } = await (target === undefined ? migrator.migrateToLatest() : migrator.migrateTo(target)));
-  } catch (thrown) {
-    error = thrown;
+      schema = await setup.migrationSchema(db);
+      const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations(setup.engine) }, migrationTableSchema: schema });
+      ({ error } = await (target === undefined ? migrator.migrateToLatest() : migrator.migrateTo(target)));
+    } catch (thrown) {
+      error = thrown;
+    }
+    if (error === undefined) return;
+    if (attempt >= 3 || !anotherSchemaDropped(error, schema)) break;
   }
-  if (error === undefined) return;
   if (classifyFailure(error) === "unavailable") throw storeUnreachable(error);
   throw new Error(`the ${setup.engine} store's schema could not be brought up to date`, { cause: error });
+}
+
+/**
+ * Whether the migrator failed only because another schema of the database was dropped while it
+ * looked for its tables: Kysely's introspection reads every schema's tables and then looks each
+ * up by name, so a schema dropped in between (another application's, or a test's) fails it.
+ * Trying again reads the catalog afresh.
+ */
+export function anotherSchemaDropped(error: unknown, ours: string | undefined): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  // 3F000 names the schema; 42P01 a table of it, qualified, when it went between the listing and
+  // the look-up of its columns.
+  const named =
+    code === "3F000" ? /schema "([^"]+)" does not exist/.exec(String(message))?.[1] : code === "42P01" ? /relation "([^".]+)\.[^"]+" does not exist/.exec(String(message))?.[1] : undefined;
+  return named !== undefined && named !== ours;
 }

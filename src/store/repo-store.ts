@@ -3,8 +3,11 @@
  * key (ON DELETE RESTRICT) keeps a group holding repos from being deleted; tags go with their repo.
  */
 import { notFound } from "../domain/errors.js";
-import type { RepoFilter, RepoRecord } from "../domain/repos.js";
+import { repoSortValue, type RepoFilter, type RepoRecord } from "../domain/repos.js";
 import type { Executor, ReposTable } from "./database.js";
+import type { Engine } from "./dialect.js";
+import { ownUidLists } from "./list-changes.js";
+import type { ScopeMemory } from "./scope-memory.js";
 import { listConditions } from "./resource-filter.js";
 import { nameTaken, NAMED_SORT_COLUMNS, resourceTable } from "./resource-table.js";
 import { guard } from "./translate-error.js";
@@ -35,11 +38,12 @@ export interface RepoStore {
 }
 
 /** The repo store over an executor. */
-export function createRepoStore(db: Executor): RepoStore {
+export function createRepoStore(db: Executor, engine: Engine, memory: ScopeMemory): RepoStore {
+  const matching = (filter: RepoFilter) => listConditions(filter, { uid: "uid", parent: "parent_uid" });
   const table = resourceTable(db, {
     table: "repos",
     toRecord: toRepo,
-    matching: (filter: RepoFilter) => listConditions(filter, { uid: "uid", parent: "parent_uid" }),
+    matching,
     sortColumns: NAMED_SORT_COLUMNS,
   });
   return {
@@ -81,8 +85,7 @@ export function createRepoStore(db: Executor): RepoStore {
     },
 
     delete: (uid) => table.delete(uid),
-    list: table.list,
-    count: table.count,
+    ...ownUidLists(db, engine, memory, { name: "repos", list: table.list, count: table.count, matching, sortValue: repoSortValue, narrower: () => false }),
   };
 }
 

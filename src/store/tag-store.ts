@@ -5,9 +5,12 @@
  */
 import { sql, type SqlBool } from "kysely";
 import { notFound } from "../domain/errors.js";
-import type { TagFilter, TagRecord } from "../domain/repos.js";
+import { tagSortValue, type TagFilter, type TagRecord } from "../domain/repos.js";
 import type { TagState } from "../domain/tag-events.js";
 import type { Executor, TagsTable } from "./database.js";
+import type { Engine } from "./dialect.js";
+import { ownUidLists } from "./list-changes.js";
+import type { ScopeMemory } from "./scope-memory.js";
 import { listConditions } from "./resource-filter.js";
 import { nameTaken, NAMED_SORT_COLUMNS, resourceTable } from "./resource-table.js";
 import { guard } from "./translate-error.js";
@@ -38,14 +41,12 @@ export interface TagStore {
 const LIVE = sql<SqlBool>`deleted = 0`;
 
 /** The tag store over an executor. */
-export function createTagStore(db: Executor): TagStore {
+export function createTagStore(db: Executor, engine: Engine, memory: ScopeMemory): TagStore {
+  const matching = (filter: TagFilter) => [LIVE, ...listConditions(filter, { uid: "uid", parent: "repo_uid" }, { digest: filter.digest })];
   const table = resourceTable(db, {
     table: "tags",
     toRecord: toTag,
-    matching: (filter: TagFilter) => [
-      LIVE,
-      ...listConditions(filter, { uid: "uid", parent: "repo_uid" }, { digest: filter.digest }),
-    ],
+    matching,
     sortColumns: NAMED_SORT_COLUMNS,
   });
   return {
@@ -108,8 +109,14 @@ export function createTagStore(db: Executor): TagStore {
       );
     },
 
-    list: table.list,
-    count: table.count,
+    ...ownUidLists(db, engine, memory, {
+      name: "tags",
+      list: table.list,
+      count: table.count,
+      matching,
+      sortValue: tagSortValue,
+      narrower: (filter) => filter.digest !== undefined,
+    }),
   };
 }
 
