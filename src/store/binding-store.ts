@@ -38,7 +38,7 @@ export function createBindingStore(db: Executor, engine: Engine, record: Authori
       const more = [filter.identity, filter.group, filter.role, childrenOf, inRoot, ids];
       return more.some((x) => x !== undefined) ? undefined : { scopes: filter.visibleUnder, under: descendantsOf };
     },
-    scopeOf: (b: BindingRecord) => b.groupUid,
+    seen: (b, reaches) => reaches(b.groupUid),
     sortValue: bindingSortValue,
     list: table.list,
     everything: (filter) => ({ ...filter, visibleUnder: undefined }),

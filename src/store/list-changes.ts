@@ -42,8 +42,8 @@ export interface ChangedTable<F, R> {
   name: string;
   /** The filter's plain part; undefined when it holds anything more (an identity, a role, a name...). */
   plain(filter: F): PlainFilter | undefined;
-  /** The group a record is visible at. */
-  scopeOf(record: R): string;
+  /** Whether the caller sees a record, given whether its scopes reach a uid. */
+  seen(record: R, reaches: (uid: string) => boolean): boolean;
   /** The value of a record's sort field. */
   sortValue(record: R, field: string): string | number;
   /** The rows matching a filter, in a window (the table's ordinary list). */
@@ -147,7 +147,8 @@ export function manyScopeList<F, R>(db: Executor, engine: Engine, memory: ScopeM
         break;
       }
       const rows = await table.list(everything, { ...from, limit: batch });
-      for (const row of rows) if (matched.length < need && memory.reaches(scopes, table.scopeOf(row))) matched.push(row);
+      const reaches = (uid: string) => memory.reaches(scopes, uid);
+      for (const row of rows) if (matched.length < need && table.seen(row, reaches)) matched.push(row);
       const last = rows.at(-1);
       if (rows.length < batch || last === undefined) break;
       read += rows.length;
@@ -253,12 +254,14 @@ export interface OwnUidTable<F extends ListFilter, R extends { uid: string }> {
   sortValue(record: R, field: string): string | number;
   /** Whether the filter narrows by anything of the table's own (a digest, a key id). */
   narrower(filter: F): boolean;
+  /** Rows every caller sees wherever its scopes lie (built-in roles), if any. */
+  everyones?: { record(record: R): boolean; condition: Expression<SqlBool> };
 }
 
 /**
  * The list and count of a table whose rows are visible where their own uid lies (repos, tags,
- * identity providers, invites): many-scope callers' through manyScopeList, the rest through the
- * table's own statements.
+ * identity providers, invites, roles but the built-in ones): many-scope callers' through
+ * manyScopeList, the rest through the table's own statements.
  */
 export function ownUidLists<F extends ListFilter, R extends { uid: string }>(
   db: Executor,
@@ -273,12 +276,12 @@ export function ownUidLists<F extends ListFilter, R extends { uid: string }>(
       const more = [filter.name, childrenOf, inRoot, ids].some((x) => x !== undefined) || table.narrower(filter);
       return more ? undefined : { scopes: filter.visibleUnder, under: descendantsOf };
     },
-    scopeOf: (record) => record.uid,
+    seen: (record, reaches) => table.everyones?.record(record) === true || reaches(record.uid),
     sortValue: table.sortValue,
     list: table.list,
     everything: (filter) => ({ ...filter, visibleUnder: undefined }),
     conditions: table.matching,
-    visible: (tops) => visibleUnder("uid", tops),
+    visible: (tops) => (table.everyones === undefined ? visibleUnder("uid", tops) : sql<SqlBool>`(${table.everyones.condition} or ${visibleUnder("uid", tops)})`),
   });
   return {
     list: async (filter, window) => (await many.list(filter, window)) ?? table.list(filter, window),

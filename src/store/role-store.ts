@@ -7,11 +7,15 @@ import { sql, type SqlBool } from "kysely";
 import type { AuthorityRecorder } from "../domain/authority.js";
 import { failedPrecondition, notFound, type ApiError } from "../domain/errors.js";
 import type { RoleRecord } from "../domain/records.js";
+import { roleSortValue } from "../domain/role-rules.js";
 import { parentOf } from "../domain/uid.js";
 import type { Executor, RolesTable } from "./database.js";
+import type { Engine } from "./dialect.js";
 import { visibleUnder } from "./hierarchy-filter.js";
+import { ownUidLists } from "./list-changes.js";
 import { listConditions } from "./resource-filter.js";
 import { hasRow, nameTaken, NAMED_SORT_COLUMNS, resourceTable } from "./resource-table.js";
+import type { ScopeMemory } from "./scope-memory.js";
 import { guard } from "./translate-error.js";
 import type { ResourceFilter, RoleStore } from "./types.js";
 
@@ -19,17 +23,15 @@ import type { ResourceFilter, RoleStore } from "./types.js";
 const CUSTOM = sql<SqlBool>`${sql.ref("parent_uid")} is not null`;
 
 /** The role store over an executor. */
-export function createRoleStore(db: Executor, record: AuthorityRecorder): RoleStore {
+export function createRoleStore(db: Executor, engine: Engine, record: AuthorityRecorder, memory: ScopeMemory): RoleStore {
+  // Built-in roles are everyone's.
+  const builtIn = sql<SqlBool>`${sql.ref("parent_uid")} is null`;
+  const matching = (filter: ResourceFilter) =>
+    listConditions(filter, { uid: "uid", parent: "parent_uid", visible: (tops) => sql<SqlBool>`(${builtIn} or ${visibleUnder("uid", tops)})` });
   const table = resourceTable(db, {
     table: "roles",
     toRecord: toRole,
-    matching: (filter: ResourceFilter) =>
-      listConditions(filter, {
-        uid: "uid",
-        parent: "parent_uid",
-        // Built-in roles are everyone's.
-        visible: (tops) => sql<SqlBool>`(${sql.ref("parent_uid")} is null or ${visibleUnder("uid", tops)})`,
-      }),
+    matching,
     sortColumns: NAMED_SORT_COLUMNS,
   });
 
@@ -118,8 +120,15 @@ export function createRoleStore(db: Executor, record: AuthorityRecorder): RoleSt
       );
     },
 
-    list: table.list,
-    count: table.count,
+    ...ownUidLists<ResourceFilter, RoleRecord>(db, engine, memory, {
+      name: "roles",
+      list: table.list,
+      count: table.count,
+      matching,
+      sortValue: roleSortValue,
+      narrower: () => false,
+      everyones: { record: (role) => role.parentUid === null, condition: builtIn },
+    }),
   };
 }
 

@@ -34,7 +34,7 @@ export function createStores(db: Executor, engine: Engine, secrets: SecretBox | 
     groups: createGroupStore(db, engine, record, memory),
     bindings: createBindingStore(db, engine, record, memory),
     identities: createIdentityStore(db, record),
-    roles: createRoleStore(db, record),
+    roles: createRoleStore(db, engine, record, memory),
     identityProviders: createIdentityProviderStore(db, engine, secrets, record, memory),
     accountAssociations: createAccountAssociationStore(db),
     groupInvites: createGroupInviteStore(db, engine, record, memory),

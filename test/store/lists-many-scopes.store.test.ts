@@ -1,5 +1,5 @@
 /**
- * Repos, tags, identity providers and invites for callers with many scopes
+ * Repos, tags, identity providers, invites and roles for callers with many scopes
  * (src/store/list-changes.ts, ownUidLists), on every engine: pages read in their order and tested
  * in the server, and counts moved forward by the change log (migration 0018), answer what the
  * plain filter over every row answers, through rows made and removed in and out of the caller's
@@ -14,16 +14,17 @@ import { identityProviderSortValue } from "../../src/domain/identity-provider-ru
 import type { OrderKey } from "../../src/domain/list.js";
 import { Permissions } from "../../src/domain/permissions.js";
 import { repoSortValue, tagSortValue } from "../../src/domain/repos.js";
+import { roleSortValue } from "../../src/domain/role-rules.js";
 import type { TagState } from "../../src/domain/tag-events.js";
 import { isSelfOrDescendant } from "../../src/domain/uid.js";
 import { FEW_SCOPES } from "../../src/store/hierarchy-filter.js";
 import type { RowWindow, Store } from "../../src/store/types.js";
 import { describeEachEngine } from "../support/engines.js";
 import { childUid, group, rootUid } from "../support/groups.js";
-import { key, pageThrough, sortedBy, uids } from "../support/lists.js";
+import { key, pageThrough, sortedBy, uids, window } from "../support/lists.js";
 import { passHorizon } from "../support/list-changes.js";
 import { execRaw } from "../support/raw-sql.js";
-import { invite, provider } from "../support/records.js";
+import { invite, provider, role } from "../support/records.js";
 
 const T = 1_700_000_000_000;
 const ORG = rootUid(0xe1);
@@ -45,6 +46,8 @@ interface Row {
   uid: string;
   createTime: number;
   live: boolean;
+  /** Seen by every caller (a built-in role). */
+  everyone?: boolean;
 }
 
 /** How the test makes, removes and lists one kind of row. */
@@ -129,6 +132,20 @@ const kinds: Kind[] = [
     count: (store, filter) => store.groupInvites.count(filter),
     sortValue: groupInviteSortValue as Kind["sortValue"],
   },
+  {
+    name: "roles",
+    async make(store, groupUid, n) {
+      const r = role(childUid(groupUid, n), `role-${n}`, ["groups.list"], { createTime: time(n) });
+      await store.roles.insert(r);
+      return { uid: r.uid, createTime: r.createTime, live: true };
+    },
+    async remove(store, row) {
+      expect(await store.roles.delete(row.uid)).toBe(true);
+    },
+    list: (store, filter, w) => store.roles.list(filter, w),
+    count: (store, filter) => store.roles.count(filter),
+    sortValue: roleSortValue as Kind["sortValue"],
+  },
 ];
 
 /** A caller's scopes as the server hands them to the store: from Permissions, frozen and sorted. */
@@ -148,7 +165,9 @@ const orders: OrderKey[][] = [[key("create_time"), key("uid")], [key("uid", true
 
 function expected(filter: Filter, order: readonly OrderKey[], rows: readonly Row[]): string[] {
   const under = filter.uidp.descendantsOf;
-  const seen = rows.filter((r) => r.live && (under === undefined || r.uid.startsWith(`${under}/`)) && filter.visibleUnder.some((s) => isSelfOrDescendant(r.uid, s)));
+  const seen = rows.filter(
+    (r) => r.live && (under === undefined || r.uid.startsWith(`${under}/`)) && (r.everyone === true || filter.visibleUnder.some((s) => isSelfOrDescendant(r.uid, s))),
+  );
   return uids(sortedBy(seen, order, (r, field) => (field === "uid" ? r.uid : r.createTime)));
 }
 
@@ -164,6 +183,9 @@ describeEachEngine("lists of rows visible where they lie, callers with many scop
       await store().repos.insert({ uid: repoOf(team), parentUid: team, name: "holder", description: "", createTime: T, updateTime: T });
       rows.get("repos")?.push({ uid: repoOf(team), createTime: T, live: true });
     }
+    // The built-in roles, which every caller sees.
+    for (const r of await store().roles.list({ uidp: { inRoot: true } }, window([key("uid")]))) rows.get("roles")?.push({ uid: r.uid, createTime: r.createTime, live: true, everyone: true });
+    expect(rows.get("roles")?.length).toBeGreaterThan(0);
     let n = 0x1000;
     for (const kind of kinds) {
       for (const team of [...teams, ...otherTeams]) {
