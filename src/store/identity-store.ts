@@ -7,17 +7,31 @@ import { sql, type SqlBool } from "kysely";
 import type { AuthorityRecorder } from "../domain/authority.js";
 import { alreadyExists, notFound, type ApiError } from "../domain/errors.js";
 import { exactIssuerSubject, type IdentityRecord, type Relationship } from "../domain/identities.js";
+import { identitySortValue } from "../domain/identity-rules.js";
 import { parentOf } from "../domain/uid.js";
 import { inTransaction, type Executor, type IdentitiesTable } from "./database.js";
+import type { Engine } from "./dialect.js";
 import { visibleUnder } from "./hierarchy-filter.js";
+import { ownUidLists } from "./list-changes.js";
 import { listConditions } from "./resource-filter.js";
 import { nameTaken, NAMED_SORT_COLUMNS, resourceTable } from "./resource-table.js";
+import type { ScopeMemory } from "./scope-memory.js";
 import { guard } from "./translate-error.js";
 import type { IdentityStore, ResourceFilter } from "./types.js";
 
 /** The identity store over an executor. */
-export function createIdentityStore(db: Executor, record: AuthorityRecorder): IdentityStore {
+export function createIdentityStore(db: Executor, engine: Engine, record: AuthorityRecorder, memory: ScopeMemory): IdentityStore {
   const table = identitiesTable(db);
+  const lists = ownUidLists<ResourceFilter, IdentityRecord>(db, engine, memory, {
+    name: "identities",
+    list: table.list,
+    count: table.count,
+    matching,
+    sortValue: identitySortValue,
+    // People are seen through their bindings, which the change log does not follow; below a
+    // group there are none, so only a list below one is read from it.
+    narrower: (filter) => filter.uidp.descendantsOf === undefined,
+  });
   return {
     async insert(identity) {
       await table.insert(toRow(identity), {
@@ -85,18 +99,17 @@ export function createIdentityStore(db: Executor, record: AuthorityRecorder): Id
       return rows.map((r) => ({ organizationUid: r.organization_uid, personUid: r.person_uid }));
     },
 
-    list: table.list,
-    count: table.count,
+    list: lists.list,
+    count: lists.count,
   };
 }
 
+function matching(filter: ResourceFilter) {
+  return listConditions(filter, { uid: "uid", parent: "parent_uid", visible });
+}
+
 function identitiesTable(db: Executor) {
-  return resourceTable(db, {
-    table: "identities",
-    toRecord: toIdentity,
-    matching: (filter: ResourceFilter) => listConditions(filter, { uid: "uid", parent: "parent_uid", visible }),
-    sortColumns: NAMED_SORT_COLUMNS,
-  });
+  return resourceTable(db, { table: "identities", toRecord: toIdentity, matching, sortColumns: NAMED_SORT_COLUMNS });
 }
 
 /**

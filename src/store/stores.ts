@@ -33,7 +33,7 @@ export function createStores(db: Executor, engine: Engine, secrets: SecretBox | 
   return {
     groups: createGroupStore(db, engine, record, memory),
     bindings: createBindingStore(db, engine, record, memory),
-    identities: createIdentityStore(db, record),
+    identities: createIdentityStore(db, engine, record, memory),
     roles: createRoleStore(db, engine, record, memory),
     identityProviders: createIdentityProviderStore(db, engine, secrets, record, memory),
     accountAssociations: createAccountAssociationStore(db),

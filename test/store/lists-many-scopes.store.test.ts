@@ -1,5 +1,5 @@
 /**
- * Repos, tags, identity providers, invites and roles for callers with many scopes
+ * Repos, tags, identity providers, invites, roles and identities in groups for callers with many scopes
  * (src/store/list-changes.ts, ownUidLists), on every engine: pages read in their order and tested
  * in the server, and counts moved forward by the change log (migration 0018), answer what the
  * plain filter over every row answers, through rows made and removed in and out of the caller's
@@ -11,6 +11,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { Capability } from "../../src/domain/capabilities.js";
 import { groupInviteSortValue } from "../../src/domain/group-invite-rules.js";
 import { identityProviderSortValue } from "../../src/domain/identity-provider-rules.js";
+import { identitySortValue } from "../../src/domain/identity-rules.js";
 import type { OrderKey } from "../../src/domain/list.js";
 import { Permissions } from "../../src/domain/permissions.js";
 import { repoSortValue, tagSortValue } from "../../src/domain/repos.js";
@@ -24,7 +25,7 @@ import { childUid, group, rootUid } from "../support/groups.js";
 import { key, pageThrough, sortedBy, uids, window } from "../support/lists.js";
 import { passHorizon } from "../support/list-changes.js";
 import { execRaw } from "../support/raw-sql.js";
-import { invite, provider, role } from "../support/records.js";
+import { identity, invite, provider, role } from "../support/records.js";
 
 const T = 1_700_000_000_000;
 const ORG = rootUid(0xe1);
@@ -145,6 +146,20 @@ const kinds: Kind[] = [
     list: (store, filter, w) => store.roles.list(filter, w),
     count: (store, filter) => store.roles.count(filter),
     sortValue: roleSortValue as Kind["sortValue"],
+  },
+  {
+    name: "identities",
+    async make(store, groupUid, n) {
+      const i = identity(childUid(groupUid, n), `id-${n}`, { createTime: time(n) });
+      await store.identities.insert(i);
+      return { uid: i.uid, createTime: i.createTime, live: true };
+    },
+    async remove(store, row) {
+      expect(await store.identities.delete(row.uid)).toBe(true);
+    },
+    list: (store, filter, w) => store.identities.list(filter, w),
+    count: (store, filter) => store.identities.count(filter),
+    sortValue: identitySortValue as Kind["sortValue"],
   },
 ];
 

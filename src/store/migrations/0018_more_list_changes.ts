@@ -1,10 +1,12 @@
 /**
  * 0018: the list change log of 0017 for the other lists whose rows are visible where their own
  * uid lies: repos, tags, identity providers, group invites and custom roles (issue 22: every list
- * that narrows by visibility). A row's scope in the log is its own uid. A tag is in its list
+ * that narrows by visibility), and identities in groups. A row's scope in the log is its own uid. A tag is in its list
  * while it is live (`deleted` = 0): a tag deleted (made a tombstone) leaves it and one pushed
  * again over its tombstone comes back, so updates of `deleted` are logged as well as inserts and
- * deletes. Built-in roles (no parent) are everyone's and never change: they are not logged.
+ * deletes. Built-in roles (no parent) are everyone's and never change: they are not logged. Of
+ * identities, those in groups are logged; people (no parent) are seen through their bindings and
+ * memberships, which this log does not follow, and lie below no group.
  *
  * Frozen: never edit; change the schema in a new migration. Typed against Kysely<any>, importing
  * nothing of the living code.
@@ -21,6 +23,7 @@ const TABLES: readonly (readonly [string, (row: string) => string, boolean])[] =
   ["identity_providers", () => "true", false],
   ["group_invites", () => "true", false],
   ["roles", (row) => `${row}.parent_uid is not null`, false],
+  ["identities", (row) => `${row}.parent_uid is not null`, false],
 ];
 
 /** Adds triggers writing the log for each table. */
