@@ -26,8 +26,12 @@ const TABLES: readonly (readonly [string, (row: string) => string, boolean])[] =
   ["identities", (row) => `${row}.parent_uid is not null`, false],
 ];
 
-/** Adds triggers writing the log for each table. */
+/**
+ * Adds triggers writing the log for each table, and the index a list of one group's invites
+ * lacked (its count read every invite the caller could see: docs/benchmarks.md, "Other lists").
+ */
 export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promise<void> {
+  await db.schema.createIndex("group_invites_parent_uid_uid_idx").on("group_invites").columns(["parent_uid", "uid"]).execute();
   for (const [table, listed, updates] of TABLES) {
     if (engine === "postgres") await postgresTriggers(db, table, listed, updates);
     else await sqliteTriggers(db, table, listed, updates);
