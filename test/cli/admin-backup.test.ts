@@ -114,6 +114,39 @@ describe("arbor admin backup and restore under write load", () => {
     expect(again.code).toBe(2);
     expect(again.stderr).toContain("is not empty");
   });
+
+  it("restores nothing with a key that does not open the store; --force replaces a store; PostgreSQL is pg_dump's", async () => {
+    const source = join(root, "source");
+    const env = { ARBOR_DATA_DIR: source };
+    expect((await runArbor(["admin", "bootstrap", "--org", "first"], env)).code).toBe(0);
+    const keyless = join(root, "keyless");
+    const backup = await runArbor(["admin", "backup", "--without-key", keyless], env);
+    expect(backup.code, backup.stderr).toBe(0);
+    expect(backup.stderr).toContain("the backup holds no secrets key");
+    expect(await readdir(keyless)).toEqual(["arbor.db"]);
+    expect((await runArbor(["admin", "backup", keyless], env)).stderr).toContain("is not empty");
+
+    const target = join(root, "target");
+    const noKey = await runArbor(["admin", "restore", keyless], { ARBOR_DATA_DIR: target });
+    expect([noKey.code, noKey.stderr]).toEqual([2, expect.stringContaining("holds no secrets.key and ARBOR_SECRETS_KEY is unset")]);
+    const wrongKey = await runArbor(["admin", "restore", keyless], { ARBOR_DATA_DIR: target, ARBOR_SECRETS_KEY: Buffer.alloc(32, 9).toString("base64") });
+    expect([wrongKey.code, wrongKey.stderr]).toEqual([2, expect.stringContaining("does not hold")]);
+    expect(await readdir(target)).toEqual([]);
+
+    // A data directory with a store of its own, replaced with --force, WAL and all.
+    expect((await runArbor(["admin", "bootstrap", "--org", "second"], { ARBOR_DATA_DIR: target })).code).toBe(0);
+    const full = join(root, "full");
+    expect((await runArbor(["admin", "backup", full], env)).code).toBe(0);
+    expect((await runArbor(["admin", "restore", full], { ARBOR_DATA_DIR: target })).code).toBe(2);
+    const forced = await runArbor(["admin", "restore", "--force", full], { ARBOR_DATA_DIR: target });
+    expect(forced.code, forced.stderr).toBe(0);
+    const orgs = await runArbor(["admin", "bootstrap", "--org", "first"], { ARBOR_DATA_DIR: target });
+    const again = await runArbor(["admin", "bootstrap", "--org", "first"], env);
+    expect(JSON.parse(orgs.stdout)).toEqual(JSON.parse(again.stdout));
+
+    const pgBackup = await runArbor(["admin", "backup", join(root, "pg")], { ARBOR_DATABASE_URL: "postgres://arbor@127.0.0.1:1/arbor" });
+    expect([pgBackup.code, pgBackup.stderr]).toEqual([2, expect.stringContaining("back it up with pg_dump")]);
+  });
 });
 
 function sleep(ms: number): Promise<void> {
