@@ -12,7 +12,7 @@ import type { Config } from "../config.js";
 import { createStore } from "../store/create-store.js";
 import type { Database } from "../store/database.js";
 import { engineSetup, SQLITE_FILES } from "../store/dialect.js";
-import { migrate, schemaStatus } from "../store/migrate.js";
+import { knownMigrations, migrate, schemaStatus } from "../store/migrate.js";
 import { DATA_DIR_MODE, DATA_FILE_MODE } from "../server/data-dir.js";
 import { checkSealedSecrets, loadSecretBox, SECRETS_KEY_FILE } from "../server/secrets-key.js";
 import { UsageError } from "./admin.js";
@@ -31,6 +31,12 @@ export interface CommandResult {
  * MIGRATIONS_PENDING_EXIT_CODE when some are pending, listing them.
  */
 export async function adminMigrate(config: Config, options: { check?: boolean }): Promise<CommandResult> {
+  const sqlite = config.databaseUrl === undefined || config.databaseUrl === "";
+  if (options.check === true && sqlite && !(await exists(join(config.dataDir, SQLITE_FILES[0])))) {
+    // Opening would make the file (and the directory): a check of a mistyped path changes nothing.
+    const pending = knownMigrations();
+    return { text: `no store at ${join(config.dataDir, SQLITE_FILES[0])} yet; ${pending.length} migration(s) pending:\n${pending.join("\n")}`, exitCode: MIGRATIONS_PENDING_EXIT_CODE };
+  }
   // Migrations may rightly run long: no statement timeout, as at start.
   const setup = engineSetup({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema, queryTimeoutMs: 0 });
   const db = new Kysely<Database>({ dialect: setup.dialect });

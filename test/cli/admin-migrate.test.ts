@@ -3,6 +3,9 @@
  * engine: a store as the previous release left it (every migration but the newest), then one a
  * newer release migrated further (a migration this Arbor does not know).
  */
+import { existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Kysely, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MIGRATIONS_PENDING_EXIT_CODE } from "../../src/cli/admin-store.js";
@@ -76,6 +79,16 @@ for (const engine of engines) {
     });
   });
 }
+
+describe("arbor admin migrate --check without a store", () => {
+  it("lists every migration as pending and makes no file", async () => {
+    const dataDir = join(tmpdir(), `arbor-no-store-${process.pid}-${Date.now()}`);
+    const check = await runArbor(["admin", "migrate", "--check"], { ARBOR_DATA_DIR: dataDir });
+    expect(check.code).toBe(MIGRATIONS_PENDING_EXIT_CODE);
+    expect(check.stdout).toContain(`${known.length} migration(s) pending:\n${known.join("\n")}\n`);
+    expect(existsSync(dataDir)).toBe(false);
+  });
+});
 
 function envOf(o: StoreOptions): Record<string, string> {
   return {
