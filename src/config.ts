@@ -73,6 +73,8 @@ export interface Config {
    * means a key file made in dataDir.
    */
   secretsKey: string | undefined;
+  /** Run pending migrations at start; false: refuse to start on a store behind the code (`arbor admin migrate` migrates). */
+  migrate: boolean;
   /** Requests per client address (every endpoint but health and metrics); undefined: no limit. */
   rateLimitPerAddress: Rate | undefined;
   /** API calls per authenticated identity; undefined: no limit. */
@@ -133,6 +135,7 @@ export const DEFAULT_CONFIG: Readonly<Config> = {
   auditRetentionMs: undefined,
   corsOrigins: [],
   secretsKey: undefined,
+  migrate: true,
   rateLimitPerAddress: undefined,
   rateLimitPerIdentity: undefined,
   exchangeRateLimit: undefined,
@@ -182,6 +185,7 @@ export const SETTINGS: Readonly<Record<keyof Config, { env: string; kind: Kind }
   auditRetentionMs: { env: "ARBOR_AUDIT_RETENTION", kind: "duration" },
   corsOrigins: { env: "ARBOR_CORS_ORIGINS", kind: "origins" },
   secretsKey: { env: "ARBOR_SECRETS_KEY", kind: "string" },
+  migrate: { env: "ARBOR_MIGRATE", kind: "bool" },
   rateLimitPerAddress: { env: "ARBOR_RATE_LIMIT_PER_ADDRESS", kind: "rate" },
   rateLimitPerIdentity: { env: "ARBOR_RATE_LIMIT_PER_IDENTITY", kind: "rate" },
   exchangeRateLimit: { env: "ARBOR_EXCHANGE_RATE_LIMIT", kind: "rate" },

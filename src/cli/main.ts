@@ -7,6 +7,7 @@ import { ConfigError, DEFAULT_CONFIG, resolveConfig, type Config } from "../conf
 import { isApiError } from "../domain/errors.js";
 import { adminToken, bootstrap, rotateSigningKey, UsageError } from "./admin.js";
 import { addAuditCommand } from "./admin-audit.js";
+import { adminBackup, adminMigrate, adminRestore, MIGRATIONS_PENDING_EXIT_CODE } from "./admin-store.js";
 import { addAdvisoriesCommands } from "./advisories.js";
 import { rpcErrorText } from "./api/rpc-error.js";
 import { addAuthCommands } from "./auth/commands.js";
@@ -61,6 +62,7 @@ export function buildProgram(): Command {
       .addOption(new Option("--log-level <level>", "fatal, error, warn, info, debug, trace or silent (ARBOR_LOG_LEVEL)").default(DEFAULT_CONFIG.logLevel))
       .addOption(new Option("--tls-cert <file>", "PEM certificate chain: serve TLS, h2 and HTTP/1.1 by ALPN (ARBOR_TLS_CERT)"))
       .addOption(new Option("--tls-key <file>", "PEM private key of --tls-cert (ARBOR_TLS_KEY)"))
+      .addOption(new Option("--no-migrate", "do not migrate at start; refuse a store whose schema is behind (ARBOR_MIGRATE=false; see arbor admin migrate)"))
       .addHelpText("after", "\nExamples:\n  arbor serve\n  ARBOR_DATABASE_URL=postgres://arbor@db/arbor arbor serve --port 9000\n"),
   ).action(async (flags: Flags, cmd: Command) => {
     await serve(configOf(flags, (k) => cmd.getOptionValueSource(k) === "cli"));
@@ -114,6 +116,55 @@ export function buildProgram(): Command {
   ).action(async (opts: Flags, cmd: Command) => {
     const config = configOf(opts, (k) => cmd.getOptionValueSource(k) === "cli");
     process.stdout.write(`${await rotateSigningKey(config)}\n`);
+  });
+  storeOptions(
+    admin
+      .command("migrate")
+      .description("apply the store's pending schema migrations and list them; --check changes nothing")
+      .option("--check", `list pending migrations and exit ${MIGRATIONS_PENDING_EXIT_CODE} if there are any, 0 if the schema is up to date`)
+      .addHelpText(
+        "after",
+        "\nServers migrate at start unless ARBOR_MIGRATE=false (--no-migrate); then run this first. Servers of\n" +
+          "the previous release keep serving while it runs (docs/operations.md, Upgrades).\n\n" +
+          "Examples:\n  arbor admin migrate --check\n  ARBOR_DATABASE_URL=postgres://arbor@db/arbor arbor admin migrate\n",
+      ),
+  ).action(async (opts: Flags & { check?: boolean }, cmd: Command) => {
+    const config = configOf(opts, (k) => cmd.getOptionValueSource(k) === "cli");
+    const { text, exitCode } = await adminMigrate(config, opts);
+    process.stdout.write(`${text}\n`);
+    process.exitCode = exitCode;
+  });
+  storeOptions(
+    admin
+      .command("backup")
+      .description("copy the SQLite store and its secrets key into a new directory, while servers run")
+      .argument("<dir>", "a new (or empty) directory for the backup, made 0700")
+      .option("--without-key", "leave the secrets key file out (keep it apart: without it the backup cannot be restored)")
+      .addHelpText(
+        "after",
+        "\nThe backup holds the secrets key unless --without-key or ARBOR_SECRETS_KEY is set: whoever reads it\n" +
+          "can sign tokens. PostgreSQL stores are backed up with pg_dump or PITR (docs/operations.md).\n\n" +
+          "Examples:\n  arbor admin backup /backups/arbor-$(date +%F)\n  arbor admin restore /backups/arbor-2026-01-01 --data-dir /var/lib/arbor-new\n",
+      ),
+  ).action(async (dir: string, opts: Flags & { withoutKey?: boolean }, cmd: Command) => {
+    const config = configOf(opts, (k) => cmd.getOptionValueSource(k) === "cli");
+    process.stdout.write(`${await adminBackup(config, dir, opts, (text) => process.stderr.write(`arbor: ${text}\n`))}\n`);
+  });
+  storeOptions(
+    admin
+      .command("restore")
+      .description("put a backup made by arbor admin backup into an empty data directory and check it")
+      .argument("<dir>", "the backup's directory")
+      .option("--force", "replace the store of a data directory that is not empty (stop its server first)")
+      .addHelpText(
+        "after",
+        "\nChecks the database's integrity and that the secrets key (the backup's, or ARBOR_SECRETS_KEY)\n" +
+          "opens its sealed secrets, and brings its schema up to this release's.\n\n" +
+          "Examples:\n  arbor admin restore /backups/arbor-2026-01-01 --data-dir /var/lib/arbor\n",
+      ),
+  ).action(async (dir: string, opts: Flags & { force?: boolean }, cmd: Command) => {
+    const config = configOf(opts, (k) => cmd.getOptionValueSource(k) === "cli");
+    process.stdout.write(`${await adminRestore(config, dir, opts)}\n`);
   });
   addRegistryConfigCommand(admin, storeOptions, configOf);
   addAuditCommand(admin, storeOptions, configOf);

@@ -19,6 +19,7 @@ export const CLI_PREAMBLE = `# The arbor command
 | \`0\` | done |
 | \`1\` | failed: the server refused (the message shows its code), it could not be reached, you are not logged in, or a name matched nothing or more than one thing |
 | \`2\` | the command was called wrongly: unknown command or flag, a missing or malformed value, a bad URL, an unreadable settings file |
+| \`3\` | \`arbor admin migrate --check\` only: the store has migrations pending (listed) |
 
 A refusal by the server prints its message with the numeric code and its name, then any field and
 precondition violations the error carries, one a line:

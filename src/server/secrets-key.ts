@@ -58,8 +58,26 @@ export async function resealStore(
     const counts = await resealAll(false);
     if (Object.values(counts).some((n) => n > 0)) notice("sealed stored secrets under the current secrets key", counts);
   } catch (e) {
-    if (!(e instanceof SecretBoxError)) throw e;
-    const source = config.secretsKey !== undefined ? "ARBOR_SECRETS_KEY" : `the key file ${join(config.dataDir, SECRETS_KEY_FILE)} (ARBOR_SECRETS_KEY is unset)`;
-    throw new ConfigError(`the store's secrets are sealed with a secrets key that ${source} does not hold: ${e.message}. Start with the key the store was sealed with`);
+    throw wrongKey(e, config);
   }
+}
+
+/** Checks, writing nothing, that the store's key opens every sealed secret (a restored backup). */
+export async function checkSealedSecrets(
+  store: Pick<Stores, "identityProviders" | "keys" | "settings">,
+  config: Pick<Config, "secretsKey" | "dataDir">,
+): Promise<void> {
+  try {
+    await store.identityProviders.resealSecrets(true);
+    await store.keys.resealSecrets(true);
+    await store.settings.resealSecrets(true);
+  } catch (e) {
+    throw wrongKey(e, config);
+  }
+}
+
+function wrongKey(e: unknown, config: Pick<Config, "secretsKey" | "dataDir">): unknown {
+  if (!(e instanceof SecretBoxError)) return e;
+  const source = config.secretsKey !== undefined ? "ARBOR_SECRETS_KEY" : `the key file ${join(config.dataDir, SECRETS_KEY_FILE)} (ARBOR_SECRETS_KEY is unset)`;
+  return new ConfigError(`the store's secrets are sealed with a secrets key that ${source} does not hold: ${e.message}. Start with the key the store was sealed with`);
 }

@@ -110,6 +110,7 @@ export async function openCore(
     secrets,
     connectTimeoutMs: config.databaseConnectTimeoutMs,
     queryTimeoutMs: config.databaseQueryTimeoutMs,
+    migrate: config.migrate,
   });
   try {
     // Secrets written before sealing existed, or under a key since rotated out of first place.

@@ -9,7 +9,7 @@ import type { SecretBox } from "../domain/secret-box.js";
 import type { Database, Executor } from "./database.js";
 import { engineSetup, type Engine } from "./dialect.js";
 import { pruneListChanges } from "./list-changes.js";
-import { migrate } from "./migrate.js";
+import { migrate, schemaStatus } from "./migrate.js";
 import { ScopeMemory } from "./scope-memory.js";
 import { createStores } from "./stores.js";
 import { storeUnreachable, translateError } from "./translate-error.js";
@@ -39,11 +39,22 @@ export interface StoreOptions {
    * 0: none).
    */
   queryTimeoutMs?: number | undefined;
+  /**
+   * false: run no migration, and refuse a store whose schema is behind this Arbor (for operators
+   * who migrate separately with `arbor admin migrate`). Default true.
+   */
+  migrate?: boolean | undefined;
+}
+
+/** A store whose schema is behind this Arbor, opened without migrating. */
+export class SchemaBehindError extends Error {
+  override readonly name = "SchemaBehindError";
 }
 
 /**
- * Opens the store and runs pending migrations. Throws UNAVAILABLE when the database cannot be
- * reached, and a plain Error for a bad URL or a failed migration.
+ * Opens the store and runs pending migrations (unless options.migrate is false). Throws UNAVAILABLE
+ * when the database cannot be reached, SchemaBehindError for a store behind the code that may not
+ * be migrated, and a plain Error for a bad URL or a failed migration.
  */
 export async function createStore(options: StoreOptions): Promise<Store> {
   // Migrations may rightly run long (an index over a big table): they get connections of their
@@ -51,7 +62,17 @@ export async function createStore(options: StoreOptions): Promise<Store> {
   const migrationSetup = engineSetup({ ...options, queryTimeoutMs: 0 });
   const migrating = new Kysely<Database>({ dialect: migrationSetup.dialect });
   try {
-    await migrate(migrating, migrationSetup);
+    if (options.migrate === false) {
+      const { pending } = await schemaStatus(migrating, migrationSetup);
+      if (pending.length > 0) {
+        throw new SchemaBehindError(
+          `the ${migrationSetup.engine} store's schema is behind this Arbor by ${pending.length} migration(s) (${pending.join(", ")}) ` +
+            "and migrating at start is off (ARBOR_MIGRATE=false): run `arbor admin migrate` first",
+        );
+      }
+    } else {
+      await migrate(migrating, migrationSetup);
+    }
   } finally {
     await migrating.destroy();
   }

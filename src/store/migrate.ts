@@ -1,9 +1,13 @@
 /**
- * Brings the schema up to date at start. Kysely's migrator keeps two processes starting at once
- * from both migrating: an advisory lock on PostgreSQL, the IMMEDIATE transaction on SQLite (see
- * dialect.ts).
+ * Brings the schema up to date at start (or from `arbor admin migrate`). Kysely's migrator keeps
+ * two processes starting at once from both migrating: an advisory lock on PostgreSQL, the
+ * IMMEDIATE transaction on SQLite (see dialect.ts).
+ *
+ * Upgrades roll (docs/operations.md, "Upgrades"): a release's migrations are additive, so the
+ * release before it keeps serving on the migrated store, and may even start on it. Migrations
+ * only ever go up: there is no down migration for an older Arbor to run.
  */
-import type { Kysely } from "kysely";
+import { sql, type Kysely } from "kysely";
 import { Migrator, type Migration } from "kysely/migration";
 import { classifyFailure, type Engine, type EngineSetup } from "./dialect.js";
 import * as m0001 from "./migrations/0001_initial.js";
@@ -50,13 +54,69 @@ function migrations(engine: Engine): Record<string, Migration> {
   };
 }
 
+/** The names of the migrations this Arbor knows, in the order they run. */
+export function knownMigrations(): string[] {
+  return Object.keys(migrations("sqlite")).sort();
+}
+
+/** Where a store's schema stands against this Arbor's migrations. */
+export interface SchemaStatus {
+  /** Known migrations the store has not run, in order. */
+  pending: string[];
+  /**
+   * Migrations the store has run that this Arbor does not know: a newer release ran them. By the
+   * upgrade rule they only added to the schema, so this Arbor serves on; it never undoes them.
+   */
+  newer: string[];
+}
+
+/** Reads which migrations the store has run, without changing anything (no table is created). */
+export async function schemaStatus(db: Kysely<any>, setup: EngineSetup): Promise<SchemaStatus> {
+  let applied: string[];
+  try {
+    applied = await appliedMigrations(db, setup);
+  } catch (error) {
+    if (classifyFailure(error) === "unavailable") throw storeUnreachable(error);
+    throw error;
+  }
+  const known = knownMigrations();
+  const ran = new Set(applied);
+  return { pending: known.filter((name) => !ran.has(name)), newer: applied.filter((name) => !known.includes(name)) };
+}
+
+async function appliedMigrations(db: Kysely<any>, setup: EngineSetup): Promise<string[]> {
+  const schema = setup.engine === "postgres" ? await setup.migrationSchema(db) : undefined;
+  const exists =
+    setup.engine === "postgres"
+      ? await sql<{ found: number }>`select 1 as found from information_schema.tables where table_schema = coalesce(${schema ?? null}, current_schema()) and table_name = ${MIGRATION_TABLE}`.execute(db)
+      : await sql<{ found: number }>`select 1 as found from sqlite_master where type = 'table' and name = ${MIGRATION_TABLE}`.execute(db);
+  if (exists.rows.length === 0) return [];
+  const table = schema === undefined ? db.selectFrom(MIGRATION_TABLE) : db.withSchema(schema).selectFrom(MIGRATION_TABLE);
+  const rows = await table.select("name").orderBy("name").execute();
+  return rows.map((row: { name: string }) => row.name);
+}
+
+/** Kysely's default name for its table of migrations run. */
+const MIGRATION_TABLE = "kysely_migration";
+
 /**
  * Runs the migrations not yet run, all of them or those up to and including `target` (how the
- * tests make a store as an older Arbor left it). UNAVAILABLE when the store cannot be reached;
- * any other failure is the operator's to read, so it keeps the driver's words in its cause.
+ * tests make a store as an older Arbor left it), and returns the names of those it ran. A store a
+ * newer release migrated, that has run every migration this Arbor knows, is left as it is (Kysely
+ * alone would call it corrupted). UNAVAILABLE when the store cannot be reached; any other failure
+ * is the operator's to read, so it keeps the driver's words in its cause.
  */
-export async function migrate(db: Kysely<any>, setup: EngineSetup, target?: string): Promise<void> {
+export async function migrate(db: Kysely<any>, setup: EngineSetup, target?: string): Promise<string[]> {
+  const before = await schemaStatus(db, setup);
+  if (before.newer.length > 0) {
+    if (before.pending.length === 0) return [];
+    throw new Error(
+      `the ${setup.engine} store has run migrations this Arbor does not know (${before.newer.join(", ")}) but not all it knows ` +
+        `(${before.pending.join(", ")}): its schema is not one any release made; restore a backup`,
+    );
+  }
   let error: unknown;
+  let results: { migrationName: string; status: string }[] | undefined;
   for (let attempt = 1; ; attempt++) {
     error = undefined;
     let schema: string | undefined;
@@ -65,11 +125,11 @@ export async function migrate(db: Kysely<any>, setup: EngineSetup, target?: stri
       // StoreOptions.schema comes to exist.
       schema = await setup.migrationSchema(db);
       const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations(setup.engine) }, migrationTableSchema: schema });
-      ({ error } = await (target === undefined ? migrator.migrateToLatest() : migrator.migrateTo(target)));
+      ({ error, results } = await (target === undefined ? migrator.migrateToLatest() : migrator.migrateTo(target)));
     } catch (thrown) {
       error = thrown;
     }
-    if (error === undefined) return;
+    if (error === undefined) return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
     if (attempt >= 3 || !anotherSchemaDropped(error, schema)) break;
   }
   if (classifyFailure(error) === "unavailable") throw storeUnreachable(error);

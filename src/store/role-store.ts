@@ -7,7 +7,7 @@ import { sql, type SqlBool } from "kysely";
 import type { AuthorityRecorder } from "../domain/authority.js";
 import { failedPrecondition, notFound, type ApiError } from "../domain/errors.js";
 import type { RoleRecord } from "../domain/records.js";
-import { roleSortValue } from "../domain/role-rules.js";
+import { namedSortValue } from "../domain/named-sort-value.js";
 import { parentOf } from "../domain/uid.js";
 import type { Executor, RolesTable } from "./database.js";
 import type { Engine } from "./dialect.js";
@@ -125,7 +125,9 @@ export function createRoleStore(db: Executor, engine: Engine, record: AuthorityR
       list: table.list,
       count: table.count,
       matching,
-      sortValue: roleSortValue,
+      // role-rules.ts's roleSortValue, which this store cannot import: the store loads without
+      // the capability enums (test/support/open-store.ts runs it with types stripped).
+      sortValue: namedSortValue("roles"),
       narrower: () => false,
       everyones: { record: (role) => role.parentUid === null, condition: builtIn },
     }),

@@ -15,10 +15,10 @@ export interface RunResult {
   stderr: string;
 }
 
-/** Runs arbor with args and env (merged over a clean ARBOR_-free environment) to completion. */
-export function runArbor(args: string[], env: Record<string, string> = {}): Promise<RunResult> {
+/** Runs arbor with args and env (merged over a clean ARBOR_-free environment) to completion; bin: another build's command. */
+export function runArbor(args: string[], env: Record<string, string> = {}, bin = ARBOR_BIN): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [ARBOR_BIN, ...args], { env: cleanEnv(env), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [bin, ...args], { env: cleanEnv(env), stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -38,10 +38,10 @@ export interface ServeProcess {
   exited: Promise<number | null>;
 }
 
-/** Starts `arbor serve --port 0` and waits until it says it is serving. */
-export function serveArbor(args: string[], env: Record<string, string> = {}): Promise<ServeProcess> {
+/** Starts `arbor serve --port 0` and waits until it says it is serving; bin: another build's command. */
+export function serveArbor(args: string[], env: Record<string, string> = {}, bin = ARBOR_BIN): Promise<ServeProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [ARBOR_BIN, "serve", "--port", "0", ...args], { env: cleanEnv(env), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [bin, "serve", "--port", "0", ...args], { env: cleanEnv(env), stdio: ["ignore", "pipe", "pipe"] });
     const lines: Record<string, unknown>[] = [];
     let buffered = "";
     let stderr = "";

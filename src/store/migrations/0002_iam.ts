@@ -149,7 +149,9 @@ async function bindingsWithRoleKey(db: Kysely<any>, engine: "sqlite" | "postgres
       .addUniqueConstraint("role_bindings_group_identity_role_key", ["group_uid", "identity_uid", "role_uid"])
       .execute();
     await sql`insert into role_bindings_new select uid, group_uid, identity_uid, role_uid, create_time from role_bindings`.execute(db);
+    // rolling-unsafe: SQLite's way to add a constraint, in one transaction, before any release (one process serves an SQLite store)
     await db.schema.dropTable("role_bindings").execute();
+    // rolling-unsafe: the same rebuild; the table keeps its name and columns
     await db.schema.alterTable("role_bindings_new").renameTo("role_bindings").execute();
     await db.schema.createIndex("role_bindings_identity_uid_idx").on("role_bindings").column("identity_uid").execute();
   }

@@ -18,5 +18,6 @@ import type { Kysely } from "kysely";
 export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promise<void> {
   const now = Date.now();
   await db.schema.alterTable("advisories").addColumn("create_time", "bigint", (c) => c.notNull().defaultTo(now)).execute();
+  // rolling-unsafe: without the default, an older server's advisory writes fail on PostgreSQL; accepted before any release
   if (engine === "postgres") await db.schema.alterTable("advisories").alterColumn("create_time", (c) => c.dropDefault()).execute();
 }
