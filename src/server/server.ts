@@ -218,7 +218,7 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
   }
   let closing: Promise<void> | undefined;
   const sync = startConfiguredSync(config, core.store, env.logger, clock);
-  const retention = startAuditRetention(core.store.audit, clock, config.auditRetentionMs, env.logger);
+  const retention = startAuditRetention(core.store.audit, clock, config.auditRetentionMs, env.logger, core.store.leads);
   return {
     url: baseUrlOf(config, boundPort),
     port: boundPort,
