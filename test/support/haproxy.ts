@@ -1,7 +1,8 @@
 /**
  * A real HAProxy (Debian's `haproxy` package) in front of Arbor replicas, with the configuration
  * docs/operations.md gives operators ("Several replicas behind a load balancer"): round robin,
- * health checks on /readyz, a failed connection tried again on another replica.
+ * health checks on /readyz, a failed connection tried again on another replica, and refused
+ * credentials throttled per client address.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -51,6 +52,12 @@ defaults
 
 frontend arbor
     bind 127.0.0.1:${port}
+    # Arbor sees HAProxy's address, not the client's, so refused credentials are counted here,
+    # per client address: past 100 a minute, that address's credential requests get 429.
+    stick-table type ipv6 size 100k expire 10m store http_err_rate(1m)
+    acl credentials path /sts/exchange /oauth/token /registry/token /arbor.iam.v2beta1.IdentitiesService/ExchangeToken
+    http-request track-sc0 src if credentials
+    http-request deny deny_status 429 if credentials { sc_http_err_rate(0) gt 100 }
     default_backend replicas
 
 backend replicas
