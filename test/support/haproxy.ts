@@ -1,8 +1,8 @@
 /**
  * A real HAProxy (Debian's `haproxy` package) in front of Arbor replicas, with the configuration
  * docs/operations.md gives operators ("Several replicas behind a load balancer"): round robin,
- * health checks on /readyz, a failed connection tried again on another replica, refused
- * credentials throttled per client address, and a frontend of its own for gRPC.
+ * health checks on /readyz, a failed connection tried again on another replica, and refused
+ * credentials throttled per client address.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -13,8 +13,6 @@ import { join } from "node:path";
 /** A running HAProxy. */
 export interface TestHaproxy {
   readonly url: string;
-  /** host:port of the gRPC frontend. */
-  readonly grpcAddress: string;
   readonly config: string;
   close(): Promise<void>;
 }
@@ -35,11 +33,8 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/**
- * The configuration: HAProxy on 127.0.0.1:port (and 127.0.0.1:grpcPort for gRPC) before the
- * replicas at 127.0.0.1:<each of replicaPorts>.
- */
-export function haproxyConfig(port: number, grpcPort: number, replicaPorts: readonly number[]): string {
+/** The configuration: HAProxy on 127.0.0.1:port before the replicas at 127.0.0.1:<each of ports>. */
+export function haproxyConfig(port: number, replicaPorts: readonly number[]): string {
   return `global
     maxconn 4096
 
@@ -71,26 +66,13 @@ backend replicas
     http-check expect status 200
     default-server inter 1s fall 2 rise 2
 ${replicaPorts.map((p, i) => `    server replica${i + 1} 127.0.0.1:${p} check`).join("\n")}
-
-# gRPC needs HTTP/2 to the replicas (cleartext, as they serve it); the health checks stay HTTP/1.1.
-frontend arbor-grpc
-    bind 127.0.0.1:${grpcPort}
-    default_backend replicas-h2
-
-backend replicas-h2
-    balance roundrobin
-    option httpchk GET /readyz
-    http-check expect status 200
-    default-server inter 1s fall 2 rise 2
-${replicaPorts.map((p, i) => `    server replica${i + 1} 127.0.0.1:${p} check check-proto h1 proto h2`).join("\n")}
 `;
 }
 
 /** Starts haproxy in the foreground on port with the configuration above; resolves once it answers. */
 export async function startHaproxy(port: number, replicaPorts: readonly number[]): Promise<TestHaproxy> {
   const dir = mkdtempSync(join(tmpdir(), "arbor-haproxy-"));
-  const grpcPort = await freePort();
-  const config = haproxyConfig(port, grpcPort, replicaPorts);
+  const config = haproxyConfig(port, replicaPorts);
   const file = join(dir, "haproxy.cfg");
   writeFileSync(file, config);
   const check = spawnSync("haproxy", ["-c", "-f", file], { encoding: "utf8" });
@@ -109,7 +91,6 @@ export async function startHaproxy(port: number, replicaPorts: readonly number[]
   }
   return {
     url,
-    grpcAddress: `127.0.0.1:${grpcPort}`,
     config,
     async close() {
       child.kill("SIGTERM");
