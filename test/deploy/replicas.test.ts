@@ -3,7 +3,7 @@
  * HAProxy, as docs/operations.md "Several replicas behind a load balancer" sets them up: the
  * advisories feed is synced by one replica, a revoked binding is refused on the next request
  * through every other replica, a login begun on one finishes on another, racing creates of one
- * name have one winner, refused credentials are throttled per client address at HAProxy, and kill -9 of a replica under load loses no acknowledged write while
+ * name have one winner, gRPC passes, refused credentials are throttled per client address at HAProxy, and kill -9 of a replica under load loses no acknowledged write while
  * the others keep serving, and another replica takes over the feed.
  */
 import { createHash, randomBytes } from "node:crypto";
@@ -16,7 +16,9 @@ import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinRoleUid } from "../../src/domain/roles.js";
+import * as grpc from "@grpc/grpc-js";
 import { TestBrowser } from "../support/browser.js";
+import { call as grpcCall, loadProtos } from "../support/grpc.js";
 import { printFigures } from "../support/figures.js";
 import { fetchFrom } from "../support/from-address.js";
 import { freePort, haveHaproxy, startHaproxy, type TestHaproxy } from "../support/haproxy.js";
@@ -27,6 +29,7 @@ import { runArbor, serveArbor, type ServeProcess } from "../support/process.js";
 const POSTGRES = process.env.ARBOR_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const CLI_REDIRECT = "http://127.0.0.1:1/callback";
 const ORG_CLIENT = "arbor-org";
+const grpcPackage = loadProtos(["arbor/iam/v2beta1/groups.proto"]);
 
 /** The feed: a zip of the OSV fixtures, answered slowly (so overlapping syncs would show), with an ETag. */
 interface Feed {
@@ -195,6 +198,15 @@ describe.skipIf(!haveHaproxy())("three replicas on one PostgreSQL behind HAProxy
     expect(res.status).toBe(200);
     const answer = (await res.json()) as { access_token: string };
     for (const r of replicas) expect((await call(direct(r), "GET", `/iam/v2beta1/groups/${org}`, answer.access_token)).status).toBe(200);
+  });
+
+  it("passes gRPC through to every replica", async () => {
+    const client = new grpcPackage.arbor.iam.v2beta1.GroupsService(new URL(haproxy.url).host, grpc.credentials.createInsecure());
+    try {
+      for (let i = 0; i < replicas.length; i++) expect(await grpcCall(client, "getGroup", { uid: org }, token)).toMatchObject({ uid: org, name: "acme" });
+    } finally {
+      client.close();
+    }
   });
 
   it("gives creates of one name through different replicas exactly one winner", async () => {
