@@ -2,7 +2,8 @@
  * A task run now and then every interval until stopped, as the server's background jobs run (the
  * advisories feed sync, the audit retention sweep): one run at a time, the next scheduled only
  * once the last has ended, a failure reported and tried again at the next interval, and stop()
- * aborting the run under way and waiting for it to end.
+ * aborting the run under way and waiting for it to end. A gate lets only one of several replicas
+ * run the task: the others skip their turns while it answers false.
  */
 
 /** A running schedule. */
@@ -11,14 +12,20 @@ export interface Periodic {
   stop(): Promise<void>;
 }
 
-/** Runs task now and every intervalMs after each run ends; onError hears of a failed run (not one cut short by stop). */
-export function startPeriodic(task: (signal: AbortSignal) => Promise<void>, intervalMs: number, onError: (e: unknown) => void): Periodic {
+/** Whether this process may run its turn now (Store.leads); by default always. */
+export type Gate = () => Promise<boolean>;
+
+/**
+ * Runs task now and every intervalMs after each run ends, each time gate allows it; onError hears
+ * of a failed run (not one cut short by stop).
+ */
+export function startPeriodic(task: (signal: AbortSignal) => Promise<void>, intervalMs: number, onError: (e: unknown) => void, gate?: Gate): Periodic {
   const abort = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
   const run = async () => {
     try {
-      await task(abort.signal);
+      if (gate === undefined || (await gate())) await task(abort.signal);
     } catch (e) {
       if (!abort.signal.aborted) onError(e);
     }

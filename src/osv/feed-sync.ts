@@ -13,7 +13,7 @@ import { pipeline } from "node:stream/promises";
 import type { Logger } from "pino";
 import type { Config } from "../config.js";
 import type { Clock } from "../domain/clock.js";
-import { startPeriodic, type Periodic } from "../domain/periodic.js";
+import { startPeriodic, type Gate, type Periodic } from "../domain/periodic.js";
 import type { AdvisoryStore } from "../store/advisory-store.js";
 import { importAdvisories, type ImportSummary } from "./import-advisories.js";
 import { openZipDocuments } from "./zip-archive.js";
@@ -29,6 +29,8 @@ export interface FeedOptions {
   timeoutMs: number;
   /** Dates the advisories new to the store; the system clock by default. */
   clock?: Clock;
+  /** Lets one of several replicas sync (Store.leads); every process syncs without it. */
+  gate?: Gate;
 }
 
 /** The feed limits: OSV's largest per-ecosystem archives are a few hundred megabytes. */
@@ -81,18 +83,19 @@ export function startFeedSync(options: FeedOptions, intervalMs: number): FeedSyn
     },
     intervalMs,
     (e) => options.logger.warn({ feed: options.url, err: e }, "advisories sync failed; trying again at the next interval"),
+    options.gate,
   );
 }
 
 /** The sync the configuration asks for, started; undefined when it names no feed (the default). */
 export function startConfiguredSync(
   config: Pick<Config, "advisoriesFeedUrl" | "advisoriesSyncIntervalMs">,
-  store: { advisories: AdvisoryStore },
+  store: { advisories: AdvisoryStore; leads: Gate },
   logger: Logger,
   clock: Clock,
 ): FeedSync | undefined {
   if (config.advisoriesFeedUrl === undefined) return undefined;
-  return startFeedSync({ url: config.advisoriesFeedUrl, store, logger, clock, ...FEED_DEFAULTS }, config.advisoriesSyncIntervalMs);
+  return startFeedSync({ url: config.advisoriesFeedUrl, store, logger, clock, gate: store.leads, ...FEED_DEFAULTS }, config.advisoriesSyncIntervalMs);
 }
 
 /** A pipeline stage passing bytes through that fails once more than max went through. */

@@ -221,11 +221,12 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
   }
   let closing: Promise<void> | undefined;
   const sync = startConfiguredSync(config, core.store, env.logger, clock);
-  const retention = startAuditRetention(core.store.audit, clock, config.auditRetentionMs, env.logger);
+  const retention = startAuditRetention(core.store.audit, clock, config.auditRetentionMs, env.logger, core.store.leads);
   const pruning = startPeriodic(
     () => core.store.pruneListChanges(),
     LIST_CHANGES_PRUNE_INTERVAL_MS,
     (e) => env.logger.warn({ err: e }, "pruning the list change log failed; trying again at the next interval"),
+    core.store.leads,
   );
   return {
     url: baseUrlOf(config, boundPort),

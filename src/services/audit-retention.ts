@@ -1,12 +1,12 @@
 /**
  * Audit retention (ARBOR_AUDIT_RETENTION): the server deletes events older than the retention,
  * in batches of a bounded size, each in one transaction with its kept counts, so neither a
- * request nor the store waits long behind it. Every replica may sweep; deleting what another
- * deleted already is deleting nothing, so sweeps are idempotent.
+ * request nor the store waits long behind it. Only the replica that leads sweeps (Store.leads);
+ * were two to sweep at once, deleting what another deleted already is deleting nothing.
  */
 import type { Logger } from "pino";
 import type { Clock } from "../domain/clock.js";
-import { startPeriodic, type Periodic } from "../domain/periodic.js";
+import { startPeriodic, type Gate, type Periodic } from "../domain/periodic.js";
 import type { AuditStore } from "../store/audit-store.js";
 
 /** Events deleted per transaction. */
@@ -28,8 +28,11 @@ export async function sweepAuditLog(audit: AuditStore, clock: Clock, retentionMs
   return deleted;
 }
 
-/** Sweeps now and then every RETENTION_INTERVAL_MS; undefined when retentionMs is undefined (keep everything). */
-export function startAuditRetention(audit: AuditStore, clock: Clock, retentionMs: number | undefined, logger: Logger): Periodic | undefined {
+/**
+ * Sweeps now and then every RETENTION_INTERVAL_MS while gate allows; undefined when retentionMs
+ * is undefined (keep everything).
+ */
+export function startAuditRetention(audit: AuditStore, clock: Clock, retentionMs: number | undefined, logger: Logger, gate?: Gate): Periodic | undefined {
   if (retentionMs === undefined) return undefined;
   return startPeriodic(
     async (signal) => {
@@ -38,5 +41,6 @@ export function startAuditRetention(audit: AuditStore, clock: Clock, retentionMs
     },
     RETENTION_INTERVAL_MS,
     (e) => logger.warn({ err: e }, "audit retention sweep failed; trying again at the next interval"),
+    gate,
   );
 }

@@ -8,6 +8,7 @@ import type { AuthorityChange } from "../domain/authority.js";
 import type { SecretBox } from "../domain/secret-box.js";
 import type { Database, Executor } from "./database.js";
 import { engineSetup, type Engine } from "./dialect.js";
+import type { LeaderLock } from "./leader-lock.js";
 import { pruneListChanges } from "./list-changes.js";
 import { migrate, schemaStatus } from "./migrate.js";
 import { ScopeMemory } from "./scope-memory.js";
@@ -77,7 +78,7 @@ export async function createStore(options: StoreOptions): Promise<Store> {
     await migrating.destroy();
   }
   const setup = engineSetup(options);
-  return storeOver(new Kysely<Database>({ dialect: setup.dialect }), setup.engine, options.secrets);
+  return storeOver(new Kysely<Database>({ dialect: setup.dialect }), setup.engine, options.secrets, setup.leaderLock());
 }
 
 /** The open transaction of an atomically() call, and the authority changes written in it. */
@@ -86,7 +87,7 @@ interface Ambient {
   changes: AuthorityChange[];
 }
 
-function storeOver(db: Executor, engine: Engine, secrets: SecretBox | undefined): Store {
+function storeOver(db: Executor, engine: Engine, secrets: SecretBox | undefined, leader: LeaderLock): Store {
   const ambient = new AsyncLocalStorage<Ambient>();
   // Outside atomically() there is no API caller to hold to account: the admin commands act for
   // the installation, and a login redeems what someone who could grant it already granted.
@@ -122,7 +123,11 @@ function storeOver(db: Executor, engine: Engine, secrets: SecretBox | undefined)
         throw storeUnreachable(error);
       }
     },
-    close: () => db.destroy(),
+    leads: () => leader.holds(),
+    async close() {
+      await leader.release();
+      await db.destroy();
+    },
   };
 }
 

@@ -26,6 +26,7 @@ import {
 import pg from "pg";
 import type { StoreOptions } from "./create-store.js";
 import { inTransaction, type Executor } from "./database.js";
+import { postgresLeaderLock, soleLeader, type LeaderLock } from "./leader-lock.js";
 import type { Store } from "./types.js";
 
 /** The engines Arbor stores data in. */
@@ -37,6 +38,8 @@ export interface EngineSetup {
   readonly dialect: Dialect;
   /** The schema Kysely's migration tables live in, or undefined where the engine has none. */
   migrationSchema(db: Kysely<unknown>): Promise<string | undefined>;
+  /** The lock that makes one replica the one to run background jobs (leader-lock.ts). */
+  leaderLock(): LeaderLock;
 }
 
 /** Long enough to ride out another process's write transaction, short enough to fail a request. */
@@ -67,6 +70,7 @@ function sqliteSetup(dataDir: string): EngineSetup {
       createIntrospector: (db) => new SqliteIntrospector(db),
     },
     migrationSchema: async () => undefined,
+    leaderLock: soleLeader,
   };
 }
 
@@ -171,6 +175,7 @@ function postgresSetup(url: string, options: StoreOptions): EngineSetup {
       },
     }),
     migrationSchema: async (db) => schema ?? (await currentSchema(db)),
+    leaderLock: () => postgresLeaderLock({ url, schema, connectTimeoutMs: options.connectTimeoutMs ?? PG_CONNECT_TIMEOUT_MS, queryTimeoutMs: queryTimeout }),
   };
 }
 

@@ -488,6 +488,11 @@ export interface Store extends Stores {
   pruneListChanges(): Promise<void>;
   /** Resolves when the store answers a trivial query; UNAVAILABLE when it does not. */
   ping(): Promise<void>;
-  /** Closes every connection. */
+  /**
+   * Whether this process is the one of the store's replicas to run background jobs, becoming it
+   * when no live process is (store/leader-lock.ts); on SQLite always.
+   */
+  leads(): Promise<boolean>;
+  /** Closes every connection, giving up the lead. */
   close(): Promise<void>;
 }

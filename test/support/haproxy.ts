@@ -1,0 +1,101 @@
+/**
+ * A real HAProxy (Debian's `haproxy` package) in front of Arbor replicas, with the configuration
+ * docs/operations.md gives operators ("Several replicas behind a load balancer"): round robin,
+ * health checks on /readyz, a failed connection tried again on another replica, and refused
+ * credentials throttled per client address.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** A running HAProxy. */
+export interface TestHaproxy {
+  readonly url: string;
+  readonly config: string;
+  close(): Promise<void>;
+}
+
+/** Whether haproxy is installed; under CI=true its absence is a failure, not a skip. */
+export function haveHaproxy(): boolean {
+  const found = spawnSync("haproxy", ["-v"], { stdio: "ignore" }).status === 0;
+  if (!found && process.env.CI === "true") throw new Error("haproxy is not installed (apt-get install haproxy); CI needs it for the replicas suite");
+  return found;
+}
+
+/** A loopback port nothing listens on now (HAProxy's own, known before the replicas start). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** The configuration: HAProxy on 127.0.0.1:port before the replicas at 127.0.0.1:<each of ports>. */
+export function haproxyConfig(port: number, replicaPorts: readonly number[]): string {
+  return `global
+    maxconn 4096
+
+defaults
+    mode http
+    timeout connect 2s
+    timeout client 65s
+    timeout server 65s
+    timeout http-keep-alive 4s
+    # A connection a replica refused (it is down) is tried again, on another replica; a request
+    # that reached a replica is never sent twice (a create might have landed).
+    retries 3
+    retry-on conn-failure
+    option redispatch 1
+
+frontend arbor
+    bind 127.0.0.1:${port}
+    # Arbor sees HAProxy's address, not the client's, so refused credentials are counted here,
+    # per client address: past 100 a minute, that address's credential requests get 429.
+    stick-table type ipv6 size 100k expire 10m store http_err_rate(1m)
+    acl credentials path /sts/exchange /oauth/token /registry/token /arbor.iam.v2beta1.IdentitiesService/ExchangeToken
+    http-request track-sc0 src if credentials
+    http-request deny deny_status 429 if credentials { sc_http_err_rate(0) gt 100 }
+    default_backend replicas
+
+backend replicas
+    balance roundrobin
+    option httpchk GET /readyz
+    http-check expect status 200
+    default-server inter 1s fall 2 rise 2
+${replicaPorts.map((p, i) => `    server replica${i + 1} 127.0.0.1:${p} check`).join("\n")}
+`;
+}
+
+/** Starts haproxy in the foreground on port with the configuration above; resolves once it answers. */
+export async function startHaproxy(port: number, replicaPorts: readonly number[]): Promise<TestHaproxy> {
+  const dir = mkdtempSync(join(tmpdir(), "arbor-haproxy-"));
+  const config = haproxyConfig(port, replicaPorts);
+  const file = join(dir, "haproxy.cfg");
+  writeFileSync(file, config);
+  const check = spawnSync("haproxy", ["-c", "-f", file], { encoding: "utf8" });
+  if (check.status !== 0) throw new Error(`haproxy -c: ${check.stdout}${check.stderr}`);
+  const child = spawn("haproxy", ["-db", "-f", file], { stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`haproxy exited: ${stderr}`);
+    const ok = await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false);
+    if (ok) break;
+    if (i > 100) throw new Error(`haproxy does not answer: ${stderr}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url,
+    config,
+    async close() {
+      child.kill("SIGTERM");
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
