@@ -19,6 +19,7 @@ import { addRegistryCommands } from "./registry/commands.js";
 import { addRegistryConfigCommand } from "./registry-config.js";
 import { serve } from "./serve.js";
 import { VERSION } from "./version.js";
+import { addVersionCommand } from "./version-command.js";
 
 type Flags = Partial<Record<keyof Config, unknown>> & { config?: string };
 
@@ -175,6 +176,7 @@ export function buildProgram(): Command {
   addAdvisoriesCommands(program, storeOptions, configOf, io);
   addConfigCommands(program, io);
   addCompletionCommand(program, io.stdout);
+  addVersionCommand(program, io);
   return program;
 }
 

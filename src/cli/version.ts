@@ -1,16 +1,7 @@
 /**
- * The version of this build, read from package.json (found upward from this file, which runs
- * from src/ under the tests and from dist/src/ when built).
+ * The version of this build (src/build-info.ts reads it from package.json).
  */
-import { existsSync, readFileSync } from "node:fs";
-
-function findVersion(): string {
-  for (let dir = new URL("./", import.meta.url); dir.pathname !== "/"; dir = new URL("../", dir)) {
-    const file = new URL("package.json", dir);
-    if (existsSync(file)) return (JSON.parse(readFileSync(file, "utf8")) as { version: string }).version;
-  }
-  return "0.0.0";
-}
+import { BUILD_INFO } from "../build-info.js";
 
 /** The package version. */
-export const VERSION: string = findVersion();
+export const VERSION: string = BUILD_INFO.version;

@@ -115,6 +115,13 @@ asks, and scripts (no terminal) are never asked.
 command tree: \`source <(arbor completion bash)\` in \`~/.bashrc\`, \`source <(arbor completion zsh)\` in
 \`~/.zshrc\` after \`compinit\`. They complete commands and flags.
 
+## Versions
+
+\`arbor version\` prints this command's version and git commit, and the server's (from its
+\`/healthz\`, at the API URL the other commands use); it exits 1 when no server answers, after
+printing its own. \`--client\` asks no server; \`-o json\` prints both as JSON. \`arbor --version\`
+prints the version number alone.
+
 ## Tokens on disk
 
 \`arbor auth\` caches tokens in \`$XDG_CACHE_HOME/arbor\` (else \`~/.cache/arbor\`), one folder per API

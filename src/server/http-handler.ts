@@ -30,6 +30,7 @@ import { toApiJson } from "./rest/json.js";
 import type { RouteTable } from "./rest/route-table.js";
 import { errorDomainFor, grpcMessageEncode, httpStatusOf, statusJson, toApiError } from "./status.js";
 import { exchangePath, serveExchange } from "./sts-exchange.js";
+import { BUILD_INFO } from "../build-info.js";
 
 /** What the handler serves from. */
 export interface HttpHandlerDeps {
@@ -181,7 +182,8 @@ async function serveFixed(deps: HttpHandlerDeps, path: string, req: AnyRequest, 
   switch (path) {
     case "/healthz":
       record.route = "GET /healthz";
-      writeJson(res, 200, { status: "SERVING" });
+      // The version and commit, as `arbor version` shows them; nothing else about the build.
+      writeJson(res, 200, { status: "SERVING", version: BUILD_INFO.version, commit: BUILD_INFO.commit });
       break;
     case "/readyz":
       record.route = "GET /readyz";

@@ -2,7 +2,8 @@
  * Prometheus metrics: requests and latency by RPC (or route), transport and code. One registry
  * per server, no globals.
  */
-import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { BUILD_INFO } from "../build-info.js";
 
 /** The server's metrics. */
 export interface Metrics {
@@ -15,6 +16,14 @@ export interface Metrics {
 export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "arbor_" });
+  // The usual Prometheus idiom: a constant 1 whose labels say what runs, so a dashboard can
+  // join on it and an alert can see replicas running different builds.
+  new Gauge({
+    name: "arbor_build_info",
+    help: "Always 1; the labels give the running build: version, git commit and Node.js version.",
+    labelNames: ["version", "commit", "node"] as const,
+    registers: [registry],
+  }).set({ version: BUILD_INFO.version, commit: BUILD_INFO.commit, node: process.version }, 1);
   const labelNames = ["rpc", "transport", "code"] as const;
   const requests = new Counter({ name: "arbor_requests_total", help: "Requests handled, by RPC or route, transport and status code.", labelNames, registers: [registry] });
   const latency = new Histogram({

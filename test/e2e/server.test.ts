@@ -6,6 +6,7 @@ import http from "node:http";
 import http2 from "node:http2";
 import { createLocalJWKSet, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BUILD_INFO } from "../../src/build-info.js";
 import { engines } from "../support/engines.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 
@@ -55,7 +56,8 @@ describe(`the server [${engine.name}]`, () => {
 
   it.each([
     ["/ping/v2beta1/ping", { response: "pong" }],
-    ["/healthz", { status: "SERVING" }],
+    // The build's version and commit (what `arbor version` shows), and nothing else about it.
+    ["/healthz", { status: "SERVING", version: BUILD_INFO.version, commit: BUILD_INFO.commit }],
     ["/readyz", { status: "SERVING" }],
   ])("GET %s needs no token", async (path, want) => {
     const res = await t.fetch(path);
@@ -70,6 +72,7 @@ describe(`the server [${engine.name}]`, () => {
     expect(text).toMatch(/arbor_requests_total\{rpc="arbor\.iam\.v2beta1\.GroupsService\/GetGroup",transport="rest",code="0"\} \d+/);
     expect(text).toMatch(/arbor_requests_total\{rpc="arbor\.iam\.v2beta1\.GroupsService\/GetGroup",transport="rest",code="3"\} \d+/);
     expect(text).toContain("arbor_request_duration_seconds_bucket");
+    expect(text).toContain(`arbor_build_info{version="${BUILD_INFO.version}",commit="${BUILD_INFO.commit}",node="${process.version}"} 1`);
   });
 
   it("writes one structured log line per request, with the caller and never the token", async () => {

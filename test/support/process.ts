@@ -36,6 +36,8 @@ export interface ServeProcess {
   lines: Record<string, unknown>[];
   /** Resolves with the exit code. */
   exited: Promise<number | null>;
+  /** Everything it wrote to stderr so far. */
+  stderr(): string;
 }
 
 /** Starts `arbor serve --port 0` and waits until it says it is serving; bin: another build's command. */
@@ -58,7 +60,7 @@ export function serveArbor(args: string[], env: Record<string, string> = {}, bin
         const line = JSON.parse(buffered.slice(0, nl)) as Record<string, unknown>;
         buffered = buffered.slice(nl + 1);
         lines.push(line);
-        if (line.msg === "arbor is serving") resolve({ child, port: line.port as number, lines, exited });
+        if (line.msg === "arbor is serving") resolve({ child, port: line.port as number, lines, exited, stderr: () => stderr });
       }
     });
     exited.then((code) => reject(new Error(`arbor serve exited with ${code}: ${stderr}`)), reject);
