@@ -69,7 +69,13 @@ export function buildProgram(): Command {
   const admin = program
     .command("admin")
     .description("administer the installation directly through its store")
-    .addHelpText("after", "\nExamples:\n  arbor admin bootstrap --org acme\n  export ARBOR_TOKEN=$(arbor admin token --org acme)\n");
+    .addHelpText(
+      "after",
+      "\nEach admin command opens the store the server would (--data-dir, --database-url, ARBOR_*, --config),\n" +
+        "names it on stderr, and, but bootstrap, refuses (exit 2) when there is none there. `token` refuses to\n" +
+        "mint for an issuer or base URL other than the running server's. See docs/operations.md.\n\n" +
+        "Examples:\n  arbor admin bootstrap --org acme\n  export ARBOR_TOKEN=$(arbor admin token --org acme)\n",
+    );
   storeOptions(
     admin
       .command("bootstrap")

@@ -41,6 +41,7 @@ import { createRouteTable } from "./rest/route-table.js";
 import { createRequestLimits } from "./request-limits.js";
 import { secureDataDir, type Notice } from "./data-dir.js";
 import { loadSecretBox, resealStore } from "./secrets-key.js";
+import { recordServedUrls } from "./served-urls.js";
 
 /** A running server. */
 export interface ArborServer {
@@ -211,6 +212,8 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
   try {
     boundPort = (await listener.listen(config.port, config.host)).port;
     if (config.metricsAddress !== undefined) metricsListener = await startMetricsListener(config.metricsAddress, metrics, config.metricsToken);
+    // Only now is the port, and so the default issuer, known.
+    await recordServedUrls(core.store.settings, { issuer: issuerUrlOf(config, boundPort), baseUrl: baseUrlOf(config, boundPort) });
   } catch (e) {
     await listener.close(0);
     await core.store.close();
