@@ -61,7 +61,11 @@ export function buildProgram(): Command {
       .addOption(new Option("--log-level <level>", "fatal, error, warn, info, debug, trace or silent (ARBOR_LOG_LEVEL)").default(DEFAULT_CONFIG.logLevel))
       .addOption(new Option("--tls-cert <file>", "PEM certificate chain: serve TLS, h2 and HTTP/1.1 by ALPN (ARBOR_TLS_CERT)"))
       .addOption(new Option("--tls-key <file>", "PEM private key of --tls-cert (ARBOR_TLS_KEY)"))
-      .addHelpText("after", "\nExamples:\n  arbor serve\n  ARBOR_DATABASE_URL=postgres://arbor@db/arbor arbor serve --port 9000\n"),
+      .addHelpText(
+        "after",
+        "\nSIGTERM or SIGINT: finish in-flight requests and stop. SIGHUP: read --tls-cert and --tls-key again.\n\n" +
+          "Examples:\n  arbor serve\n  ARBOR_DATABASE_URL=postgres://arbor@db/arbor arbor serve --port 9000\n",
+      ),
   ).action(async (flags: Flags, cmd: Command) => {
     await serve(configOf(flags, (k) => cmd.getOptionValueSource(k) === "cli"));
   });

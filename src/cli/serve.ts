@@ -1,5 +1,6 @@
 /**
- * `arbor serve`: the server, until SIGTERM or SIGINT, then a graceful shutdown.
+ * `arbor serve`: the server, until SIGTERM or SIGINT, then a graceful shutdown; SIGHUP reloads
+ * the TLS certificate and key.
  */
 import { pino } from "pino";
 import type { Config } from "../config.js";
@@ -26,6 +27,17 @@ export async function serve(config: Config): Promise<void> {
       },
     );
   };
+  // SIGHUP reloads, as for nginx and HAProxy, whether or not there is anything to reload: its
+  // default action would stop the server.
+  process.on("SIGHUP", () => {
+    try {
+      const certificate = server.reloadTls();
+      if (certificate === undefined) logger.info({ signal: "SIGHUP" }, "nothing to reload: the server serves cleartext");
+      else logger.info({ signal: "SIGHUP", certificate }, "TLS certificate reloaded: new connections use it");
+    } catch (e) {
+      logger.error({ signal: "SIGHUP", err: e }, "TLS certificate not reloaded: the current one stays in use");
+    }
+  });
   process.once("SIGTERM", () => stop("SIGTERM"));
   process.once("SIGINT", () => stop("SIGINT"));
 }

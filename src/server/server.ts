@@ -2,7 +2,7 @@
  * Assembles a running Arbor: store, keys, services, transports and the listener, from one
  * resolved Config.
  */
-import { randomBytes } from "node:crypto";
+import { randomBytes, X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { Logger } from "pino";
 import { TokenExchange } from "../auth/exchange.js";
@@ -59,6 +59,19 @@ export interface ArborServer {
   readonly deps: ServiceDeps;
   /** Graceful shutdown: stop accepting, finish in-flight requests, close the store. */
   close(): Promise<void>;
+  /**
+   * Reads the TLS certificate and key files again and serves new connections with them (SIGHUP);
+   * undefined when the server serves cleartext. A pair that cannot be read or used throws
+   * ConfigError and the current one stays.
+   */
+  reloadTls(): TlsCertificateInfo | undefined;
+}
+
+/** The certificate now served, as the log reports it. */
+export interface TlsCertificateInfo {
+  subject: string;
+  notAfter: string;
+  fingerprint256: string;
 }
 
 /** Injected time and randomness (tests make them exact). */
@@ -229,6 +242,16 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
     store: core.store,
     tokens: core.tokens,
     deps: core.deps,
+    reloadTls() {
+      const pair = tlsOf(config).tls;
+      if (pair === undefined) return undefined;
+      try {
+        listener.setTls(pair);
+      } catch (e) {
+        throw new ConfigError(`the TLS certificate ${config.tlsCert} and key ${config.tlsKey} cannot be used: ${(e as Error).message}`);
+      }
+      return describeCertificate(pair.cert);
+    },
     close() {
       closing ??= (async () => {
         await listener.close(config.shutdownTimeoutMs);
@@ -248,7 +271,13 @@ function memoize<T>(make: () => T): () => T {
   return () => (value ??= { v: make() }).v;
 }
 
-/** The TLS certificate and key the configuration names, read once at start. */
+/** What an operator checks after a reload: the first certificate of the chain, without its key. */
+function describeCertificate(pem: Buffer): TlsCertificateInfo {
+  const cert = new X509Certificate(pem);
+  return { subject: cert.subject, notAfter: new Date(cert.validTo).toISOString(), fingerprint256: cert.fingerprint256 };
+}
+
+/** The TLS certificate and key the configuration names, read at start and again by reloadTls(). */
 function tlsOf(config: Config): Pick<ListenerOptions, "tls"> {
   if (config.tlsCert === undefined || config.tlsKey === undefined) return {};
   const read = (path: string, what: string) => {
