@@ -13,6 +13,7 @@ import { Tokens } from "../auth/tokens.js";
 import { UpstreamVerifier } from "../auth/upstream-verifier.js";
 import { baseUrlOf, ConfigError, errorDomainOf, issuerUrlOf, type Config } from "../config.js";
 import { systemClock, type Clock } from "../domain/clock.js";
+import { parseAddressRanges } from "../domain/address-ranges.js";
 import { PageTokens } from "../domain/page-token.js";
 import { BUILTIN_ROLES } from "../domain/roles.js";
 import type { IdSource } from "../domain/uid.js";
@@ -26,6 +27,7 @@ import { createRegistryIndex } from "../services/registry-index.js";
 import { createServices } from "../services/routes.js";
 import { createStore } from "../store/create-store.js";
 import type { Store } from "../store/types.js";
+import { createClientAddress } from "./client-address.js";
 import { createConnectHandlers } from "./connect-handlers.js";
 import { createCors } from "./cors.js";
 import { createHttpHandler } from "./http-handler.js";
@@ -209,6 +211,7 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
     }),
     cors: createCors(config.corsOrigins),
     metricsToken: config.metricsToken,
+    clientAddress: createClientAddress(parseAddressRanges(config.trustedProxies)),
     openapi: memoize(() => createOpenApiDocument({ routes, baseUrl: baseUrlOf(config, boundPort), issuerUrl: issuerUrlOf(config, boundPort) })),
   });
   listener = createListener(handler, {
