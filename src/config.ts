@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
+import { parseAddressRanges } from "./domain/address-ranges.js";
 import { parseRate, type Rate } from "./domain/rate-limit.js";
 import { parseSecretKeys } from "./domain/secret-box.js";
 
@@ -66,6 +67,11 @@ export interface Config {
   advisoriesSyncIntervalMs: number;
   /** Audit events older than this many milliseconds are deleted by the server; undefined: kept for ever. */
   auditRetentionMs: number | undefined;
+  /**
+   * Reverse proxies (addresses and CIDR ranges) whose X-Forwarded-For names the client; empty:
+   * the TCP peer is the client and the header is ignored.
+   */
+  trustedProxies: string[];
   /** Browser origins (`https://app.example`) allowed to call the API across origins; `*` for any; empty: no CORS. */
   corsOrigins: string[];
   /**
@@ -133,6 +139,7 @@ export const DEFAULT_CONFIG: Readonly<Config> = {
   advisoriesFeedUrl: undefined,
   advisoriesSyncIntervalMs: 60 * 60 * 1000,
   auditRetentionMs: undefined,
+  trustedProxies: [],
   corsOrigins: [],
   secretsKey: undefined,
   migrate: true,
@@ -151,7 +158,7 @@ export const DEFAULT_CONFIG: Readonly<Config> = {
   metricsToken: undefined,
 };
 
-type Kind = "int" | "string" | "bool" | "url" | "duration" | "origins" | "rate";
+type Kind = "int" | "string" | "bool" | "url" | "duration" | "origins" | "addresses" | "rate";
 
 /** Each setting: its environment variable, its key in the config file, and its kind. */
 export const SETTINGS: Readonly<Record<keyof Config, { env: string; kind: Kind }>> = {
@@ -183,6 +190,7 @@ export const SETTINGS: Readonly<Record<keyof Config, { env: string; kind: Kind }
   advisoriesFeedUrl: { env: "ARBOR_ADVISORIES_FEED_URL", kind: "url" },
   advisoriesSyncIntervalMs: { env: "ARBOR_ADVISORIES_SYNC_INTERVAL", kind: "duration" },
   auditRetentionMs: { env: "ARBOR_AUDIT_RETENTION", kind: "duration" },
+  trustedProxies: { env: "ARBOR_TRUSTED_PROXIES", kind: "addresses" },
   corsOrigins: { env: "ARBOR_CORS_ORIGINS", kind: "origins" },
   secretsKey: { env: "ARBOR_SECRETS_KEY", kind: "string" },
   migrate: { env: "ARBOR_MIGRATE", kind: "bool" },
@@ -295,6 +303,12 @@ function convert(raw: unknown, kind: Kind, origin: string): unknown {
       return text;
     case "origins":
       return parseOrigins(raw, origin);
+    case "addresses":
+      try {
+        return parseAddressRanges(listOf(raw)).entries;
+      } catch (e) {
+        throw new ConfigError(`${origin}: ${(e as Error).message}`);
+      }
     case "rate": {
       const rate = parseRate(text);
       if (rate instanceof Error) throw new ConfigError(`${origin}: ${rate.message}`);
@@ -305,7 +319,7 @@ function convert(raw: unknown, kind: Kind, origin: string): unknown {
 
 /** A comma-separated list (or a YAML list) of browser origins such as `https://app.example`, or `*`. */
 function parseOrigins(raw: unknown, origin: string): string[] {
-  const items = (Array.isArray(raw) ? raw.map(String) : String(raw).split(",")).map((o) => o.trim()).filter((o) => o !== "");
+  const items = listOf(raw);
   for (const item of items) {
     if (item === "*") continue;
     const url = URL.canParse(item) ? new URL(item) : undefined;
@@ -314,6 +328,11 @@ function parseOrigins(raw: unknown, origin: string): string[] {
     }
   }
   return items.map((o) => o.replace(/\/$/, ""));
+}
+
+/** A comma-separated list, or a YAML list, without empty items. */
+function listOf(raw: unknown): string[] {
+  return (Array.isArray(raw) ? raw.map(String) : String(raw).split(",")).map((o) => o.trim()).filter((o) => o !== "");
 }
 
 /** Parses `30s`, `5m`, `12h`, `7d`, `250ms` or a bare number of milliseconds. */

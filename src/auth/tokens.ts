@@ -100,6 +100,7 @@ export class Tokens {
 
   async #verifySigned(token: string, audience: string): Promise<{ claims: TokenClaims; keyRetireTime: number }> {
     let keyRetireTime = -Infinity;
+    const issuer = this.#issuer();
     try {
       const { payload } = await jwtVerify(
         token,
@@ -110,7 +111,7 @@ export class Tokens {
           return found.key;
         },
         {
-          issuer: this.#issuer(),
+          issuer,
           audience,
           algorithms: ["ES256"],
           clockTolerance: CLOCK_TOLERANCE_S,
@@ -120,7 +121,7 @@ export class Tokens {
       );
       return { claims: this.#refuseForged(payload as unknown as TokenClaims), keyRetireTime };
     } catch (e) {
-      throw unauthenticated(reasonOf(e));
+      throw unauthenticated(reasonOf(e, issuer));
     }
   }
 
@@ -137,11 +138,21 @@ export class Tokens {
   }
 }
 
-function reasonOf(e: unknown): string {
+/**
+ * A claim of a token shown back to whoever sent it. Only tokens signed by this server's keys get
+ * this far (the signature is checked first), but the text still goes to logs and headers:
+ * quoted, printable, bounded.
+ */
+function printable(claim: unknown): string {
+  if (typeof claim !== "string") return "missing";
+  return JSON.stringify(claim.replace(/[^\x20-\x7e]/g, "?").slice(0, 200));
+}
+
+function reasonOf(e: unknown, issuer: string): string {
   if (e instanceof joseErrors.JWTExpired) return "the token has expired";
   if (e instanceof joseErrors.JWTClaimValidationFailed) {
     if (e.claim === "aud") return "the token is not meant for this API (audience)";
-    if (e.claim === "iss") return "the token was not issued by this server";
+    if (e.claim === "iss") return `the token was not issued by this server: its issuer is ${printable(e.payload.iss)}, this server's is ${issuer}`;
     return `the token's ${e.claim} claim is not valid`;
   }
   if (e instanceof joseErrors.JWSSignatureVerificationFailed) return "the token's signature is not valid";

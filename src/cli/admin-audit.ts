@@ -12,6 +12,7 @@ import { toApiJson } from "../server/rest/json.js";
 import { auditEventMessage } from "../services/audit-service.js";
 import { createStore } from "../store/create-store.js";
 import { UsageError } from "./admin.js";
+import { announceStore } from "./store-access.js";
 
 /** Adds `arbor admin audit` under admin. */
 export function addAuditCommand<F>(
@@ -63,6 +64,7 @@ export async function adminAudit(config: Config, options: AuditOptions): Promise
   const limit = Number(options.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 100_000) throw new UsageError("--limit must be a whole number from 1 to 100000");
   if (options.output !== "table" && options.output !== "json") throw new UsageError("--output must be table or json");
+  await announceStore(config, "existing");
   const store = await createStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema });
   try {
     let orgUid: string | undefined;

@@ -15,7 +15,8 @@ import { engineSetup, SQLITE_FILES } from "../store/dialect.js";
 import { knownMigrations, migrate, schemaStatus } from "../store/migrate.js";
 import { DATA_DIR_MODE, DATA_FILE_MODE } from "../server/data-dir.js";
 import { checkSealedSecrets, loadSecretBox, SECRETS_KEY_FILE } from "../server/secrets-key.js";
-import { UsageError } from "./admin.js";
+import { announceStore } from "./store-access.js";
+import { UsageError } from "./usage-error.js";
 
 /** The exit code of `arbor admin migrate --check` when migrations are pending. */
 export const MIGRATIONS_PENDING_EXIT_CODE = 3;
@@ -31,6 +32,8 @@ export interface CommandResult {
  * MIGRATIONS_PENDING_EXIT_CODE when some are pending, listing them.
  */
 export async function adminMigrate(config: Config, options: { check?: boolean }): Promise<CommandResult> {
+  // Migrating may make the store: operators who migrate separately do so before any server starts.
+  await announceStore(config, "may-create");
   const sqlite = config.databaseUrl === undefined || config.databaseUrl === "";
   if (options.check === true && sqlite && !(await exists(join(config.dataDir, SQLITE_FILES[0])))) {
     // Opening would make the file (and the directory): a check of a mistyped path changes nothing.
@@ -64,6 +67,7 @@ export async function adminBackup(config: Config, to: string, options: { without
   if (config.databaseUrl !== undefined && config.databaseUrl !== "") {
     throw new UsageError("the store is PostgreSQL: back it up with pg_dump or continuous archiving (PITR), and keep ARBOR_SECRETS_KEY with it (docs/operations.md, Backup and restore)");
   }
+  await announceStore(config, "existing");
   const source = join(config.dataDir, SQLITE_FILES[0]);
   if (!(await exists(source))) throw new UsageError(`there is no store to back up at ${source}`);
   if ((await entries(to)).length > 0) throw new UsageError(`${to} exists and is not empty: back up into a new directory`);
@@ -115,6 +119,7 @@ export async function adminRestore(config: Config, from: string, options: { forc
   if (config.databaseUrl !== undefined && config.databaseUrl !== "") {
     throw new UsageError("the store is PostgreSQL: restore it with pg_restore or from your archive (docs/operations.md, Backup and restore)");
   }
+  await announceStore(config, "may-create");
   const backupDb = join(from, SQLITE_FILES[0]);
   if (!(await exists(backupDb))) throw new UsageError(`${from} holds no backup (${SQLITE_FILES[0]} is missing)`);
   const backupKey = join(from, SECRETS_KEY_FILE);

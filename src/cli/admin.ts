@@ -14,6 +14,10 @@ import { groupMessage } from "../services/groups-service.js";
 import { createOrganization, ensureOwner } from "../services/groups-store-ops.js";
 import { cryptoIds, openCore, type Core } from "../server/server.js";
 import { toApiJson } from "../server/rest/json.js";
+import { readServedUrls } from "../server/served-urls.js";
+import type { SettingsStore } from "../store/types.js";
+import { announceStore, type StoreNeed } from "./store-access.js";
+import { UsageError } from "./usage-error.js";
 
 /** Options of `arbor admin bootstrap`. */
 export interface BootstrapOptions {
@@ -28,7 +32,7 @@ export async function bootstrap(config: Config, options: BootstrapOptions): Prom
   if ((options.issuer === undefined) !== (options.subject === undefined)) {
     throw new UsageError("--issuer and --subject go together");
   }
-  return withCore(config, async (core) => {
+  return withCore(config, "may-create", async (core) => {
     const org = await findOrCreate(core, options.org, options.description ?? "");
     if (options.issuer !== undefined && options.subject !== undefined) {
       await ensureOwner(core.deps, org.uid, userIdentityUid(options.issuer, options.subject));
@@ -54,7 +58,8 @@ export async function adminToken(config: Config, options: AdminTokenOptions): Pr
   if (identity !== undefined && !isUid(identity)) {
     throw new UsageError(`--identity: "${identity}" is not a valid uid (40 lowercase hex characters, then /16 hex per level)`);
   }
-  return withCore(config, async (core) => {
+  return withCore(config, "existing", async (core) => {
+    await refuseForeignIssuer(core.store.settings, config, options.audience === undefined);
     const audience = options.audience ?? baseUrlOf(config);
     if (identity !== undefined) {
       // The server refuses a token whose subject is not an identity: say so now, not at first use.
@@ -77,16 +82,13 @@ export async function adminToken(config: Config, options: AdminTokenOptions): Pr
  * the old keys retire, as JSON.
  */
 export async function rotateSigningKey(config: Config): Promise<string> {
-  return withCore(config, async (core) => {
+  return withCore(config, "existing", async (core) => {
     const { kid, retireTime } = await core.keys.rotate();
     return JSON.stringify({ kid, previousKeysRetireTime: new Date(retireTime).toISOString() }, null, 2);
   });
 }
 
-/** A mistake in how a command was called (exit code 2). */
-export class UsageError extends Error {
-  override readonly name = "UsageError";
-}
+export { UsageError };
 
 async function findOrCreate(core: Core, name: string, description: string): Promise<GroupRecord> {
   const existing = await core.store.groups.findOrganization(name);
@@ -103,7 +105,27 @@ async function findOrCreate(core: Core, name: string, description: string): Prom
   }
 }
 
-async function withCore<T>(config: Config, fn: (core: Core) => Promise<T>): Promise<T> {
+/**
+ * A token the server would refuse is worse than none: it fails every call with 401, far from
+ * here. The issuer (and, unless --audience is given, the base URL) this command would mint for
+ * must be what the latest server start over this store recorded; a store no server has started
+ * over since has nothing recorded, and the configured values are used.
+ */
+export async function refuseForeignIssuer(settings: Pick<SettingsStore, "get">, config: Config, checkAudience: boolean): Promise<void> {
+  const served = await readServedUrls(settings);
+  if (served === undefined) return;
+  const mine = { issuer: issuerUrlOf(config), baseUrl: baseUrlOf(config) };
+  const hint = "give this command the server's settings (--issuer-url/ARBOR_ISSUER_URL, --base-url/ARBOR_BASE_URL, --port/ARBOR_PORT, or its --config file)";
+  if (served.issuer !== mine.issuer) {
+    throw new UsageError(`the server over this store issues tokens as ${served.issuer}, but this command would mint them as ${mine.issuer}, which it refuses: ${hint}`);
+  }
+  if (checkAudience && served.baseUrl !== mine.baseUrl) {
+    throw new UsageError(`the server over this store answers as ${served.baseUrl}, but this command would mint tokens for ${mine.baseUrl}, which it refuses: ${hint}, or --audience`);
+  }
+}
+
+async function withCore<T>(config: Config, need: StoreNeed, fn: (core: Core) => Promise<T>): Promise<T> {
+  await announceStore(config, need);
   // What start changed (modes tightened, secrets sealed) goes to stderr, apart from the output.
   const notice = (message: string, fields: Record<string, unknown>) => process.stderr.write(`arbor: ${message} ${JSON.stringify(fields)}\n`);
   const core = await openCore(config, systemClock, cryptoIds, () => issuerUrlOf(config), undefined, undefined, notice);

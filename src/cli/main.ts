@@ -64,7 +64,11 @@ export function buildProgram(): Command {
       .addOption(new Option("--tls-cert <file>", "PEM certificate chain: serve TLS, h2 and HTTP/1.1 by ALPN (ARBOR_TLS_CERT)"))
       .addOption(new Option("--tls-key <file>", "PEM private key of --tls-cert (ARBOR_TLS_KEY)"))
       .addOption(new Option("--no-migrate", "do not migrate at start; refuse a store whose schema is behind (ARBOR_MIGRATE=false; see arbor admin migrate)"))
-      .addHelpText("after", "\nExamples:\n  arbor serve\n  ARBOR_DATABASE_URL=postgres://arbor@db/arbor arbor serve --port 9000\n"),
+      .addHelpText(
+        "after",
+        "\nSIGTERM or SIGINT: finish in-flight requests and stop. SIGHUP: read --tls-cert and --tls-key again.\n\n" +
+          "Examples:\n  arbor serve\n  ARBOR_DATABASE_URL=postgres://arbor@db/arbor arbor serve --port 9000\n",
+      ),
   ).action(async (flags: Flags, cmd: Command) => {
     await serve(configOf(flags, (k) => cmd.getOptionValueSource(k) === "cli"));
   });
@@ -72,7 +76,13 @@ export function buildProgram(): Command {
   const admin = program
     .command("admin")
     .description("administer the installation directly through its store")
-    .addHelpText("after", "\nExamples:\n  arbor admin bootstrap --org acme\n  export ARBOR_TOKEN=$(arbor admin token --org acme)\n");
+    .addHelpText(
+      "after",
+      "\nEach admin command opens the store the server would (--data-dir, --database-url, ARBOR_*, --config),\n" +
+        "names it on stderr, and, but bootstrap, refuses (exit 2) when there is none there. `token` refuses to\n" +
+        "mint for an issuer or base URL other than the running server's. See docs/operations.md.\n\n" +
+        "Examples:\n  arbor admin bootstrap --org acme\n  export ARBOR_TOKEN=$(arbor admin token --org acme)\n",
+    );
   storeOptions(
     admin
       .command("bootstrap")

@@ -16,7 +16,8 @@ import { BLOB_MEDIA_TYPES } from "../server/registry-events.js";
 import { NOTIFICATIONS_PATH, registryTokenPath } from "../server/registry-endpoints.js";
 import { loadSecretBox } from "../server/secrets-key.js";
 import { createStore } from "../store/create-store.js";
-import { UsageError } from "./admin.js";
+import { refuseForeignIssuer, UsageError } from "./admin.js";
+import { announceStore } from "./store-access.js";
 
 /** Options of `arbor admin registry-config`. */
 export interface RegistryConfigOptions {
@@ -70,10 +71,12 @@ export async function registryConfig(config: Config, options: RegistryConfigOpti
   const storage = resolve(options.storage);
   const certFile = resolve(options.certFile ?? join(storage, DEFAULT_CERT_NAME));
   // The registry's key and secrets are sealed in the store: the server's secrets key opens them.
+  await announceStore(config, "existing");
   const box = await loadSecretBox(config);
   const store = await createStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema, secrets: box });
   let secrets: { certificatePem: string; notifications: string; http: string };
   try {
+    await refuseForeignIssuer(store.settings, config, options.notifyUrl === undefined);
     secrets = {
       certificatePem: (await registrySigningKey(store.settings, systemClock)).certificatePem,
       notifications: await registryNotificationsSecret(store.settings),

@@ -14,6 +14,7 @@ import type { TokenExchange } from "../auth/exchange.js";
 import type { KeyRing } from "../auth/key-ring.js";
 import type { Store } from "../store/types.js";
 import { bearerChallenge } from "./bearer-challenge.js";
+import type { ClientAddress } from "./client-address.js";
 import { callRecordKey } from "./connect-handlers.js";
 import type { Cors } from "./cors.js";
 import { dropFarDeadline } from "./far-deadline.js";
@@ -62,6 +63,8 @@ export interface HttpHandlerDeps {
   openapi: () => JsonValue;
   /** The bearer token /metrics requires; undefined: /metrics is not served on this port. */
   metricsToken: string | undefined;
+  /** The client's address: the peer, or what a trusted proxy forwarded (ARBOR_TRUSTED_PROXIES). */
+  clientAddress: ClientAddress;
 }
 
 interface Record extends CallRecord {
@@ -74,7 +77,7 @@ interface Record extends CallRecord {
 export function createHttpHandler(deps: HttpHandlerDeps): (req: AnyRequest, res: AnyResponse) => void {
   return (req, res) => {
     const start = performance.now();
-    const record: Record = { address: req.socket.remoteAddress };
+    const record: Record = { address: deps.clientAddress(req) };
     const connect = deps.connect.get(pathOf(req));
     const transport = connect ? connectTransportOf(req) : "rest";
     if (deps.draining() && req.httpVersionMajor === 1) res.setHeader("connection", "close");
@@ -255,6 +258,7 @@ function finish(deps: HttpHandlerDeps, req: AnyRequest, res: AnyResponse, record
     status: res.statusCode,
     code,
     duration_ms: Math.round(seconds * 1e6) / 1e3,
+    address: record.address,
     ...(record.caller !== undefined && { caller: record.caller }),
     ...(record.reason !== undefined && { reason: record.reason }),
   };

@@ -7,7 +7,7 @@
 import http from "node:http";
 import http2 from "node:http2";
 import net, { type AddressInfo, type Socket } from "node:net";
-import type { TLSSocket } from "node:tls";
+import tls, { type TLSSocket } from "node:tls";
 import { bodyDeadline, closeWhenIdle, h2Options } from "./h2-limits.js";
 import type { AnyRequest, AnyResponse } from "./http-util.js";
 
@@ -49,6 +49,11 @@ export interface Listener {
   readonly draining: boolean;
   /** Stops accepting, waits up to timeoutMs for in-flight requests, then drops what is left. */
   close(timeoutMs: number): Promise<void>;
+  /**
+   * Serves new TLS connections with another certificate and key; connections already open keep
+   * theirs. Throws, changing nothing, when the pair is unusable or the listener is cleartext.
+   */
+  setTls(tls: NonNullable<ListenerOptions["tls"]>): void;
 }
 
 type Handler = (req: AnyRequest, res: AnyResponse) => void;
@@ -77,6 +82,13 @@ export function createListener(handler: Handler, options: ListenerOptions = DEFA
       stop();
       await connections.drain(timeoutMs);
       await closed;
+    },
+    setTls(pair) {
+      if (!(server instanceof tls.Server)) throw new Error("this listener serves cleartext: there is no certificate to replace");
+      // Checked on a context of its own first (a key that does not match the certificate throws
+      // here): setSecureContext records the new files on the server before it builds its context.
+      tls.createSecureContext({ cert: pair.cert, key: pair.key });
+      server.setSecureContext({ cert: pair.cert, key: pair.key });
     },
   };
 }

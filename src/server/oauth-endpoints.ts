@@ -18,6 +18,8 @@ const MAX_FORM_BYTES = 16 * 1024;
 
 /** What the access log learns of a login request. */
 export interface OAuthRecord {
+  /** The client's address (src/server/client-address.ts). */
+  address?: string;
   code?: number;
   error?: unknown;
   route?: string;
@@ -59,7 +61,7 @@ export function createOAuthEndpoints(deps: OAuthEndpointsDeps): OAuthEndpoints {
       writeErrorPage(res, e);
       return;
     }
-    const outcome = await step(query, req.socket.remoteAddress);
+    const outcome = await step(query, record.address);
     const error = "page" in outcome ? outcome.page : outcome.error;
     record.code = error?.code ?? 0;
     if (error?.code === Code.INTERNAL) record.error = error.cause ?? error;
@@ -68,7 +70,7 @@ export function createOAuthEndpoints(deps: OAuthEndpointsDeps): OAuthEndpoints {
   };
   /** A JSON endpoint; throttled ones refuse early past the budget and spend on refused credentials. */
   const api = (step: (p: URLSearchParams) => Promise<object>, throttled: boolean) => async (req: AnyRequest, res: AnyResponse, record: OAuthRecord) => {
-    const address = req.socket.remoteAddress;
+    const address = record.address;
     try {
       if (throttled) deps.throttle.authAllowed(address, undefined);
       const answer = await step(await paramsOf(req));

@@ -45,6 +45,8 @@ export interface RegistryTokenDeps {
 
 /** What the access log learns of a token request. */
 export interface RegistryTokenRecord {
+  /** The client's address (src/server/client-address.ts). */
+  address?: string;
   code?: number;
   route?: string;
   caller?: string;
@@ -55,7 +57,7 @@ export interface RegistryTokenRecord {
 /** Serves one token request, answering refusals itself in Docker's error format. */
 export async function serveRegistryToken(deps: RegistryTokenDeps, req: AnyRequest, res: AnyResponse, record: RegistryTokenRecord): Promise<void> {
   record.route = `${req.method} /registry/token`;
-  const address = req.socket.remoteAddress;
+  const address = record.address;
   try {
     deps.throttle.authAllowed(address, undefined);
     const params = await paramsOf(req);

@@ -2,7 +2,7 @@
  * Assembles a running Arbor: store, keys, services, transports and the listener, from one
  * resolved Config.
  */
-import { randomBytes } from "node:crypto";
+import { randomBytes, X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { Logger } from "pino";
 import { TokenExchange } from "../auth/exchange.js";
@@ -13,6 +13,7 @@ import { Tokens } from "../auth/tokens.js";
 import { UpstreamVerifier } from "../auth/upstream-verifier.js";
 import { baseUrlOf, ConfigError, errorDomainOf, issuerUrlOf, type Config } from "../config.js";
 import { systemClock, type Clock } from "../domain/clock.js";
+import { parseAddressRanges } from "../domain/address-ranges.js";
 import { PageTokens } from "../domain/page-token.js";
 import { BUILTIN_ROLES } from "../domain/roles.js";
 import type { IdSource } from "../domain/uid.js";
@@ -28,6 +29,7 @@ import { createRegistryIndex } from "../services/registry-index.js";
 import { createServices } from "../services/routes.js";
 import { createStore } from "../store/create-store.js";
 import type { Store } from "../store/types.js";
+import { createClientAddress } from "./client-address.js";
 import { createConnectHandlers } from "./connect-handlers.js";
 import { createCors } from "./cors.js";
 import { createHttpHandler } from "./http-handler.js";
@@ -43,6 +45,7 @@ import { createRouteTable } from "./rest/route-table.js";
 import { createRequestLimits } from "./request-limits.js";
 import { secureDataDir, type Notice } from "./data-dir.js";
 import { loadSecretBox, resealStore } from "./secrets-key.js";
+import { recordServedUrls } from "./served-urls.js";
 
 /** A running server. */
 export interface ArborServer {
@@ -60,6 +63,19 @@ export interface ArborServer {
   readonly deps: ServiceDeps;
   /** Graceful shutdown: stop accepting, finish in-flight requests, close the store. */
   close(): Promise<void>;
+  /**
+   * Reads the TLS certificate and key files again and serves new connections with them (SIGHUP);
+   * undefined when the server serves cleartext. A pair that cannot be read or used throws
+   * ConfigError and the current one stays.
+   */
+  reloadTls(): TlsCertificateInfo | undefined;
+}
+
+/** The certificate now served, as the log reports it. */
+export interface TlsCertificateInfo {
+  subject: string;
+  notAfter: string;
+  fingerprint256: string;
 }
 
 /** Injected time and randomness (tests make them exact). */
@@ -198,6 +214,7 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
     }),
     cors: createCors(config.corsOrigins),
     metricsToken: config.metricsToken,
+    clientAddress: createClientAddress(parseAddressRanges(config.trustedProxies)),
     openapi: memoize(() => createOpenApiDocument({ routes, baseUrl: baseUrlOf(config, boundPort), issuerUrl: issuerUrlOf(config, boundPort) })),
   });
   listener = createListener(handler, {
@@ -214,6 +231,8 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
   try {
     boundPort = (await listener.listen(config.port, config.host)).port;
     if (config.metricsAddress !== undefined) metricsListener = await startMetricsListener(config.metricsAddress, metrics, config.metricsToken);
+    // Only now is the port, and so the default issuer, known.
+    await recordServedUrls(core.store.settings, { issuer: issuerUrlOf(config, boundPort), baseUrl: baseUrlOf(config, boundPort) });
   } catch (e) {
     await listener.close(0);
     await core.store.close();
@@ -235,6 +254,16 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
     store: core.store,
     tokens: core.tokens,
     deps: core.deps,
+    reloadTls() {
+      const pair = tlsOf(config).tls;
+      if (pair === undefined) return undefined;
+      try {
+        listener.setTls(pair);
+      } catch (e) {
+        throw new ConfigError(`the TLS certificate ${config.tlsCert} and key ${config.tlsKey} cannot be used: ${(e as Error).message}`);
+      }
+      return describeCertificate(pair.cert);
+    },
     close() {
       closing ??= (async () => {
         await listener.close(config.shutdownTimeoutMs);
@@ -255,7 +284,13 @@ function memoize<T>(make: () => T): () => T {
   return () => (value ??= { v: make() }).v;
 }
 
-/** The TLS certificate and key the configuration names, read once at start. */
+/** What an operator checks after a reload: the first certificate of the chain, without its key. */
+function describeCertificate(pem: Buffer): TlsCertificateInfo {
+  const cert = new X509Certificate(pem);
+  return { subject: cert.subject, notAfter: new Date(cert.validTo).toISOString(), fingerprint256: cert.fingerprint256 };
+}
+
+/** The TLS certificate and key the configuration names, read at start and again by reloadTls(). */
 function tlsOf(config: Config): Pick<ListenerOptions, "tls"> {
   if (config.tlsCert === undefined || config.tlsKey === undefined) return {};
   const read = (path: string, what: string) => {

@@ -22,6 +22,8 @@ const MAX_FORM_BYTES = 8 * 1024;
 
 /** What the access log learns of an exchange. */
 export interface ExchangeRecord {
+  /** The client's address (src/server/client-address.ts). */
+  address?: string;
   code?: number;
   route?: string;
   /** The failed check of a refusal (never any part of a token). */
@@ -46,7 +48,7 @@ export async function serveExchange(
   record: ExchangeRecord,
 ): Promise<void> {
   record.route = `${req.method} /sts/exchange`;
-  const address = req.socket.remoteAddress;
+  const address = record.address;
   let attempted: string | undefined;
   try {
     throttle.authAllowed(address, undefined);

@@ -1,7 +1,8 @@
 /**
- * Server-wide values in the `settings` table. A value is written once and never changed, so
- * replicas that race to create it settle on whichever insert landed first. Every value is a key or
- * a secret, so every value is sealed with the secrets key (src/store/sealing.ts).
+ * Server-wide values in the `settings` table. A key or secret is written once and never changed,
+ * so replicas that race to create it settle on whichever insert landed first; put() is for the
+ * few values that describe the latest start instead. Every value is sealed with the secrets key
+ * (src/store/sealing.ts), so no reader has to know which values are secret.
  */
 import { internal } from "../domain/errors.js";
 import type { SecretBox } from "../domain/secret-box.js";
@@ -32,6 +33,22 @@ export function createSettingsStore(db: Executor, secrets: SecretBox | undefined
       const stored = await read(name);
       if (stored === undefined) throw internal(new Error(`setting ${name} is missing right after its insert`));
       return sealing.open(stored);
+    },
+
+    async get(name) {
+      const stored = await read(name);
+      return stored === undefined ? undefined : sealing.open(stored);
+    },
+
+    async put(name, value) {
+      const sealed = sealing.seal(value);
+      await guard(() =>
+        db
+          .insertInto("settings")
+          .values({ name, value: sealed })
+          .onConflict((oc) => oc.column("name").doUpdateSet({ value: sealed }))
+          .execute(),
+      );
     },
 
     resealSecrets: (checkOnly = false) => resealColumn(db, sealing, { table: "settings", key: "name", value: "value" }, checkOnly),

@@ -442,6 +442,10 @@ export interface SettingsStore {
    * all end up with the same value.
    */
   getOrCreate(name: string, make: () => string): Promise<string>;
+  /** The value of name, or undefined when there is none. */
+  get(name: string): Promise<string | undefined>;
+  /** Sets name to value, replacing any value it had (last writer wins). */
+  put(name: string, value: string): Promise<void>;
   /** Seals every value not sealed under the current secrets key; as IdentityProviderStore.resealSecrets. */
   resealSecrets(checkOnly?: boolean): Promise<number>;
 }

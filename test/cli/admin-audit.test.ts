@@ -40,7 +40,7 @@ describe("arbor admin audit (SQLite)", () => {
 
   it("prints a table, newest first", async () => {
     const { code, stdout, stderr } = await runArbor(["admin", "audit", "--org", "acme"], env);
-    expect(stderr).toBe("");
+    expect(stderr).toBe(`arbor: store: SQLite ${join(dataDir, "arbor.db")}\n`);
     expect(code).toBe(0);
     const lines = stdout.trimEnd().split("\n");
     expect(lines[0]).toMatch(/^TIME\s+ACTOR\s+ACTION\s+TYPE\s+RESOURCE$/);

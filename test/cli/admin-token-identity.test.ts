@@ -43,7 +43,7 @@ describe("arbor admin token --identity (SQLite)", () => {
     robot = ((await made.json()) as { uid: string }).uid;
 
     const { code, stdout, stderr } = await runArbor(["admin", "token", "--identity", robot], env);
-    expect(stderr).toBe("");
+    expect(stderr).toBe(`arbor: store: SQLite ${join(dataDir, "arbor.db")}\n`);
     expect(code).toBe(0);
     const token = stdout.trim();
     const claims = JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString()) as Record<string, any>;

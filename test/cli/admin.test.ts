@@ -26,7 +26,7 @@ describe("arbor admin with a running server (SQLite)", () => {
 
   it("bootstrap creates the organization once and prints it as JSON", async () => {
     const first = await runArbor(["admin", "bootstrap", "--org", "acme", "--description", "Acme"], env);
-    expect(first.stderr).toBe("");
+    expect(first.stderr).toBe(`arbor: store: SQLite ${join(dataDir, "arbor.db")}\n`);
     expect(first.code).toBe(0);
     const org = JSON.parse(first.stdout) as Record<string, unknown>;
     expect(org).toMatchObject({ name: "acme", description: "Acme", verified: false, resourceLimits: {} });
@@ -57,7 +57,7 @@ describe("arbor admin with a running server (SQLite)", () => {
   it("rotate-signing-key makes a new key sign; the running server still accepts the old key's tokens and publishes both", async () => {
     const before = (await runArbor(["admin", "token", "--org", "acme"], env)).stdout.trim();
     const rotated = await runArbor(["admin", "rotate-signing-key"], env);
-    expect(rotated.stderr).toBe("");
+    expect(rotated.stderr).toBe(`arbor: store: SQLite ${join(dataDir, "arbor.db")}\n`);
     expect(rotated.code).toBe(0);
     const { kid, previousKeysRetireTime } = JSON.parse(rotated.stdout) as { kid: string; previousKeysRetireTime: string };
     const oldKid = decodeProtectedHeader(before).kid;

@@ -87,6 +87,8 @@ describe("registry commands", () => {
 
   it("prints a registry configuration and writes its certificate", async () => {
     const storage = join(dir, "storage");
+    // It reads the installation's store: one must exist (bootstrap makes it, as serve does).
+    expect((await runArbor(["admin", "bootstrap", "--org", "acme", "--data-dir", join(dir, "data")])).code).toBe(0);
     const run = await runArbor(["admin", "registry-config", "--listen", ":5000", "--storage", storage, "--data-dir", join(dir, "data"), "--base-url", "https://arbor.example", "--registry-host", "registry.example.com"]);
     expect(run.code, run.stderr).toBe(0);
     const doc = parse(run.stdout) as Record<string, any>;

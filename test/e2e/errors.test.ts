@@ -135,7 +135,7 @@ describe(`errors over REST [${engine.name}]`, () => {
       expect(await refused(other.token)).toBe("Unauthenticated: the token is not meant for this API (audience)");
       const ring = new KeyRing(t.server.store.keys, { now: () => Date.now() }, { rotationMs: 30 * 86_400_000 });
       const evil = await new Tokens(ring, { now: () => Date.now() }, () => "https://evil.example").issue("0".repeat(40), t.url);
-      expect(await refused(evil.token)).toBe("Unauthenticated: the token was not issued by this server");
+      expect(await refused(evil.token)).toBe(`Unauthenticated: the token was not issued by this server: its issuer is "https://evil.example", this server's is ${t.url}`);
     });
 
     it("refuses a token signed by a key this server never had", async () => {

@@ -41,6 +41,22 @@ describeEachEngine("settings store", (t) => {
     }
   });
 
+  it("get reads nothing as undefined; put writes, replaces (last writer wins) and seals", async () => {
+    expect(await settings().get("latest")).toBeUndefined();
+    await settings().put("latest", "first");
+    expect(await settings().get("latest")).toBe("first");
+    const replica = await createStore(t.options());
+    try {
+      await replica.settings.put("latest", "second");
+      expect(await settings().get("latest")).toBe("second");
+    } finally {
+      await replica.close();
+    }
+    const value = await stored("latest");
+    expect(value).toMatch(/^enc:v1:/);
+    expect(TEST_SECRETS.open(value)).toBe("second");
+  });
+
   const stored = async (name: string) => (await rawRows(t, `select value from settings where name = '${name}'`))[0]?.value as string;
 
   it("seals every value in the table and opens it when read", async () => {
