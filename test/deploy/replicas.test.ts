@@ -122,8 +122,8 @@ describe.skipIf(!haveHaproxy())("three replicas on one PostgreSQL behind HAProxy
       ARBOR_ADVISORIES_FEED_URL: feed.url,
       ARBOR_ADVISORIES_SYNC_INTERVAL: "1m",
       ARBOR_ALLOW_HTTP_LOOPBACK_ISSUERS: "true",
-      // Every request comes from HAProxy's address: HAProxy counts refused credentials per client.
-      ARBOR_AUTH_FAILURES_PER_ADDRESS: "off",
+      // Every connection comes from HAProxy, which says whose request it is in X-Forwarded-For.
+      ARBOR_TRUSTED_PROXIES: "127.0.0.1",
     };
     // All three at once on an empty database: they wait for each other's migrations.
     replicas = await Promise.all([1, 2, 3].map(() => serveArbor([], env)));
@@ -216,13 +216,16 @@ describe.skipIf(!haveHaproxy())("three replicas on one PostgreSQL behind HAProxy
     }
   });
 
-  it("throttles refused credentials per client address at HAProxy, leaving other addresses alone", async () => {
+  it("throttles refused credentials per client address behind HAProxy, each replica its own budget, leaving other addresses alone", async () => {
     const exchange = (from: string) =>
       fetchFrom(from, `${haproxy.url}/sts/exchange?${new URLSearchParams({ aud: haproxy.url, identity: org })}`, { headers: { authorization: "Bearer not-a-token" } });
+    // 100 a minute per address in each replica, HAProxy spreading the requests over three: the
+    // first 300 are refused as credentials (401), and by 330 every replica throttles (429).
     const statuses: number[] = [];
-    for (let i = 0; i < 110; i++) statuses.push((await exchange("127.0.0.2")).status);
-    expect(new Set(statuses.slice(0, 100))).toEqual(new Set([401]));
-    expect(statuses.at(-1)).toBe(429);
+    for (let i = 0; i < 330; i++) statuses.push((await exchange("127.0.0.2")).status);
+    expect(new Set(statuses.slice(0, 300))).toEqual(new Set([401]));
+    expect(statuses.slice(-3)).toEqual([429, 429, 429]);
+    // Another client, through the same HAProxy: its own budget.
     expect((await exchange("127.0.0.3")).status).toBe(401);
   });
 

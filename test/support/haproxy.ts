@@ -52,12 +52,9 @@ defaults
 
 frontend arbor
     bind 127.0.0.1:${port}
-    # Arbor sees HAProxy's address, not the client's, so refused credentials are counted here,
-    # per client address: past 100 a minute, that address's credential requests get 429.
-    stick-table type ipv6 size 100k expire 10m store http_err_rate(1m)
-    acl credentials path /sts/exchange /oauth/token /registry/token /arbor.iam.v2beta1.IdentitiesService/ExchangeToken
-    http-request track-sc0 src if credentials
-    http-request deny deny_status 429 if credentials { sc_http_err_rate(0) gt 100 }
+    # The client's address, appended to X-Forwarded-For; the replicas trust HAProxy's
+    # (ARBOR_TRUSTED_PROXIES) and key their per-address budgets by it.
+    option forwardfor
     default_backend replicas
 
 backend replicas
