@@ -10,6 +10,10 @@
  * beta and milestone). Trailing zeros and release qualifiers are dropped from each list, so 1 ==
  * 1.0 == 1-ga. Padding compares a missing item as "nothing": 1-rc < 1 < 1-sp < 1.1, and a
  * qualifier after a dot behaves as after a hyphen (1.0.RC1 == 1.0-RC1).
+ *
+ * Maven's order is not transitive on some unusual texts (1-rc < 1 < 1.zeta.2 < 1-rc): a list and
+ * a qualifier in the same place compare by kind, not by how each compares with "nothing". Arbor
+ * keeps Maven's answers there rather than invent an order Maven's resolver does not use.
  */
 import { accept, compareDigits, compareText, isDigit, type Parsed, refuse, refuseBounds, trimZeros } from "./ordering.js";
 
