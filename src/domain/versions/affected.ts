@@ -91,11 +91,12 @@ export function compileAffected(affected: OsvAffected): AffectedMatcher {
     check(version: string): AffectsAnswer {
       if (listed.has(version)) return AFFECTED;
       // At most two orders apply (the ecosystem's and SEMVER's): parse in each at most once.
-      const reads = new Map<VersionOrdering, Parsed<unknown>>();
+      let o1: VersionOrdering | undefined;
+      let p1: Parsed<unknown> | undefined;
+      let p2: Parsed<unknown> | undefined;
       const read = (o: VersionOrdering): Parsed<unknown> => {
-        let p = reads.get(o);
-        if (p === undefined) reads.set(o, (p = o.parse(version)));
-        return p;
+        if (o1 === undefined || o === o1) return (p1 ??= (o1 = o).parse(version));
+        return (p2 ??= o.parse(version));
       };
       let unreadable: CannotTell | undefined;
       let brokenEvent: CannotTell | undefined;
