@@ -45,13 +45,23 @@ export interface MavenVersion {
 const KNOWN = ["alpha", "beta", "milestone", "rc", "snapshot", "", "sp"];
 const RELEASE = KNOWN.indexOf("");
 const UNKNOWN = KNOWN.length;
-const ALIASES: Record<string, string> = { ga: "", final: "", release: "", cr: "rc" };
-const SHORT: Record<string, string> = { a: "alpha", b: "beta", m: "milestone" };
+// Maps, not object literals: a qualifier such as "constructor" must not find Object.prototype.
+const ALIASES: ReadonlyMap<string, string> = new Map([
+  ["ga", ""],
+  ["final", ""],
+  ["release", ""],
+  ["cr", "rc"],
+]);
+const SHORT: ReadonlyMap<string, string> = new Map([
+  ["a", "alpha"],
+  ["b", "beta"],
+  ["m", "milestone"],
+]);
 const ZERO: NumberItem = { kind: NUMBER, digits: "0" };
 
 function qualifier(text: string, followedByDigit: boolean): QualifierItem {
-  let t = followedByDigit ? (SHORT[text] ?? text) : text;
-  t = Object.hasOwn(ALIASES, t) ? ALIASES[t]! : t;
+  let t = followedByDigit ? (SHORT.get(text) ?? text) : text;
+  t = ALIASES.get(t) ?? t;
   const rank = KNOWN.indexOf(t);
   return { kind: QUALIFIER, rank: rank < 0 ? UNKNOWN : rank, text: t };
 }

@@ -64,6 +64,9 @@ describe("Maven ComparableVersion", () => {
     expectComparison(MAVEN, `${c} < ${a}`);
   });
 
+  // Qualifiers named like Object.prototype's members are plain unknown qualifiers.
+  it.each(["1-constructor1 == 1-constructor-1", "1-toString1 == 1-tostring-1", "1-sp < 1-__proto__", "1-hasownproperty2 < 1-valueOf"])("%s", (line) => expectComparison(MAVEN, line));
+
   it.each(["1.0 beta", "1.0-é", "1.0\t", " 1.0", "1.0\u0000"])("refuses %j", (text) => expectRefused(MAVEN, text));
 
   it("refuses the empty text and texts over 256 characters", () => {
