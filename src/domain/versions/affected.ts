@@ -18,7 +18,8 @@
  * - "Cannot tell" is distinct from "not affected": it is the answer when nothing matched and the
  *   version does not parse in its ecosystem's order (or in SemVer, for a SEMVER range), or an
  *   event of a range that could have matched does not parse. A version Arbor cannot read is
- *   never reported unaffected.
+ *   never reported unaffected. A range of only `introduced: "0"` (every version, as malicious
+ *   package advisories say) covers any text, read or not.
  */
 import type { OsvAffected, OsvEvent, OsvRange } from "../osv.js";
 import { orderingOf, semverOrderingOf } from "./ecosystems.js";
@@ -67,6 +68,8 @@ interface CompiledRange {
   readonly limits: readonly unknown[];
   /** Set when an event did not parse: the range cannot be evaluated. */
   readonly broken?: CannotTell;
+  /** Only `introduced: "0"` (and infinite limits): every version, read or not. */
+  readonly everything?: boolean;
 }
 
 /** Answers for one version; the same as compileAffected(affected).check(version). */
@@ -101,6 +104,7 @@ export function compileAffected(affected: OsvAffected): AffectedMatcher {
       let unreadable: CannotTell | undefined;
       let brokenEvent: CannotTell | undefined;
       for (const r of ranges) {
+        if (r.everything === true) return AFFECTED;
         if (r.broken !== undefined) {
           brokenEvent ??= r.broken;
           continue;
@@ -147,7 +151,8 @@ function compileRange(range: OsvRange, ordering: VersionOrdering): CompiledRange
   }
   // Array.prototype.sort is stable: events at one version keep the advisory's order.
   bounds.sort((a, b) => (a.at === START ? (b.at === START ? 0 : -1) : b.at === START ? 1 : ordering.compare(a.at, b.at)));
-  return { ordering, bounds, limits };
+  const everything = bounds.length > 0 && bounds.every((b) => b.at === START) && limits.every((l) => l === INFINITY);
+  return { ordering, bounds, limits, everything };
 }
 
 function inRange(r: CompiledRange, v: unknown): boolean {

@@ -145,6 +145,12 @@ describe("affects: cannot tell", () => {
     expectAnswers(pkg("npm", [range("ECOSYSTEM", { introduced: "0" }, { fixed: "1.0" })], ["2.0.0"]), { "2.0.0": "y" });
   });
 
+  it("except where a range covers every version, as malicious package advisories do", () => {
+    expectAnswers(pkg("npm", [range("SEMVER", { introduced: "0" })]), { "not-semver": "y", "1.0": "y" });
+    expectAnswers(pkg("npm", [range("SEMVER", { introduced: "0" }, { limit: "*" })]), { "1.0": "y" });
+    expectAnswers(pkg("npm", [range("SEMVER", { introduced: "0" }, { limit: "2.0.0" })]), { "1.0": "?" });
+  });
+
   it("reports the version rather than an event when both fail", () => {
     const answer = affects(pkg("npm", [range("ECOSYSTEM", { introduced: "0" }, { fixed: "1.0" })]), "1.0");
     expect(answer).toMatchObject({ status: "cannot_tell", cause: { subject: "version", value: "1.0" } });
