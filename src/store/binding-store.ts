@@ -39,6 +39,8 @@ export function createBindingStore(db: Executor, engine: Engine, record: Authori
       return more.some((x) => x !== undefined) ? undefined : { scopes: filter.visibleUnder, under: descendantsOf };
     },
     seen: (b, reaches) => reaches(b.groupUid),
+    scopeColumn: "group_uid",
+    fromRow: table.fromRow,
     sortValue: bindingSortValue,
     list: table.list,
     everything: (filter) => ({ ...filter, visibleUnder: undefined }),

@@ -69,6 +69,7 @@ export function createGroupInviteStore(db: Executor, engine: Engine, record: Aut
       name: "group_invites",
       list: table.list,
       count: table.count,
+      fromRow: table.fromRow,
       matching,
       sortValue: groupInviteSortValue,
       narrower: (filter) => filter.keyId !== undefined,

@@ -79,6 +79,7 @@ export function createIdentityProviderStore(db: Executor, engine: Engine, secret
       name: "identity_providers",
       list: table.list,
       count: table.count,
+      fromRow: table.fromRow,
       matching,
       sortValue: identityProviderSortValue,
       narrower: () => false,

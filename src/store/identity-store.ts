@@ -26,6 +26,7 @@ export function createIdentityStore(db: Executor, engine: Engine, record: Author
     name: "identities",
     list: table.list,
     count: table.count,
+    fromRow: table.fromRow,
     matching,
     sortValue: identitySortValue,
     // People are seen through their bindings, which the change log does not follow; below a

@@ -66,6 +66,8 @@ export interface ResourceTable<T extends Table, F, R> {
   list(filter: F, window: RowWindow): Promise<R[]>;
   /** How many rows match filter. */
   count(filter: F): Promise<number>;
+  /** The record a row of the table (read by a statement of the store's own) holds. */
+  fromRow(row: unknown): R;
 }
 
 /** The shared statements over spec's table, run on db. */
@@ -135,6 +137,8 @@ export function resourceTable<T extends Table, F, R>(db: Executor, spec: TableSp
       const rows = await guard(() => applyWindow(query, window, columnOf).execute());
       return rows.map(toRecord);
     },
+
+    fromRow: toRecord,
 
     async count(filter) {
       const row = await guard(() =>

@@ -124,6 +124,7 @@ export function createRoleStore(db: Executor, engine: Engine, record: AuthorityR
       name: "roles",
       list: table.list,
       count: table.count,
+      fromRow: table.fromRow,
       matching,
       // role-rules.ts's roleSortValue, which this store cannot import: the store loads without
       // the capability enums (test/support/open-store.ts runs it with types stripped).

@@ -113,6 +113,7 @@ export function createTagStore(db: Executor, engine: Engine, memory: ScopeMemory
       name: "tags",
       list: table.list,
       count: table.count,
+      fromRow: table.fromRow,
       matching,
       sortValue: tagSortValue,
       narrower: (filter) => filter.digest !== undefined,

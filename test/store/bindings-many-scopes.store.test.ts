@@ -15,6 +15,7 @@ import { bindingSortValue } from "../../src/domain/role-binding-rules.js";
 import { isSelfOrDescendant, parentOf } from "../../src/domain/uid.js";
 import { createStore } from "../../src/store/create-store.js";
 import { FEW_SCOPES } from "../../src/store/hierarchy-filter.js";
+import { MAX_READ_ROWS } from "../../src/store/list-changes.js";
 import type { BindingFilter, BindingRecord } from "../../src/store/types.js";
 import { describeEachEngine } from "../support/engines.js";
 import { childUid, group, rootUid } from "../support/groups.js";
@@ -255,6 +256,21 @@ describeEachEngine("binding store, callers with many scopes", (t) => {
         // One writer, no other transactions: the second prune dropped everything before the first.
         expect(Number((await rawRows(t, "select count(*) as n from list_changes"))[0]?.n)).toBe(3);
       }
+    });
+
+    it("lists a page right when bindings made since the last count make the sparse caller's few many", async () => {
+      // The sparse caller's bindings are read all at once through its scopes; MAX_READ_ROWS more
+      // at one of them, written beside the store after its count, must not truncate the page.
+      const sparse: BindingFilter = { uidp: { descendantsOf: ORG }, visibleUnder: callers.sparse };
+      const order = [key("create_time", true), key("uid", true)];
+      expect(await bindings().count(sparse)).toBe(expected(sparse, order, all).length);
+      const at = callers.sparse[0] as string;
+      const bulk = Array.from({ length: MAX_READ_ROWS + 10 }, (_, i) => binding(childUid(at, 0x20000 + i), rootUid(0x90000 + i), VIEWER, T - 1));
+      await execRaw(t, `insert into role_bindings (uid, group_uid, identity_uid, role_uid, create_time) values ${bulk.map((b) => `('${b.uid}', '${b.groupUid}', '${b.identityUid}', '${b.roleUid}', ${b.createTime})`).join(", ")}`);
+      all.push(...bulk);
+      const want = expected(sparse, order, all);
+      expect(uids(await bindings().list(sparse, window(order, { limit: 51 })))).toEqual(want.slice(0, 51));
+      expect(await bindings().count(sparse)).toBe(want.length);
     });
 
     it("lists what it counts after all of that", async () => {
