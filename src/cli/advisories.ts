@@ -7,6 +7,7 @@ import type { Config } from "../config.js";
 import { importAdvisories, type ImportSummary } from "../osv/import-advisories.js";
 import { readSources } from "../osv/read-sources.js";
 import { createStore } from "../store/create-store.js";
+import { addCheckCommand } from "./advisories-check.js";
 import { ADVISORIES } from "./advisories-resource.js";
 import type { CliIo } from "./output/io.js";
 import { progressBar, type BarStream } from "./progress-bar.js";
@@ -24,7 +25,7 @@ export interface ImportIo {
 /**
  * Adds the `advisories` commands to program (inheriting its settings: exit codes, help after
  * errors); storeOptions and configOf are the program's, so flags mean the same everywhere.
- * `list` and `get` ask the API; `import` writes to the store.
+ * `list`, `get` and `check` ask the API; `import` writes to the store.
  */
 export function addAdvisoriesCommands<F>(
   program: Command,
@@ -36,6 +37,7 @@ export function addAdvisoriesCommands<F>(
   withExamples(advisories, ["arbor advisories list --ecosystem npm --package lodash", "arbor advisories get GHSA-jf85-cpcp-j695 -o yaml", "arbor advisories import ./advisories/"]);
   addListCommand(advisories, ADVISORIES, io);
   addGetCommand(advisories, ADVISORIES, io);
+  addCheckCommand(advisories, io);
   storeOptions(
     advisories
       .command("import")

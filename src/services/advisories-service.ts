@@ -11,10 +11,13 @@ import { invalidArgument, notFound, permissionDenied } from "../domain/errors.js
 import {
   ListAdvisoriesResponseSchema,
   type Advisory,
+  type CheckAdvisoriesRequest,
+  type CheckAdvisoriesResponse,
   type GetAdvisoryRequest,
   type ListAdvisoriesRequest,
   type ListAdvisoriesResponse,
 } from "../gen/arbor/vulnerabilities/v2beta1/advisories_pb.js";
+import { checkAdvisories } from "./advisory-check.js";
 import { advisoryMessage } from "./advisory-messages.js";
 import type { CallContext } from "./context.js";
 import type { ServiceDeps } from "./deps.js";
@@ -56,6 +59,11 @@ export function createAdvisoriesService(deps: ServiceDeps) {
       const advisory = await store.advisories.get(req.uid);
       if (!advisory) throw notFound("advisory", req.uid);
       return advisoryMessage(advisory);
+    },
+
+    async checkAdvisories(req: CheckAdvisoriesRequest, ctx: CallContext): Promise<CheckAdvisoriesResponse> {
+      await requireList(ctx);
+      return checkAdvisories(store.advisories, req);
     },
   };
 }

@@ -56,7 +56,8 @@ function affectedMessage(a: OsvAffected): Affected {
   });
 }
 
-function severities(list: readonly OsvSeverity[] | null | undefined): Severity[] {
+/** OSV severities as the API shows them. */
+export function severities(list: readonly OsvSeverity[] | null | undefined): Severity[] {
   // OSV spells Ubuntu's type in mixed case; the enum's names are upper case.
   return (list ?? []).map((s) => create(SeveritySchema, { type: enumValue(Severity_Type, s.type.toUpperCase()), score: s.score }));
 }

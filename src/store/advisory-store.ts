@@ -30,7 +30,19 @@ export interface AdvisoryStore {
   list(filter: AdvisoryFilter, window: RowWindow): Promise<AdvisoryRecord[]>;
   /** How many advisories match filter. */
   count(filter: AdvisoryFilter): Promise<number>;
+  /**
+   * The advisories affecting any of these packages (exact ecosystem and name, as the documents
+   * spell them), each once, in uid order: what a check of a batch of package versions evaluates.
+   */
+  ofPackages(packages: readonly PackageName[]): Promise<AdvisoryRecord[]>;
 }
+
+/** A package as OSV names it: its ecosystem (release included) and its name there. */
+export interface PackageName {
+  ecosystem: string;
+  name: string;
+}
+
 
 /** Bound parameters per statement, well under SQLite's 32,766 and PostgreSQL's 65,535. */
 const MAX_PARAMETERS = 8_000;
@@ -49,6 +61,24 @@ export function createAdvisoryStore(db: Executor): AdvisoryStore {
     get: table.get,
     list: table.list,
     count: table.count,
+
+    async ofPackages(packages) {
+      const found = new Map<string, AdvisoryRecord>();
+      for (const some of chunked(packages, 2)) {
+        if (some.length === 0) continue;
+        // A row value against a VALUES list: one index seek per package, and a statement whose
+        // depth does not grow with the batch (an OR per package would, past SQLite's limit).
+        const pairs = sql.join(some.map((p) => sql`(${p.ecosystem}, ${p.name})`));
+        const { rows } = await guard(() =>
+          sql<AdvisoriesTable>`
+            select a.* from advisories a where a.uid in (
+              select p.advisory_uid from advisory_packages p where (p.ecosystem, p.name) in (values ${pairs}))
+            order by a.uid`.execute(db),
+        );
+        for (const row of rows) if (!found.has(row.uid)) found.set(row.uid, toAdvisory(row));
+      }
+      return [...found.values()].sort((a, b) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
+    },
   };
 }
 

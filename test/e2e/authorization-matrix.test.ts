@@ -428,6 +428,14 @@ const cases: Case[] = [
 
   { rpc: `${advisories}/ListAdvisories`, needs: "viewer anywhere", call: async () => get(advisories, "ListAdvisories", "/vulnerabilities/v2beta1/advisories?page_size=1", { pageSize: 1 }) },
   { rpc: `${advisories}/GetAdvisory`, needs: "viewer anywhere", call: async (w) => get(advisories, "GetAdvisory", `/vulnerabilities/v2beta1/advisories/${w.advisory}`, { uid: w.advisory }) },
+  {
+    rpc: `${advisories}/CheckAdvisories`,
+    needs: "viewer anywhere",
+    call: async () => {
+      const body = { packages: [{ ecosystem: "npm", name: "lodash", version: "4.17.15" }] };
+      return { rest: { method: "POST", path: "/vulnerabilities/v2beta1/advisories:check", body }, grpc: { service: advisories, method: "CheckAdvisories", request: body } };
+    },
+  },
 
   { rpc: `${ping}/Ping`, needs: "public", call: async () => get(ping, "Ping", "/ping/v2beta1/ping", {}) },
   {

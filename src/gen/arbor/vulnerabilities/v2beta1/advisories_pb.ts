@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file arbor/vulnerabilities/v2beta1/advisories.proto.
  */
 export const file_arbor_vulnerabilities_v2beta1_advisories: GenFile = /*@__PURE__*/
-  fileDesc("Ci5hcmJvci92dWxuZXJhYmlsaXRpZXMvdjJiZXRhMS9hZHZpc29yaWVzLnByb3RvEh1hcmJvci52dWxuZXJhYmlsaXRpZXMudjJiZXRhMSLQBAoIQWR2aXNvcnkSEAoDdWlkGAEgASgJQgPgQQgSGAoLYWR2aXNvcnlfaWQYAiABKAlCA+BBAxIUCgdhbGlhc2VzGAMgAygJQgPgQQMSFAoHcmVsYXRlZBgEIAMoCUID4EEDEhQKB3N1bW1hcnkYBSABKAlCA+BBAxIUCgdkZXRhaWxzGAYgASgJQgPgQQMSQAoKc2V2ZXJpdGllcxgHIAMoCzInLmFyYm9yLnZ1bG5lcmFiaWxpdGllcy52MmJldGExLlNldmVyaXR5QgPgQQMSPgoIYWZmZWN0ZWQYCCADKAsyJy5hcmJvci52dWxuZXJhYmlsaXRpZXMudjJiZXRhMS5BZmZlY3RlZEID4EEDEkEKCnJlZmVyZW5jZXMYCSADKAsyKC5hcmJvci52dWxuZXJhYmlsaXRpZXMudjJiZXRhMS5SZWZlcmVuY2VCA+BBAxI3Cg5wdWJsaXNoZWRfdGltZRgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCA+BBAxI2Cg1tb2RpZmllZF90aW1lGAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEID4EEDEjcKDndpdGhkcmF3bl90aW1lGAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEID4EEDEhsKDnNjaGVtYV92ZXJzaW9uGA0gASgJQgPgQQMSNAoLY3JlYXRlX3RpbWUYDiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgPgQQMiugEKCFNldmVyaXR5EjoKBHR5cGUYASABKA4yLC5hcmJvci52dWxuZXJhYmlsaXRpZXMudjJiZXRhMS5TZXZlcml0eS5UeXBlEg0KBXNjb3JlGAIgASgJImMKBFR5cGUSFAoQVFlQRV9VTlNQRUNJRklFRBAAEhAKDFRZUEVfQ1ZTU19WMhABEhAKDFRZUEVfQ1ZTU19WMxACEhAKDFRZUEVfQ1ZTU19WNBADEg8KC1RZUEVfVUJVTlRVEAQivgEKCEFmZmVjdGVkEhEKCWVjb3N5c3RlbRgBIAEoCRIMCgRuYW1lGAIgASgJEgwKBHB1cmwYAyABKAkSNAoGcmFuZ2VzGAQgAygLMiQuYXJib3IudnVsbmVyYWJpbGl0aWVzLnYyYmV0YTEuUmFuZ2USEAoIdmVyc2lvbnMYBSADKAkSOwoKc2V2ZXJpdGllcxgGIAMoCzInLmFyYm9yLnZ1bG5lcmFiaWxpdGllcy52MmJldGExLlNldmVyaXR5ItUBCgVSYW5nZRI3CgR0eXBlGAEgASgOMikuYXJib3IudnVsbmVyYWJpbGl0aWVzLnYyYmV0YTEuUmFuZ2UuVHlwZRIMCgRyZXBvGAIgASgJEjQKBmV2ZW50cxgDIAMoCzIkLmFyYm9yLnZ1bG5lcmFiaWxpdGllcy52MmJldGExLkV2ZW50Ik8KBFR5cGUSFAoQVFlQRV9VTlNQRUNJRklFRBAAEg8KC1RZUEVfU0VNVkVSEAESEgoOVFlQRV9FQ09TWVNURU0QAhIMCghUWVBFX0dJVBADImEKBUV2ZW50EhQKCmludHJvZHVjZWQYASABKAlIABIPCgVmaXhlZBgCIAEoCUgAEhcKDWxhc3RfYWZmZWN0ZWQYAyABKAlIABIPCgVsaW1pdBgEIAEoCUgAQgcKBWV2ZW50IrcCCglSZWZlcmVuY2USOwoEdHlwZRgBIAEoDjItLmFyYm9yLnZ1bG5lcmFiaWxpdGllcy52MmJldGExLlJlZmVyZW5jZS5UeXBlEgsKA3VybBgCIAEoCSLfAQoEVHlwZRIUChBUWVBFX1VOU1BFQ0lGSUVEEAASEQoNVFlQRV9BRFZJU09SWRABEhAKDFRZUEVfQVJUSUNMRRACEhIKDlRZUEVfREVURUNUSU9OEAMSEwoPVFlQRV9ESVNDVVNTSU9OEAQSDwoLVFlQRV9SRVBPUlQQBRIMCghUWVBFX0ZJWBAGEhMKD1RZUEVfSU5UUk9EVUNFRBAHEgwKCFRZUEVfR0lUEAgSEAoMVFlQRV9QQUNLQUdFEAkSEQoNVFlQRV9FVklERU5DRRAKEgwKCFRZUEVfV0VCEAsi8QEKFUxpc3RBZHZpc29yaWVzUmVxdWVzdBIUCgxhZHZpc29yeV9pZHMYASADKAkSDwoHYWxpYXNlcxgCIAMoCRIRCgllY29zeXN0ZW0YAyABKAkSFAoMcGFja2FnZV9uYW1lGAQgASgJEg0KBXF1ZXJ5GAUgASgJEjIKDm1vZGlmaWVkX3NpbmNlGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIRCglwYWdlX3NpemUYByABKAUSEgoKcGFnZV90b2tlbhgIIAEoCRIQCghvcmRlcl9ieRgJIAEoCRIMCgRza2lwGAogASgFIq0BChZMaXN0QWR2aXNvcmllc1Jlc3BvbnNlEjsKCmFkdmlzb3JpZXMYASADKAsyJy5hcmJvci52dWxuZXJhYmlsaXRpZXMudjJiZXRhMS5BZHZpc29yeRIcCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAlIAIgBARITCgt0b3RhbF9jb3VudBgDIAEoAxIPCgdza2lwcGVkGAQgASgFQhIKEF9uZXh0X3BhZ2VfdG9rZW4iJgoSR2V0QWR2aXNvcnlSZXF1ZXN0EhAKA3VpZBgBIAEoCUID4EECMvYCChFBZHZpc29yaWVzU2VydmljZRK0AQoOTGlzdEFkdmlzb3JpZXMSNC5hcmJvci52dWxuZXJhYmlsaXRpZXMudjJiZXRhMS5MaXN0QWR2aXNvcmllc1JlcXVlc3QaNS5hcmJvci52dWxuZXJhYmlsaXRpZXMudjJiZXRhMS5MaXN0QWR2aXNvcmllc1Jlc3BvbnNlIjWquxgGCgLuDhgBgtPkkwIlEiMvdnVsbmVyYWJpbGl0aWVzL3YyYmV0YTEvYWR2aXNvcmllcxKpAQoLR2V0QWR2aXNvcnkSMS5hcmJvci52dWxuZXJhYmlsaXRpZXMudjJiZXRhMS5HZXRBZHZpc29yeVJlcXVlc3QaJy5hcmJvci52dWxuZXJhYmlsaXRpZXMudjJiZXRhMS5BZHZpc29yeSI+qrsYBgoC7g4YAYLT5JMCLhIsL3Z1bG5lcmFiaWxpdGllcy92MmJldGExL2Fkdmlzb3JpZXMve3VpZD0qKn1iBnByb3RvMw", [file_arbor_api_v1_authz, file_google_api_annotations, file_google_api_field_behavior, file_google_protobuf_timestamp]);
+  fileDesc("Ci5hcmJvci92dWxuZXJhYmlsaXRpZXMvdjJiZXRhMS9hZHZpc29yaWVzLnByb3RvEh1hcmJvci52dWxuZXJhYmlsaXRpZXMudjJiZXRhMSLQBAoIQWR2aXNvcnkSEAoDdWlkGAEgASgJQgPgQQgSGAoLYWR2aXNvcnlfaWQYAiABKAlCA+BBAxIUCgdhbGlhc2VzGAMgAygJQgPgQQMSFAoHcmVsYXRlZBgEIAMoCUID4EEDEhQKB3N1bW1hcnkYBSABKAlCA+BBAxIUCgdkZXRhaWxzGAYgASgJQgPgQQMSQAoKc2V2ZXJpdGllcxgHIAMoCzInLmFyYm9yLnZ1bG5lcmFiaWxpdGllcy52MmJldGExLlNldmVyaXR5QgPgQQMSPgoIYWZmZWN0ZWQYCCADKAsyJy5hcmJvci52dWxuZXJhYmlsaXRpZXMudjJiZXRhMS5BZmZlY3RlZEID4EEDEkEKCnJlZmVyZW5jZXMYCSADKAsyKC5hcmJvci52dWxuZXJhYmlsaXRpZXMudjJiZXRhMS5SZWZlcmVuY2VCA+BBAxI3Cg5wdWJsaXNoZWRfdGltZRgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCA+BBAxI2Cg1tb2RpZmllZF90aW1lGAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEID4EEDEjcKDndpdGhkcmF3bl90aW1lGAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEID4EEDEhsKDnNjaGVtYV92ZXJzaW9uGA0gASgJQgPgQQMSNAoLY3JlYXRlX3RpbWUYDiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgPgQQMiugEKCFNldmVyaXR5EjoKBHR5cGUYASABKA4yLC5hcmJvci52dWxuZXJhYmlsaXRpZXMudjJiZXRhMS5TZXZlcml0eS5UeXBlEg0KBXNjb3JlGAIgASgJImMKBFR5cGUSFAoQVFlQRV9VTlNQRUNJRklFRBAAEhAKDFRZUEVfQ1ZTU19WMhABEhAKDFRZUEVfQ1ZTU19WMxACEhAKDFRZUEVfQ1ZTU19WNBADEg8KC1RZUEVfVUJVTlRVEAQivgEKCEFmZmVjdGVkEhEKCWVjb3N5c3RlbRgBIAEoCRIMCgRuYW1lGAIgASgJEgwKBHB1cmwYAyABKAkSNAoGcmFuZ2VzGAQgAygLMiQuYXJib3IudnVsbmVyYWJpbGl0aWVzLnYyYmV0YTEuUmFuZ2USEAoIdmVyc2lvbnMYBSADKAkSOwoKc2V2ZXJpdGllcxgGIAMoCzInLmFyYm9yLnZ1bG5lcmFiaWxpdGllcy52MmJldGExLlNldmVyaXR5ItUBCgVSYW5nZRI3CgR0eXBlGAEgASgOMikuYXJib3IudnVsbmVyYWJpbGl0aWVzLnYyYmV0YTEuUmFuZ2UuVHlwZRIMCgRyZXBvGAIgASgJEjQKBmV2ZW50cxgDIAMoCzIkLmFyYm9yLnZ1bG5lcmFiaWxpdGllcy52MmJldGExLkV2ZW50Ik8KBFR5cGUSFAoQVFlQRV9VTlNQRUNJRklFRBAAEg8KC1RZUEVfU0VNVkVSEAESEgoOVFlQRV9FQ09TWVNURU0QAhIMCghUWVBFX0dJVBADImEKBUV2ZW50EhQKCmludHJvZHVjZWQYASABKAlIABIPCgVmaXhlZBgCIAEoCUgAEhcKDWxhc3RfYWZmZWN0ZWQYAyABKAlIABIPCgVsaW1pdBgEIAEoCUgAQgcKBWV2ZW50IrcCCglSZWZlcmVuY2USOwoEdHlwZRgBIAEoDjItLmFyYm9yLnZ1bG5lcmFiaWxpdGllcy52MmJldGExLlJlZmVyZW5jZS5UeXBlEgsKA3VybBgCIAEoCSLfAQoEVHlwZRIUChBUWVBFX1VOU1BFQ0lGSUVEEAASEQoNVFlQRV9BRFZJU09SWRABEhAKDFRZUEVfQVJUSUNMRRACEhIKDlRZUEVfREVURUNUSU9OEAMSEwoPVFlQRV9ESVNDVVNTSU9OEAQSDwoLVFlQRV9SRVBPUlQQBRIMCghUWVBFX0ZJWBAGEhMKD1RZUEVfSU5UUk9EVUNFRBAHEgwKCFRZUEVfR0lUEAgSEAoMVFlQRV9QQUNLQUdFEAkSEQoNVFlQRV9FVklERU5DRRAKEgwKCFRZUEVfV0VCEAsi8QEKFUxpc3RBZHZpc29yaWVzUmVxdWVzdBIUCgxhZHZpc29yeV9pZHMYASADKAkSDwoHYWxpYXNlcxgCIAMoCRIRCgllY29zeXN0ZW0YAyABKAkSFAoMcGFja2FnZV9uYW1lGAQgASgJEg0KBXF1ZXJ5GAUgASgJEjIKDm1vZGlmaWVkX3NpbmNlGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIRCglwYWdlX3NpemUYByABKAUSEgoKcGFnZV90b2tlbhgIIAEoCRIQCghvcmRlcl9ieRgJIAEoCRIMCgRza2lwGAogASgFIq0BChZMaXN0QWR2aXNvcmllc1Jlc3BvbnNlEjsKCmFkdmlzb3JpZXMYASADKAsyJy5hcmJvci52dWxuZXJhYmlsaXRpZXMudjJiZXRhMS5BZHZpc29yeRIcCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAlIAIgBARITCgt0b3RhbF9jb3VudBgDIAEoAxIPCgdza2lwcGVkGAQgASgFQhIKEF9uZXh0X3BhZ2VfdG9rZW4iJgoSR2V0QWR2aXNvcnlSZXF1ZXN0EhAKA3VpZBgBIAEoCUID4EECInkKFkNoZWNrQWR2aXNvcmllc1JlcXVlc3QSRAoIcGFja2FnZXMYASADKAsyLS5hcmJvci52dWxuZXJhYmlsaXRpZXMudjJiZXRhMS5QYWNrYWdlVmVyc2lvbkID4EECEhkKEWluY2x1ZGVfd2l0aGRyYXduGAIgASgIIlEKDlBhY2thZ2VWZXJzaW9uEhYKCWVjb3N5c3RlbRgBIAEoCUID4EECEhEKBG5hbWUYAiABKAlCA+BBAhIUCgd2ZXJzaW9uGAMgASgJQgPgQQIiXwoXQ2hlY2tBZHZpc29yaWVzUmVzcG9uc2USRAoHcmVzdWx0cxgBIAMoCzIzLmFyYm9yLnZ1bG5lcmFiaWxpdGllcy52MmJldGExLlBhY2thZ2VWZXJzaW9uUmVzdWx0IvsBChRQYWNrYWdlVmVyc2lvblJlc3VsdBI+CgdwYWNrYWdlGAEgASgLMi0uYXJib3IudnVsbmVyYWJpbGl0aWVzLnYyYmV0YTEuUGFja2FnZVZlcnNpb24SRAoKYWR2aXNvcmllcxgCIAMoCzIwLmFyYm9yLnZ1bG5lcmFiaWxpdGllcy52MmJldGExLkFmZmVjdGluZ0Fkdmlzb3J5EkMKCXVuZGVjaWRlZBgDIAMoCzIwLmFyYm9yLnZ1bG5lcmFiaWxpdGllcy52MmJldGExLkFmZmVjdGluZ0Fkdmlzb3J5EhgKEHVuZGVjaWRlZF9yZWFzb24YBCABKAki0wEKEUFmZmVjdGluZ0Fkdmlzb3J5EhMKC2Fkdmlzb3J5X2lkGAEgASgJEg8KB2FsaWFzZXMYAiADKAkSDwoHc3VtbWFyeRgDIAEoCRI7CgpzZXZlcml0aWVzGAQgAygLMicuYXJib3IudnVsbmVyYWJpbGl0aWVzLnYyYmV0YTEuU2V2ZXJpdHkSFgoOZml4ZWRfdmVyc2lvbnMYBSADKAkSMgoOd2l0aGRyYXduX3RpbWUYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wMrwEChFBZHZpc29yaWVzU2VydmljZRK0AQoOTGlzdEFkdmlzb3JpZXMSNC5hcmJvci52dWxuZXJhYmlsaXRpZXMudjJiZXRhMS5MaXN0QWR2aXNvcmllc1JlcXVlc3QaNS5hcmJvci52dWxuZXJhYmlsaXRpZXMudjJiZXRhMS5MaXN0QWR2aXNvcmllc1Jlc3BvbnNlIjWquxgGCgLuDhgBgtPkkwIlEiMvdnVsbmVyYWJpbGl0aWVzL3YyYmV0YTEvYWR2aXNvcmllcxKpAQoLR2V0QWR2aXNvcnkSMS5hcmJvci52dWxuZXJhYmlsaXRpZXMudjJiZXRhMS5HZXRBZHZpc29yeVJlcXVlc3QaJy5hcmJvci52dWxuZXJhYmlsaXRpZXMudjJiZXRhMS5BZHZpc29yeSI+qrsYBgoC7g4YAYLT5JMCLhIsL3Z1bG5lcmFiaWxpdGllcy92MmJldGExL2Fkdmlzb3JpZXMve3VpZD0qKn0SwwEKD0NoZWNrQWR2aXNvcmllcxI1LmFyYm9yLnZ1bG5lcmFiaWxpdGllcy52MmJldGExLkNoZWNrQWR2aXNvcmllc1JlcXVlc3QaNi5hcmJvci52dWxuZXJhYmlsaXRpZXMudjJiZXRhMS5DaGVja0Fkdmlzb3JpZXNSZXNwb25zZSJBkAIBqrsYBgoC7g4YAYLT5JMCLjoBKiIpL3Z1bG5lcmFiaWxpdGllcy92MmJldGExL2Fkdmlzb3JpZXM6Y2hlY2tiBnByb3RvMw", [file_arbor_api_v1_authz, file_google_api_annotations, file_google_api_field_behavior, file_google_protobuf_timestamp]);
 
 /**
  * Advisory is one OSV document: a vulnerability and the packages and versions it affects.
@@ -664,6 +664,193 @@ export const GetAdvisoryRequestSchema: GenMessage<GetAdvisoryRequest> = /*@__PUR
   messageDesc(file_arbor_vulnerabilities_v2beta1_advisories, 8);
 
 /**
+ * CheckAdvisoriesRequest is a batch of package versions to check.
+ *
+ * @generated from message arbor.vulnerabilities.v2beta1.CheckAdvisoriesRequest
+ */
+export type CheckAdvisoriesRequest = Message<"arbor.vulnerabilities.v2beta1.CheckAdvisoriesRequest"> & {
+  /**
+   * The package versions, at most 1,000; each is answered in the same place of the response.
+   *
+   * @generated from field: repeated arbor.vulnerabilities.v2beta1.PackageVersion packages = 1;
+   */
+  packages: PackageVersion[];
+
+  /**
+   * Also answer withdrawn advisories (left out by default, as OSV's own queries leave them out).
+   *
+   * @generated from field: bool include_withdrawn = 2;
+   */
+  includeWithdrawn: boolean;
+};
+
+/**
+ * Describes the message arbor.vulnerabilities.v2beta1.CheckAdvisoriesRequest.
+ * Use `create(CheckAdvisoriesRequestSchema)` to create a new message.
+ */
+export const CheckAdvisoriesRequestSchema: GenMessage<CheckAdvisoriesRequest> = /*@__PURE__*/
+  messageDesc(file_arbor_vulnerabilities_v2beta1_advisories, 9);
+
+/**
+ * PackageVersion is one version of a package, as OSV names them.
+ *
+ * @generated from message arbor.vulnerabilities.v2beta1.PackageVersion
+ */
+export type PackageVersion = Message<"arbor.vulnerabilities.v2beta1.PackageVersion"> & {
+  /**
+   * The ecosystem as OSV spells it, release included where OSV has one (`npm`, `PyPI`, `Go`,
+   * `Maven`, `RubyGems`, `crates.io`, `Debian:12`, `Alpine:v3.20`, `Wolfi`).
+   *
+   * @generated from field: string ecosystem = 1;
+   */
+  ecosystem: string;
+
+  /**
+   * The package's name in its ecosystem (`lodash`, `github.com/gin-gonic/gin`,
+   * `org.apache.logging.log4j:log4j-core`).
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * The version, as the ecosystem writes it (`4.17.20`, `v1.9.0`, `2.14.1`, `1:2.36.1-8+deb11u1`).
+   *
+   * @generated from field: string version = 3;
+   */
+  version: string;
+};
+
+/**
+ * Describes the message arbor.vulnerabilities.v2beta1.PackageVersion.
+ * Use `create(PackageVersionSchema)` to create a new message.
+ */
+export const PackageVersionSchema: GenMessage<PackageVersion> = /*@__PURE__*/
+  messageDesc(file_arbor_vulnerabilities_v2beta1_advisories, 10);
+
+/**
+ * CheckAdvisoriesResponse answers each package version of the request, in its order.
+ *
+ * @generated from message arbor.vulnerabilities.v2beta1.CheckAdvisoriesResponse
+ */
+export type CheckAdvisoriesResponse = Message<"arbor.vulnerabilities.v2beta1.CheckAdvisoriesResponse"> & {
+  /**
+   * One result per package version of the request, in the same order.
+   *
+   * @generated from field: repeated arbor.vulnerabilities.v2beta1.PackageVersionResult results = 1;
+   */
+  results: PackageVersionResult[];
+};
+
+/**
+ * Describes the message arbor.vulnerabilities.v2beta1.CheckAdvisoriesResponse.
+ * Use `create(CheckAdvisoriesResponseSchema)` to create a new message.
+ */
+export const CheckAdvisoriesResponseSchema: GenMessage<CheckAdvisoriesResponse> = /*@__PURE__*/
+  messageDesc(file_arbor_vulnerabilities_v2beta1_advisories, 11);
+
+/**
+ * PackageVersionResult is what affects one package version.
+ *
+ * @generated from message arbor.vulnerabilities.v2beta1.PackageVersionResult
+ */
+export type PackageVersionResult = Message<"arbor.vulnerabilities.v2beta1.PackageVersionResult"> & {
+  /**
+   * The package version asked about.
+   *
+   * @generated from field: arbor.vulnerabilities.v2beta1.PackageVersion package = 1;
+   */
+  package?: PackageVersion | undefined;
+
+  /**
+   * The advisories affecting it, by advisory id.
+   *
+   * @generated from field: repeated arbor.vulnerabilities.v2beta1.AffectingAdvisory advisories = 2;
+   */
+  advisories: AffectingAdvisory[];
+
+  /**
+   * Advisories of the package whose ranges could not be evaluated for this version: the version
+   * does not parse in the ecosystem's order, or Arbor knows no order for the ecosystem and the
+   * advisory lists no versions that settle it. Each may or may not affect it.
+   *
+   * @generated from field: repeated arbor.vulnerabilities.v2beta1.AffectingAdvisory undecided = 3;
+   */
+  undecided: AffectingAdvisory[];
+
+  /**
+   * Why `undecided` is not empty (`version "x" is not a PEP 440 version`); empty otherwise.
+   *
+   * @generated from field: string undecided_reason = 4;
+   */
+  undecidedReason: string;
+};
+
+/**
+ * Describes the message arbor.vulnerabilities.v2beta1.PackageVersionResult.
+ * Use `create(PackageVersionResultSchema)` to create a new message.
+ */
+export const PackageVersionResultSchema: GenMessage<PackageVersionResult> = /*@__PURE__*/
+  messageDesc(file_arbor_vulnerabilities_v2beta1_advisories, 12);
+
+/**
+ * AffectingAdvisory is an advisory affecting a package version, with what a caller acts on.
+ *
+ * @generated from message arbor.vulnerabilities.v2beta1.AffectingAdvisory
+ */
+export type AffectingAdvisory = Message<"arbor.vulnerabilities.v2beta1.AffectingAdvisory"> & {
+  /**
+   * The advisory id; GetAdvisory gives the whole document.
+   *
+   * @generated from field: string advisory_id = 1;
+   */
+  advisoryId: string;
+
+  /**
+   * Other ids of the same vulnerability (CVE, GHSA ids).
+   *
+   * @generated from field: repeated string aliases = 2;
+   */
+  aliases: string[];
+
+  /**
+   * A one-line summary.
+   *
+   * @generated from field: string summary = 3;
+   */
+  summary: string;
+
+  /**
+   * The severities of the vulnerability as a whole and particular to this package.
+   *
+   * @generated from field: repeated arbor.vulnerabilities.v2beta1.Severity severities = 4;
+   */
+  severities: Severity[];
+
+  /**
+   * The versions the package's ranges name as fixing it, in the order the advisory gives them;
+   * empty when no fix is known.
+   *
+   * @generated from field: repeated string fixed_versions = 5;
+   */
+  fixedVersions: string[];
+
+  /**
+   * When the advisory was withdrawn; absent unless it was (and asked for).
+   *
+   * @generated from field: google.protobuf.Timestamp withdrawn_time = 6;
+   */
+  withdrawnTime?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message arbor.vulnerabilities.v2beta1.AffectingAdvisory.
+ * Use `create(AffectingAdvisorySchema)` to create a new message.
+ */
+export const AffectingAdvisorySchema: GenMessage<AffectingAdvisory> = /*@__PURE__*/
+  messageDesc(file_arbor_vulnerabilities_v2beta1_advisories, 13);
+
+/**
  * AdvisoriesService serves vulnerability advisories imported from OSV documents. Advisories are
  * global (in no group) and read-only here: they arrive by `arbor advisories import` or the feed
  * sync.
@@ -690,6 +877,17 @@ export const AdvisoriesService: GenService<{
     methodKind: "unary";
     input: typeof GetAdvisoryRequestSchema;
     output: typeof AdvisorySchema;
+  },
+  /**
+   * Answers, for each of a batch of package versions, which advisories affect it: each
+   * advisory's ranges evaluated in the package's ecosystem's version order (OSV's evaluation).
+   *
+   * @generated from rpc arbor.vulnerabilities.v2beta1.AdvisoriesService.CheckAdvisories
+   */
+  checkAdvisories: {
+    methodKind: "unary";
+    input: typeof CheckAdvisoriesRequestSchema;
+    output: typeof CheckAdvisoriesResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_arbor_vulnerabilities_v2beta1_advisories, 0);
