@@ -38,6 +38,7 @@ export function createBindingStore(db: Executor, engine: Engine, record: Authori
       const more = [filter.identity, filter.group, filter.role, childrenOf, inRoot, ids];
       return more.some((x) => x !== undefined) ? undefined : { scopes: filter.visibleUnder, under: descendantsOf };
     },
+    narrow: (filter) => ({ scopes: filter.visibleUnder, within: filter.uidp.descendantsOf ?? filter.uidp.childrenOf }),
     seen: (b, reaches) => reaches(b.groupUid),
     scopeColumn: "group_uid",
     fromRow: table.fromRow,

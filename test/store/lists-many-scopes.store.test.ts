@@ -49,6 +49,8 @@ interface Row {
   live: boolean;
   /** Seen by every caller (a built-in role). */
   everyone?: boolean;
+  /** Its name, for kinds that have one. */
+  name?: string;
 }
 
 /** How the test makes, removes and lists one kind of row. */
@@ -70,7 +72,7 @@ const kinds: Kind[] = [
     async make(store, groupUid, n) {
       const uid = childUid(groupUid, n);
       await store.repos.insert({ uid, parentUid: groupUid, name: `repo-${n}`, description: "", createTime: time(n), updateTime: time(n) });
-      return { uid, createTime: time(n), live: true };
+      return { uid, createTime: time(n), live: true, name: `repo-${n}` };
     },
     async remove(store, row) {
       expect(await store.repos.delete(row.uid)).toBe(true);
@@ -88,7 +90,7 @@ const kinds: Kind[] = [
     async make(store, groupUid, n) {
       const t = tag(childUid(repoOf(groupUid), n), time(n));
       await store.tags.insert(t);
-      return { uid: t.uid, createTime: t.createTime, live: true };
+      return { uid: t.uid, createTime: t.createTime, live: true, name: t.name };
     },
     async remove(store, row) {
       // A tag deleted stays as a tombstone, which no list shows.
@@ -110,7 +112,7 @@ const kinds: Kind[] = [
     async make(store, groupUid, n) {
       const p = provider(childUid(groupUid, n), `idp-${n}`, undefined, { createTime: time(n) });
       await store.identityProviders.insert(p);
-      return { uid: p.uid, createTime: p.createTime, live: true };
+      return { uid: p.uid, createTime: p.createTime, live: true, name: p.name };
     },
     async remove(store, row) {
       expect(await store.identityProviders.delete(row.uid)).toBe(true);
@@ -138,7 +140,7 @@ const kinds: Kind[] = [
     async make(store, groupUid, n) {
       const r = role(childUid(groupUid, n), `role-${n}`, ["groups.list"], { createTime: time(n) });
       await store.roles.insert(r);
-      return { uid: r.uid, createTime: r.createTime, live: true };
+      return { uid: r.uid, createTime: r.createTime, live: true, name: r.name };
     },
     async remove(store, row) {
       expect(await store.roles.delete(row.uid)).toBe(true);
@@ -152,7 +154,7 @@ const kinds: Kind[] = [
     async make(store, groupUid, n) {
       const i = identity(childUid(groupUid, n), `id-${n}`, { createTime: time(n) });
       await store.identities.insert(i);
-      return { uid: i.uid, createTime: i.createTime, live: true };
+      return { uid: i.uid, createTime: i.createTime, live: true, name: i.name };
     },
     async remove(store, row) {
       expect(await store.identities.delete(row.uid)).toBe(true);
@@ -196,10 +198,10 @@ describeEachEngine("lists of rows visible where they lie, callers with many scop
     }
     for (const team of [...teams, ...otherTeams]) {
       await store().repos.insert({ uid: repoOf(team), parentUid: team, name: "holder", description: "", createTime: T, updateTime: T });
-      rows.get("repos")?.push({ uid: repoOf(team), createTime: T, live: true });
+      rows.get("repos")?.push({ uid: repoOf(team), createTime: T, live: true, name: "holder" });
     }
     // The built-in roles, which every caller sees.
-    for (const r of await store().roles.list({ uidp: { inRoot: true } }, window([key("uid")]))) rows.get("roles")?.push({ uid: r.uid, createTime: r.createTime, live: true, everyone: true });
+    for (const r of await store().roles.list({ uidp: { inRoot: true } }, window([key("uid")]))) rows.get("roles")?.push({ uid: r.uid, createTime: r.createTime, live: true, everyone: true, name: r.name });
     expect(rows.get("roles")?.length).toBeGreaterThan(0);
     let n = 0x1000;
     for (const kind of kinds) {
@@ -225,6 +227,26 @@ describeEachEngine("lists of rows visible where they lie, callers with many scop
         const want = expected(filter, orders[0] as OrderKey[], all()).length;
         expect(await kind.count(store(), filter)).toBe(want);
         expect(await kind.count(store(), filter)).toBe(want);
+      }
+    });
+
+    it("pages and counts narrow filters (children of a team, a name) as the filter over every row", async () => {
+      const team = teams[3] as string;
+      const parent = kind.name === "tags" ? repoOf(team) : team;
+      // A name some row under the team has (invites have none: a parent filter only), and for
+      // repos also the name every team's holder repo has.
+      const names = kind.name === "invites" ? [] : [all().find((r) => r.uid.startsWith(`${team}/`) && r.live)?.name ?? "", ...(kind.name === "repos" ? ["holder"] : [])];
+      for (const scopes of Object.values(callers)) {
+        const filters: [Record<string, unknown>, (r: Row) => boolean][] = [
+          [{ uidp: { childrenOf: parent } }, (r) => r.uid.slice(0, r.uid.lastIndexOf("/")) === parent],
+          ...names.map((name): [Record<string, unknown>, (r: Row) => boolean] => [{ uidp: { descendantsOf: ORG }, name }, (r) => r.uid.startsWith(`${ORG}/`) && r.name === name]),
+        ];
+        for (const [extra, matches] of filters) {
+          const filter = { ...extra, visibleUnder: scopes } as Filter;
+          const want = uids(sortedBy(all().filter((r) => r.live && matches(r) && (r.everyone === true || scopes.some((s) => isSelfOrDescendant(r.uid, s)))), [key("uid")], (r, f) => (f === "uid" ? r.uid : r.createTime)));
+          expect(await pageThrough((w) => kind.list(store(), filter, w), [key("uid")], 7, kind.sortValue)).toEqual(want);
+          expect(await kind.count(store(), filter)).toBe(want.length);
+        }
       }
     });
 
