@@ -42,6 +42,26 @@ export async function insertGroups(target: DatasetTarget, org: string, count: nu
   });
 }
 
+/**
+ * Refreshes the planner's statistics of the whole dataset: after rows added since insertGroups
+ * (S9's bindings), stale statistics would have the planner take a table for nearly empty.
+ */
+export async function analyze(target: DatasetTarget): Promise<void> {
+  if (target.engine === "sqlite") {
+    const db = new Database(join(target.dataDir, "arbor.db"));
+    try {
+      db.pragma("busy_timeout = 10000");
+      db.exec("analyze");
+    } finally {
+      db.close();
+    }
+    return;
+  }
+  await withPg(target.url, target.schema, async (client) => {
+    await client.query("analyze");
+  });
+}
+
 /** Drops a PostgreSQL schema and everything in it. */
 export async function dropSchema(url: string, schema: string): Promise<void> {
   await withPg(url, "public", (client) => client.query(`drop schema if exists "${schema}" cascade`).then(() => undefined));
