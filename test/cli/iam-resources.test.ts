@@ -109,6 +109,6 @@ describe("arbor iam: roles, bindings, providers, associations, invites", { timeo
     expect((await cli.ok(["iam", "groups", "get", uid, "-o", "id"])).trim()).toBe(uid);
     const yes = await answer("y");
     expect(yes.code).toBe(0);
-    expect((await cli.run(["iam", "groups", "get", uid])).stderr).toContain("(code 5 NOT_FOUND)");
+    expect((await cli.run(["iam", "groups", "get", uid])).stderr).toContain("(gRPC code 5 NOT_FOUND)");
   });
 });
