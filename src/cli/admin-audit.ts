@@ -12,6 +12,9 @@ import { toApiJson } from "../server/rest/json.js";
 import { auditEventMessage } from "../services/audit-service.js";
 import { createStore } from "../store/create-store.js";
 import { UsageError } from "./admin.js";
+import { readableTime } from "./output/cells.js";
+import { tableWidth, type CliIo } from "./output/io.js";
+import { renderTable, type Column } from "./output/table.js";
 import { announceStore } from "./store-access.js";
 
 /** Adds `arbor admin audit` under admin. */
@@ -19,6 +22,7 @@ export function addAuditCommand<F>(
   admin: Command,
   storeOptions: (cmd: Command) => Command,
   configOf: (flags: F, explicit: (key: string) => boolean) => Config,
+  io: CliIo,
 ): void {
   storeOptions(
     admin
@@ -31,7 +35,13 @@ export function addAuditCommand<F>(
       .option("--before <time>", "only events created before this time (RFC 3339, such as 2026-01-01T00:00:00Z)")
       .option("--export <file>", "write every matching event, oldest first, as JSON lines to a new file (mode 0600); --limit does not apply")
       .option("--limit <n>", "at most this many events", "50")
-      .addOption(new Option("-o, --output <format>", "table, or json (one event per line, as the API shows it)").choices(["table", "json"]).default("table"))
+      .addOption(
+        new Option("-o, --output <format>", "table, wide (full uids), or json (one event per line, as the API shows it); default table on a terminal, else json").choices([
+          "table",
+          "wide",
+          "json",
+        ]),
+      )
       .addHelpText(
         "after",
         "\nReads the store directly, like every `arbor admin` command; owners read the same log through\n" +
@@ -42,8 +52,10 @@ export function addAuditCommand<F>(
       ),
   ).action(async (opts: F & AuditOptions, cmd: Command) => {
     const config = configOf(opts, (k) => cmd.getOptionValueSource(k) === "cli");
-    const text = await adminAudit(config, opts);
-    if (text !== "") process.stdout.write(`${text}\n`);
+    // As every other command: a table for a person, JSON for a pipe or a script.
+    const output = opts.output ?? (io.stdout.isTTY === true ? "table" : "json");
+    const text = await adminAudit(config, { ...opts, output, width: tableWidth(io) });
+    if (text !== "") io.stdout.write(`${text}\n`);
   });
 }
 
@@ -56,14 +68,18 @@ export interface AuditOptions {
   before?: string;
   export?: string;
   limit: string;
-  output: string;
+  /** table, wide or json; the action defaults it by where stdout goes. */
+  output?: string;
+  /** The columns a table may take (output/io.ts tableWidth); undefined for no limit. */
+  width?: number;
 }
 
 /** The events matching options, newest first, as JSON lines or a table. */
 export async function adminAudit(config: Config, options: AuditOptions): Promise<string> {
   const limit = Number(options.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 100_000) throw new UsageError("--limit must be a whole number from 1 to 100000");
-  if (options.output !== "table" && options.output !== "json") throw new UsageError("--output must be table or json");
+  const output = options.output ?? "json";
+  if (output !== "table" && output !== "wide" && output !== "json") throw new UsageError("--output must be table, wide or json");
   await announceStore(config, "existing");
   const store = await createStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema });
   try {
@@ -81,11 +97,10 @@ export async function adminAudit(config: Config, options: AuditOptions): Promise
     };
     if (options.export !== undefined) return `exported ${await exportEvents(store, filter, options.export)} events to ${options.export}`;
     const events = await store.audit.list(filter, { order: [{ field: "create_time", desc: true }, { field: "uid", desc: true }], offset: 0, limit });
-    if (options.output === "json") {
+    if (output === "json") {
       return events.map((e) => JSON.stringify(toApiJson(AuditEventSchema, auditEventMessage(e)))).join("\n");
     }
-    const rows = events.map((e) => [new Date(e.createTime).toISOString(), e.actor.uid, e.action, e.resourceType.split(".").at(-1) ?? "", e.resourceUid]);
-    return table(["TIME", "ACTOR", "ACTION", "TYPE", "RESOURCE"], rows);
+    return renderTable(AUDIT_COLUMNS, events, { width: options.width, wide: output === "wide" }).trimEnd();
   } finally {
     await store.close();
   }
@@ -126,7 +141,11 @@ async function exportEvents(store: Awaited<ReturnType<typeof createStore>>, filt
   return written;
 }
 
-function table(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  return [header, ...rows].map((r) => r.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join("  ").trimEnd()).join("\n");
-}
+/** The audit table: times as every table shows them, uids shortened as in every list. */
+const AUDIT_COLUMNS: Column<AuditEventRecord>[] = [
+  { header: "TIME", value: (e) => readableTime(new Date(e.createTime).toISOString()), kind: "fixed" },
+  { header: "ACTOR", value: (e) => e.actor.uid, kind: "uid", priority: 1 },
+  { header: "ACTION", value: (e) => e.action },
+  { header: "TYPE", value: (e) => e.resourceType.split(".").at(-1) ?? "", priority: 2 },
+  { header: "RESOURCE", value: (e) => e.resourceUid, kind: "uid" },
+];

@@ -10,6 +10,7 @@ import { Option, type Command } from "commander";
 import { AdvisoriesService } from "../gen/arbor/vulnerabilities/v2beta1/advisories_pb.js";
 import { UsageError } from "./admin.js";
 import { text, type Item } from "./output/cells.js";
+import { isTable } from "./output/format.js";
 import type { CliIo } from "./output/io.js";
 import { printData, printItems } from "./output/print.js";
 import type { Column } from "./output/table.js";
@@ -118,7 +119,7 @@ export function addCheckCommand(advisories: Command, io: CliIo): void {
       results.push(...(response.results ?? []));
     }
     const affected = results.some((r) => Array.isArray(r.advisories) && r.advisories.length > 0);
-    if (ctx.format === "table") printItems(io, "table", COLUMNS, results.flatMap(rowsOf));
+    if (isTable(ctx.format)) printItems(io, ctx.format, COLUMNS, results.flatMap(rowsOf));
     else printData(io, ctx.format, results, results.flatMap((r) => [...ids(r.advisories), ...ids(r.undecided)]));
     if (flags.failOnAffected === true && affected) process.exitCode = 1;
   });

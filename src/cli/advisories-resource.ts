@@ -20,7 +20,7 @@ export const ADVISORIES: ResourceSpec = {
   description: "vulnerability advisories (OSV documents)",
   rpcs: { get: "getAdvisory" },
   body: "advisory",
-  columns: [fieldColumn("ID", "advisoryId"), fieldColumn("ALIASES", "aliases"), timeColumn("MODIFIED", "modifiedTime"), fieldColumn("SUMMARY", "summary")],
+  columns: [fieldColumn("ID", "advisoryId"), fieldColumn("ALIASES", "aliases", 1), timeColumn("MODIFIED", "modifiedTime"), fieldColumn("SUMMARY", "summary")],
   filters: [
     { flags: "--id <ids>", path: "advisoryIds", help: "only these advisory ids", shape: "list" },
     { flags: "--alias <ids>", path: "aliases", help: "only advisories with one of these aliases (CVE ids, ...)", shape: "list" },

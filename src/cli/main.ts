@@ -9,7 +9,7 @@ import { adminToken, bootstrap, rotateSigningKey, UsageError } from "./admin.js"
 import { addAuditCommand } from "./admin-audit.js";
 import { adminBackup, adminMigrate, adminRestore, MIGRATIONS_PENDING_EXIT_CODE } from "./admin-store.js";
 import { addAdvisoriesCommands } from "./advisories.js";
-import { rpcErrorText } from "./api/rpc-error.js";
+import { rpcErrorText, statusText } from "./api/rpc-error.js";
 import { addAuthCommands } from "./auth/commands.js";
 import { addCompletionCommand } from "./completion/completion-command.js";
 import { addConfigCommands } from "./config/config-command.js";
@@ -178,9 +178,9 @@ export function buildProgram(): Command {
     process.stdout.write(`${await adminRestore(config, dir, opts)}\n`);
   });
   addRegistryConfigCommand(admin, storeOptions, configOf);
-  addAuditCommand(admin, storeOptions, configOf);
-  addAuthCommands(program, process.env);
   const io = processIo(process.env);
+  addAuditCommand(admin, storeOptions, configOf, io);
+  addAuthCommands(program, process.env);
   addIamCommands(program, io);
   addRegistryCommands(program, io);
   addAdvisoriesCommands(program, storeOptions, configOf, io);
@@ -207,7 +207,7 @@ export async function main(argv: string[]): Promise<void> {
     if (e instanceof ConnectError) {
       process.stderr.write(`${rpcErrorText(e)}\n`);
     } else if (isApiError(e)) {
-      process.stderr.write(`arbor: ${e.message} (code ${e.code})\n`);
+      process.stderr.write(`arbor: ${e.message} (${statusText(e.code)})\n`);
     } else {
       process.stderr.write(`arbor: ${(e as Error).message ?? String(e)}\n`);
     }

@@ -21,15 +21,15 @@ export const CLI_PREAMBLE = `# The arbor command
 | \`2\` | the command was called wrongly: unknown command or flag, a missing or malformed value, a bad URL, an unreadable settings file |
 | \`3\` | \`arbor admin migrate --check\` only: the store has migrations pending (listed) |
 
-A refusal by the server prints its message with the numeric code and its name, then any field and
-precondition violations the error carries, one a line:
+A refusal by the server prints its message with its gRPC status code and the code's name (not the
+exit code, which is \`1\`), then any field and precondition violations the error carries, one a line:
 
 \`\`\`
 $ arbor iam groups create 'Bad/Name' --parent acme
-arbor: Invalid argument: name: name must match "^[a-z0-9 ._-]{1,}$" (code 3 INVALID_ARGUMENT)
+arbor: Invalid argument: name: name must match "^[a-z0-9 ._-]{1,}$" (gRPC code 3 INVALID_ARGUMENT)
   field name: name must match "^[a-z0-9 ._-]{1,}$"
 $ arbor iam groups delete acme --quiet
-arbor: Precondition failed: cannot delete group with child groups (code 9 FAILED_PRECONDITION)
+arbor: Precondition failed: cannot delete group with child groups (gRPC code 9 FAILED_PRECONDITION)
   precondition RESOURCE_NOT_EMPTY (0123456789abcdef0123456789abcdef01234567): cannot delete group with child groups
 \`\`\`
 
@@ -46,7 +46,7 @@ renewed when it expires within a minute.
 |---|---|---|---|---|
 | \`--api <url>\` | \`ARBOR_API_URL\` | \`api\` | \`http://localhost:8080\` | the Arbor API, \`{base_url}\`; also the default audience of tokens |
 | \`--issuer <url>\` | \`ARBOR_ISSUER_URL\` | \`issuer\` | the API URL | the token issuer, \`{auth_url}\` (\`arbor auth\` only) |
-| \`--group <group>\` | \`ARBOR_GROUP\` | \`group\` | none | the default group, a name or uid (resource commands only) |
+| \`--group <group>\` | \`ARBOR_GROUP\` | \`group\` | none | the default group, a name, path or uid (resource commands only) |
 
 A flag wins over the environment, which wins over the settings file,
 \`$XDG_CONFIG_HOME/arbor/config.yaml\` (else \`~/.config/arbor/config.yaml\`), a YAML map of those
@@ -75,19 +75,36 @@ and the roles of the default group's ancestors, which can be bound there). No ma
 them or set a default group. Role bindings and invites have no names, only uids; an advisory's
 uid is its advisory id.
 
+Text with a \`/\` that is not a uid is a path of names from the organization down, as the registry
+writes repository paths: \`arbor iam groups get acme/engineering/web\`, \`--group acme/engineering\`,
+\`arbor registry repos get acme/backend-team/nginx\`, \`arbor registry tags get acme/backend-team/nginx/v1\`,
+\`--identity acme/engineering/ci-bot\`. It is looked up one level at a time (the organization by name,
+then each name among the children of the level above), whatever the default group, so it names
+exactly one thing; a level that is not there is an error naming it (\`no group named "web" in
+acme/engineering\`, \`no organization named "acme"\`). Names never contain \`/\`.
+
 ## Output
 
-\`-o, --output\` takes \`table\`, \`json\`, \`yaml\` or \`id\`. Without it: \`table\` when stdout is a terminal,
-\`json\` otherwise, so pipes and scripts get something to parse.
+\`-o, --output\` takes \`table\`, \`wide\`, \`json\`, \`yaml\` or \`id\`. Without it: \`table\` when stdout is a
+terminal, \`json\` otherwise, so pipes and scripts get something to parse (\`arbor admin audit\` too).
 
 - \`json\` and \`yaml\` print exactly the API's JSON (the proto3 JSON mapping with every field, as the
   REST API answers). A list prints a JSON array of its items, whatever pages it took; \`get\`,
   \`create\` and \`update\` print the resource.
 - \`id\` prints uids, one a line (\`delete\` prints the uids it deleted).
-- \`table\` aligns columns under a header; times are shown as \`2026-03-27 13:55:00\`, in UTC.
-  \`get\`, \`create\` and \`update\` show one field a line (nested fields with dotted names). The
-  header is bold only when stdout is a terminal and \`NO_COLOR\` is unset (https://no-color.org);
+- \`table\` aligns columns under a header; times are shown as \`2026-03-27 13:55:00 UTC\` in every
+  table. A list fits the terminal's width (on a terminal its width; else \`COLUMNS\` when set; in a
+  pipe without \`COLUMNS\`, no limit): long cells are cut with \`…\`, then the least important
+  columns (descriptions, times, secondary fields) are left out; names and uids always stay. Uids
+  are shortened to \`…/\` and their last segment (\`…/0123456789abcdef\`), or a root uid to its first
+  12 characters (\`0123456789ab…\`); if two rows would then look alike, the column shows full uids.
+  \`get\`, \`create\` and \`update\` show one field a line (nested fields with dotted names), in full.
+  The header is bold only when stdout is a terminal and \`NO_COLOR\` is unset (https://no-color.org);
   other formats never carry colour.
+- \`wide\` is the table with every column and full uids, whatever the width.
+- Capabilities are shown by their dotted names in tables (\`groups.list\`) and by the API's enum names
+  in JSON and YAML (\`CAP_IAM_GROUPS_LIST\`), as [capabilities.md](capabilities.md) lists both;
+  \`--capabilities\` takes either.
 
 ## Lists and pages
 
@@ -98,7 +115,9 @@ says so on stderr with the token of the next page:
 arbor: showing 5 of 14 groups; next page: --page-token AbC... (or --all, --limit N)
 \`\`\`
 
-\`--all\` reads every page; \`--limit N\` stops after N items, reading as many pages as that takes.
+\`--all\` reads every page; \`--limit N\` stops after N items, reading as many pages as that takes, and
+then only says how many there are (\`arbor: showing 3 of 14 groups (--limit 3)\`), since stopping
+there was asked for.
 \`--name\`, \`--order-by\` (\`"name desc"\`), \`--skip\`, \`--page-token\`, the hierarchy filters and each
 resource's own filters are passed to the API as they are.
 

@@ -38,16 +38,26 @@ describe("arbor admin audit (SQLite)", () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it("prints a table, newest first", async () => {
-    const { code, stdout, stderr } = await runArbor(["admin", "audit", "--org", "acme"], env);
+  it("prints a table, newest first, times as every table shows them, full uids when wide", async () => {
+    const { code, stdout, stderr } = await runArbor(["admin", "audit", "--org", "acme", "-o", "wide"], env);
     expect(stderr).toBe(`arbor: store: SQLite ${join(dataDir, "arbor.db")}\n`);
     expect(code).toBe(0);
     const lines = stdout.trimEnd().split("\n");
     expect(lines[0]).toMatch(/^TIME\s+ACTOR\s+ACTION\s+TYPE\s+RESOURCE$/);
-    expect(lines.slice(1).map((l) => l.split(/\s+/).slice(2))).toEqual([
+    const row = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC {2}\S+\s+(\S+)\s+(\S+)\s+(\S+)$/;
+    expect(lines.slice(1).map((l) => row.exec(l)?.slice(1))).toEqual([
       ["update", "Group", team],
       ["create", "Group", team],
     ]);
+    const short = (await runArbor(["admin", "audit", "--org", "acme", "-o", "table"], env)).stdout;
+    expect(short).toContain(`…${team.slice(team.lastIndexOf("/"))}\n`);
+    expect(short).not.toContain(team);
+  });
+
+  it("prints JSON lines in a pipe unless told otherwise, as every command does", async () => {
+    const { code, stdout } = await runArbor(["admin", "audit", "--org", "acme"], env);
+    expect(code).toBe(0);
+    expect(stdout.trimEnd().split("\n").map((l) => (JSON.parse(l) as { action: string }).action)).toEqual(["update", "create"]);
   });
 
   it("prints JSON lines as the API shows events, narrowed by method", async () => {

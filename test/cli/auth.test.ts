@@ -172,7 +172,7 @@ describe("arbor auth", () => {
     await writeFile(file, "not a token");
     const refused = await arbor(["token", "--audience", `${w.t.url}/other`], env);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/^arbor: Unauthenticated: .+ \(code 16\)\n$/);
+    expect(refused.stderr).toMatch(/^arbor: Unauthenticated: .+ \(gRPC code 16 UNAUTHENTICATED\)\n$/);
   });
 
   it("exits 2 for usage mistakes and 1 when the server cannot be reached", async () => {

@@ -1,6 +1,7 @@
 /**
  * Golden files pin what `list` and `get` print, as tables and as JSON, for groups, identities,
- * roles and role bindings. The server runs with a fixed clock and a counting id source, so uids
+ * roles and role bindings; lists also as tables fitted to 80 and 120 columns (COLUMNS, as a
+ * script sets it; without it a pipe gets every column whole) and with `-o wide`. The server runs with a fixed clock and a counting id source, so uids
  * and times are the same on every run and the files are compared byte for byte, nothing
  * normalised. To accept a deliberate change of the output: UPDATE_GOLDEN=1 npx vitest run
  * test/cli/golden.test.ts, then read the diff.
@@ -68,6 +69,13 @@ describe("arbor list and get output (golden files)", { timeout: 120_000 }, () =>
     it(`${args.join(" ")} as a table and as JSON`, async () => {
       golden(`${name}.txt`, await cli.ok([...args, "-o", "table"]));
       golden(`${name}.json`, await cli.ok([...args, "-o", "json"]));
+      if (!name.endsWith("-list")) return;
+      for (const columns of [80, 120]) {
+        const table = await cli.ok([...args, "-o", "table"], { COLUMNS: String(columns) });
+        expect(Math.max(...table.split("\n").map((l) => [...l].length))).toBeLessThanOrEqual(columns);
+        golden(`${name}.${columns}.txt`, table);
+      }
+      golden(`${name}.wide.txt`, await cli.ok([...args, "-o", "wide"], { COLUMNS: "80" }));
     });
   }
 

@@ -45,6 +45,8 @@ describe("arbor iam: roles, bindings, providers, associations, invites", { timeo
     expect((await json(["iam", "roles", "update", "auditor", "--capabilities", "groups.list"])).capabilities).toEqual(["CAP_IAM_GROUPS_LIST"]);
     const table = await cli.ok(["iam", "roles", "get", "auditor", "-o", "table"]);
     expect(table).toMatch(/\ncapabilities +groups\.list\n/);
+    // The enum names JSON and YAML show are taken too, so any output's names can be given back.
+    expect((await json(["iam", "roles", "update", "auditor", "--capabilities", "CAP_IAM_GROUPS_LIST,identity.list"])).capabilities).toEqual(["CAP_IAM_GROUPS_LIST", "CAP_IAM_IDENTITY_LIST"]);
     const unknown = await cli.run(["iam", "roles", "create", "x", "--capabilities", "groups.fly"]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown capability "groups.fly"');
@@ -94,6 +96,16 @@ describe("arbor iam: roles, bindings, providers, associations, invites", { timeo
     expect((await cli.run(["iam", "invites", "create", "--role", "viewer", "--ttl", "soon"])).code).toBe(2);
   });
 
+  it("fits a list to a terminal of 100 columns: uids shortened, no line wraps", async () => {
+    await cli.ok(["iam", "identities", "create", "deployer", "--parent", "team", "--identity-issuer", `https://${"long.".repeat(12)}example/issuer`, "--subject", "deployer"]);
+    const shell = `stty cols 100; ${process.execPath} ${ARBOR_BIN} iam identities list`;
+    const { stdout } = await promisify(execFile)("script", ["-qec", shell, "/dev/null"], { env: { ...process.env, ...cli.env, NO_COLOR: "1" } });
+    const lines = stdout.replace(/\r/g, "").trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^NAME +UID +ISSUER +SUBJECT +LAST SEEN$/);
+    for (const line of lines) expect([...line].length).toBeLessThanOrEqual(100);
+    expect(lines.find((l) => l.startsWith("deployer"))).toMatch(/^deployer +…\/[0-9a-f]{16} +https:\/\/long\.\S*… +deployer$/);
+  });
+
   it("asks before deleting on a terminal, and deletes nothing unless told yes", async () => {
     const uid = (await cli.ok(["iam", "groups", "create", "doomed", "-o", "id"])).trim();
     const answer = (reply: string) =>
@@ -109,6 +121,6 @@ describe("arbor iam: roles, bindings, providers, associations, invites", { timeo
     expect((await cli.ok(["iam", "groups", "get", uid, "-o", "id"])).trim()).toBe(uid);
     const yes = await answer("y");
     expect(yes.code).toBe(0);
-    expect((await cli.run(["iam", "groups", "get", uid])).stderr).toContain("(code 5 NOT_FOUND)");
+    expect((await cli.run(["iam", "groups", "get", uid])).stderr).toContain("(gRPC code 5 NOT_FOUND)");
   });
 });

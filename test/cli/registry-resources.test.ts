@@ -39,7 +39,16 @@ describe("arbor registry", { timeout: 120_000 }, () => {
     expect((await json(["registry", "repos", "list", "--parent", "backend-team"])).map((r: any) => r.name)).toEqual(["nginx"]);
     expect(await json(["registry", "repos", "get", "nginx"])).toMatchObject({ uid: nginx, name: "nginx" });
     const table = await cli.ok(["registry", "repos", "list", "-o", "table"]);
-    expect(table.split("\n")[0]).toMatch(/^NAME +UID +DESCRIPTION +UPDATED \(UTC\)$/);
+    expect(table.split("\n")[0]).toMatch(/^NAME +UID +DESCRIPTION +UPDATED$/);
+  });
+
+  it("gets a repo by its registry path, group by group from the organization", async () => {
+    expect(await json(["registry", "repos", "get", "acme/backend-team/nginx"])).toMatchObject({ uid: nginx, name: "nginx" });
+    expect((await json(["registry", "tags", "list", "--parent", "acme/backend-team/nginx"])).map((x: any) => x.name)).toEqual(["latest", "v1"]);
+    expect(await json(["registry", "tags", "get", "acme/backend-team/nginx/v1"])).toMatchObject({ name: "v1", digest: D("a") });
+    const missing = await cli.run(["registry", "repos", "get", "acme/backend-team/redis"]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toBe('arbor: no repo named "redis" in acme/backend-team\n');
   });
 
   it("lists a repo's tags by the repo's name, and gets a tag by uid", async () => {

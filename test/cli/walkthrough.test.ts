@@ -71,7 +71,10 @@ describe("the walk-through, with the arbor CLI alone", { timeout: 120_000 }, () 
     const all = await cli.run(["iam", "groups", "list", "--parent", "engineering", "--page-size", "5", "--all", "-o", "json"]);
     expect(names(JSON.parse(all.stdout))).toHaveLength(14);
     expect(all.stderr).toBe("");
-    expect(names(await json(["iam", "groups", "list", "--parent", "engineering", "--page-size", "3", "--limit", "7"]))).toHaveLength(7);
+    const limited = await cli.run(["iam", "groups", "list", "--parent", "engineering", "--page-size", "3", "--limit", "7", "-o", "json"]);
+    expect(names(JSON.parse(limited.stdout))).toHaveLength(7);
+    // The limit was asked for: the count, no next page to follow.
+    expect(limited.stderr).toBe("arbor: showing 7 of 14 groups (--limit 7)\n");
   });
 
   it("orders with --order-by and skips with --skip (14 matches, page size 5, skip 10: 4 items)", async () => {
@@ -96,7 +99,7 @@ describe("the walk-through, with the arbor CLI alone", { timeout: 120_000 }, () 
     const bad = await cli.run(["iam", "groups", "create", "Bad/Name", "--parent", "acme"]);
     expect(bad.code).toBe(1);
     expect(bad.stdout).toBe("");
-    expect(bad.stderr).toContain("(code 3 INVALID_ARGUMENT)");
+    expect(bad.stderr).toContain("(gRPC code 3 INVALID_ARGUMENT)");
     expect(bad.stderr).toContain('field name: name must match "^[a-z0-9 ._-]{1,}$"');
     const usage = await cli.run(["iam", "groups", "list", "--page-size", "lots"]);
     expect(usage.code).toBe(2);
@@ -160,7 +163,7 @@ describe("the walk-through, with the arbor CLI alone", { timeout: 120_000 }, () 
   it("cleans up: a group with children cannot go (code 9, RESOURCE_NOT_EMPTY); emptied, it can", async () => {
     const refused = await cli.run(["iam", "groups", "delete", "engineering"]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain("(code 9 FAILED_PRECONDITION)");
+    expect(refused.stderr).toContain("(gRPC code 9 FAILED_PRECONDITION)");
     expect(refused.stderr).toContain("precondition RESOURCE_NOT_EMPTY");
     const bindings = (await cli.ok(["iam", "role-bindings", "list", "--identity", "ci-bot", "-o", "id"])).trim().split("\n");
     await cli.ok(["iam", "role-bindings", "delete", ...bindings]);

@@ -15,7 +15,7 @@ export interface RunResult {
   stderr: string;
 }
 
-/** Runs arbor with args and env (merged over a clean ARBOR_-free environment) to completion; bin: another build's command. */
+/** Runs arbor with args and env (merged over a clean environment, cleanEnv) to completion; bin: another build's command. */
 export function runArbor(args: string[], env: Record<string, string> = {}, bin = ARBOR_BIN): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bin, ...args], { env: cleanEnv(env), stdio: ["ignore", "pipe", "pipe"] });
@@ -67,9 +67,10 @@ export function serveArbor(args: string[], env: Record<string, string> = {}, bin
   });
 }
 
+/** The test process's environment without ARBOR_* and COLUMNS (a table's width is the test's to set), and extra. */
 function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("ARBOR_")) env[k] = v;
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("ARBOR_") && k !== "COLUMNS") env[k] = v;
   return { ...env, ...extra };
 }
 

@@ -1,5 +1,6 @@
 /**
- * A failed call as the person at the terminal reads it: `arbor: <server message> (code N NAME)`,
+ * A failed call as the person at the terminal reads it: `arbor: <server message> (gRPC code N NAME)`
+ * (the status code, named so that nobody takes it for the exit code, which is 1),
  * then the field and precondition violations the error's details carry, one per line.
  */
 import { Code as ConnectCode, type ConnectError } from "@connectrpc/connect";
@@ -15,7 +16,7 @@ export function unreachableCause(e: ConnectError): string | undefined {
 
 /** The lines to print on stderr for a ConnectError (without the trailing newline). */
 export function rpcErrorText(e: ConnectError): string {
-  const lines = [`arbor: ${e.rawMessage} (code ${e.code} ${nameOf(e.code)})`];
+  const lines = [`arbor: ${e.rawMessage} (${statusText(e.code)})`];
   for (const bad of e.findDetails(BadRequestSchema)) {
     for (const v of bad.fieldViolations) lines.push(`  field ${v.field}: ${v.description}`);
   }
@@ -23,6 +24,11 @@ export function rpcErrorText(e: ConnectError): string {
     for (const v of failure.violations) lines.push(`  precondition ${v.type}${v.subject !== "" ? ` (${v.subject})` : ""}: ${v.description}`);
   }
   return lines.join("\n");
+}
+
+/** `gRPC code 5 NOT_FOUND`: how every error line of the CLI names a status code. */
+export function statusText(code: number): string {
+  return `gRPC code ${code} ${nameOf(code)}`;
 }
 
 function nameOf(code: number): string {

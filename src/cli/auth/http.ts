@@ -3,6 +3,8 @@
  * failures to connect said plainly. Nothing here prints a token.
  */
 
+import { statusText } from "../api/rpc-error.js";
+
 /** A JSON object as the server answers it. */
 export type JsonObject = Record<string, unknown>;
 
@@ -49,7 +51,7 @@ export async function callJson(url: string, init: RequestInit = {}): Promise<Jso
   if (res.ok) throw new ServerError(res.status, undefined, `${new URL(url).pathname} answered something other than JSON`);
   const code = typeof object?.code === "number" ? object.code : undefined;
   const message = typeof object?.message === "string" ? object.message : `HTTP ${res.status}`;
-  throw new ServerError(res.status, code, code === undefined ? message : `${message} (code ${code})`);
+  throw new ServerError(res.status, code, code === undefined ? message : `${message} (${statusText(code)})`);
 }
 
 /** POSTs a form to url; the JSON answer. */

@@ -5,7 +5,7 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import { AccountAssociationsService } from "../../gen/arbor/iam/v2beta1/account_associations_pb.js";
 import { UsageError } from "../admin.js";
-import { fieldColumn, timeColumn, type Item } from "../output/cells.js";
+import { fieldColumn, uidColumn, timeColumn, type Item } from "../output/cells.js";
 import type { ResourceSpec } from "../resource/spec.js";
 import { DESCRIPTION_FLAG } from "./common-flags.js";
 
@@ -33,7 +33,7 @@ export const ACCOUNT_ASSOCIATIONS: ResourceSpec = {
   body: "accountAssociation",
   columns: [
     fieldColumn("NAME", "name"),
-    fieldColumn("UID", "uid"),
+    uidColumn(),
     { header: "PROVIDERS", value: (item: Item) => PROVIDERS.filter((p) => item[p] !== undefined).join(",") },
     timeColumn("CREATED", "createTime"),
   ],

@@ -5,6 +5,7 @@
 import type { Command } from "commander";
 import { parentOf } from "../../domain/uid.js";
 import type { Item } from "../output/cells.js";
+import { isTable } from "../output/format.js";
 import type { CliIo } from "../output/io.js";
 import { printData } from "../output/print.js";
 import { commandContext, withCommonOptions, type CommonFlags } from "../resource/context.js";
@@ -25,7 +26,7 @@ export function addGroupsTreeCommand(groups: Command, io: CliIo): void {
   const cmd = groups
     .command("tree")
     .description("show a group and every group below it as a tree")
-    .argument("[group]", "the group, a name or uid (default: the default group; with none, every group you can see)");
+    .argument("[group]", "the group, a name, path (acme/engineering) or uid (default: the default group; with none, every group you can see)");
   withCommonOptions(cmd);
   withExamples(
     cmd,
@@ -40,7 +41,7 @@ export function addGroupsTreeCommand(groups: Command, io: CliIo): void {
     const top = root === undefined ? [] : [(await ctx.api.call(GROUP_LOOKUP.service, "getGroup", { uid: root })) as Item];
     const forest = buildForest([...top, ...below.items]);
     const data = root === undefined ? forest : forest[0];
-    if (ctx.format === "table") io.stdout.write(forest.map((t) => drawTree(t)).join(""));
+    if (isTable(ctx.format)) io.stdout.write(forest.map((t) => drawTree(t)).join(""));
     else printData(io, ctx.format, data, forest.flatMap(preorder));
   });
 }

@@ -2,7 +2,7 @@
  * `arbor iam identities`: workloads and people, recognised by the claims of upstream OIDC tokens
  * (IdentitiesService).
  */
-import { fieldColumn, textAt, timeColumn, type Item } from "../output/cells.js";
+import { fieldColumn, uidColumn, textAt, timeColumn, type Item } from "../output/cells.js";
 import type { FieldFlag, ResourceSpec } from "../resource/spec.js";
 import { DESCRIPTION_FLAG } from "./common-flags.js";
 import { IDENTITY_LOOKUP } from "./lookups.js";
@@ -28,9 +28,9 @@ export const IDENTITIES: ResourceSpec = {
   body: "identity",
   columns: [
     fieldColumn("NAME", "name"),
-    fieldColumn("UID", "uid"),
+    uidColumn(),
     { header: "ISSUER", value: issuerOf },
-    { header: "SUBJECT", value: subjectOf },
+    { header: "SUBJECT", value: subjectOf, priority: 1 },
     timeColumn("LAST SEEN", "lastSeenTime"),
   ],
   fields: [

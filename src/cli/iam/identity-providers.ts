@@ -3,7 +3,7 @@
  * (IdentityProvidersService).
  */
 import { IdentityProvidersService } from "../../gen/arbor/iam/v2beta1/identity_providers_pb.js";
-import { fieldColumn, timeColumn } from "../output/cells.js";
+import { fieldColumn, uidColumn, timeColumn } from "../output/cells.js";
 import type { ResourceSpec } from "../resource/spec.js";
 import { DESCRIPTION_FLAG } from "./common-flags.js";
 import { ROLE_LOOKUP, uidOf } from "./lookups.js";
@@ -22,7 +22,7 @@ export const IDENTITY_PROVIDERS: ResourceSpec = {
   description: "identity providers: the OIDC providers people of an organization log in through",
   rpcs: { get: "getIdentityProvider", create: "createIdentityProvider", update: "updateIdentityProvider", delete: "deleteIdentityProvider" },
   body: "identityProvider",
-  columns: [fieldColumn("NAME", "name"), fieldColumn("UID", "uid"), fieldColumn("ISSUER", "oidc.issuer"), fieldColumn("CLIENT ID", "oidc.clientId"), timeColumn("CREATED", "createTime")],
+  columns: [fieldColumn("NAME", "name"), uidColumn(), fieldColumn("ISSUER", "oidc.issuer"), fieldColumn("CLIENT ID", "oidc.clientId", 1), timeColumn("CREATED", "createTime")],
   fields: [
     DESCRIPTION_FLAG,
     { flags: "--default-role <role>", path: "defaultRole", help: "the role people get in the organization at their first login (name or uid)", parse: uidOf(ROLE_LOOKUP), required: true },

@@ -3,7 +3,7 @@
  * (GroupInvitesService). The code is shown once, by create.
  */
 import { GroupInvitesService } from "../../gen/arbor/iam/v2beta1/group_invites_pb.js";
-import { fieldColumn, timeColumn } from "../output/cells.js";
+import { fieldColumn, uidColumn, timeColumn } from "../output/cells.js";
 import type { ResourceSpec } from "../resource/spec.js";
 import { ROLE_LOOKUP, uidOf } from "./lookups.js";
 import { boolean, duration } from "../resource/parsers.js";
@@ -22,11 +22,11 @@ export const INVITES: ResourceSpec = {
   rpcs: { get: "getGroupInvite", create: "createGroupInvite", update: "updateGroupInvite", delete: "deleteGroupInvite" },
   body: "groupInvite",
   columns: [
-    fieldColumn("UID", "uid"),
-    fieldColumn("KEY ID", "keyId"),
+    uidColumn(),
+    fieldColumn("KEY ID", "keyId", 1),
     fieldColumn("ROLE", "role.name"),
-    fieldColumn("EMAIL", "email"),
-    fieldColumn("SINGLE USE", "singleUse"),
+    fieldColumn("EMAIL", "email", 1),
+    fieldColumn("SINGLE USE", "singleUse", 1),
     timeColumn("EXPIRES", "expirationTime"),
   ],
   filters: [{ flags: "--key-id <id>", path: "keyId", help: "only the invite with this key id" }],

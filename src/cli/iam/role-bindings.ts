@@ -3,7 +3,7 @@
  * bindings have no names; identities, roles and groups are given by name or uid.
  */
 import { RoleBindingsService } from "../../gen/arbor/iam/v2beta1/role_bindings_pb.js";
-import { fieldColumn, timeColumn } from "../output/cells.js";
+import { fieldColumn, uidColumn, timeColumn } from "../output/cells.js";
 import type { ResourceSpec } from "../resource/spec.js";
 import { groupUid, IDENTITY_LOOKUP, ROLE_LOOKUP, uidOf } from "./lookups.js";
 
@@ -21,16 +21,16 @@ export const ROLE_BINDINGS: ResourceSpec = {
   rpcs: { get: "getRoleBinding", create: "createRoleBinding", update: "updateRoleBinding", delete: "deleteRoleBinding" },
   body: "roleBinding",
   columns: [
-    fieldColumn("UID", "uid"),
+    uidColumn(),
     fieldColumn("ROLE", "role.name"),
     fieldColumn("IDENTITY", "identity.name"),
-    fieldColumn("GROUP", "group.name"),
+    fieldColumn("GROUP", "group.name", 1),
     timeColumn("CREATED", "createTime"),
   ],
   filters: [
     { flags: "--identity <identity>", path: "identity", help: "only bindings of this identity (name or uid)", parse: uidOf(IDENTITY_LOOKUP) },
     { flags: "--role <role>", path: "role", help: "only bindings of this role (name or uid)", parse: uidOf(ROLE_LOOKUP) },
-    { flags: "--at <group>", path: "group", help: "only bindings at exactly this group (name or uid)", parse: groupUid },
+    { flags: "--at <group>", path: "group", help: "only bindings at exactly this group (name, path or uid)", parse: groupUid },
   ],
   fields: [
     { flags: "--identity <identity>", path: "identityUid", help: "the identity that gets the role (name or uid)", parse: uidOf(IDENTITY_LOOKUP), required: true },

@@ -1,20 +1,22 @@
 /**
- * `arbor iam roles`: the built-in roles and custom roles (RolesService). Capabilities are given
- * and shown by their dotted names (`groups.list`), the catalogue's (docs/capabilities.md).
+ * `arbor iam roles`: the built-in roles and custom roles (RolesService). Tables show capabilities
+ * by their dotted names (`groups.list`), the catalogue's (docs/capabilities.md); JSON and YAML are
+ * the API's JSON, which spells them by enum name (`CAP_IAM_GROUPS_LIST`). `--capabilities` takes
+ * either spelling, so a name copied from any output can be given back.
  */
 import { UsageError } from "../admin.js";
 import { capabilityByName, capabilityName } from "../../domain/capabilities.js";
 import { CapabilitySchema } from "../../gen/arbor/api/v1/authz_pb.js";
-import { fieldColumn, type Item } from "../output/cells.js";
+import { fieldColumn, uidColumn, type Item } from "../output/cells.js";
 import type { ResourceSpec } from "../resource/spec.js";
 import { DESCRIPTION_FLAG } from "./common-flags.js";
 import { ROLE_LOOKUP } from "./lookups.js";
 
-/** The enum value name the API's JSON uses for a dotted capability name (`groups.list`). */
-function capabilityJson(dotted: string): string {
-  const cap = capabilityByName(dotted);
-  const value = cap === undefined ? undefined : CapabilitySchema.values.find((v) => v.number === cap);
-  if (value === undefined) throw new UsageError(`--capabilities: unknown capability "${dotted}" (see docs/capabilities.md)`);
+/** The enum value name the API's JSON uses for a capability given by dotted name (`groups.list`) or enum name. */
+function capabilityJson(given: string): string {
+  const cap = capabilityByName(given);
+  const value = CapabilitySchema.values.find((v) => (cap === undefined ? v.name === given && v.number !== 0 : v.number === cap));
+  if (value === undefined) throw new UsageError(`--capabilities: unknown capability "${given}" (see docs/capabilities.md)`);
   return value.name;
 }
 
@@ -40,11 +42,11 @@ export const ROLES: ResourceSpec = {
   rpcs: { get: "getRole", create: "createRole", update: "updateRole", delete: "deleteRole" },
   body: "role",
   // The table counts capabilities (the owner role has dozens); get shows them by name.
-  columns: [fieldColumn("NAME", "name"), fieldColumn("UID", "uid"), { header: "CAPABILITIES", value: capabilityCount }, fieldColumn("DESCRIPTION", "description")],
+  columns: [fieldColumn("NAME", "name"), uidColumn(), { header: "CAPABILITIES", value: capabilityCount }, fieldColumn("DESCRIPTION", "description", 3)],
   tableView: dottedView,
   fields: [
     DESCRIPTION_FLAG,
-    { flags: "--capabilities <names>", path: "capabilities", help: "what the role grants, by dotted name (groups.list,identity.create)", shape: "list", parse: capabilityJson },
+    { flags: "--capabilities <names>", path: "capabilities", help: "what the role grants, by dotted name (groups.list,identity.create) or enum name (CAP_IAM_GROUPS_LIST)", shape: "list", parse: capabilityJson },
   ],
   defaultScoped: false,
   createsNamed: true,

@@ -6,11 +6,14 @@ import type { Column } from "./table.js";
 /** An item as the API's JSON shows it. */
 export type Item = Record<string, unknown>;
 
-/** `2026-03-27T13:55:00.423Z` as `2026-03-27 13:55:00` (UTC, as the column headers say); other text unchanged. */
+/**
+ * `2026-03-27T13:55:00.423Z` as `2026-03-27 13:55:00 UTC`, the one way every table (list, get,
+ * admin audit) shows a time, so a cell copied out still says its zone; other text unchanged.
+ */
 export function readableTime(value: unknown): string {
   if (typeof value !== "string") return "";
   const m = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(\.\d+)?Z$/.exec(value);
-  return m === null ? value : `${m[1]} ${m[2]}`;
+  return m === null ? value : `${m[1]} ${m[2]} UTC`;
 }
 
 /** The value at a dotted path of item (`role.name`), as text; lists are joined with commas. */
@@ -20,14 +23,19 @@ export function textAt(item: Item, path: string): string {
   return text(value);
 }
 
-/** A column showing the field at path. */
-export function fieldColumn(header: string, path: string): Column<Item> {
-  return { header, value: (item) => textAt(item, path) };
+/** A column showing the field at path; priority says how soon it goes when the table does not fit (0: never). */
+export function fieldColumn(header: string, path: string, priority = 0): Column<Item> {
+  return { header, value: (item) => textAt(item, path), priority };
 }
 
-/** A column showing the timestamp at path, readable, in UTC. */
-export function timeColumn(header: string, path: string): Column<Item> {
-  return { header: `${header} (UTC)`, value: (item) => readableTime(textAt(item, path)) };
+/** A column showing the timestamp at path, readable, in UTC; never cut, and among the first to go when the table does not fit. */
+export function timeColumn(header: string, path: string, priority = 2): Column<Item> {
+  return { header, value: (item) => readableTime(textAt(item, path)), kind: "fixed", priority };
+}
+
+/** A column of uids: shortened in a table (output/uids.ts), in full with `-o wide`. */
+export function uidColumn(header = "UID", path = "uid"): Column<Item> {
+  return { header, value: (item) => textAt(item, path), kind: "uid" };
 }
 
 /** Any JSON value as one line of text. */

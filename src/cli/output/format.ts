@@ -1,19 +1,20 @@
 /**
  * `-o, --output`: how a command prints what it got. Without the flag, a table on a terminal and
- * JSON everywhere else, so a pipe or a script gets something to parse.
+ * JSON everywhere else, so a pipe or a script gets something to parse. `wide` is the table with
+ * every column and full uids, whatever the terminal's width.
  */
 import { Option } from "commander";
 import { UsageError } from "../admin.js";
 
 /** The output formats. */
-export const OUTPUT_FORMATS = ["table", "json", "yaml", "id"] as const;
+export const OUTPUT_FORMATS = ["table", "wide", "json", "yaml", "id"] as const;
 
 /** One of the output formats. */
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** The `-o, --output` option. */
 export function outputOption(): Option {
-  return new Option("-o, --output <format>", "table, json, yaml or id (one uid a line); default table on a terminal, else json");
+  return new Option("-o, --output <format>", "table, wide (every column, full uids), json, yaml or id (one uid a line); default table on a terminal, else json");
 }
 
 /** The format asked for, or the default for where stdout goes. */
@@ -22,4 +23,9 @@ export function resolveFormat(flag: string | undefined, stdoutIsTty: boolean): O
   const format = (OUTPUT_FORMATS as readonly string[]).find((f) => f === flag);
   if (format === undefined) throw new UsageError(`--output: "${flag}" is not one of ${OUTPUT_FORMATS.join(", ")}`);
   return format as OutputFormat;
+}
+
+/** Tells whether format is one of the tables (`table`, `wide`). */
+export function isTable(format: OutputFormat): format is "table" | "wide" {
+  return format === "table" || format === "wide";
 }

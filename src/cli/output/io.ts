@@ -8,6 +8,8 @@ export interface OutStream {
   write(text: string): unknown;
   /** True when the stream is a terminal. */
   isTTY?: boolean;
+  /** The terminal's width in columns, when it is one. */
+  columns?: number;
 }
 
 /** What a command's output goes through. */
@@ -30,4 +32,15 @@ export function colorAllowed(io: CliIo): boolean {
 /** Bold text when allowed, else the text itself. */
 export function bold(text: string, allowed: boolean): string {
   return allowed ? `\u001b[1m${text}\u001b[22m` : text;
+}
+
+/**
+ * The columns a table may take: the terminal's width on a terminal, else COLUMNS when set (a
+ * script that wants a fitted table says so), else no limit, so a pipe gets every cell whole.
+ */
+export function tableWidth(io: CliIo): number | undefined {
+  if (io.stdout.isTTY === true && typeof io.stdout.columns === "number" && io.stdout.columns > 0) return io.stdout.columns;
+  const env = io.env.COLUMNS;
+  const n = env === undefined ? NaN : Number(env);
+  return /^\d+$/.test(env ?? "") && n > 0 ? n : undefined;
 }

@@ -3,7 +3,7 @@
  * hierarchy flags name repos: a tag is a child of its repo.
  */
 import { TagsService } from "../../gen/arbor/registry/v2beta1/tags_pb.js";
-import { fieldColumn, timeColumn } from "../output/cells.js";
+import { fieldColumn, uidColumn, timeColumn } from "../output/cells.js";
 import type { ResourceSpec } from "../resource/spec.js";
 import { REPO_LOOKUP } from "./repos.js";
 
@@ -21,7 +21,7 @@ export const TAGS: ResourceSpec = {
   description: "registry tags: the names in a repo that point at manifests (read-only)",
   rpcs: { get: "getTag" },
   body: "tag",
-  columns: [fieldColumn("NAME", "name"), fieldColumn("DIGEST", "digest"), fieldColumn("UID", "uid"), timeColumn("UPDATED", "updateTime")],
+  columns: [fieldColumn("NAME", "name"), fieldColumn("DIGEST", "digest", 1), uidColumn(), timeColumn("UPDATED", "updateTime")],
   filters: [{ flags: "--digest <digest>", path: "digest", help: "only tags pointing at this manifest digest (sha256:...)" }],
   defaultScoped: true,
   createsNamed: false,

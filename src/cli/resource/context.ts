@@ -33,7 +33,7 @@ export function withCommonOptions(cmd: Command): Command {
   return cmd
     .addOption(outputOption())
     .addOption(new Option("--api <url>", `the Arbor API (ARBOR_API_URL, settings file; default ${DEFAULT_API_URL})`))
-    .addOption(new Option("--group <group>", "the default group, a name or uid: names are looked up and lists look below it (ARBOR_GROUP, settings file)"));
+    .addOption(new Option("--group <group>", "the default group, a name, path (acme/engineering) or uid: names are looked up and lists look below it (ARBOR_GROUP, settings file)"));
 }
 
 /** The context of a command run with flags. */

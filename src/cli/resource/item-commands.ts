@@ -11,7 +11,8 @@ import type { ResourceSpec } from "./spec.js";
 
 /** What names a resource in the help text. */
 export function argumentName(spec: ResourceSpec): string {
-  return spec.named ? `${spec.singular} uid or name` : `${spec.singular} uid`;
+  if (!spec.named) return `${spec.singular} uid`;
+  return spec.hierarchical ? `${spec.singular} uid, name, or path of names from the organization (acme/engineering/web)` : `${spec.singular} uid or name`;
 }
 
 /** Adds `get` for spec to parent. */

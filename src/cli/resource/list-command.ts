@@ -1,6 +1,7 @@
 /**
  * `<noun> list`: one page by default, `--all` pages or `--limit N` items, with the list's
- * filters, order, skip and page flags passed through; a note on stderr when there is more.
+ * filters, order, skip and page flags passed through; a note on stderr when there is more (with
+ * the next page's token, unless --limit stopped the list where it was asked to).
  */
 import type { JsonObject } from "@bufbuild/protobuf";
 import { Option, type Command } from "commander";
@@ -49,7 +50,7 @@ export function addListCommand(parent: Command, spec: ResourceSpec, io: CliIo): 
   if (spec.hierarchical) {
     const parent = spec.parentLookup?.singular ?? "group";
     cmd
-      .addOption(new Option(`--parent <${parent}>`, `only those directly in this ${parent} (as --children-of)`))
+      .addOption(new Option(`--parent <${parent}>`, `only those directly in this ${parent}, a name, path or uid (as --children-of)`))
       .addOption(new Option(`--children-of <${parent}>`, `only those directly in this ${parent} (uidp.children_of)`))
       .addOption(new Option(`--descendants-of <${parent}>`, `only those below this ${parent}, at any depth (uidp.descendants_of)`));
   }
@@ -63,8 +64,12 @@ export function addListCommand(parent: Command, spec: ResourceSpec, io: CliIo): 
     printItems(io, ctx.format, spec.columns, walked.items);
     if (walked.more && flags.all !== true) {
       const shown = `${walked.items.length} of ${walked.totalCount} ${pluralOf(spec)}`;
-      const next = walked.nextPageToken === undefined ? "" : `; next page: --page-token ${walked.nextPageToken}`;
-      io.stderr.write(`arbor: showing ${shown}${next} (or --all, --limit N)\n`);
+      // A limit reached is what was asked for: the count alone, no invitation to read on.
+      if (flags.limit !== undefined) io.stderr.write(`arbor: showing ${shown} (--limit ${flags.limit})\n`);
+      else {
+        const next = walked.nextPageToken === undefined ? "" : `; next page: --page-token ${walked.nextPageToken}`;
+        io.stderr.write(`arbor: showing ${shown}${next} (or --all, --limit N)\n`);
+      }
     }
   });
 }

@@ -1,9 +1,14 @@
 /**
  * Names to uids. An argument that names a resource is a uid when it has a uid's shape
- * (domain/uid.ts), else a name, looked up with the list's name filter among what the caller may
- * see, kept to the default group's subtree when one is set. No match and several matches are
- * errors that say what was searched and, for several, which uids to choose from.
+ * (domain/uid.ts); else, with a `/`, a path of names from the organization down, as the registry
+ * writes repository paths (`acme/engineering/web`, `acme/backend-team/nginx`), looked up one level
+ * at a time (children_of and name) from the organization; else a name, looked up with the list's
+ * name filter among what the caller may see, kept to the default group's subtree when one is
+ * set. No match and several matches are errors that say what was searched (for a path, the level
+ * not found) and, for several, which uids to choose from. Names never hold a `/`
+ * (domain/names.ts, domain/repos.ts), so a path cannot be mistaken for one.
  */
+import type { JsonObject } from "@bufbuild/protobuf";
 import { isSelfOrDescendant, isRoot, isUid, parentOf } from "../../domain/uid.js";
 import type { CommandContext } from "./context.js";
 import { pluralOf } from "./help-text.js";
@@ -22,13 +27,44 @@ const MAX_CANDIDATES = 1000;
 /** The uid text names: text itself when it is a uid (or the resource has no names), else the one item of that name. */
 export async function resolveUid(ctx: CommandContext, lookup: Lookup, text: string): Promise<string> {
   if (!lookup.named || isUid(text)) return text;
+  if (lookup.hierarchical && text.includes("/")) return findByPath(ctx, lookup, pathOf(text, ""), "");
   return findByName(ctx, lookup, text, await ctx.defaultGroup(), "");
 }
 
 /** The uid of the default group named by text (from --group, ARBOR_GROUP or the settings file). */
 export async function resolveDefaultGroup(ctx: CommandContext, text: string): Promise<string> {
   if (isUid(text)) return text;
-  return findByName(ctx, GROUP_LOOKUP, text, undefined, " (the default group: --group, ARBOR_GROUP or the settings file)");
+  const origin = " (the default group: --group, ARBOR_GROUP or the settings file)";
+  if (text.includes("/")) return findByPath(ctx, GROUP_LOOKUP, pathOf(text, origin), origin);
+  return findByName(ctx, GROUP_LOOKUP, text, undefined, origin);
+}
+
+/** The names of a path, organization first; a ResolveError for an empty level (`acme//web`). */
+function pathOf(text: string, origin: string): string[] {
+  const names = text.split("/");
+  if (names.some((n) => n === "")) throw new ResolveError(`"${text}"${origin} is neither a uid nor a path of names such as acme/engineering/web`);
+  return names;
+}
+
+/**
+ * The uid at the end of path: its last name among the children of the rest, which names items of
+ * lookup's parent kind (groups, or repos for tags); a path of one name is an organization.
+ */
+async function findByPath(ctx: CommandContext, lookup: Lookup, path: readonly string[], origin: string): Promise<string> {
+  const name = path[path.length - 1] as string;
+  if (path.length === 1) {
+    const found = await walkList(ctx, GROUP_LOOKUP, { name, pageSize: 200 }, { limit: MAX_CANDIDATES });
+    const org = found.items.map((i) => String(i.uid)).find(isRoot);
+    if (org === undefined) throw new ResolveError(`no organization named "${name}"${origin}`);
+    return org;
+  }
+  const parents = path.slice(0, -1);
+  const parent = await findByPath(ctx, lookup.parentLookup ?? GROUP_LOOKUP, parents, origin);
+  const request: JsonObject = { name, pageSize: 2, uidp: { childrenOf: parent } };
+  const found = await walkList(ctx, lookup, request, { limit: 2 });
+  const uid = found.items.map((i) => String(i.uid)).find((u) => parentOf(u) === parent);
+  if (uid === undefined) throw new ResolveError(`no ${lookup.singular} named "${name}" in ${parents.join("/")}${origin}`);
+  return uid;
 }
 
 async function findByName(ctx: CommandContext, lookup: Lookup, name: string, scope: string | undefined, origin: string): Promise<string> {

@@ -27,7 +27,7 @@ export function addCreateCommand(parent: Command, spec: ResourceSpec, io: CliIo)
   const cmd = parent.command("create").description(`create ${withArticle(spec.singular)}`);
   if (spec.createsNamed) cmd.argument("<name>", `the new ${spec.singular}'s name`);
   const fields = (spec.fields ?? []).filter((f) => f.on !== "update");
-  cmd.addOption(new Option("--parent <group>", `the group to create it in, a name or uid (default: the default group${spec.createsRoots === true ? "; with none, a new organization" : ""})`));
+  cmd.addOption(new Option("--parent <group>", `the group to create it in, a name, path (acme/engineering) or uid (default: the default group${spec.createsRoots === true ? "; with none, a new organization" : ""})`));
   addFieldFlags(cmd, fields);
   withCommonOptions(cmd);
   withExamples(cmd, spec.examples.create ?? [], spec.notes?.create);
