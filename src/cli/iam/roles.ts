@@ -3,7 +3,7 @@
  * and shown by their dotted names (`groups.list`), the catalogue's (docs/capabilities.md).
  */
 import { UsageError } from "../admin.js";
-import { capabilityByName, capabilityName } from "../../domain/capabilities.js";
+import { capabilityByName, capabilityEnumName, capabilityName } from "../../domain/capabilities.js";
 import { CapabilitySchema } from "../../gen/arbor/api/v1/authz_pb.js";
 import { fieldColumn, type Item } from "../output/cells.js";
 import type { ResourceSpec } from "../resource/spec.js";
@@ -13,9 +13,8 @@ import { ROLE_LOOKUP } from "./lookups.js";
 /** The enum value name the API's JSON uses for a dotted capability name (`groups.list`). */
 function capabilityJson(dotted: string): string {
   const cap = capabilityByName(dotted);
-  const value = cap === undefined ? undefined : CapabilitySchema.values.find((v) => v.number === cap);
-  if (value === undefined) throw new UsageError(`--capabilities: unknown capability "${dotted}" (see docs/capabilities.md)`);
-  return value.name;
+  if (cap === undefined) throw new UsageError(`--capabilities: unknown capability "${dotted}" (see arbor iam capabilities list)`);
+  return capabilityEnumName(cap);
 }
 
 /** How many capabilities a role grants. */
