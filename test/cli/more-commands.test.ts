@@ -161,6 +161,18 @@ describe("arbor: capabilities, lookup, presets, --role, explain-exchange, pull-t
     const page = await cli.run(["audit", "list", "--limit", "1", "-o", "json"]);
     expect(JSON.parse(page.stdout)).toHaveLength(1);
     expect(page.stderr).toMatch(/showing 1 of \d+ audit events|showing 1 of \d+ events/);
+    // A time range: since and before a moment split the log, the moment itself on the since side.
+    const everything = await json(["audit", "list", "--all"]);
+    const middle = everything[Math.floor(everything.length / 2)].createTime;
+    const since = await json(["audit", "list", "--all", "--since", middle]);
+    const before = await json(["audit", "list", "--all", "--before", middle]);
+    expect(since.every((e: any) => Date.parse(e.createTime) >= Date.parse(middle))).toBe(true);
+    expect(before.every((e: any) => Date.parse(e.createTime) < Date.parse(middle))).toBe(true);
+    expect(since.length + before.length).toBe(everything.length);
+    expect(since.length).toBeGreaterThan(0);
+    const rest = await t.fetch(`/audit/v1beta1/events?created_since=${encodeURIComponent(middle)}&page_size=200`, { token: cli.env.ARBOR_TOKEN as string });
+    expect(Number(((await rest.json()) as { totalCount: string }).totalCount)).toBe(since.length);
+    expect((await cli.run(["audit", "list", "--since", "yesterday"])).code).toBe(2);
     const actor = ofBot[0].actor.uid;
     expect((await json(["audit", "list", "--actor", actor, "--limit", "5"])).every((e: any) => e.actor.uid === actor)).toBe(true);
   });

@@ -11,6 +11,7 @@ import type { CliIo } from "../output/io.js";
 import { withExamples } from "../resource/help-text.js";
 import { addGetCommand } from "../resource/item-commands.js";
 import { addListCommand } from "../resource/list-command.js";
+import { timestamp } from "../resource/parsers.js";
 import type { ResourceSpec } from "../resource/spec.js";
 
 /** Audit events as commands see them: read-only, unnamed, under the group each change was made in. */
@@ -37,20 +38,21 @@ export const AUDIT_EVENTS: ResourceSpec = {
     { flags: "--actor <identity>", path: "actorUid", help: "only changes made by this identity (uid, or the name of an identity in the default group)", parse: uidOf(IDENTITY_LOOKUP) },
     { flags: "--resource <uid>", path: "resourceUid", help: "only changes of this resource" },
     { flags: "--method <name>", path: "method", help: "only calls of this RPC (arbor.iam.v2beta1.GroupsService/DeleteGroup)" },
+    { flags: "--since <time>", path: "createdSince", help: "only events created at or after this time (RFC 3339, such as 2026-01-01T00:00:00Z)", parse: timestamp("--since") },
+    { flags: "--before <time>", path: "createdBefore", help: "only events created before this time (RFC 3339)", parse: timestamp("--before") },
   ],
   defaultScoped: true,
   createsNamed: false,
   notes: {
     list:
       "Lists the events under the groups where you hold audit.read (owners do), below the default group\n" +
-      "when one is set. Orders: create_time (default, newest first), uid. The API has no time-range filter\n" +
-      "yet; --order-by and --limit bound what is read, and arbor admin audit --before reads the store.",
+      "when one is set. Orders: create_time (default, newest first), uid.",
   },
   examples: {
     list: [
       "arbor audit list",
       "arbor audit list --descendants-of acme --method arbor.iam.v2beta1.RoleBindingsService/CreateRoleBinding -o json",
-      "arbor audit list --actor ci-bot --limit 200",
+      "arbor audit list --actor ci-bot --since 2026-03-01T00:00:00Z --before 2026-04-01T00:00:00Z --all",
       "arbor audit list --resource $(arbor iam groups get team -o id) --all -o yaml",
     ],
     get: ["arbor audit get 0123456789abcdef0123456789abcdef01234567/0123456789abcdef -o yaml"],
