@@ -78,9 +78,9 @@ function addExplainCommand(identities: Command, io: CliIo): void {
     const wouldIssue = answer.wouldIssue === true;
     if (ctx.format === "table") {
       const columns = [
-        { header: "CHECK", value: (c: Check) => c.check ?? "" },
+        { header: "CHECK", value: (c: Check) => printable(c.check ?? "") },
         { header: "RESULT", value: (c: Check) => (c.passed === true ? "passed" : "FAILED") },
-        { header: "REASON", value: (c: Check) => c.reason ?? "" },
+        { header: "REASON", value: (c: Check) => printable(c.reason ?? "") },
       ];
       io.stdout.write(renderTable(columns, answer.checks ?? [], (h) => bold(h, colorAllowed(io))));
       io.stdout.write(wouldIssue ? "The exchange would issue a token.\n" : "The exchange would be refused.\n");
@@ -89,6 +89,11 @@ function addExplainCommand(identities: Command, io: CliIo): void {
     }
     if (!wouldIssue) process.exitCode = 1;
   });
+}
+
+/** Text from the server as a terminal may show it: no control characters (escape sequences). */
+function printable(text: string): string {
+  return text.replace(/\p{Cc}/gu, "?");
 }
 
 async function readToken(file: string): Promise<string> {
