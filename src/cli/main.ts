@@ -7,6 +7,7 @@ import { ConfigError, DEFAULT_CONFIG, resolveConfig, type Config } from "../conf
 import { isApiError } from "../domain/errors.js";
 import { adminToken, bootstrap, rotateSigningKey, UsageError } from "./admin.js";
 import { addAuditCommand } from "./admin-audit.js";
+import { addAuditApiCommands } from "./audit/commands.js";
 import { adminBackup, adminMigrate, adminRestore, MIGRATIONS_PENDING_EXIT_CODE } from "./admin-store.js";
 import { addAdvisoriesCommands } from "./advisories.js";
 import { rpcErrorText, statusText } from "./api/rpc-error.js";
@@ -183,6 +184,7 @@ export function buildProgram(): Command {
   addAuthCommands(program, process.env);
   addIamCommands(program, io);
   addRegistryCommands(program, io);
+  addAuditApiCommands(program, io);
   addAdvisoriesCommands(program, storeOptions, configOf, io);
   addConfigCommands(program, io);
   addCompletionCommand(program, io.stdout);

@@ -3,9 +3,9 @@
  * names) and what each built-in role grants. A test compares the committed file with this, so the
  * catalogue cannot drift from what the server enforces.
  */
-import { ALL_CAPABILITIES, capabilityName, type Capability } from "../domain/capabilities.js";
+import { ALL_CAPABILITIES, capabilityEnumName as enumName, capabilityName } from "../domain/capabilities.js";
+import { capabilityDescription } from "../domain/capability-descriptions.js";
 import { BUILTIN_ROLES } from "../domain/roles.js";
-import { CapabilitySchema } from "../gen/arbor/api/v1/authz_pb.js";
 
 /** Where the catalogue lives, relative to the package root. */
 export const CATALOGUE_PATH = "docs/capabilities.md";
@@ -25,7 +25,7 @@ export function renderCapabilityCatalogue(): string {
     "",
     "People, the command line and this page spell a capability by its dotted name (`groups.list`);",
     'v2 JSON spells it by its enum name (`"capabilities": ["CAP_IAM_GROUPS_LIST"]`) and gRPC by its',
-    "number. Custom roles may hold any of these.",
+    "number. Custom roles may hold any of these. `arbor iam capabilities list` prints this list.",
     "",
     "## Built-in roles",
     "",
@@ -38,19 +38,13 @@ export function renderCapabilityCatalogue(): string {
     "",
     "## Capabilities",
     "",
-    `| capability | enum name | number | ${roles.map((r) => r.name).join(" | ")} |`,
-    `|---|---|---|${roles.map(() => "---|").join("")}`,
+    `| capability | description | enum name | number | ${roles.map((r) => r.name).join(" | ")} |`,
+    `|---|---|---|---|${roles.map(() => "---|").join("")}`,
     ...ALL_CAPABILITIES.map(
       (c) =>
-        `| \`${capabilityName(c)}\` | \`${enumName(c)}\` | ${c} | ${roles.map((r) => (r.capabilities.has(c) ? "yes" : "")).join(" | ")} |`,
+        `| \`${capabilityName(c)}\` | ${capabilityDescription(c)} | \`${enumName(c)}\` | ${c} | ${roles.map((r) => (r.capabilities.has(c) ? "yes" : "")).join(" | ")} |`,
     ),
     "",
   ];
   return lines.join("\n");
-}
-
-function enumName(cap: Capability): string {
-  const value = CapabilitySchema.values.find((v) => v.number === cap);
-  if (value === undefined) throw new RangeError(`unknown capability ${cap}`);
-  return value.name;
 }

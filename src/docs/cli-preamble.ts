@@ -35,7 +35,7 @@ arbor: Precondition failed: cannot delete group with child groups (gRPC code 9 F
 
 ## Talking to the API
 
-\`arbor iam ...\`, \`arbor registry ...\` and \`arbor advisories list|get\` call the API over Connect (HTTP/1.1, JSON) with the generated service descriptors, each call carrying
+\`arbor iam ...\`, \`arbor registry ...\`, \`arbor advisories list|get\`, \`arbor audit list|get\` and \`arbor auth pull-token\` call the API over Connect (HTTP/1.1, JSON) with the generated service descriptors, each call carrying
 \`Authorization: Bearer <token>\`. The token is \`ARBOR_TOKEN\` when it is set (for scripts and CI:
 \`export ARBOR_TOKEN=$(arbor admin token --org acme)\`), else the login cached by \`arbor auth login\`,
 renewed when it expires within a minute.
@@ -58,7 +58,7 @@ group: acme
 \`\`\`
 
 The default group does three things. Names are looked up within it and below it (see below).
-Lists of groups, identities, role bindings, identity providers, invites, repos and tags show what lies below it
+Lists of groups, identities, role bindings, identity providers, invites, repos, tags and audit events show what lies below it
 unless a hierarchy flag (\`--parent\`, \`--children-of\`, \`--descendants-of\`) says otherwise; roles,
 account associations and advisories are not narrowed. Create puts new resources in it unless
 \`--parent\` says otherwise.

@@ -26,7 +26,8 @@ export function auditCountPlan(filter: AuditFilter): AuditCountPlan | undefined 
     filter.actorUid !== undefined && `actor:${filter.actorUid}`,
     filter.resourceUid !== undefined && `resource:${filter.resourceUid}`,
   ].filter((k) => k !== false);
-  if (exact.length > 1 || filter.createdBefore !== undefined) return undefined;
+  // Counts are kept per group and value, not per time: a time range counts the events.
+  if (exact.length > 1 || filter.createdBefore !== undefined || filter.createdSince !== undefined) return undefined;
   const key = exact[0] ?? "";
   const { descendantsOf, childrenOf, inRoot, ids } = filter.uidp;
   if (inRoot !== undefined || ids !== undefined) return undefined;

@@ -28,6 +28,8 @@ export interface AuditFilter {
   actorUid?: string;
   resourceUid?: string;
   method?: string;
+  /** Only events created at or after this time (ms). */
+  createdSince?: number;
   /** Only events created before this time (ms): what a retention would drop (`arbor admin audit --before`). */
   createdBefore?: number;
   /** The uids whose subtrees the caller may see; undefined means everything. */

@@ -30,3 +30,10 @@ export function capabilityName(cap: Capability): string {
 export function capabilityByName(name: string): Capability | undefined {
   return byName.get(name);
 }
+
+/** The proto enum name of a capability (`CAP_IAM_GROUPS_LIST`), as v2 JSON spells it. */
+export function capabilityEnumName(cap: Capability): string {
+  const value = CapabilitySchema.values.find((v) => v.number === cap);
+  if (value === undefined) throw new RangeError(`unknown capability ${cap}`);
+  return value.name;
+}

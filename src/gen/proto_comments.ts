@@ -31,6 +31,8 @@ export const PROTO_COMMENTS: ReadonlyMap<string, string> = new Map([
   ["arbor.audit.v1beta1.GetAuditEventRequest.uid", "The event's uid."],
   ["arbor.audit.v1beta1.ListAuditEventsRequest", "ListAuditEventsRequest filters and pages the audit log."],
   ["arbor.audit.v1beta1.ListAuditEventsRequest.actor_uid", "Only changes made by this identity."],
+  ["arbor.audit.v1beta1.ListAuditEventsRequest.created_before", "Only events created before this time."],
+  ["arbor.audit.v1beta1.ListAuditEventsRequest.created_since", "Only events created at or after this time."],
   ["arbor.audit.v1beta1.ListAuditEventsRequest.method", "Only calls of this method (`arbor.iam.v2beta1.GroupsService/DeleteGroup`)."],
   ["arbor.audit.v1beta1.ListAuditEventsRequest.order_by", "`field [asc|desc]`, comma-separated; fields: create_time (the default, descending), uid."],
   ["arbor.audit.v1beta1.ListAuditEventsRequest.page_size", "Items per page: 0 means 50, values above 200 mean 200."],

@@ -3,7 +3,7 @@
  * events of the groups where they hold audit.read.
  */
 import { create, type JsonObject } from "@bufbuild/protobuf";
-import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import { auditSortable, auditSortValue, type AuditEventRecord, type AuditFilter } from "../domain/audit.js";
 import { Capability } from "../domain/capabilities.js";
 import { notFound } from "../domain/errors.js";
@@ -46,6 +46,8 @@ export function createAuditService(deps: ServiceDeps) {
         ...(req.actorUid !== "" && { actorUid: req.actorUid }),
         ...(req.resourceUid !== "" && { resourceUid: req.resourceUid }),
         ...(req.method !== "" && { method: req.method }),
+        ...(req.createdSince !== undefined && { createdSince: timestampMs(req.createdSince) }),
+        ...(req.createdBefore !== undefined && { createdBefore: timestampMs(req.createdBefore) }),
       };
       const visibleUnder = (await ctx.permissions()).scopes([Capability.CAP_AUDIT_READ]);
       const { items, ...envelope } = await listPage({

@@ -57,6 +57,7 @@ export function createAuditStore(db: Executor, engine: Engine): AuditStore {
             { uid: "uid", parent: "group_uid" },
             { actor_uid: f.actorUid, resource_uid: f.resourceUid, method: f.method },
           )),
+      ...(f.createdSince !== undefined ? [sql<SqlBool>`create_time >= ${f.createdSince}`] : []),
       ...(f.createdBefore !== undefined ? [sql<SqlBool>`create_time < ${f.createdBefore}`] : []),
     ],
     sortColumns: { create_time: "create_time", uid: "uid" },

@@ -101,6 +101,7 @@ describeEachEngine("audit pages", (t) => {
       { uidp: {}, visibleUnder: [TEAM, childUid(ORG, 4)] },
       { uidp: {}, visibleUnder: [] },
       { uidp: { descendantsOf: ORG }, createdBefore: 1_700_000_000_000 + 20_000 * 1000 },
+      { uidp: { descendantsOf: ORG }, createdSince: 1_700_000_000_000 + 10_000 * 1000, createdBefore: 1_700_000_000_000 + 20_000 * 1000 },
     ];
     for (const filter of [...WALKS.map(([, f]) => f), ...RANGES.map(([, f]) => f), ...mixed]) {
       // uid order is never walked: the oracle.

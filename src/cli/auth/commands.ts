@@ -8,6 +8,7 @@ import { browserLogin } from "./browser-login.js";
 import { configureDocker } from "./configure-docker.js";
 import { DEFAULT_API_URL, resolveClientConfig, type ClientFlags } from "./client-config.js";
 import { logout } from "./logout.js";
+import { addPullTokenCommand } from "./pull-token.js";
 import { authStatus, statusText } from "./status.js";
 import { validToken } from "./tokens.js";
 import { workloadLogin } from "./workload-login.js";
@@ -125,6 +126,8 @@ export function addAuthCommands(program: Command, env: Env): void {
     const config = resolveClientConfig(opts, env);
     say((await logout(config)) ? `Logged out of ${config.api}.` : `Not logged in to ${config.api}; nothing to do.`);
   });
+
+  addPullTokenCommand(auth, env);
 }
 
 function seconds(text: string): number {

@@ -10,7 +10,10 @@ import type { ResourceSpec } from "../resource/spec.js";
 import { ACCOUNT_ASSOCIATIONS } from "./account-associations.js";
 import { GROUPS } from "./groups.js";
 import { addGroupsTreeCommand } from "./groups-tree.js";
+import { addCapabilitiesCommand } from "./capabilities.js";
 import { IDENTITIES } from "./identities.js";
+import { addIdentityCheckCommands } from "./identity-checks.js";
+import { addIdentityPresets } from "./identity-presets.js";
 import { IDENTITY_PROVIDERS } from "./identity-providers.js";
 import { INVITES } from "./invites.js";
 import { ROLE_BINDINGS } from "./role-bindings.js";
@@ -26,5 +29,10 @@ export function addIamCommands(program: Command, io: CliIo): void {
   for (const spec of IAM_RESOURCES) {
     const group = addResourceCommands(iam, spec, io);
     if (spec === GROUPS) addGroupsTreeCommand(group, io);
+    if (spec === IDENTITIES) {
+      addIdentityPresets(group, io);
+      addIdentityCheckCommands(group, io);
+    }
   }
+  addCapabilitiesCommand(iam, io);
 }

@@ -5,6 +5,7 @@
 import { fieldColumn, uidColumn, textAt, timeColumn, type Item } from "../output/cells.js";
 import type { FieldFlag, ResourceSpec } from "../resource/spec.js";
 import { DESCRIPTION_FLAG } from "./common-flags.js";
+import { ROLE_STEP } from "./identity-role.js";
 import { IDENTITY_LOOKUP } from "./lookups.js";
 import { fileText, timestamp } from "../resource/parsers.js";
 
@@ -49,9 +50,12 @@ export const IDENTITIES: ResourceSpec = {
     { flags: "--keys-expiration <time>", path: "staticKeys.expirationTime", help: "static keys: when they stop being trusted (RFC 3339; default and at most 365 days)", parse: timestamp("--keys-expiration") },
   ],
   defaultScoped: true,
+  createStep: ROLE_STEP,
   createsNamed: true,
   notes: {
-    create: "Give a claim match (--identity-issuer or --issuer-pattern, and --subject or --subject-pattern)\nor static keys (--static-issuer, --static-subject, --issuer-keys).",
+    create:
+      "Give a claim match (--identity-issuer or --issuer-pattern, and --subject or --subject-pattern)\nor static keys (--static-issuer, --static-subject, --issuer-keys). Presets make the claim match of\n" +
+      "a platform: create github, create gitlab, create kubernetes (each has --help).",
     update: "A claim-match flag changes that member alone; an exact value and its pattern replace each\nother (--subject clears --subject-pattern).",
   },
   examples: {
@@ -59,6 +63,7 @@ export const IDENTITIES: ResourceSpec = {
     get: ["arbor iam identities get ci-bot", "arbor iam identities get ci-bot --group engineering -o yaml"],
     create: [
       "arbor iam identities create ci-bot --parent engineering \\\n      --identity-issuer https://token.actions.githubusercontent.com --subject-pattern 'repo:acme/.*'",
+      "arbor iam identities create github ci-bot --github-repo acme/app --github-ref refs/heads/main --role registry.push",
       "arbor iam identities create deployer --static-issuer https://k8s.internal --static-subject system:serviceaccount:ci:deployer --issuer-keys jwks.json",
     ],
     update: ["arbor iam identities update ci-bot --description \"GitHub Actions of acme\"", "arbor iam identities update ci-bot --subject repo:acme/app:ref:refs/heads/main"],

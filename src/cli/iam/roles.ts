@@ -16,7 +16,7 @@ import { ROLE_LOOKUP } from "./lookups.js";
 function capabilityJson(given: string): string {
   const cap = capabilityByName(given);
   const value = CapabilitySchema.values.find((v) => (cap === undefined ? v.name === given && v.number !== 0 : v.number === cap));
-  if (value === undefined) throw new UsageError(`--capabilities: unknown capability "${given}" (see docs/capabilities.md)`);
+  if (value === undefined) throw new UsageError(`--capabilities: unknown capability "${given}" (see arbor iam capabilities list)`);
   return value.name;
 }
 

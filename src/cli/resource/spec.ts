@@ -3,7 +3,7 @@
  * its table columns, its list filters and the flags that set its fields. Each resource is a
  * short table of these (src/cli/iam/*.ts); resource-commands.ts turns one into commands.
  */
-import type { DescService, JsonValue } from "@bufbuild/protobuf";
+import type { DescService, JsonObject, JsonValue } from "@bufbuild/protobuf";
 import type { Item } from "../output/cells.js";
 import type { Column } from "../output/table.js";
 import type { CommandContext } from "./context.js";
@@ -51,6 +51,18 @@ export interface FieldFlag {
   on?: "create" | "update";
 }
 
+/**
+ * A create flag that is no field of the resource: something more done with the item once made
+ * (identities' `--role` binds it). prepare runs before create, so a wrong value makes nothing;
+ * the step it returns runs after, and must leave no half-made state when it fails.
+ */
+export interface CreateStep {
+  /** Commander flags: `--role <role>`. */
+  flags: string;
+  help: string;
+  prepare(ctx: CommandContext, value: string): Promise<(created: JsonObject) => Promise<void>>;
+}
+
 /** Examples for each command, without the leading `arbor <domain> <noun> <verb>`... given whole. */
 export type Examples = Partial<Record<"list" | "get" | "create" | "update" | "delete", string[]>>;
 
@@ -73,6 +85,7 @@ export interface ResourceSpec extends Lookup {
   defaultScoped: boolean;
   /** Whether create without a parent makes a root (an organization). */
   createsRoots?: boolean;
+  createStep?: CreateStep;
   /** Whether create takes the name as its argument. */
   createsNamed: boolean;
   /** Text after the options of a command's help, before the examples. */

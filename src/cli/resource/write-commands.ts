@@ -29,6 +29,8 @@ export function addCreateCommand(parent: Command, spec: ResourceSpec, io: CliIo)
   const fields = (spec.fields ?? []).filter((f) => f.on !== "update");
   cmd.addOption(new Option("--parent <group>", `the group to create it in, a name, path (acme/engineering) or uid (default: the default group${spec.createsRoots === true ? "; with none, a new organization" : ""})`));
   addFieldFlags(cmd, fields);
+  const step = spec.createStep === undefined ? undefined : new Option(spec.createStep.flags, spec.createStep.help);
+  if (step !== undefined) cmd.addOption(step);
   withCommonOptions(cmd);
   withExamples(cmd, spec.examples.create ?? [], spec.notes?.create);
   cmd.action(async (...args: unknown[]) => {
@@ -41,7 +43,11 @@ export function addCreateCommand(parent: Command, spec: ResourceSpec, io: CliIo)
     const request: JsonObject = { [spec.body]: body };
     const group = await parentGroup(ctx, spec, flags.parent);
     if (group !== undefined) request.parent = group;
-    printItem(io, ctx.format, spec, (await ctx.api.call(spec.service, rpc, request)) as JsonObject);
+    const stepValue = step === undefined ? undefined : flags[step.attributeName()];
+    const after = typeof stepValue === "string" ? await spec.createStep?.prepare(ctx, stepValue) : undefined;
+    const created = (await ctx.api.call(spec.service, rpc, request)) as JsonObject;
+    await after?.(created);
+    printItem(io, ctx.format, spec, created);
   });
 }
 
@@ -68,7 +74,7 @@ export function addUpdateCommand(parent: Command, spec: ResourceSpec, io: CliIo)
 }
 
 /** The uid of the group to create in: --parent, else the default group; none only for a new organization. */
-async function parentGroup(ctx: CommandContext, spec: ResourceSpec, flag: string | undefined): Promise<string | undefined> {
+export async function parentGroup(ctx: CommandContext, spec: ResourceSpec, flag: string | undefined): Promise<string | undefined> {
   if (flag !== undefined) return resolveUid(ctx, GROUP_LOOKUP, flag);
   const group = await ctx.defaultGroup();
   if (group === undefined && spec.createsRoots !== true) throw new UsageError(`--parent is required (or set a default group: --group, ARBOR_GROUP, arbor config set group)`);
