@@ -3,7 +3,7 @@
  * platform's OIDC token), print a valid token, show the login's status, log out.
  */
 import { Command, Option } from "commander";
-import { UsageError } from "../admin.js";
+import { UsageError } from "../usage-error.js";
 import { browserLogin } from "./browser-login.js";
 import { configureDocker } from "./configure-docker.js";
 import { DEFAULT_API_URL, resolveClientConfig, type ClientFlags } from "./client-config.js";

@@ -2,7 +2,7 @@
  * `arbor iam roles`: the built-in roles and custom roles (RolesService). Capabilities are given
  * and shown by their dotted names (`groups.list`), the catalogue's (docs/capabilities.md).
  */
-import { UsageError } from "../admin.js";
+import { UsageError } from "../usage-error.js";
 import { capabilityByName, capabilityName } from "../../domain/capabilities.js";
 import { CapabilitySchema } from "../../gen/arbor/api/v1/authz_pb.js";
 import { fieldColumn, type Item } from "../output/cells.js";

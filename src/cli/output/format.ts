@@ -3,7 +3,7 @@
  * JSON everywhere else, so a pipe or a script gets something to parse.
  */
 import { Option } from "commander";
-import { UsageError } from "../admin.js";
+import { UsageError } from "../usage-error.js";
 
 /** The output formats. */
 export const OUTPUT_FORMATS = ["table", "json", "yaml", "id"] as const;
