@@ -23,6 +23,8 @@ rmSync(outdir, { recursive: true, force: true });
 const result = await build({
   entryPoints: { main: join(dist, "src/cli/main.js"), "credential-helper": join(dist, "src/cli/credential-helper.js") },
   outdir,
+  // Paths in the metafile are relative to the package's root.
+  absWorkingDir: resolve(dist, ".."),
   bundle: true,
   splitting: true,
   format: "esm",
