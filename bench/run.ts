@@ -14,6 +14,7 @@ import { benchOptions } from "./lib/options.js";
 import { checkPrerequisites } from "./lib/prerequisites.js";
 import type { Scenario, ScenarioResult } from "./lib/results.js";
 import { advisories } from "./scenarios/advisories.js";
+import { c1CliStartup } from "./scenarios/c1-cli-startup.js";
 import { s1Get } from "./scenarios/s1-get.js";
 import { s2List } from "./scenarios/s2-list.js";
 import { s3Create } from "./scenarios/s3-create.js";
@@ -24,7 +25,7 @@ import { s7Memory } from "./scenarios/s7-memory.js";
 import { s8Keystone } from "./scenarios/s8-keystone.js";
 import { s9ManyBindings } from "./scenarios/s9-many-bindings.js";
 
-const SCENARIOS: Scenario[] = [s1Get, s2List, s3Create, s4Exchange, s5Authorization, s6Grpc, s7Memory, s8Keystone, s9ManyBindings, advisories];
+const SCENARIOS: Scenario[] = [s1Get, s2List, s3Create, s4Exchange, s5Authorization, s6Grpc, s7Memory, s8Keystone, s9ManyBindings, advisories, c1CliStartup];
 const RESULTS = join(ROOT, "docs/benchmarks/results.json");
 
 const options = benchOptions(process.env);

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// The arbor command: runs the compiled CLI (npm ci builds it through the prepare script).
+// The arbor command: runs the bundled CLI, dist/cli/ (npm ci builds it through the prepare script;
+// scripts/bundle-cli.mjs says why it is bundled).
 import "./check-node.js";
 import { existsSync } from "node:fs";
-import module from "node:module";
+import { enableCompileCache } from "./compile-cache.js";
 
 // `arbor serve` caps V8's young generation at 16 MB a semi-space: under sustained load Node 24
 // lets it grow until the process holds about 280 MB, where 180 MB serve as fast (S7 in
@@ -15,10 +16,9 @@ if (process.argv[2] === "serve" && !heapFlagSet && typeof process.execve === "fu
   process.execve(process.execPath, [process.execPath, `${HEAP_FLAG}=16`, ...process.execArgv, ...process.argv.slice(1)], process.env);
 }
 
-// Caches compiled code between runs, so the command starts faster the second time.
-module.enableCompileCache?.();
+enableCompileCache();
 
-const entry = new URL("../dist/src/cli/main.js", import.meta.url);
+const entry = new URL("../dist/cli/main.js", import.meta.url);
 if (!existsSync(entry)) {
   process.stderr.write("arbor: not built yet; run `npm run build` (npm ci does it for you)\n");
   process.exit(1);

@@ -2,11 +2,11 @@
 // docker-credential-arbor: docker's credential helper for registries behind Arbor (docs/registry.md).
 import "./check-node.js";
 import { existsSync } from "node:fs";
-import module from "node:module";
+import { enableCompileCache } from "./compile-cache.js";
 
-module.enableCompileCache?.();
+enableCompileCache();
 
-const entry = new URL("../dist/src/cli/credential-helper.js", import.meta.url);
+const entry = new URL("../dist/cli/credential-helper.js", import.meta.url);
 if (!existsSync(entry)) {
   process.stdout.write("docker-credential-arbor: not built yet; run `npm run build` (npm ci does it for you)\n");
   process.exit(1);

@@ -4,11 +4,11 @@
 //
 // The code is compiled afresh into a staging folder, never from the checkout's dist/ (which may
 // hold output of sources since deleted), with the commit recorded (scripts/build-info.mjs;
-// ARBOR_COMMIT passes through). The tarball is `npm pack` of that folder, under a package.json
-// cut to what an installed package uses: no scripts (the checkout's `prepare` runs tsc, which a
-// production install does not have, and npm 11 asks about every install script), no
-// devDependencies, no overrides, and no "types" pointing at TypeScript sources the tarball does
-// not carry. "files" still decides what goes in (no source maps, no benchmarks). "allowScripts"
+// ARBOR_COMMIT passes through) and the commands bundled (scripts/bundle-cli.mjs). The tarball is
+// `npm pack` of that folder, under a package.json cut to what an installed package uses: no
+// scripts (the checkout's `prepare` runs tsc, which a production install does not have, and npm 11
+// asks about every install script), no devDependencies, no overrides, and no "types" pointing at
+// TypeScript sources the tarball does not carry. "files" still decides what goes in (no source maps, no benchmarks). "allowScripts"
 // stays: it keeps npm from compiling better-sqlite3, whose package carries prebuilt binaries.
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -23,6 +23,7 @@ try {
   const built = join(stage, "dist");
   execFileSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json"), "--outDir", built, "--incremental", "false", "--sourceMap", "false"], { stdio: "inherit" });
   execFileSync(process.execPath, [join(root, "scripts/build-info.mjs"), built], { stdio: "inherit" });
+  execFileSync(process.execPath, [join(root, "scripts/bundle-cli.mjs"), built], { stdio: "inherit" });
   for (const path of ["bin", "LICENSE", "README.md"]) cpSync(join(root, path), join(stage, path), { recursive: true });
   const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
   delete pkg.scripts;

@@ -3,7 +3,6 @@
  * who hold the data directory or the database rather than an owner's token.
  */
 import { open } from "node:fs/promises";
-import { Option, type Command } from "commander";
 import type { Config } from "../config.js";
 import type { AuditEventRecord, AuditFilter } from "../domain/audit.js";
 import { isUid } from "../domain/uid.js";
@@ -11,53 +10,10 @@ import { AuditEventSchema } from "../gen/arbor/audit/v1beta1/audit_pb.js";
 import { toApiJson } from "../server/rest/json.js";
 import { auditEventMessage } from "../services/audit-service.js";
 import { createStore } from "../store/create-store.js";
-import { UsageError } from "./admin.js";
 import { readableTime } from "./output/cells.js";
-import { tableWidth, type CliIo } from "./output/io.js";
 import { renderTable, type Column } from "./output/table.js";
 import { announceStore } from "./store-access.js";
-
-/** Adds `arbor admin audit` under admin. */
-export function addAuditCommand<F>(
-  admin: Command,
-  storeOptions: (cmd: Command) => Command,
-  configOf: (flags: F, explicit: (key: string) => boolean) => Config,
-  io: CliIo,
-): void {
-  storeOptions(
-    admin
-      .command("audit")
-      .description("print the audit log (every change made through the API), newest first")
-      .option("--org <name>", "only this organization's events (its name or uid)")
-      .option("--actor <uid>", "only changes made by this identity")
-      .option("--resource <uid>", "only changes of this resource")
-      .option("--method <name>", "only calls of this RPC (arbor.iam.v2beta1.GroupsService/DeleteGroup)")
-      .option("--before <time>", "only events created before this time (RFC 3339, such as 2026-01-01T00:00:00Z)")
-      .option("--export <file>", "write every matching event, oldest first, as JSON lines to a new file (mode 0600); --limit does not apply")
-      .option("--limit <n>", "at most this many events", "50")
-      .addOption(
-        new Option("-o, --output <format>", "table, wide (full uids), or json (one event per line, as the API shows it); default table on a terminal, else json").choices([
-          "table",
-          "wide",
-          "json",
-        ]),
-      )
-      .addHelpText(
-        "after",
-        "\nReads the store directly, like every `arbor admin` command; owners read the same log through\n" +
-          "the API (GET /audit/v1beta1/events).\n\nExamples:\n  arbor admin audit --org acme\n" +
-          "  arbor admin audit --org acme --method arbor.iam.v2beta1.RoleBindingsService/CreateRoleBinding -o json\n" +
-          "  arbor admin audit --before 2026-01-01T00:00:00Z --export audit-2025.jsonl\n\n" +
-          "With ARBOR_AUDIT_RETENTION set, the server deletes older events; export them first to keep them.\n",
-      ),
-  ).action(async (opts: F & AuditOptions, cmd: Command) => {
-    const config = configOf(opts, (k) => cmd.getOptionValueSource(k) === "cli");
-    // As every other command: a table for a person, JSON for a pipe or a script.
-    const output = opts.output ?? (io.stdout.isTTY === true ? "table" : "json");
-    const text = await adminAudit(config, { ...opts, output, width: tableWidth(io) });
-    if (text !== "") io.stdout.write(`${text}\n`);
-  });
-}
+import { UsageError } from "./usage-error.js";
 
 /** Options of `arbor admin audit`. */
 export interface AuditOptions {

@@ -15,11 +15,11 @@ import { engineSetup, SQLITE_FILES } from "../store/dialect.js";
 import { knownMigrations, migrate, schemaStatus } from "../store/migrate.js";
 import { DATA_DIR_MODE, DATA_FILE_MODE } from "../server/data-dir.js";
 import { checkSealedSecrets, loadSecretBox, SECRETS_KEY_FILE } from "../server/secrets-key.js";
+import { MIGRATIONS_PENDING_EXIT_CODE } from "./admin-commands.js";
 import { announceStore } from "./store-access.js";
 import { UsageError } from "./usage-error.js";
 
-/** The exit code of `arbor admin migrate --check` when migrations are pending. */
-export const MIGRATIONS_PENDING_EXIT_CODE = 3;
+export { MIGRATIONS_PENDING_EXIT_CODE };
 
 /** What a migrate command prints and the exit code it ends with. */
 export interface CommandResult {

@@ -88,8 +88,6 @@ export async function rotateSigningKey(config: Config): Promise<string> {
   });
 }
 
-export { UsageError };
-
 async function findOrCreate(core: Core, name: string, description: string): Promise<GroupRecord> {
   const existing = await core.store.groups.findOrganization(name);
   if (existing) return existing;

@@ -8,7 +8,7 @@
 import { readFile } from "node:fs/promises";
 import { Option, type Command } from "commander";
 import { AdvisoriesService } from "../gen/arbor/vulnerabilities/v2beta1/advisories_pb.js";
-import { UsageError } from "./admin.js";
+import { UsageError } from "./usage-error.js";
 import { text, type Item } from "./output/cells.js";
 import { isTable } from "./output/format.js";
 import type { CliIo } from "./output/io.js";

@@ -8,7 +8,7 @@
  * Errors go to stdout and exit 1, as the protocol asks; "credentials not found in native
  * keychain" is the one message docker reads as "no credentials" (it then goes on anonymously).
  */
-import { UsageError } from "./admin.js";
+import { UsageError } from "./usage-error.js";
 import { resolveClientConfig } from "./auth/client-config.js";
 import { ServerError, UnreachableError } from "./auth/http.js";
 import { readRegistries, registriesPath, registryHostOf } from "./auth/registries.js";

@@ -1,24 +1,22 @@
 /**
- * The arbor command.
+ * The arbor command. Building the command tree loads only what `--help` needs; each action loads
+ * the code that does its work (the server, the store, an RPC client) when it runs, so that
+ * `arbor --version` and the API commands start in tens of milliseconds. test/cli/startup.test.ts
+ * keeps it so.
  */
-import { ConnectError } from "@connectrpc/connect";
 import { Command, CommanderError, Option } from "commander";
 import { ConfigError, DEFAULT_CONFIG, resolveConfig, type Config } from "../config.js";
 import { isApiError } from "../domain/errors.js";
-import { adminToken, bootstrap, rotateSigningKey, UsageError } from "./admin.js";
-import { addAuditCommand } from "./admin-audit.js";
-import { addAuditApiCommands } from "./audit/commands.js";
-import { adminBackup, adminMigrate, adminRestore, MIGRATIONS_PENDING_EXIT_CODE } from "./admin-store.js";
+import { addAdminCommands } from "./admin-commands.js";
 import { addAdvisoriesCommands } from "./advisories.js";
-import { rpcErrorText, statusText } from "./api/rpc-error.js";
+import { addAuditApiCommands } from "./audit/commands.js";
 import { addAuthCommands } from "./auth/commands.js";
 import { addCompletionCommand } from "./completion/completion-command.js";
 import { addConfigCommands } from "./config/config-command.js";
 import { addIamCommands } from "./iam/commands.js";
 import { processIo } from "./output/process-io.js";
 import { addRegistryCommands } from "./registry/commands.js";
-import { addRegistryConfigCommand } from "./registry-config.js";
-import { serve } from "./serve.js";
+import { UsageError } from "./usage-error.js";
 import { VERSION } from "./version.js";
 import { addVersionCommand } from "./version-command.js";
 
@@ -71,116 +69,12 @@ export function buildProgram(): Command {
           "Examples:\n  arbor serve\n  ARBOR_DATABASE_URL=postgres://arbor@db/arbor arbor serve --port 9000\n",
       ),
   ).action(async (flags: Flags, cmd: Command) => {
+    const { serve } = await import("./serve.js");
     await serve(configOf(flags, (k) => cmd.getOptionValueSource(k) === "cli"));
   });
 
-  const admin = program
-    .command("admin")
-    .description("administer the installation directly through its store")
-    .addHelpText(
-      "after",
-      "\nEach admin command opens the store the server would (--data-dir, --database-url, ARBOR_*, --config),\n" +
-        "names it on stderr, and, but bootstrap, refuses (exit 2) when there is none there. `token` refuses to\n" +
-        "mint for an issuer or base URL other than the running server's. See docs/operations.md.\n\n" +
-        "Examples:\n  arbor admin bootstrap --org acme\n  export ARBOR_TOKEN=$(arbor admin token --org acme)\n",
-    );
-  storeOptions(
-    admin
-      .command("bootstrap")
-      .description("create (or find) a root organization and print it as JSON")
-      .requiredOption("--org <name>", "the organization's name")
-      .option("--description <text>", "its description, when it is created")
-      .option("--issuer <url>", "with --subject: make this person (as their OIDC issuer knows them) an owner")
-      .option("--subject <sub>", "with --issuer: the person's subject")
-      .addHelpText("after", "\nExamples:\n  arbor admin bootstrap --org acme\n  arbor admin bootstrap --org acme --issuer https://accounts.example.com --subject 1234\n"),
-  ).action(async (opts: Flags & { org: string; description?: string; issuer?: string; subject?: string }, cmd: Command) => {
-    const config = configOf(opts, (k) => cmd.getOptionValueSource(k) === "cli");
-    process.stdout.write(`${await bootstrap(config, opts)}\n`);
-  });
-  storeOptions(
-    admin
-      .command("token")
-      .description("print a one-hour API token: for an owner of an organization (--org), or for an existing identity (--identity)")
-      .option("--org <name>", "an organization's name: the token is its local administrator's, an owner of it")
-      .option("--identity <uid>", "an existing identity's uid: the token is that identity's, with whatever its role bindings grant")
-      .option("--audience <aud>", "the token's audience (default the base URL)")
-      .addHelpText(
-        "after",
-        "\nGive exactly one of --org and --identity.\n\nExamples:\n" +
-          "  export ARBOR_TOKEN=$(arbor admin token --org acme)\n" +
-          '  curl -H "Authorization: Bearer $ARBOR_TOKEN" http://localhost:8080/iam/v2beta1/groups\n' +
-          "  arbor admin token --identity 0123456789abcdef0123456789abcdef01234567/89abcdef01234567\n",
-      ),
-  ).action(async (opts: Flags & { org?: string; identity?: string; audience?: string }, cmd: Command) => {
-    const config = configOf(opts, (k) => cmd.getOptionValueSource(k) === "cli");
-    process.stdout.write(`${await adminToken(config, opts)}\n`);
-  });
-  storeOptions(
-    admin
-      .command("rotate-signing-key")
-      .description("make a new token signing key the active one now; the old keys stay in the JWKS until their tokens expire")
-      .addHelpText(
-        "after",
-        "\nRunning servers sign with the new key within a minute, and keep accepting tokens signed by the old\n" +
-          "keys until those have expired (the printed previousKeysRetireTime); the old keys are then dropped.\n\n" +
-          "Examples:\n  arbor admin rotate-signing-key\n",
-      ),
-  ).action(async (opts: Flags, cmd: Command) => {
-    const config = configOf(opts, (k) => cmd.getOptionValueSource(k) === "cli");
-    process.stdout.write(`${await rotateSigningKey(config)}\n`);
-  });
-  storeOptions(
-    admin
-      .command("migrate")
-      .description("apply the store's pending schema migrations and list them; --check changes nothing")
-      .option("--check", `list pending migrations and exit ${MIGRATIONS_PENDING_EXIT_CODE} if there are any, 0 if the schema is up to date`)
-      .addHelpText(
-        "after",
-        "\nServers migrate at start unless ARBOR_MIGRATE=false (--no-migrate); then run this first. Servers of\n" +
-          "the previous release keep serving while it runs (docs/operations.md, Upgrades).\n\n" +
-          "Examples:\n  arbor admin migrate --check\n  ARBOR_DATABASE_URL=postgres://arbor@db/arbor arbor admin migrate\n",
-      ),
-  ).action(async (opts: Flags & { check?: boolean }, cmd: Command) => {
-    const config = configOf(opts, (k) => cmd.getOptionValueSource(k) === "cli");
-    const { text, exitCode } = await adminMigrate(config, opts);
-    process.stdout.write(`${text}\n`);
-    process.exitCode = exitCode;
-  });
-  storeOptions(
-    admin
-      .command("backup")
-      .description("copy the SQLite store and its secrets key into a new directory, while servers run")
-      .argument("<dir>", "a new (or empty) directory for the backup, made 0700")
-      .option("--without-key", "leave the secrets key file out (keep it apart: without it the backup cannot be restored)")
-      .addHelpText(
-        "after",
-        "\nThe backup holds the secrets key unless --without-key or ARBOR_SECRETS_KEY is set: whoever reads it\n" +
-          "can sign tokens. PostgreSQL stores are backed up with pg_dump or PITR (docs/operations.md).\n\n" +
-          "Examples:\n  arbor admin backup /backups/arbor-$(date +%F)\n  arbor admin restore /backups/arbor-2026-01-01 --data-dir /var/lib/arbor-new\n",
-      ),
-  ).action(async (dir: string, opts: Flags & { withoutKey?: boolean }, cmd: Command) => {
-    const config = configOf(opts, (k) => cmd.getOptionValueSource(k) === "cli");
-    process.stdout.write(`${await adminBackup(config, dir, opts, (text) => process.stderr.write(`arbor: ${text}\n`))}\n`);
-  });
-  storeOptions(
-    admin
-      .command("restore")
-      .description("put a backup made by arbor admin backup into an empty data directory and check it")
-      .argument("<dir>", "the backup's directory")
-      .option("--force", "replace the store of a data directory that is not empty (stop its server first)")
-      .addHelpText(
-        "after",
-        "\nChecks the database's integrity and that the secrets key (the backup's, or ARBOR_SECRETS_KEY)\n" +
-          "opens its sealed secrets, and brings its schema up to this release's.\n\n" +
-          "Examples:\n  arbor admin restore /backups/arbor-2026-01-01 --data-dir /var/lib/arbor\n",
-      ),
-  ).action(async (dir: string, opts: Flags & { force?: boolean }, cmd: Command) => {
-    const config = configOf(opts, (k) => cmd.getOptionValueSource(k) === "cli");
-    process.stdout.write(`${await adminRestore(config, dir, opts)}\n`);
-  });
-  addRegistryConfigCommand(admin, storeOptions, configOf);
   const io = processIo(process.env);
-  addAuditCommand(admin, storeOptions, configOf, io);
+  addAdminCommands(program, storeOptions, configOf, io);
   addAuthCommands(program, process.env);
   addIamCommands(program, io);
   addRegistryCommands(program, io);
@@ -206,9 +100,13 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = 2;
       return;
     }
+    // The RPC client's error type, loaded here as the client itself is: only a command that called the API has one.
+    const { ConnectError } = await import("@connectrpc/connect");
     if (e instanceof ConnectError) {
+      const { rpcErrorText } = await import("./api/rpc-error.js");
       process.stderr.write(`${rpcErrorText(e)}\n`);
     } else if (isApiError(e)) {
+      const { statusText } = await import("./api/rpc-error.js");
       process.stderr.write(`arbor: ${e.message} (${statusText(e.code)})\n`);
     } else {
       process.stderr.write(`arbor: ${(e as Error).message ?? String(e)}\n`);

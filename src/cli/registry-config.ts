@@ -6,7 +6,6 @@
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import { Command, Option } from "commander";
 import { stringify } from "yaml";
 import { registryHttpSecret, registryNotificationsSecret, registrySigningKey } from "../auth/registry-keys.js";
 import { registryTokenIssuer } from "../auth/registry-tokens.js";
@@ -16,8 +15,10 @@ import { BLOB_MEDIA_TYPES } from "../server/registry-events.js";
 import { NOTIFICATIONS_PATH, registryTokenPath } from "../server/registry-endpoints.js";
 import { loadSecretBox } from "../server/secrets-key.js";
 import { createStore } from "../store/create-store.js";
-import { refuseForeignIssuer, UsageError } from "./admin.js";
+import { refuseForeignIssuer } from "./admin.js";
+import { DEFAULT_CERT_NAME } from "./admin-commands.js";
 import { announceStore } from "./store-access.js";
+import { UsageError } from "./usage-error.js";
 
 /** Options of `arbor admin registry-config`. */
 export interface RegistryConfigOptions {
@@ -29,35 +30,6 @@ export interface RegistryConfigOptions {
   certFile?: string;
   /** How the registry reaches Arbor for notifications; default {base_url}. */
   notifyUrl?: string;
-}
-
-/** The certificate's file name in the storage folder when --cert-file is not given. */
-export const DEFAULT_CERT_NAME = "arbor-token-signer.crt";
-
-/** Adds `registry-config` to the admin command group. */
-export function addRegistryConfigCommand<F>(admin: Command, storeOptions: (cmd: Command) => Command, configOf: (flags: F, explicit: (key: string) => boolean) => Config): void {
-  storeOptions(
-    admin
-      .command("registry-config")
-      .description("print a CNCF Distribution (docker-registry) configuration that uses Arbor's tokens, and write its certificate")
-      .requiredOption("--listen <host:port>", "the registry's listen address (http.addr)")
-      .requiredOption("--storage <dir>", "the registry's storage folder (storage.filesystem.rootdirectory)")
-      .option("--cert-file <path>", `where to write the token signing certificate (default <storage>/${DEFAULT_CERT_NAME})`)
-      .option("--notify-url <url>", "Arbor's URL as the registry reaches it, for notifications (default the base URL)")
-      .addOption(new Option("--registry-host <host>", "{registry_host}: the registry's host as clients name it (ARBOR_REGISTRY_HOST)"))
-      .addHelpText(
-        "after",
-        "\nThe registry host must be the one the Arbor server runs with (ARBOR_REGISTRY_HOST). The\n" +
-          "configuration holds secrets (the notifications secret, the registry's http.secret): keep it\n" +
-          "private. See docs/registry.md.\n\n" +
-          "Examples:\n" +
-          "  ARBOR_REGISTRY_HOST=registry.example.com arbor admin registry-config --listen :5000 --storage /var/lib/docker-registry > /etc/docker/registry/config.yml\n" +
-          "  docker-registry serve /etc/docker/registry/config.yml\n",
-      ),
-  ).action(async (opts: F & RegistryConfigOptions, cmd: Command) => {
-    const config = configOf(opts, (k) => cmd.getOptionValueSource(k) === "cli");
-    process.stdout.write(await registryConfig(config, opts));
-  });
 }
 
 /** Writes the certificate and returns the YAML configuration. */

@@ -60,7 +60,7 @@ describe("the release tarball", () => {
   it("carries the built code, the licence and the recorded commit, and nothing for development", async () => {
     expect(tarball).toMatch(/arbor-\d+\.\d+\.\d+\.tgz$/);
     const files = execFileSync("tar", ["tzf", tarball], { encoding: "utf8" }).trim().split("\n");
-    expect(files).toEqual(expect.arrayContaining(["package/LICENSE", "package/bin/arbor.js", "package/bin/docker-credential-arbor.js", "package/dist/src/cli/main.js", "package/dist/schemas/osv-schema.json", "package/dist/build-info.json"]));
+    expect(files).toEqual(expect.arrayContaining(["package/LICENSE", "package/bin/arbor.js", "package/bin/docker-credential-arbor.js", "package/dist/cli/main.js", "package/dist/cli/credential-helper.js", "package/dist/src/cli/main.js", "package/dist/schemas/osv-schema.json", "package/dist/build-info.json"]));
     expect(files.filter((f) => /\.(map|ts)$/.test(f) || /^package\/(src|test|bench|dist\/bench|dist\/test)\//.test(f))).toEqual([]);
     expect(JSON.parse(execFileSync("tar", ["xzOf", tarball, "package/dist/build-info.json"], { encoding: "utf8" }))).toEqual({ commit });
     const pkg = JSON.parse(execFileSync("tar", ["xzOf", tarball, "package/package.json"], { encoding: "utf8" })) as Record<string, unknown>;

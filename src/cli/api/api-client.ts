@@ -4,7 +4,6 @@
  */
 import { fromJson, type DescMessage, type DescService, type JsonValue, type Message, type MessageShape } from "@bufbuild/protobuf";
 import { ConnectError, createClient, type Interceptor, type Transport } from "@connectrpc/connect";
-import { createConnectTransport } from "@connectrpc/connect-node";
 import { toApiJson } from "../../server/rest/json.js";
 import { UnreachableError } from "../auth/http.js";
 import { unreachableCause } from "./rpc-error.js";
@@ -38,14 +37,22 @@ export function bearerInterceptor(token: TokenSource): Interceptor {
   };
 }
 
-/** A client of the API at options.baseUrl. */
+/**
+ * A client of the API at options.baseUrl. The transport is loaded at the first call: importing
+ * node:http as an ES module costs ~15 ms (it loads Node's fetch), which commands that make no call
+ * (`--help`) should not pay.
+ */
 export function createApiClient(options: ApiClientOptions): ApiClient {
-  const transport: Transport = createConnectTransport({
-    baseUrl: options.baseUrl,
-    httpVersion: "1.1",
-    useBinaryFormat: options.binary === true,
-    interceptors: [bearerInterceptor(options.token)],
-  });
+  let transport: Promise<Transport> | undefined;
+  const connect = () =>
+    (transport ??= import("@connectrpc/connect-node").then(({ createConnectTransport }) =>
+      createConnectTransport({
+        baseUrl: options.baseUrl,
+        httpVersion: "1.1",
+        useBinaryFormat: options.binary === true,
+        interceptors: [bearerInterceptor(options.token)],
+      }),
+    ));
   const clients = new Map<DescService, Record<string, UnaryCall>>();
   return {
     async call(service, name, request) {
@@ -53,7 +60,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       if (method === undefined || method.methodKind !== "unary") throw new RangeError(`${service.typeName} has no unary method ${name}`);
       let client = clients.get(service);
       if (client === undefined) {
-        client = createClient(service, transport) as unknown as Record<string, UnaryCall>;
+        client = createClient(service, await connect()) as unknown as Record<string, UnaryCall>;
         clients.set(service, client);
       }
       let answer: Message;

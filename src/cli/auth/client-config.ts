@@ -7,7 +7,7 @@
 import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { DEFAULT_CONFIG } from "../../config.js";
-import { UsageError } from "../admin.js";
+import { UsageError } from "../usage-error.js";
 import { clientFilePath, readClientFile } from "../config/client-file.js";
 
 /** The API URL a CLI uses when told none: a server started with the defaults. */

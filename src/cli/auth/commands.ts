@@ -1,17 +1,12 @@
 /**
  * The `arbor auth` command group: log in (a person through the browser, or a workload with its
- * platform's OIDC token), print a valid token, show the login's status, log out.
+ * platform's OIDC token), print a valid token, show the login's status, log out. Each loads its
+ * code when it runs (the login's loopback server imports node:http, which is slow to load).
  */
 import { Command, Option } from "commander";
-import { UsageError } from "../admin.js";
-import { browserLogin } from "./browser-login.js";
-import { configureDocker } from "./configure-docker.js";
+import { UsageError } from "../usage-error.js";
 import { DEFAULT_API_URL, resolveClientConfig, type ClientFlags } from "./client-config.js";
-import { logout } from "./logout.js";
 import { addPullTokenCommand } from "./pull-token.js";
-import { authStatus, statusText } from "./status.js";
-import { validToken } from "./tokens.js";
-import { workloadLogin } from "./workload-login.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -59,10 +54,12 @@ export function addAuthCommands(program: Command, env: Env): void {
     if ((opts.identity === undefined) !== (opts.identityToken === undefined)) throw new UsageError("--identity and --identity-token go together");
     if (opts.identity !== undefined) {
       if (opts.org !== undefined || opts.invite !== undefined) throw new UsageError("--org and --invite are for people; a workload logs in with --identity alone");
+      const { workloadLogin } = await import("./workload-login.js");
       const identity = await workloadLogin(config, opts.identity, opts.identityToken as string);
       say(`Logged in to ${config.api} as ${identity}.`);
       return;
     }
+    const { browserLogin } = await import("./browser-login.js");
     const identity = await browserLogin(config, { org: opts.org, invite: opts.invite, noBrowser: !opts.browser, timeoutMs: opts.timeout * 1000, say });
     say(`Logged in to ${config.api} as ${identity}.`);
   });
@@ -80,6 +77,7 @@ export function addAuthCommands(program: Command, env: Env): void {
       ),
   ).action(async (opts: ClientFlags & { audience?: string }) => {
     const config = resolveClientConfig(opts, env);
+    const { validToken } = await import("./tokens.js");
     process.stdout.write(`${(await validToken(config, opts.audience)).token}\n`);
   });
 
@@ -100,6 +98,7 @@ export function addAuthCommands(program: Command, env: Env): void {
           "  arbor auth configure-docker --registry registry.example.com --config ./ci-docker-config.json\n",
       ),
   ).action(async (opts: ClientFlags & { registry?: string; config?: string }) => {
+    const { configureDocker } = await import("./configure-docker.js");
     const result = await configureDocker(resolveClientConfig(opts, env), opts);
     say(result.changed ? `Docker now gets credentials for ${result.host} from docker-credential-arbor (${result.file}).` : `${result.file} already uses docker-credential-arbor for ${result.host}.`);
     if (!result.helperOnPath) say("Note: docker-credential-arbor is not on PATH; docker will not find it there.");
@@ -113,6 +112,7 @@ export function addAuthCommands(program: Command, env: Env): void {
       .addHelpText("after", "\nExamples:\n  arbor auth status\n  arbor auth status --json | jq .roleBindings\n"),
   ).action(async (opts: ClientFlags & { json?: boolean }) => {
     const config = resolveClientConfig(opts, env);
+    const { authStatus, statusText } = await import("./status.js");
     const status = await authStatus(config);
     process.stdout.write(opts.json ? `${JSON.stringify(status, null, 2)}\n` : statusText(status, config.api));
   });
@@ -124,6 +124,7 @@ export function addAuthCommands(program: Command, env: Env): void {
       .addHelpText("after", "\nExamples:\n  arbor auth logout\n  arbor auth logout --api https://arbor.example.com\n"),
   ).action(async (opts: ClientFlags) => {
     const config = resolveClientConfig(opts, env);
+    const { logout } = await import("./logout.js");
     say((await logout(config)) ? `Logged out of ${config.api}.` : `Not logged in to ${config.api}; nothing to do.`);
   });
 

@@ -8,7 +8,7 @@
 import { access, chmod, constants, mkdir, readFile, rename, stat, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
-import { UsageError } from "../admin.js";
+import { UsageError } from "../usage-error.js";
 import type { ClientConfig } from "./client-config.js";
 import { isRegistryHost, registriesPath, saveRegistry } from "./registries.js";
 

@@ -13,7 +13,7 @@ import { open } from "node:fs/promises";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { Option, type Command } from "commander";
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT } from "jose";
-import { UsageError } from "../admin.js";
+import { UsageError } from "../usage-error.js";
 import { IDENTITIES } from "../iam/identities.js";
 import { ROLE_STEP } from "../iam/identity-role.js";
 import { processIo } from "../output/process-io.js";

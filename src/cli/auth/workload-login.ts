@@ -5,7 +5,7 @@
  */
 import { resolve } from "node:path";
 import { isUid } from "../../domain/uid.js";
-import { UsageError } from "../admin.js";
+import { UsageError } from "../usage-error.js";
 import type { ClientConfig } from "./client-config.js";
 import { TokenCache } from "./token-cache.js";
 import { exchange } from "./tokens.js";

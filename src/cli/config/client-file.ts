@@ -6,7 +6,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
 import { parse, stringify } from "yaml";
-import { UsageError } from "../admin.js";
+import { UsageError } from "../usage-error.js";
 
 /** The keys the file may hold, with what each means. */
 export const CLIENT_FILE_KEYS = {

@@ -3,7 +3,7 @@
  * its path or its keys.
  */
 import type { Command } from "commander";
-import { UsageError } from "../admin.js";
+import { UsageError } from "../usage-error.js";
 import type { CliIo } from "../output/io.js";
 import { withExamples } from "../resource/help-text.js";
 import { CLIENT_FILE_KEYS, clientFilePath, isClientFileKey, readClientFile, writeClientFile, type ClientFileKey } from "./client-file.js";

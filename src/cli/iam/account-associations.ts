@@ -4,7 +4,7 @@
  */
 import type { JsonObject } from "@bufbuild/protobuf";
 import { AccountAssociationsService } from "../../gen/arbor/iam/v2beta1/account_associations_pb.js";
-import { UsageError } from "../admin.js";
+import { UsageError } from "../usage-error.js";
 import { fieldColumn, uidColumn, timeColumn, type Item } from "../output/cells.js";
 import type { ResourceSpec } from "../resource/spec.js";
 import { DESCRIPTION_FLAG } from "./common-flags.js";

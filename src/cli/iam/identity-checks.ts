@@ -7,7 +7,7 @@
 import { readFile } from "node:fs/promises";
 import { Option, type Command } from "commander";
 import { IdentitiesService } from "../../gen/arbor/iam/v2beta1/identities_pb.js";
-import { UsageError } from "../admin.js";
+import { UsageError } from "../usage-error.js";
 import type { CliIo } from "../output/io.js";
 import { bold, colorAllowed, tableWidth } from "../output/io.js";
 import { isTable } from "../output/format.js";

@@ -5,7 +5,7 @@
  */
 import type { JsonObject } from "@bufbuild/protobuf";
 import { Option, type Command } from "commander";
-import { UsageError } from "../admin.js";
+import { UsageError } from "../usage-error.js";
 import type { CliIo } from "../output/io.js";
 import { printItem } from "../output/print.js";
 import { commandContext, withCommonOptions, type CommandContext, type CommonFlags } from "../resource/context.js";

@@ -6,7 +6,7 @@
  * `acme/app.js` cannot match `acme/appxjs` and `acme/app:ref:x` cannot be smuggled in.
  */
 import type { JsonObject } from "@bufbuild/protobuf";
-import { UsageError } from "../admin.js";
+import { UsageError } from "../usage-error.js";
 
 /** GitHub Actions' OIDC issuer (github.com; GitHub Enterprise Server has its own: use the plain create). */
 export const GITHUB_ISSUER = "https://token.actions.githubusercontent.com";

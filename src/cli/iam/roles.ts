@@ -4,7 +4,7 @@
  * the API's JSON, which spells them by enum name (`CAP_IAM_GROUPS_LIST`). `--capabilities` takes
  * either spelling, so a name copied from any output can be given back.
  */
-import { UsageError } from "../admin.js";
+import { UsageError } from "../usage-error.js";
 import { capabilityByName, capabilityName } from "../../domain/capabilities.js";
 import { CapabilitySchema } from "../../gen/arbor/api/v1/authz_pb.js";
 import { fieldColumn, uidColumn, type Item } from "../output/cells.js";

@@ -4,7 +4,7 @@
  * every column and full uids, whatever the terminal's width.
  */
 import { Option } from "commander";
-import { UsageError } from "../admin.js";
+import { UsageError } from "../usage-error.js";
 
 /** The output formats. */
 export const OUTPUT_FORMATS = ["table", "wide", "json", "yaml", "id"] as const;

@@ -4,7 +4,7 @@
  */
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { Option, type Command } from "commander";
-import { UsageError } from "../admin.js";
+import { UsageError } from "../usage-error.js";
 import type { CommandContext } from "./context.js";
 import type { FieldFlag } from "./spec.js";
 

@@ -2,7 +2,7 @@
  * Flag values that need more than a string: durations, booleans and file contents.
  */
 import { readFile } from "node:fs/promises";
-import { UsageError } from "../admin.js";
+import { UsageError } from "../usage-error.js";
 import type { FlagParser } from "./spec.js";
 
 const UNITS: Readonly<Record<string, number>> = { s: 1, m: 60, h: 3600, d: 86400 };

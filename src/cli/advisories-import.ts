@@ -1,0 +1,50 @@
+/**
+ * `arbor advisories import`: OSV documents into the store, directly (like the admin commands, safe
+ * while the server runs). Loaded only when the command runs: the store is no part of the commands
+ * that ask the API.
+ */
+import type { Config } from "../config.js";
+import { importAdvisories, type ImportSummary } from "../osv/import-advisories.js";
+import { readSources } from "../osv/read-sources.js";
+import { createStore } from "../store/create-store.js";
+import { progressBar, type BarStream } from "./progress-bar.js";
+
+/** How `import` talks to the person running it. */
+export interface ImportIo {
+  stdout: { write(text: string): unknown };
+  /** Reports and, on a terminal, the progress bar. */
+  stderr: BarStream;
+}
+
+/** Imports paths into the configured store; the exit code. */
+export async function runImport(config: Config, paths: readonly string[], options: { strict: boolean }, io: ImportIo): Promise<number> {
+  const store = await createStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema });
+  try {
+    const started = performance.now();
+    const sources = await readSources(paths);
+    const bar = progressBar(io.stderr, "importing", sources.count);
+    let summary: ImportSummary;
+    try {
+      summary = await importAdvisories(store, sources.items(), {
+        onSkip: (source, reason) => bar.log(`arbor: skipped ${source}: ${reason}`),
+        onUnreadable: (source, reason) => bar.log(`arbor: cannot read ${source}: ${reason}`),
+        onProgress: (done) => bar.update(done),
+      });
+    } finally {
+      bar.finish();
+    }
+    io.stdout.write(`${summaryLine(summary, performance.now() - started)}\n`);
+    const documents = summary.imported + summary.updated + summary.unchanged + summary.skipped;
+    if (summary.unreadable > 0 || documents === 0) return 1;
+    return options.strict && summary.skipped > 0 ? 1 : 0;
+  } finally {
+    await store.close();
+  }
+}
+
+/** `imported 12, updated 1, unchanged 30, skipped 2 (45 documents in 1.2 s)`. */
+export function summaryLine(s: ImportSummary, elapsedMs: number): string {
+  const documents = s.imported + s.updated + s.unchanged + s.skipped;
+  const unreadable = s.unreadable > 0 ? `, unreadable paths ${s.unreadable}` : "";
+  return `imported ${s.imported}, updated ${s.updated}, unchanged ${s.unchanged}, skipped ${s.skipped}${unreadable} (${documents} documents in ${(elapsedMs / 1000).toFixed(1)} s)`;
+}
