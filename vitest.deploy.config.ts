@@ -11,7 +11,6 @@ export default defineConfig({
     hookTimeout: 900_000,
     pool: "forks",
     maxWorkers: 1,
-    passWithNoTests: true,
     reporters: ["default", "./test/support/summary-reporter.ts"],
   },
 });
