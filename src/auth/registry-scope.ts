@@ -9,7 +9,6 @@
 import { Capability } from "../domain/capabilities.js";
 import { invalidArgument } from "../domain/errors.js";
 import type { Permissions } from "../domain/permissions.js";
-import type { RegistryIndex } from "../services/registry-index.js";
 
 /** One resource and its actions, as requested in a scope and as carried in a token's `access`. */
 export interface RegistryAccess {
@@ -50,11 +49,25 @@ export function parseScopes(values: readonly string[]): RegistryAccess[] {
   return out;
 }
 
+/** Where a repository path lands: the group whose capabilities decide (services/registry-index.ts resolves it). */
+export interface ResolvedPath {
+  groupUid: string;
+}
+
+/**
+ * What the grant needs of the registry index (services/registry-index.ts, RegistryIndex): auth
+ * depends on this shape, not on the service (the layers of docs/architecture.md).
+ */
+export interface RepositoryResolver<R extends ResolvedPath> {
+  resolve(repository: string): Promise<R | null>;
+  claim(at: R): Promise<boolean>;
+}
+
 /**
  * The actions granted for each requested scope, in request order. Only repositories are granted
  * anything: `registry:catalog:*` would list every organization's repos, so it is never granted.
  */
-export async function grantAccess(requested: readonly RegistryAccess[], permissions: Permissions, index: Pick<RegistryIndex, "resolve" | "claim">): Promise<RegistryAccess[]> {
+export async function grantAccess<R extends ResolvedPath>(requested: readonly RegistryAccess[], permissions: Permissions, index: RepositoryResolver<R>): Promise<RegistryAccess[]> {
   const out: RegistryAccess[] = [];
   for (const access of requested) {
     const resolved = access.type === "repository" ? await index.resolve(access.name) : null;
