@@ -23,6 +23,7 @@ import type { EscalationGuard } from "../services/escalation-guard.js";
 import type { CallContext, Principal } from "../services/context.js";
 import type { Store } from "../store/types.js";
 import type { RpcHandler, ServiceBinding } from "../services/service-impl.js";
+import { bearerToken } from "./http-util.js";
 import { createNulRefusal, type NulRefusal } from "./nul-refusal.js";
 import type { RequestLimits } from "./request-limits.js";
 import { attemptedIdentity, spendOnRefusal } from "./sts-exchange.js";
@@ -223,9 +224,10 @@ async function authenticate(deps: InvokerDeps, header: string | undefined): Prom
   if (header === undefined || header.trim() === "") {
     throw unauthenticated("send an API token as Authorization: Bearer <token>");
   }
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!m) throw unauthenticated("the Authorization header must be of the form Bearer <token>");
-  const claims = await deps.tokens.verify(m[1] as string, deps.audience());
+  // The one reading of the header every endpoint shares (RFC 6750: the scheme, spaces or tabs, the token).
+  const token = bearerToken(header);
+  if (token === undefined) throw unauthenticated("the Authorization header must be of the form Bearer <token>");
+  const claims = await deps.tokens.verify(token, deps.audience());
   return { uid: claims.sub, claims };
 }
 
