@@ -9,6 +9,7 @@ import { compressionBrotli, compressionGzip } from "@connectrpc/connect-node";
 import type { ServiceBinding } from "../services/service-impl.js";
 import type { CallRecord, Invoker } from "./invoker.js";
 import { registerReflection } from "./reflection/reflection-service.js";
+import { Code } from "../domain/errors.js";
 import { errorDomainFor, toApiError, toConnectError } from "./status.js";
 
 /** Carries the access-log record of a request into the Connect handler. */
@@ -67,7 +68,7 @@ async function call(options: ConnectHandlersOptions, method: DescMethod, request
   } catch (e) {
     const err = toApiError(e);
     record.code = err.code;
-    if (err.cause !== undefined && err.code === 13) (record as { error?: unknown }).error = err.cause;
+    if (err.cause !== undefined && err.code === Code.INTERNAL) (record as { error?: unknown }).error = err.cause;
     // A refused exchange carries its failed check as a text cause, for the access log.
     if (typeof err.cause === "string") record.reason = err.cause;
     throw toConnectError(err, errorDomainFor(method.parent.typeName, options.domain));

@@ -11,7 +11,7 @@ import type { LoginTokenEndpoint } from "../auth/login-token.js";
 import { queryOf, refuseNulParams, readBody, writeJson, type AnyRequest, type AnyResponse } from "./http-util.js";
 import type { RequestLimits } from "./request-limits.js";
 import { writeErrorPage, writeRedirect } from "./oauth-pages.js";
-import { errorDomainFor, HTTP_STATUS, statusJson } from "./status.js";
+import { errorDomainFor, httpStatusOf, statusJson } from "./status.js";
 
 /** The largest token or revocation request body: a few short parameters. */
 const MAX_FORM_BYTES = 16 * 1024;
@@ -81,7 +81,7 @@ export function createOAuthEndpoints(deps: OAuthEndpointsDeps): OAuthEndpoints {
       if (throttled && e.code === Code.UNAUTHENTICATED) deps.throttle.authFailed(address, undefined);
       record.code = e.code;
       const retry: Record<string, string> = e.details.retryDelayMs === undefined ? {} : { "retry-after": String(Math.ceil(e.details.retryDelayMs / 1000)) };
-      writeJson(res, HTTP_STATUS[e.code] ?? 500, statusJson(e, errorDomainFor("arbor.iam.", deps.domain())), retry);
+      writeJson(res, httpStatusOf(e), statusJson(e, errorDomainFor("arbor.iam.", deps.domain())), retry);
     }
   };
   const routes: Record<string, { method: string; handle: (req: AnyRequest, res: AnyResponse, record: OAuthRecord) => Promise<void> }> = {

@@ -5,7 +5,7 @@
 import type { ServerResponse } from "node:http";
 import type { ApiError } from "../domain/errors.js";
 import type { AnyResponse } from "./http-util.js";
-import { HTTP_STATUS } from "./status.js";
+import { httpStatusOf } from "./status.js";
 
 const BROWSER_HEADERS = {
   "cache-control": "no-store",
@@ -28,7 +28,7 @@ export function writeErrorPage(res: AnyResponse, error: ApiError): void {
     `<body><h1>Login failed</h1>\n<p>${escapeHtml(error.message)}</p>\n` +
     `<p>Nothing was changed. Start again with <code>arbor auth login</code>.</p></body></html>\n`;
   const r = res as ServerResponse;
-  r.writeHead(HTTP_STATUS[error.code] ?? 500, {
+  r.writeHead(httpStatusOf(error), {
     ...BROWSER_HEADERS,
     "content-type": "text/html; charset=utf-8",
     "content-security-policy": "default-src 'none'",

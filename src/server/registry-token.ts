@@ -22,7 +22,7 @@ import type { RegistryIndex } from "../services/registry-index.js";
 import { NO_IDENTITY } from "./invoker.js";
 import { bearerToken, header, queryOf, refuseNulParams, readBody, writeJson, type AnyRequest, type AnyResponse } from "./http-util.js";
 import type { RequestLimits } from "./request-limits.js";
-import { HTTP_STATUS } from "./status.js";
+import { httpStatusOf } from "./status.js";
 
 /** The user name registry clients send with an Arbor token as password. */
 export const TOKEN_USER = "_token";
@@ -82,7 +82,7 @@ export async function serveRegistryToken(deps: RegistryTokenDeps, req: AnyReques
     const code = e.code === Code.UNAUTHENTICATED ? "UNAUTHORIZED" : e.code === Code.RESOURCE_EXHAUSTED ? "TOOMANYREQUESTS" : codeName(e.code);
     const headers: Record<string, string> = e.code === Code.UNAUTHENTICATED ? { "www-authenticate": 'Basic realm="arbor"' } : {};
     if (e.details.retryDelayMs !== undefined) headers["retry-after"] = String(Math.ceil(e.details.retryDelayMs / 1000));
-    writeJson(res, HTTP_STATUS[e.code] ?? 500, { errors: [{ code, message: e.message }] }, headers);
+    writeJson(res, httpStatusOf(e), { errors: [{ code, message: e.message }] }, headers);
   }
 }
 

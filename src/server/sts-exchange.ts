@@ -15,7 +15,7 @@ import { isSignedRefusal, type TokenExchange } from "../auth/exchange.js";
 import { ApiError, Code, isApiError, unauthenticated } from "../domain/errors.js";
 import { bearerToken, queryOf, refuseNulParams, readBody, writeJson, type AnyRequest, type AnyResponse } from "./http-util.js";
 import type { RequestLimits } from "./request-limits.js";
-import { errorDomainFor, HTTP_STATUS, statusJson } from "./status.js";
+import { errorDomainFor, httpStatusOf, statusJson } from "./status.js";
 
 /** The largest form body accepted: it carries two short parameters. */
 const MAX_FORM_BYTES = 8 * 1024;
@@ -68,7 +68,7 @@ export async function serveExchange(
     const body = statusJson(e, errorDomainFor("arbor.iam.", domain));
     const headers: Record<string, string> = { "www-authenticate": "Bearer" };
     if (e.details.retryDelayMs !== undefined) headers["retry-after"] = String(Math.ceil(e.details.retryDelayMs / 1000));
-    writeJson(res, HTTP_STATUS[e.code] ?? 500, body, headers);
+    writeJson(res, httpStatusOf(e), body, headers);
   }
 }
 
