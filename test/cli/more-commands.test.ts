@@ -115,6 +115,16 @@ describe("arbor: capabilities, lookup, presets, --role, explain-exchange, pull-t
     expect(explained.code).toBe(0);
     expect(explained.stdout).toMatch(/signature +passed/);
     expect(explained.stdout).toContain("The exchange would issue a token.");
+    // --log-http shows each call, its headers and bodies, without the caller's token or the one explained.
+    const logged = await cli.run(["iam", "identities", "explain-exchange", "puller", "--group", "team", "--token-file", file, "-o", "json", "--log-http"]);
+    expect(logged.code, logged.stderr).toBe(0);
+    expect(logged.stderr).toMatch(/^> POST http:\/\/[^ ]+\/arbor\.iam\.v2beta1\.IdentitiesService\/ExplainExchange$/m);
+    expect(logged.stderr).toMatch(/^> authorization: Bearer <redacted>$/m);
+    expect(logged.stderr).toContain('"token":"<redacted>"');
+    expect(logged.stderr).toMatch(/^< OK in \d+ ms$/m);
+    expect(logged.stderr).toContain('"wouldIssue":true');
+    expect(logged.stderr).not.toContain(token);
+    expect(logged.stderr).not.toContain(cli.env.ARBOR_TOKEN);
     const { privateKey } = await generateKeyPair("ES256");
     const forged = join(cli.env.HOME as string, "forged.jwt");
     const claims = JSON.parse(Buffer.from(token.split(".")[1] as string, "base64url").toString());

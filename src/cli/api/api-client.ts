@@ -19,6 +19,8 @@ export interface ApiClientOptions {
   token: TokenSource;
   /** The Connect binary format instead of JSON. */
   binary?: boolean;
+  /** Hears each request and response, as lines without credentials (`--log-http`). */
+  log?: (line: string) => void;
 }
 
 /** Calls any unary RPC of any service with JSON in and the API's JSON out. */
@@ -38,6 +40,43 @@ export function bearerInterceptor(token: TokenSource): Interceptor {
 }
 
 /**
+ * An interceptor telling log each call's request (method, URL, headers, body as the API's JSON)
+ * and its outcome (status, time, body or error), with every credential left out: the
+ * Authorization header's token, and any field whose name says it holds a token, secret, password
+ * or private key (an exchange's upstream token, a provider's client secret), wherever it is.
+ */
+export function loggingInterceptor(log: (line: string) => void): Interceptor {
+  return (next) => async (req) => {
+    const headers = [...req.header.entries()].map(([k, v]) => `${k}: ${k.toLowerCase() === "authorization" ? `${v.split(" ")[0] ?? ""} <redacted>` : v}`);
+    log(`> ${req.requestMethod} ${req.url}`);
+    for (const h of headers) log(`> ${h}`);
+    if (!req.stream) log(`> ${JSON.stringify(withoutSecrets(toApiJson(req.method.input, req.message)))}`);
+    const started = performance.now();
+    try {
+      const res = await next(req);
+      const ms = (performance.now() - started).toFixed(0);
+      log(`< OK in ${ms} ms`);
+      if (!res.stream) log(`< ${JSON.stringify(withoutSecrets(toApiJson(res.method.output, res.message)))}`);
+      return res;
+    } catch (e) {
+      const ms = (performance.now() - started).toFixed(0);
+      log(`< ${e instanceof ConnectError ? `error code ${e.code}: ${e.rawMessage}` : String(e)} in ${ms} ms`);
+      throw e;
+    }
+  };
+}
+
+/** Field names whose values are credentials: shown as "<redacted>". Page tokens are cursors, not credentials. */
+const SECRET_FIELD = /(token|secret|password|privatekey|private_key)$/i;
+const NOT_SECRET = new Set(["pageToken", "nextPageToken", "page_token", "next_page_token"]);
+
+function withoutSecrets(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutSecrets);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, SECRET_FIELD.test(k) && !NOT_SECRET.has(k) && typeof v === "string" ? "<redacted>" : withoutSecrets(v)]));
+}
+
+/**
  * A client of the API at options.baseUrl. The transport is loaded at the first call: importing
  * node:http as an ES module costs ~15 ms (it loads Node's fetch), which commands that make no call
  * (`--help`) should not pay.
@@ -50,7 +89,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         baseUrl: options.baseUrl,
         httpVersion: "1.1",
         useBinaryFormat: options.binary === true,
-        interceptors: [bearerInterceptor(options.token)],
+        interceptors: [bearerInterceptor(options.token), ...(options.log === undefined ? [] : [loggingInterceptor(options.log)])],
       }),
     ));
   const clients = new Map<DescService, Record<string, UnaryCall>>();
