@@ -26,17 +26,15 @@ import type { Executor, GroupsTable } from "./database.js";
 import { descendantCountsVersion, descendantCountsVersionColumns, foldDescendantCounts, groupsInScopes, versionOf, type Engine, type VersionColumns } from "./dialect.js";
 import { FEW_SCOPES, uidSet } from "./hierarchy-filter.js";
 import type { RememberedCount, ScopeMemory } from "./scope-memory.js";
+import { compareKeys, MAX_READ_ROWS, testedPage } from "./page-reads.js";
 import { guard } from "./translate-error.js";
 import type { RowWindow } from "./types.js";
 
 /** An ancestor's count rows are folded into one once a count reads more than this many. */
 export const FOLD_AT = 64;
 
-/**
- * The most rows a page read here may read; a page that would need more (a sparse caller's, in
- * an order other than uid) is left to the engine.
- */
-export const MAX_READ_ROWS = 5_000;
+/** The most rows a page read here may read (page-reads.ts); re-exported for the tests. */
+export { MAX_READ_ROWS };
 
 /** What the pages read besides the scopes: the groups matching a filter, in a window, and by uid. */
 export interface GroupRows {
@@ -179,26 +177,9 @@ export function manyScopeGroups(db: Executor, engine: Engine, memory: ScopeMemor
   }
 
   /** A page of a caller whose visible groups are dense: read in the page's order, each row tested here. */
-  async function test(filter: GroupFilter, scopes: readonly string[], window: RowWindow, batch: number): Promise<GroupRecord[]> {
-    const need = window.offset + window.limit;
-    const everything: GroupFilter = { uidp: filter.uidp };
-    const matched: GroupRecord[] = [];
-    let after = window.after;
-    for (let read = 0; matched.length < need; ) {
-      const from = { order: window.order, ...(after !== undefined && { after }), offset: 0 };
-      if (read >= MAX_READ_ROWS) {
-        // Sparser than the counts promised (groups made meanwhile): the engine tests the rest.
-        matched.push(...(await rows.list(filter, { ...from, limit: need - matched.length })));
-        break;
-      }
-      const read_ = await rows.list(everything, { ...from, limit: batch });
-      for (const row of read_) if (matched.length < need && memory.reaches(scopes, row.uid)) matched.push(row);
-      const last = read_.at(-1);
-      if (read_.length < batch || last === undefined) break;
-      read += read_.length;
-      after = window.order.map((k) => groupSortValue(last, k.field));
-    }
-    return matched.slice(window.offset, need);
+  function test(filter: GroupFilter, scopes: readonly string[], window: RowWindow, batch: number): Promise<GroupRecord[]> {
+    const read = { list: rows.list, everything: { uidp: filter.uidp }, seen: (g: GroupRecord) => memory.reaches(scopes, g.uid), sortValue: groupSortValue };
+    return testedPage<GroupFilter, GroupRecord>(read, filter, window, batch);
   }
 }
 
@@ -218,17 +199,4 @@ function manyScopes(filter: GroupFilter): ManyScopes | undefined {
   const below = descendantsOf === undefined ? inOrder(scopes) : scopesBelow(scopes, descendantsOf);
   if (below === "all" || below.length <= FEW_SCOPES) return undefined;
   return { scopes, below, under: descendantsOf };
-}
-
-/**
- * Orders two sort keys as the window's order does: strings as the stores compare them (bytes,
- * the "C" collation; names and uids are ASCII, so UTF-16 order is the same), numbers as numbers.
- */
-function compareKeys(a: readonly (string | number)[], b: readonly (string | number)[], window: RowWindow): number {
-  for (const [i, key] of window.order.entries()) {
-    const x = a[i] as string | number;
-    const y = b[i] as string | number;
-    if (x !== y) return (x < y ? -1 : 1) * (key.desc ? -1 : 1);
-  }
-  return 0;
 }

@@ -22,11 +22,12 @@ import type { Engine } from "./dialect.js";
 import { FEW_SCOPES, uidSet, visibleUnder } from "./hierarchy-filter.js";
 import type { ListFilter } from "./resource-filter.js";
 import type { ListCount, ScopeMemory } from "./scope-memory.js";
+import { compareKeys, MAX_READ_ROWS, testedPage } from "./page-reads.js";
 import { guard } from "./translate-error.js";
 import type { RowWindow } from "./types.js";
 
-/** The most rows a page read here may read, and the most changes a count is moved forward by. */
-export const MAX_READ_ROWS = 5_000;
+/** The most rows a page read here may read, and the most changes a count is moved forward by (page-reads.ts). */
+export { MAX_READ_ROWS };
 
 /** Rows per batch of a narrow filter's page: most narrow filters' rows in one statement. */
 const NARROW_BATCH = 1_000;
@@ -227,27 +228,10 @@ export function manyScopeList<F, R>(db: Executor, engine: Engine, memory: ScopeM
       .map((x) => x.r);
   }
 
-  /** A page read in its order without visibility, each row tested here; the engine finishes a page sparser than the count promised. */
-  async function tested(filter: F, scopes: readonly string[], window: RowWindow, batch: number): Promise<R[]> {
-    const need = window.offset + window.limit;
-    const everything = table.everything(filter);
-    const matched: R[] = [];
-    let after = window.after;
-    for (let read = 0; matched.length < need; ) {
-      const from = { order: window.order, ...(after !== undefined && { after }), offset: 0 };
-      if (read >= MAX_READ_ROWS) {
-        matched.push(...(await table.list(filter, { ...from, limit: need - matched.length })));
-        break;
-      }
-      const rows = await table.list(everything, { ...from, limit: batch });
-      const reaches = (uid: string) => memory.reaches(scopes, uid);
-      for (const row of rows) if (matched.length < need && table.seen(row, reaches)) matched.push(row);
-      const last = rows.at(-1);
-      if (rows.length < batch || last === undefined) break;
-      read += rows.length;
-      after = window.order.map((k) => table.sortValue(last, k.field));
-    }
-    return matched.slice(window.offset, need);
+  /** A page read in its order without visibility, each row tested here (page-reads.ts). */
+  function tested(filter: F, scopes: readonly string[], window: RowWindow, batch: number): Promise<R[]> {
+    const reaches = (uid: string) => memory.reaches(scopes, uid);
+    return testedPage({ list: table.list, everything: table.everything(filter), seen: (row) => table.seen(row, reaches), sortValue: table.sortValue }, filter, window, batch);
   }
 }
 
@@ -394,17 +378,4 @@ export function ownUidLists<F extends ListFilter, R extends { uid: string }>(
     list: async (filter, window) => (await many.list(filter, window)) ?? table.list(filter, window),
     count: async (filter) => (await many.count(filter)) ?? table.count(filter),
   };
-}
-
-/**
- * Orders two sort keys as the window's order does: strings as the stores compare them (bytes,
- * the "C" collation; names and uids are ASCII, so UTF-16 order is the same), numbers as numbers.
- */
-function compareKeys(a: readonly (string | number)[], b: readonly (string | number)[], window: RowWindow): number {
-  for (const [i, key] of window.order.entries()) {
-    const x = a[i] as string | number;
-    const y = b[i] as string | number;
-    if (x !== y) return (x < y ? -1 : 1) * (key.desc ? -1 : 1);
-  }
-  return 0;
 }
