@@ -10,27 +10,14 @@ import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { run as runCommand, type CommandResult } from "../support/podman.js";
 import { freePort } from "../support/registry.js";
 
 const ROOT = join(import.meta.dirname, "../..");
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs a command to completion. */
-function run(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd ?? ROOT, env: options.env ?? process.env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.once("error", reject);
-    child.once("close", (code) => resolve({ code, stdout, stderr }));
-  });
+/** A command run to completion from the checkout (podman.ts's run, whose cwd is the caller's). */
+function run(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CommandResult> {
+  return runCommand(command, args, options.env ?? process.env, options.cwd ?? ROOT);
 }
 
 describe("the release tarball", () => {
@@ -38,7 +25,7 @@ describe("the release tarball", () => {
   let tarball: string;
   let prefix: string;
   let env: NodeJS.ProcessEnv;
-  let install: Run;
+  let install: CommandResult;
   const commit = execFileSync("git", ["rev-parse", "HEAD"], { cwd: ROOT, encoding: "utf8" }).trim();
 
   beforeAll(async () => {
