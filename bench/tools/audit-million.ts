@@ -27,6 +27,8 @@ const ORG = hex(0xa0d17, 40);
 // 100 groups: 10 teams under the organization, 9 projects under each.
 const TEAMS = Array.from({ length: 10 }, (_, i) => `${ORG}/${hex(i + 1, 16)}`);
 const GROUPS = [ORG, ...TEAMS, ...TEAMS.flatMap((t) => Array.from({ length: 9 }, (_, j) => `${t}/${hex(j + 1, 16)}`))];
+const PROJECTS = GROUPS.slice(1 + TEAMS.length);
+const EMPTY = Array.from({ length: 30 }, (_, i) => `${ORG}/${hex(0x100 + i, 16)}`);
 const METHODS = Array.from({ length: 20 }, (_, i) => `arbor.iam.v2beta1.Service${i % 5}/Method${i}`);
 const actor = (i: number) => `${ORG}/${hex(0x1000000 + (i % 200), 16)}`;
 const resource = (i: number) => `${GROUPS[i % GROUPS.length]}/${hex(0x2000000 + (i % 50_000), 16)}`;
@@ -54,6 +56,12 @@ const FILTERS: [string, AuditFilter][] = [
   ["children_of the organization", { uidp: { childrenOf: ORG }, ...owner }],
   ["method and actor_uid (rows counted)", { uidp: {}, method: METHODS[3] ?? "", actorUid: actor(3), ...owner }],
   ["a team's owner, unfiltered (sees 10 %)", { uidp: {}, visibleUnder: [TEAMS[2] ?? ""] }],
+  // Callers bound at many groups (issue 22): their counts sum the kept counts through a set of
+  // subtrees, their pages walk the log testing membership or gather the subtrees' ranges.
+  ["an auditor bound at the 90 projects, unfiltered (sees 89 %)", { uidp: {}, visibleUnder: PROJECTS }],
+  ["an auditor bound at the 90 projects, method", { uidp: {}, method: METHODS[3] ?? "", visibleUnder: PROJECTS }],
+  ["an auditor bound at 20 projects, descendants_of a team", { uidp: { descendantsOf: TEAMS[2] ?? "" }, visibleUnder: PROJECTS.slice(0, 20) }],
+  ["a caller bound at a project and 30 groups without events (sees 1 %)", { uidp: {}, visibleUnder: [PROJECTS[0] ?? "", ...EMPTY] }],
 ];
 const ORDER = [{ field: "create_time", desc: true }, { field: "uid", desc: true }];
 

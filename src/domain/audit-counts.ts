@@ -5,7 +5,7 @@
  * time bound count events row by row.
  */
 import type { AuditFilter } from "./audit.js";
-import { descendantCountPlan, MAX_COUNTED_SUBTREES } from "./group-counts.js";
+import { descendantCountPlan } from "./group-counts.js";
 import { isSelfOrDescendant } from "./uid.js";
 import { inOrder } from "./visible-scopes.js";
 
@@ -42,11 +42,10 @@ export function auditCountPlan(filter: AuditFilter): AuditCountPlan | undefined 
     // The events strictly below a group are those of the group and of every group below it, so
     // the groups' plan (strictly below, plus visible tops) is this one's subtrees.
     const groups = descendantCountPlan({ uidp: { descendantsOf }, ...(tops !== undefined && { visibleUnder: tops }) });
-    return groups === undefined || groups.sumBelow.length > MAX_COUNTED_SUBTREES ? undefined : { key, subtrees: [...groups.sumBelow] };
+    return groups === undefined ? undefined : { key, subtrees: [...groups.sumBelow] };
   }
   if (tops === undefined) return { key };
   // Sorted, without those below another: linear after the sort (a pairwise test was quadratic,
   // seconds for a caller with 5,000 scopes).
-  const outermost = inOrder(tops);
-  return outermost.length > MAX_COUNTED_SUBTREES ? undefined : { key, subtrees: [...outermost] };
+  return { key, subtrees: [...inOrder(tops)] };
 }

@@ -10,14 +10,16 @@ import { isRoot, rootOf } from "./uid.js";
 
 /** The root a page of filter may walk, and whether the filter is narrower than that root. */
 export interface PageRoot {
-  root: string;
+  /** The organization whose events are walked; undefined: the whole log (subtrees in several roots). */
+  root: string | undefined;
   /** Only a subtree of the root matches (descendants_of, or a caller who sees less than the root). */
   narrower: boolean;
 }
 
 /**
  * The root a page in time order may walk, or undefined when another index serves the page
- * better (an exact filter's, children_of's, ids') or the filter's subtrees lie in several roots.
+ * better (an exact filter's, children_of's, ids') or nothing narrows it (the log's own order).
+ * A caller whose subtrees lie in several roots may walk the whole log.
  */
 export function pageRoot(filter: AuditFilter, firstOrderField: string | undefined): PageRoot | undefined {
   const { descendantsOf, childrenOf, ids, inRoot } = filter.uidp;
@@ -27,7 +29,8 @@ export function pageRoot(filter: AuditFilter, firstOrderField: string | undefine
   const tops = descendantsOf !== undefined ? [descendantsOf] : (filter.visibleUnder ?? []);
   const roots = new Set(tops.map(rootOf));
   const [root] = roots;
-  if (root === undefined || roots.size > 1) return undefined;
+  if (root === undefined) return undefined;
+  if (roots.size > 1) return { root: undefined, narrower: true };
   return { root, narrower: descendantsOf !== undefined || !tops.every(isRoot) };
 }
 

@@ -16,7 +16,8 @@ export interface DescendantCountPlan {
 
 /**
  * Up to this many visible subtrees a count reads each one's counts. Beyond it a groups count is
- * remembered (src/store/group-pages.ts) and an audit count counts events.
+ * remembered (src/store/group-pages.ts); an audit count reads them through a set of subtrees
+ * (src/store/audit-store.ts).
  */
 export const MAX_COUNTED_SUBTREES = 16;
 

@@ -11,7 +11,7 @@ import type { AuditEventRecord, AuditFilter } from "../domain/audit.js";
 import { parentOf } from "../domain/uid.js";
 import { inTransaction, type AuditEventsTable, type Executor } from "./database.js";
 import { foldAuditCounts, type Engine } from "./dialect.js";
-import { strictlyBelow } from "./hierarchy-filter.js";
+import { byMembership, FEW_SCOPES, strictlyBelow, uidSet } from "./hierarchy-filter.js";
 import { listConditions } from "./resource-filter.js";
 import { resourceTable } from "./resource-table.js";
 import { guard } from "./translate-error.js";
@@ -39,9 +39,13 @@ export interface AuditStore {
   foldCounts(): Promise<void>;
 }
 
-/** A filter with how its page is read: the root whose (root_uid, create_time, uid) index it walks (0014). */
+/**
+ * A filter with how its page is read: walking in time order the (root_uid, create_time, uid)
+ * index of a root (0014), or with `root` undefined the whole log's (create_time, uid) index; or
+ * gathering the events of many subtrees, each by its uid range, and sorting them.
+ */
 interface PageFilter extends AuditFilter {
-  walk?: string;
+  read?: { walk: string | undefined } | { gather: readonly string[] };
 }
 
 /** The audit store over an executor. */
@@ -50,9 +54,11 @@ export function createAuditStore(db: Executor, engine: Engine): AuditStore {
     table: "audit_events",
     toRecord: toEvent,
     matching: (f: PageFilter) => [
-      ...(f.walk !== undefined
-        ? walkConditions(f, f.walk)
-        : listConditions(
+      ...(f.read !== undefined && "walk" in f.read
+        ? walkConditions(f, f.read.walk)
+        : f.read !== undefined
+          ? [gathered(f.read.gather)]
+          : listConditions(
             { uidp: f.uidp, ...(f.visibleUnder !== undefined && { visibleUnder: f.visibleUnder }) },
             { uid: "uid", parent: "group_uid" },
             { actor_uid: f.actorUid, resource_uid: f.resourceUid, method: f.method },
@@ -66,6 +72,7 @@ export function createAuditStore(db: Executor, engine: Engine): AuditStore {
   /** The events a plan counts, read off the kept counts. */
   async function kept(plan: AuditCountPlan): Promise<number> {
     if (plan.subtrees?.length === 0) return 0;
+    if (plan.subtrees !== undefined && plan.subtrees.length > FEW_SCOPES) return keptInMany(plan.key, plan.subtrees);
     const where = countedRows(plan);
     const { total, rows, pairs } = await guard(() =>
       db
@@ -87,26 +94,65 @@ export function createAuditStore(db: Executor, engine: Engine): AuditStore {
   }
 
   /**
-   * The root a page walks in time order (src/domain/audit-pages.ts), or undefined to read the
-   * filter's ranges. For a subtree narrower than the root the kept counts decide, exactly: SQLite
-   * keeps no statistics unless ANALYZE ran, and PostgreSQL's estimate of a uid prefix range was
-   * off fifty times on a 40,000-event log (test/store/audit-pages.store.test.ts).
+   * The events of key in many subtrees, read off the kept counts: one range of the (key,
+   * group_uid) index per subtree, the subtrees a set bound as one parameter, so the statement keeps
+   * one size and reads the subtrees' count rows, not every group's (nor, as an OR of ranges did,
+   * past SQLite's expression depth for a caller with thousands of bindings). Nothing is folded
+   * here: retention and the counts of fewer subtrees fold.
    */
-  async function walkFor(filter: AuditFilter, window: RowWindow): Promise<string | undefined> {
+  async function keptInMany(key: string, subtrees: readonly string[]): Promise<number> {
+    // The set read first: SQLite by CROSS JOIN, PostgreSQL by a lateral subquery OFFSET 0 keeps
+    // from flattening (as list-changes.ts gathers rows).
+    const query =
+      engine === "postgres"
+        ? sql<{ total: number | string }>`select coalesce(sum(c.delta), 0) as total from (${uidSet(subtrees)}) as s cross join lateral (
+            select delta from audit_event_counts where key = ${key} and group_uid >= s."key" and group_uid < s."key" || '0' offset 0) as c`
+        : sql<{ total: number | string }>`select coalesce(sum(c.delta), 0) as total from (${uidSet(subtrees)}) as s
+            cross join audit_event_counts as c on c.key = ${key} and c.group_uid >= s."key" and c.group_uid < s."key" || '0'`;
+    const { rows } = await guard(() => query.execute(db));
+    return Number(rows[0]?.total ?? 0);
+  }
+
+  /**
+   * How a page is read: the root it walks in time order (src/domain/audit-pages.ts), the many
+   * subtrees whose ranges it gathers, or undefined to read the filter's ranges. For a subtree
+   * narrower than the root the kept counts decide, exactly: SQLite keeps no statistics unless
+   * ANALYZE ran, and PostgreSQL's estimate of a uid prefix range was off fifty times on a
+   * 40,000-event log (test/store/audit-pages.store.test.ts).
+   */
+  async function readFor(filter: AuditFilter, window: RowWindow): Promise<PageFilter["read"]> {
     const page = pageRoot(filter, window.order[0]?.field);
-    if (page === undefined || !page.narrower) return page?.root;
+    if (page === undefined) return undefined;
+    const walk = { walk: page.root };
+    if (!page.narrower) return walk;
     const inside = auditCountPlan(filter);
     if (inside === undefined) return undefined;
-    const [subtree, root] = await Promise.all([kept(inside), kept({ key: "", subtrees: [page.root] })]);
-    return walkIsCheaper(subtree, root, window.offset + window.limit) ? page.root : undefined;
+    const [subtree, root] = await Promise.all([kept(inside), kept(page.root === undefined ? { key: "" } : { key: "", subtrees: [page.root] })]);
+    if (walkIsCheaper(subtree, root, window.offset + window.limit)) return walk;
+    return inside.subtrees !== undefined && inside.subtrees.length > FEW_SCOPES ? { gather: inside.subtrees } : undefined;
+  }
+
+  /**
+   * The events of the subtrees (none below another), as one condition: the uids of each
+   * subtree's range, the subtrees a set bound as one parameter and read first (SQLite by CROSS
+   * JOIN, PostgreSQL by a lateral subquery OFFSET 0 keeps from flattening). Only chosen when the
+   * kept counts say they hold few events (readFor).
+   */
+  function gathered(subtrees: readonly string[]): Expression<SqlBool> {
+    const ranges =
+      engine === "postgres"
+        ? sql`select e.uid from (${uidSet(subtrees)}) as s cross join lateral (
+            select uid from audit_events where uid > s."key" || '/' and uid < s."key" || '0' offset 0) as e`
+        : sql`select e.uid from (${uidSet(subtrees)}) as s cross join audit_events as e on e.uid > s."key" || '/' and e.uid < s."key" || '0'`;
+    return sql<SqlBool>`uid in (${ranges})`;
   }
 
   return {
     insert: (event) => table.insert(toRow(event)),
     get: table.get,
     list: async (filter, window) => {
-      const walk = await walkFor(filter, window);
-      return table.list({ ...filter, ...(walk !== undefined && { walk }) }, window);
+      const read = await readFor(filter, window);
+      return table.list({ ...filter, ...(read !== undefined && { read }) }, window);
     },
 
     count: (filter) => {
@@ -145,18 +191,30 @@ export function createAuditStore(db: Executor, engine: Engine): AuditStore {
  * engine reads the uid range and sorts it, or PostgreSQL sorts the root's events for a filter it
  * guesses keeps few of them. The kept counts have already judged the walk the cheaper.
  */
-function walkConditions(f: AuditFilter, root: string): Expression<SqlBool>[] {
-  const uid = sql`(uid || '')`;
-  const below = (top: string) => sql<SqlBool>`coalesce(${uid} > ${`${top}/`} and ${uid} < ${`${top}0`}, false)`;
+function walkConditions(f: AuditFilter, root: string | undefined): Expression<SqlBool>[] {
+  const uid = sql<string>`(uid || '')`;
   const { descendantsOf } = f.uidp;
   const tops = f.visibleUnder;
   return [
-    sql<SqlBool>`root_uid = ${root}`,
-    ...(descendantsOf !== undefined ? [below(descendantsOf)] : []),
-    ...(tops !== undefined && !tops.includes(root)
-      ? [sql<SqlBool>`(${sql.join(tops.map((top) => sql`(${uid} = ${top} or ${below(top)})`), sql` or `)})`]
-      : []),
+    ...(root !== undefined ? [sql<SqlBool>`root_uid = ${root}`] : []),
+    ...(descendantsOf !== undefined ? [walkedBelow(uid, descendantsOf)] : []),
+    ...(tops !== undefined && (root === undefined || !tops.includes(root)) ? [walkedVisible(uid, tops)] : []),
   ];
+}
+
+/**
+ * A walked event is visible: one test per scope for a few, a membership test on the uid's
+ * prefixes for more (hierarchy-filter.ts), so a caller with thousands of scopes sends one
+ * statement of one size; both on the uid expression, which no index serves.
+ */
+function walkedVisible(uid: Expression<string>, tops: readonly string[]): Expression<SqlBool> {
+  if (tops.length > FEW_SCOPES) return byMembership(uid, tops);
+  return sql<SqlBool>`(${sql.join(tops.map((top) => sql`(${uid} = ${top} or ${walkedBelow(uid, top)})`), sql` or `)})`;
+}
+
+/** A walked event lies strictly below top: a range inside coalesce(), which no planner reads as one. */
+function walkedBelow(uid: Expression<string>, top: string): Expression<SqlBool> {
+  return sql<SqlBool>`coalesce(${uid} > ${`${top}/`} and ${uid} < ${`${top}0`}, false)`;
 }
 
 /** The rows of audit_event_counts a plan sums. */

@@ -57,8 +57,8 @@ export function inRanges(uidColumn: string, tops: readonly string[]): Expression
  * row is visible when its prefix as long as a top is that top: one set lookup per distinct top
  * length (a depth, at most 32 for groups), whatever the number of tops.
  */
-export function byMembership(uidColumn: string, tops: readonly string[]): Expression<SqlBool> {
-  const uid = sql.ref(uidColumn);
+export function byMembership(uidColumn: string | Expression<string>, tops: readonly string[]): Expression<SqlBool> {
+  const uid = typeof uidColumn === "string" ? sql.ref(uidColumn) : uidColumn;
   // coalesce keeps the test a condition on the row: a bare `in (select ...)` alone in its WHERE
   // is turned by PostgreSQL into a join that, misjudging json_each, re-reads the whole set for
   // every row (S9: 1.8 s a page at 100 scopes); as a condition the set is hashed once.
