@@ -60,7 +60,7 @@ const FILTERS: [string, AuditFilter][] = [
   // subtrees, their pages walk the log testing membership or gather the subtrees' ranges.
   ["an auditor bound at the 90 projects, unfiltered (sees 89 %)", { uidp: {}, visibleUnder: PROJECTS }],
   ["an auditor bound at the 90 projects, method", { uidp: {}, method: METHODS[3] ?? "", visibleUnder: PROJECTS }],
-  ["an auditor bound at 20 projects, descendants_of a team", { uidp: { descendantsOf: TEAMS[2] ?? "" }, visibleUnder: PROJECTS.slice(0, 20) }],
+  ["an auditor bound at 20 projects, descendants_of the organization (sees 20 %)", { uidp: { descendantsOf: ORG }, visibleUnder: PROJECTS.slice(0, 20) }],
   ["a caller bound at a project and 30 groups without events (sees 1 %)", { uidp: {}, visibleUnder: [PROJECTS[0] ?? "", ...EMPTY] }],
 ];
 const ORDER = [{ field: "create_time", desc: true }, { field: "uid", desc: true }];

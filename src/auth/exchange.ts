@@ -17,7 +17,7 @@ import type { Clock } from "../domain/clock.js";
 import { ApiError, Code, isApiError, unauthenticated } from "../domain/errors.js";
 import type { Relationship } from "../domain/identities.js";
 import { isUid } from "../domain/uid.js";
-import type { IdentityStore } from "../store/types.js";
+import type { IdentityStore } from "../store/identity-store.js";
 import { claimChecks, exchangeCheck, isAssumable, issuerCheck, type ExchangeCheck } from "./claim-match.js";
 import { matchPerson } from "./person-exchange.js";
 import type { IssuedToken, Tokens } from "./tokens.js";

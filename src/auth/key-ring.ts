@@ -7,7 +7,8 @@
  */
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from "jose";
 import type { Clock } from "../domain/clock.js";
-import type { KeyStore, SigningKeyRecord } from "../store/types.js";
+import type { KeyStore } from "../store/key-store.js";
+import type { SigningKeyRecord } from "../domain/signing-keys.js";
 
 /** How long tokens signed by Arbor live (spec: one hour). */
 export const TOKEN_TTL_MS = 60 * 60 * 1000;

@@ -15,7 +15,8 @@ import { ApiError, Code, internal, invalidArgument, isApiError, unauthenticated 
 import { inviteCodeHash } from "../domain/invite-code.js";
 import { checkClientState, checkCodeChallenge, checkLoopbackRedirectUri, inviteRefusal, loginAddressKey, pkceChallenge } from "../domain/login-rules.js";
 import { rootOf, type IdSource } from "../domain/uid.js";
-import type { Store, UpstreamActor } from "../store/types.js";
+import type { Store } from "../store/types.js";
+import type { UpstreamActor } from "../domain/login.js";
 import { chooseProvider, providerOfAttempt, type DefaultLoginProvider } from "./login-provider.js";
 import { registerLogin, unknownInvite } from "./login-registration.js";
 import { newSecret, secretHash } from "./login-secrets.js";

@@ -5,7 +5,8 @@
  */
 import { failedPrecondition, invalidArgument } from "../domain/errors.js";
 import type { GroupRecord } from "../domain/groups.js";
-import type { GroupInviteRecord, IdentityProviderRecord } from "../domain/records.js";
+import type { GroupInviteRecord } from "../domain/group-invites.js";
+import type { IdentityProviderRecord } from "../domain/identity-providers.js";
 import { isRoot, isUid, rootOf } from "../domain/uid.js";
 import type { Stores } from "../store/types.js";
 

@@ -6,7 +6,8 @@
 import type { Clock } from "../domain/clock.js";
 import { invalidArgument, unauthenticated } from "../domain/errors.js";
 import { pkceMatches } from "../domain/login-rules.js";
-import type { Store, UpstreamActor } from "../store/types.js";
+import type { Store } from "../store/types.js";
+import type { UpstreamActor } from "../domain/login.js";
 import { secretHash } from "./login-secrets.js";
 import type { RefreshTokens } from "./refresh-tokens.js";
 import type { Tokens } from "./tokens.js";

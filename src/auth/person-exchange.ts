@@ -18,7 +18,7 @@
  */
 import { ApiError, Code, isApiError } from "../domain/errors.js";
 import { userIdentityUid, type IdentityRecord } from "../domain/identities.js";
-import type { IdentityStore } from "../store/types.js";
+import type { IdentityStore } from "../store/identity-store.js";
 import { UpstreamReason, type DecodedUpstream } from "./upstream-token.js";
 import type { UpstreamVerifier, VerifiedUpstream } from "./upstream-verifier.js";
 

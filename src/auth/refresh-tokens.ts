@@ -7,7 +7,9 @@
 import type { Clock } from "../domain/clock.js";
 import { unauthenticated } from "../domain/errors.js";
 import type { IdSource } from "../domain/uid.js";
-import type { RefreshFamilyRecord, RefreshTokenStore, UpstreamActor } from "../store/types.js";
+import type { RefreshFamilyRecord } from "../domain/refresh-tokens.js";
+import type { RefreshTokenStore } from "../store/refresh-token-store.js";
+import type { UpstreamActor } from "../domain/login.js";
 import { newSecret, secretHash } from "./login-secrets.js";
 
 /** Every refresh token starts with this, so people and secret scanners recognise one. */

@@ -19,7 +19,7 @@ import * as x509 from "@peculiar/x509";
 import { importPKCS8, type CryptoKey } from "jose";
 import type { Clock } from "../domain/clock.js";
 import { internal } from "../domain/errors.js";
-import type { SettingsStore } from "../store/types.js";
+import type { SettingsStore } from "../store/settings-store.js";
 
 /** The settings rows, by purpose. */
 export const REGISTRY_SETTINGS = {

@@ -15,7 +15,7 @@ import { createOrganization, ensureOwner } from "../services/groups-store-ops.js
 import { cryptoIds, openCore, type Core } from "../server/server.js";
 import { toApiJson } from "../server/rest/json.js";
 import { readServedUrls } from "../server/served-urls.js";
-import type { SettingsStore } from "../store/types.js";
+import type { SettingsStore } from "../store/settings-store.js";
 import { announceStore, type StoreNeed } from "./store-access.js";
 import { UsageError } from "./usage-error.js";
 

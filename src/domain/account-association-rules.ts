@@ -8,7 +8,7 @@ import type { Updatable } from "./field-mask.js";
 import { groupSortable } from "./groups.js";
 import type { Sortable } from "./list.js";
 import { namedSortValue } from "./named-sort-value.js";
-import type { AccountAssociationRecord } from "./records.js";
+import type { AccountAssociationRecord } from "./account-associations.js";
 
 /** The providers an association may name. */
 export const PROVIDERS = ["amazon", "google", "azure", "github"] as const;

@@ -5,7 +5,7 @@
 import { invalidArgument } from "./errors.js";
 import type { Updatable } from "./field-mask.js";
 import type { Sortable } from "./list.js";
-import type { GroupInviteRecord } from "./records.js";
+import type { GroupInviteRecord } from "./group-invites.js";
 
 /** The longest an invite may live: 30 days. */
 export const MAX_INVITE_TTL_MS = 30 * 24 * 60 * 60 * 1000;

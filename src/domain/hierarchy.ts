@@ -4,6 +4,17 @@
 import { invalidArgument } from "./errors.js";
 import { ancestorsOf, requireUid } from "./uid.js";
 
+/** A list filter common to the IAM resources: hierarchy, exact name, and what the caller may see. */
+export interface ResourceFilter {
+  uidp: HierarchyFilter;
+  name?: string;
+  /**
+   * The uids whose subtrees (each uid itself and everything below) the caller may see;
+   * undefined means everything, an empty list nothing.
+   */
+  visibleUnder?: readonly string[];
+}
+
 /** The uidp filter as a request carries it. */
 export interface UidpInput {
   ancestorsOf: string;

@@ -7,7 +7,7 @@ import type { Updatable } from "./field-mask.js";
 import { groupSortable } from "./groups.js";
 import type { Sortable } from "./list.js";
 import { namedSortValue } from "./named-sort-value.js";
-import type { OidcSettings } from "./records.js";
+import type { OidcSettings } from "./identity-providers.js";
 
 /** The record key of each `oidc.*` update mask path. */
 const OIDC_PATHS: Readonly<Record<string, keyof OidcSettings>> = {

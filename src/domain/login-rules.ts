@@ -8,7 +8,7 @@ import { isIPv4, isIPv6 } from "node:net";
 import { sameEmailAddress } from "./email-address.js";
 import { ApiError, Code, failedPrecondition, invalidArgument } from "./errors.js";
 import { MAX_NAME_LENGTH } from "./names.js";
-import type { GroupInviteRecord } from "./records.js";
+import type { GroupInviteRecord } from "./group-invites.js";
 
 /** The hosts a CLI's redirect URI may name: its own machine's loopback listener. */
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);

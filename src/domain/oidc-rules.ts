@@ -4,7 +4,7 @@
  */
 import { invalidArgument } from "./errors.js";
 import { hostProblem, isLoopbackHost } from "./issuer-address.js";
-import type { OidcSettings } from "./records.js";
+import type { OidcSettings } from "./identity-providers.js";
 
 /** The longest issuer URL accepted. */
 export const MAX_ISSUER_LENGTH = 2048;

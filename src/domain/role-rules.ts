@@ -8,7 +8,7 @@ import { invalidArgument } from "./errors.js";
 import type { Updatable } from "./field-mask.js";
 import { groupSortable } from "./groups.js";
 import type { Sortable } from "./list.js";
-import type { RoleRecord } from "./records.js";
+import type { RoleRecord } from "./roles.js";
 import { builtinRoleByUid } from "./roles.js";
 
 const CATALOGUE: ReadonlySet<number> = new Set(ALL_CAPABILITIES);

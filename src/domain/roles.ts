@@ -5,6 +5,19 @@
 import { createHash } from "node:crypto";
 import { ALL_CAPABILITIES, Capability, capabilityName } from "./capabilities.js";
 
+/** A role: built-in (no parent, capabilities from code) or custom (in a group). */
+export interface RoleRecord {
+  uid: string;
+  /** The group's uid; null for a built-in role. */
+  parentUid: string | null;
+  name: string;
+  description: string;
+  /** Dotted capability names; empty for built-in roles, whose capabilities are code. */
+  capabilities: string[];
+  createTime: number;
+  updateTime: number;
+}
+
 /** A role as authorization sees it. */
 export interface RoleDefinition {
   uid: string;

@@ -10,7 +10,7 @@ import type { Tokens } from "../auth/tokens.js";
 import type { Clock } from "../domain/clock.js";
 import type { Authorizer } from "../services/authorizer.js";
 import type { RegistryIndex } from "../services/registry-index.js";
-import type { SettingsStore } from "../store/types.js";
+import type { SettingsStore } from "../store/settings-store.js";
 import type { AnyRequest, AnyResponse } from "./http-util.js";
 import type { RequestLimits } from "./request-limits.js";
 import { serveRegistryNotifications, type NotificationsRecord } from "./registry-notifications.js";

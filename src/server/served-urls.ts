@@ -3,7 +3,7 @@
  * the admin commands, which act on the store and not through the server, mint tokens the server
  * accepts: a token for another issuer or audience is refused by every call, far from the mint.
  */
-import type { SettingsStore } from "../store/types.js";
+import type { SettingsStore } from "../store/settings-store.js";
 
 /** What a server answers as. */
 export interface ServedUrls {

@@ -19,7 +19,7 @@ import { invalidArgument, notFound } from "../domain/errors.js";
 import { resolveUpdateMask } from "../domain/field-mask.js";
 import { hierarchyFilter } from "../domain/hierarchy.js";
 import { namedChanges, validateDescription, validateName } from "../domain/names.js";
-import type { AccountAssociationRecord } from "../domain/records.js";
+import type { AccountAssociationRecord } from "../domain/account-associations.js";
 import { requireUid } from "../domain/uid.js";
 import {
   AccountAssociationSchema,
@@ -32,7 +32,7 @@ import {
   type ListAccountAssociationsResponse,
   type UpdateAccountAssociationRequest,
 } from "../gen/arbor/iam/v2beta1/account_associations_pb.js";
-import type { ResourceFilter } from "../store/types.js";
+import type { ResourceFilter } from "../domain/hierarchy.js";
 import type { CallContext } from "./context.js";
 import type { ServiceDeps } from "./deps.js";
 import { listPage } from "./list-page.js";

@@ -17,7 +17,8 @@ import { Capability } from "../domain/capabilities.js";
 import { isRoot } from "../domain/uid.js";
 import { Permissions } from "../domain/permissions.js";
 import { roleCapabilities } from "../domain/role-rules.js";
-import type { BindingStore, IdentityStore } from "../store/types.js";
+import type { BindingStore } from "../store/binding-store.js";
+import type { IdentityStore } from "../store/identity-store.js";
 
 /** Options of the authorizer. */
 export interface AuthorizerOptions {

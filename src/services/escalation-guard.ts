@@ -20,7 +20,7 @@ import type { AuthorityChange } from "../domain/authority.js";
 import { capabilityName, type Capability } from "../domain/capabilities.js";
 import { ApiError, Code } from "../domain/errors.js";
 import type { Permissions } from "../domain/permissions.js";
-import type { RoleRecord } from "../domain/records.js";
+import type { RoleRecord } from "../domain/roles.js";
 import { roleCapabilities } from "../domain/role-rules.js";
 import type { Stores } from "../store/types.js";
 

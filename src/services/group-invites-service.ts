@@ -17,7 +17,8 @@ import {
 } from "../domain/group-invite-rules.js";
 import { hierarchyFilter } from "../domain/hierarchy.js";
 import { newInviteCode } from "../domain/invite-code.js";
-import type { GroupInviteRecord, RoleRecord } from "../domain/records.js";
+import type { GroupInviteRecord } from "../domain/group-invites.js";
+import type { RoleRecord } from "../domain/roles.js";
 import { checkRoleUsableIn } from "../domain/role-placement.js";
 import { roleCapabilities } from "../domain/role-rules.js";
 import { newChildUid, requireUid } from "../domain/uid.js";
@@ -34,7 +35,7 @@ import {
   type ListGroupInvitesResponse,
   type UpdateGroupInviteRequest,
 } from "../gen/arbor/iam/v2beta1/group_invites_pb.js";
-import type { InviteFilter } from "../store/types.js";
+import type { InviteFilter } from "../domain/group-invites.js";
 import type { CallContext } from "./context.js";
 import type { ServiceDeps } from "./deps.js";
 import { requireGrantable } from "./escalation-guard.js";

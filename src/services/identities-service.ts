@@ -34,7 +34,7 @@ import {
   type LookupIdentityResponse,
   type UpdateIdentityRequest,
 } from "../gen/arbor/iam/v2beta1/identities_pb.js";
-import type { ResourceFilter } from "../store/types.js";
+import type { ResourceFilter } from "../domain/hierarchy.js";
 import { callerOf, type CallContext } from "./context.js";
 import type { ServiceDeps } from "./deps.js";
 import { exchangeToken, explainExchange, lookupIdentity } from "./identity-exchange.js";

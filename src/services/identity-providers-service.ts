@@ -19,7 +19,7 @@ import {
 } from "../domain/identity-provider-rules.js";
 import { namedChanges, validateDescription, validateName } from "../domain/names.js";
 import { OIDC_KEYS, validateOidc, type IssuerPolicy } from "../domain/oidc-rules.js";
-import type { IdentityProviderRecord, OidcSettings } from "../domain/records.js";
+import type { IdentityProviderRecord, OidcSettings } from "../domain/identity-providers.js";
 import { checkRoleUsableIn } from "../domain/role-placement.js";
 import { newChildUid, requireUid } from "../domain/uid.js";
 import {
@@ -33,7 +33,8 @@ import {
   type ListIdentityProvidersResponse,
   type UpdateIdentityProviderRequest,
 } from "../gen/arbor/iam/v2beta1/identity_providers_pb.js";
-import type { ResourceFilter, Stores } from "../store/types.js";
+import type { Stores } from "../store/types.js";
+import type { ResourceFilter } from "../domain/hierarchy.js";
 import type { CallContext } from "./context.js";
 import type { ServiceDeps } from "./deps.js";
 import { listPage } from "./list-page.js";

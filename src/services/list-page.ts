@@ -4,7 +4,7 @@
  */
 import { finishPage, planPage, skippedCount, type PageRequest, type Sortable } from "../domain/list.js";
 import type { PageTokens } from "../domain/page-token.js";
-import type { RowWindow } from "../store/types.js";
+import type { RowWindow } from "../store/row-window.js";
 
 /** A store that lists and counts by a filter. */
 export interface Listable<F, R> {

@@ -11,10 +11,11 @@ import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { GroupRecord } from "../domain/groups.js";
 import { exactIssuerSubject, type IdentityRecord } from "../domain/identities.js";
-import type { RoleRecord } from "../domain/records.js";
+import type { RoleRecord } from "../domain/roles.js";
 import { isRoot, rootOf } from "../domain/uid.js";
 import { RoleBindingSchema, type RoleBinding } from "../gen/arbor/iam/v2beta1/role_bindings_pb.js";
-import type { BindingRecord, Stores } from "../store/types.js";
+import type { Stores } from "../store/types.js";
+import type { BindingRecord } from "../domain/role-bindings.js";
 
 /** What a binding refers to, as far as it exists (and, for a person, may be shown). */
 interface BindingParts {

@@ -20,7 +20,7 @@ import {
   type RoleBinding,
   type UpdateRoleBindingRequest,
 } from "../gen/arbor/iam/v2beta1/role_bindings_pb.js";
-import type { BindingFilter, BindingRecord } from "../store/types.js";
+import type { BindingFilter, BindingRecord } from "../domain/role-bindings.js";
 import type { CallContext } from "./context.js";
 import type { ServiceDeps } from "./deps.js";
 import { listPage } from "./list-page.js";

@@ -9,7 +9,7 @@ import { failedPrecondition, invalidArgument, notFound, permissionDenied } from 
 import { resolveUpdateMask } from "../domain/field-mask.js";
 import { hierarchyFilter } from "../domain/hierarchy.js";
 import { namedChanges, validateDescription, validateName } from "../domain/names.js";
-import type { RoleRecord } from "../domain/records.js";
+import type { RoleRecord } from "../domain/roles.js";
 import { customRoleCapabilities, isBuiltinRole, roleCapabilities, roleSortable, roleSortValue, roleUpdatable } from "../domain/role-rules.js";
 import { newChildUid, requireUid } from "../domain/uid.js";
 import {
@@ -23,7 +23,7 @@ import {
   type Role,
   type UpdateRoleRequest,
 } from "../gen/arbor/iam/v2beta1/roles_pb.js";
-import type { ResourceFilter } from "../store/types.js";
+import type { ResourceFilter } from "../domain/hierarchy.js";
 import type { CallContext } from "./context.js";
 import type { ServiceDeps } from "./deps.js";
 import { listPage } from "./list-page.js";

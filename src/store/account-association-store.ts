@@ -5,11 +5,42 @@
  */
 import { sql } from "kysely";
 import { alreadyExists, notFound } from "../domain/errors.js";
-import type { AccountAssociationRecord } from "../domain/records.js";
+import type { AccountAssociationRecord } from "../domain/account-associations.js";
 import type { AccountAssociationsTable, Executor } from "./database.js";
 import { listConditions } from "./resource-filter.js";
 import { NAMED_SORT_COLUMNS, resourceTable } from "./resource-table.js";
-import type { AccountAssociationStore, ResourceFilter } from "./types.js";
+import type { ResourceFilter } from "../domain/hierarchy.js";
+import type { RowWindow } from "./row-window.js";
+
+/** Account associations, one per group at most, keyed by the group's uid. */
+export interface AccountAssociationStore {
+  /** Inserts an association. ALREADY_EXISTS when the group has one; NOT_FOUND when the group is gone. */
+  insert(association: AccountAssociationRecord): Promise<void>;
+  /** The association, or undefined. */
+  get(uid: string): Promise<AccountAssociationRecord | undefined>;
+  /** As get, the row held until the surrounding store.transaction ends: the read of a read-modify-write. */
+  lock(uid: string): Promise<AccountAssociationRecord | undefined>;
+  /** Replaces the fields given (a provider set to null is removed) and sets updateTime; undefined when none exists. */
+  update(
+    uid: string,
+    changes: Partial<Omit<AccountAssociationRecord, "uid" | "createTime" | "updateTime" | "amazon" | "google" | "azure" | "github">> & {
+      amazon?: AccountAssociationRecord["amazon"] | null;
+      google?: AccountAssociationRecord["google"] | null;
+      azure?: AccountAssociationRecord["azure"] | null;
+      github?: AccountAssociationRecord["github"] | null;
+    },
+    updateTime: number,
+  ): Promise<AccountAssociationRecord | undefined>;
+  /** Deletes an association; false when there was none. */
+  delete(uid: string): Promise<boolean>;
+  /**
+   * The associations matching filter (fields: name, create_time, update_time, uid). Hierarchy
+   * filters apply to the uid as to a group's (the parent is the group's parent).
+   */
+  list(filter: ResourceFilter, window: RowWindow): Promise<AccountAssociationRecord[]>;
+  /** How many associations match filter. */
+  count(filter: ResourceFilter): Promise<number>;
+}
 
 const PROVIDERS = ["amazon", "google", "azure", "github"] as const;
 type Provider = (typeof PROVIDERS)[number];

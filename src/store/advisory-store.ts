@@ -9,7 +9,7 @@ import type { OsvDocument } from "../domain/osv.js";
 import { inTransaction, type AdvisoriesTable, type Executor } from "./database.js";
 import { resourceTable } from "./resource-table.js";
 import { guard } from "./translate-error.js";
-import type { RowWindow } from "./types.js";
+import type { RowWindow } from "./row-window.js";
 
 /** What writing one record did: it was new, it replaced an older version, or it was not newer. */
 export type PutOutcome = "imported" | "updated" | "unchanged";

@@ -15,7 +15,7 @@ import { byMembership, FEW_SCOPES, strictlyBelow, uidSet } from "./hierarchy-fil
 import { listConditions } from "./resource-filter.js";
 import { resourceTable } from "./resource-table.js";
 import { guard } from "./translate-error.js";
-import type { RowWindow } from "./types.js";
+import type { RowWindow } from "./row-window.js";
 
 /** A (group, key) pair's count rows are folded into one once a count reads this many more than pairs. */
 const FOLD_AT = 64;

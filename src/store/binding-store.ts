@@ -14,7 +14,49 @@ import { missingGroupOrRole, resourceTable } from "./resource-table.js";
 import { compiledOnce } from "./compiled-query.js";
 import type { ScopeMemory } from "./scope-memory.js";
 import { guard } from "./translate-error.js";
-import type { BindingFilter, BindingRecord, BindingStore } from "./types.js";
+import type { BindingFilter, BindingRecord } from "../domain/role-bindings.js";
+import type { Grant } from "../domain/role-bindings.js";
+import type { RowWindow } from "./row-window.js";
+
+/**
+ * Role bindings. The role must exist (a foreign key); the identity need not (a person can be
+ * bound before their first login).
+ */
+export interface BindingStore {
+  /** Inserts a binding. NOT_FOUND when the group or the role is gone; ALREADY_EXISTS for a duplicate. */
+  insert(binding: BindingRecord): Promise<void>;
+  /** The binding with this uid, or undefined. */
+  get(uid: string): Promise<BindingRecord | undefined>;
+  /** As get, the row held until the surrounding store.transaction ends: the read of a read-modify-write. */
+  lock(uid: string): Promise<BindingRecord | undefined>;
+  /** The binding of identity to role at group, if there is one. */
+  find(groupUid: string, identityUid: string, roleUid: string): Promise<BindingRecord | undefined>;
+  /** Every binding an identity holds. */
+  forIdentity(identityUid: string): Promise<BindingRecord[]>;
+  /** Every role an identity holds, with the stored capabilities of custom roles: one query. */
+  grantsOf(identityUid: string): Promise<Grant[]>;
+  /**
+   * The authorization generation of an identity: a value that changes whenever one of its
+   * bindings, any role, or any identity's existence does (by triggers, whoever writes; migrations
+   * 0007, 0012, 0013). Its permissions computed after reading it stay right while it holds.
+   */
+  authzGeneration(identityUid: string): Promise<string>;
+  /**
+   * Holds the global authorization generation's row until the surrounding transaction ends,
+   * without moving it. Every write of a role holds it too (its trigger), and so does every API
+   * call that changes authority (the escalation guard), so a transaction holding it reads roles,
+   * bindings, invites and providers that no concurrent such call can change before it commits.
+   */
+  holdGeneration(): Promise<void>;
+  /** Changes a binding's identity or role; undefined when it does not exist. Same errors as insert. */
+  update(uid: string, changes: { identityUid?: string; roleUid?: string }): Promise<BindingRecord | undefined>;
+  /** Deletes a binding; false when there was none. */
+  delete(uid: string): Promise<boolean>;
+  /** The bindings matching filter, in the window's order (fields: create_time, uid). */
+  list(filter: BindingFilter, window: RowWindow): Promise<BindingRecord[]>;
+  /** How many bindings match filter. */
+  count(filter: BindingFilter): Promise<number>;
+}
 
 /**
  * The binding store over an executor; memory keeps what is derived from many-scope callers'

@@ -5,7 +5,7 @@
 import type { AuthorityRecorder } from "../domain/authority.js";
 import { alreadyExists, notFound } from "../domain/errors.js";
 import { groupInviteSortValue } from "../domain/group-invite-rules.js";
-import type { GroupInviteRecord } from "../domain/records.js";
+import type { GroupInviteRecord } from "../domain/group-invites.js";
 import type { Executor, GroupInvitesTable } from "./database.js";
 import type { Engine } from "./dialect.js";
 import { ownUidLists } from "./list-changes.js";
@@ -13,7 +13,35 @@ import type { ScopeMemory } from "./scope-memory.js";
 import { listConditions } from "./resource-filter.js";
 import { resourceTable } from "./resource-table.js";
 import { guard } from "./translate-error.js";
-import type { GroupInviteStore, InviteFilter } from "./types.js";
+import type { InviteFilter } from "../domain/group-invites.js";
+import type { RowWindow } from "./row-window.js";
+
+/** Group invites. */
+export interface GroupInviteStore {
+  /** Inserts an invite. NOT_FOUND when its group is gone. */
+  insert(invite: GroupInviteRecord): Promise<void>;
+  /** The invite, or undefined. */
+  get(uid: string): Promise<GroupInviteRecord | undefined>;
+  /** The invite whose code has this SHA-256, or undefined. */
+  findByCodeHash(codeHash: string): Promise<GroupInviteRecord | undefined>;
+  /** Applies changes; undefined when it does not exist. */
+  update(
+    uid: string,
+    changes: { email?: string; singleUse?: boolean; expirationTime?: number; redeemTime?: number | null },
+  ): Promise<GroupInviteRecord | undefined>;
+  /**
+   * Marks a single-use invite redeemed at redeemTime unless it already was: true for the one
+   * redemption that wins, false when it was redeemed before (or is gone). Two replicas redeeming
+   * the same invite at once cannot both win.
+   */
+  redeem(uid: string, redeemTime: number): Promise<boolean>;
+  /** Deletes an invite; false when it does not exist. */
+  delete(uid: string): Promise<boolean>;
+  /** The invites matching filter (fields: create_time, expiration_time, uid). */
+  list(filter: InviteFilter, window: RowWindow): Promise<GroupInviteRecord[]>;
+  /** How many invites match filter. */
+  count(filter: InviteFilter): Promise<number>;
+}
 
 /** The group invite store over an executor. */
 export function createGroupInviteStore(db: Executor, engine: Engine, record: AuthorityRecorder, memory: ScopeMemory): GroupInviteStore {

@@ -28,7 +28,7 @@ import { FEW_SCOPES, uidSet } from "./hierarchy-filter.js";
 import type { RememberedCount, ScopeMemory } from "./scope-memory.js";
 import { compareKeys, MAX_READ_ROWS, testedPage } from "./page-reads.js";
 import { guard } from "./translate-error.js";
-import type { RowWindow } from "./types.js";
+import type { RowWindow } from "./row-window.js";
 
 /** An ancestor's count rows are folded into one once a count reads more than this many. */
 export const FOLD_AT = 64;

@@ -15,7 +15,39 @@ import { listConditions } from "./resource-filter.js";
 import { hasRow, NAMED_SORT_COLUMNS, resourceTable } from "./resource-table.js";
 import type { ScopeMemory } from "./scope-memory.js";
 import { guard } from "./translate-error.js";
-import type { GroupStore } from "./types.js";
+import type { RowWindow } from "./row-window.js";
+
+/** Groups. */
+export interface GroupStore {
+  /**
+   * Inserts a group. ALREADY_EXISTS when a sibling (or, for an organization, another
+   * organization) has the name; NOT_FOUND (group <parent>) when the parent is gone.
+   */
+  insert(group: GroupRecord): Promise<void>;
+  /** The group, or undefined. */
+  get(uid: string): Promise<GroupRecord | undefined>;
+  /** The groups among uids that exist, in uid order. */
+  getMany(uids: readonly string[]): Promise<GroupRecord[]>;
+  /** The organization (root group) with this name, or undefined. */
+  findOrganization(name: string): Promise<GroupRecord | undefined>;
+  /**
+   * Applies changes and sets updateTime; returns the updated group, or undefined when it does not
+   * exist. ALREADY_EXISTS when the new name is a sibling's.
+   */
+  update(uid: string, changes: { name?: string; description?: string }, updateTime: number): Promise<GroupRecord | undefined>;
+  /**
+   * Deletes a group and the role bindings held in it. Returns false when it does not exist.
+   * FAILED_PRECONDITION (RESOURCE_NOT_EMPTY, one violation per kind in the way) while it holds
+   * child groups, repos or identities, decided by the store's constraints, not by a check that
+   * can race. Custom roles,
+   * identity providers, invites and the account association go with it.
+   */
+  delete(uid: string): Promise<boolean>;
+  /** The groups matching filter, in the window's order. */
+  list(filter: GroupFilter, window: RowWindow): Promise<GroupRecord[]>;
+  /** How many groups match filter. */
+  count(filter: GroupFilter): Promise<number>;
+}
 
 /**
  * The group store over an executor; memory keeps what is derived from many-scope callers'

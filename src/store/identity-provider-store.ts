@@ -6,7 +6,7 @@ import type { AuthorityRecorder } from "../domain/authority.js";
 import { notFound } from "../domain/errors.js";
 import { identityProviderSortValue } from "../domain/identity-provider-rules.js";
 import type { SecretBox } from "../domain/secret-box.js";
-import type { IdentityProviderRecord, OidcSettings } from "../domain/records.js";
+import type { IdentityProviderRecord, OidcSettings } from "../domain/identity-providers.js";
 import { parentOf } from "../domain/uid.js";
 import type { Executor, IdentityProvidersTable } from "./database.js";
 import { resealColumn, sealingWith, type Sealing } from "./sealing.js";
@@ -15,7 +15,40 @@ import { ownUidLists } from "./list-changes.js";
 import type { ScopeMemory } from "./scope-memory.js";
 import { listConditions } from "./resource-filter.js";
 import { missingGroupOrRole, nameTaken, NAMED_SORT_COLUMNS, resourceTable } from "./resource-table.js";
-import type { IdentityProviderStore, ResourceFilter } from "./types.js";
+import type { ResourceFilter } from "../domain/hierarchy.js";
+import type { RowWindow } from "./row-window.js";
+
+/** Identity providers. */
+export interface IdentityProviderStore {
+  /** Inserts a provider. ALREADY_EXISTS for a sibling's name; NOT_FOUND when its group or default role is gone. */
+  insert(provider: IdentityProviderRecord): Promise<void>;
+  /** The provider, or undefined. */
+  get(uid: string): Promise<IdentityProviderRecord | undefined>;
+  /** As get, the row held until the surrounding store.transaction ends: the read of a read-modify-write. */
+  lock(uid: string): Promise<IdentityProviderRecord | undefined>;
+  /** Applies changes and sets updateTime; undefined when it does not exist. */
+  update(
+    uid: string,
+    changes: { name?: string; description?: string; defaultRole?: string; oidc?: Partial<OidcSettings> },
+    updateTime: number,
+  ): Promise<IdentityProviderRecord | undefined>;
+  /** Deletes a provider; false when it does not exist. */
+  delete(uid: string): Promise<boolean>;
+  /** The providers matching filter (fields: name, create_time, update_time, uid). */
+  list(filter: ResourceFilter, window: RowWindow): Promise<IdentityProviderRecord[]>;
+  /** How many providers match filter. */
+  count(filter: ResourceFilter): Promise<number>;
+  /**
+   * Whether issuer is an organization's login provider's: that of the oldest provider (by
+   * create_time, then uid) in an organization's root group, the one its logins go through.
+   */
+  isLoginIssuer(issuer: string): Promise<boolean>;
+  /**
+   * Seals every client secret not sealed under the current key (plain text, or an older key); how
+   * many. With checkOnly, only opens them all (throwing when one does not open) and counts.
+   */
+  resealSecrets(checkOnly?: boolean): Promise<number>;
+}
 
 /**
  * The identity provider store over an executor. Client secrets are sealed with secrets before

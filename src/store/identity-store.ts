@@ -17,7 +17,42 @@ import { listConditions } from "./resource-filter.js";
 import { nameTaken, NAMED_SORT_COLUMNS, resourceTable } from "./resource-table.js";
 import type { ScopeMemory } from "./scope-memory.js";
 import { guard } from "./translate-error.js";
-import type { IdentityStore, ResourceFilter } from "./types.js";
+import type { ResourceFilter } from "../domain/hierarchy.js";
+import type { RowWindow } from "./row-window.js";
+
+/** Identities. */
+export interface IdentityStore {
+  /** Inserts an identity. ALREADY_EXISTS for a sibling's name; NOT_FOUND when its group is gone. */
+  insert(identity: IdentityRecord): Promise<void>;
+  /** The identity, or undefined. */
+  get(uid: string): Promise<IdentityRecord | undefined>;
+  /** As get, the row held until the surrounding store.transaction ends: the read of a read-modify-write. */
+  lock(uid: string): Promise<IdentityRecord | undefined>;
+  /** The identities among uids that exist (for hydrating bindings). */
+  getMany(uids: readonly string[]): Promise<IdentityRecord[]>;
+  /** Applies changes and sets updateTime; undefined when it does not exist. ALREADY_EXISTS for a sibling's name. */
+  update(
+    uid: string,
+    changes: { name?: string; description?: string; relationship?: Relationship },
+    updateTime: number,
+  ): Promise<IdentityRecord | undefined>;
+  /** Deletes the identity and every binding that names it; false when it does not exist. */
+  delete(uid: string): Promise<boolean>;
+  /** Records that a token just became this identity; false when it does not exist. */
+  touch(uid: string, lastSeenTime: number): Promise<boolean>;
+  /** Records that a person joined an organization by their own act; joining twice changes nothing. */
+  join(organizationUid: string, personUid: string, joinTime: number): Promise<void>;
+  /** The organizations these people have joined. */
+  memberships(personUids: readonly string[]): Promise<{ organizationUid: string; personUid: string }[]>;
+  /**
+   * The identities matching filter (fields: name, create_time, update_time, uid). visibleUnder
+   * reaches identities in those subtrees, and root-level identities (people) bound to a role
+   * anywhere in them.
+   */
+  list(filter: ResourceFilter, window: RowWindow): Promise<IdentityRecord[]>;
+  /** How many identities match filter. */
+  count(filter: ResourceFilter): Promise<number>;
+}
 
 /** The identity store over an executor. */
 export function createIdentityStore(db: Executor, engine: Engine, record: AuthorityRecorder, memory: ScopeMemory): IdentityStore {

@@ -6,7 +6,23 @@ import type { SecretBox } from "../domain/secret-box.js";
 import type { Executor, SigningKeysTable } from "./database.js";
 import { resealColumn, sealingWith, type Sealing } from "./sealing.js";
 import { guard } from "./translate-error.js";
-import type { KeyStore, SigningKeyRecord } from "./types.js";
+import type { SigningKeyRecord } from "../domain/signing-keys.js";
+
+/** Signing keys, shared by every replica. */
+export interface KeyStore {
+  insert(key: SigningKeyRecord): Promise<void>;
+  /** Keys not yet retired at `now`, newest first. */
+  live(now: number): Promise<SigningKeyRecord[]>;
+  /** Deletes keys retired before `now`. */
+  deleteRetired(now: number): Promise<void>;
+  /**
+   * A rotation: every key but `kept` stops signing at `now` (if it still did) and retires at
+   * `retireBy` at the latest, staying published until then.
+   */
+  endSigning(kept: string, now: number, retireBy: number): Promise<void>;
+  /** Seals every private key not sealed under the current secrets key; as IdentityProviderStore.resealSecrets. */
+  resealSecrets(checkOnly?: boolean): Promise<number>;
+}
 
 /** The key store over an executor; secrets seals the private keys. */
 export function createKeyStore(db: Executor, secrets: SecretBox | undefined): KeyStore {

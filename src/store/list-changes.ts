@@ -24,7 +24,7 @@ import type { ListFilter } from "./resource-filter.js";
 import type { ListCount, ScopeMemory } from "./scope-memory.js";
 import { compareKeys, MAX_READ_ROWS, testedPage } from "./page-reads.js";
 import { guard } from "./translate-error.js";
-import type { RowWindow } from "./types.js";
+import type { RowWindow } from "./row-window.js";
 
 /** The most rows a page read here may read, and the most changes a count is moved forward by (page-reads.ts). */
 export { MAX_READ_ROWS };

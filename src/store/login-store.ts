@@ -5,7 +5,27 @@
 import { sql } from "kysely";
 import type { Executor, LoginAttemptsTable, LoginCodesTable } from "./database.js";
 import { guard } from "./translate-error.js";
-import type { LoginAttemptRecord, LoginCodeRecord, LoginStore, UpstreamActor } from "./types.js";
+import type { LoginAttemptRecord, LoginCodeRecord, UpstreamActor } from "../domain/login.js";
+import type { LoginAttemptAdmission, LoginAttemptLimits } from "../domain/login.js";
+
+/**
+ * Logins in progress, shared by every replica. Attempts and codes are taken (deleted and
+ * returned) in one statement, so each is used at most once.
+ */
+export interface LoginStore {
+  /**
+   * Sweeps expired attempts, then inserts this one unless a limit is reached already: `limits.live`
+   * in all, `perAddress` with its address hash, `perOrganization` with its organization. Says
+   * which limit refused it, else "stored".
+   */
+  insertAttempt(attempt: LoginAttemptRecord, limits: LoginAttemptLimits): Promise<LoginAttemptAdmission>;
+  /** Removes and returns the attempt with this state hash; undefined when there is none or it expired at now. */
+  takeAttempt(stateHash: string, now: number): Promise<LoginAttemptRecord | undefined>;
+  /** Sweeps expired codes, then inserts this one. */
+  insertCode(code: LoginCodeRecord): Promise<void>;
+  /** Removes and returns the code with this hash; undefined when there is none or it expired at now. */
+  takeCode(codeHash: string, now: number): Promise<LoginCodeRecord | undefined>;
+}
 
 /** The login store over an executor. */
 export function createLoginStore(db: Executor): LoginStore {

@@ -3,7 +3,7 @@
  * the other lists): the bound on the rows a read may take, the window's order applied in the
  * server, and a page read in its order with each row tested here.
  */
-import type { RowWindow } from "./types.js";
+import type { RowWindow } from "./row-window.js";
 
 /**
  * The most rows a page read in the server may read (and, for list-changes.ts, the most changes a

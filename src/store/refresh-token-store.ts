@@ -5,7 +5,23 @@
  */
 import { inTransaction, type Executor, type RefreshFamiliesTable } from "./database.js";
 import { guard } from "./translate-error.js";
-import type { RefreshFamilyRecord, RefreshTokenStore, RotationOutcome, UpstreamActor } from "./types.js";
+import type { RefreshFamilyRecord, RotationOutcome } from "../domain/refresh-tokens.js";
+import type { UpstreamActor } from "../domain/login.js";
+
+/** Refresh tokens, kept as their SHA-256 only, in families that are revoked whole. */
+export interface RefreshTokenStore {
+  /** Sweeps expired families, then inserts family with its first token. */
+  insertFamily(family: RefreshFamilyRecord, tokenHash: string): Promise<void>;
+  /**
+   * Marks the token used unless it already was and, in the same transaction, adds nextHash to
+   * its family. Of two rotations of one token, exactly one is "rotated".
+   */
+  rotate(tokenHash: string, nextHash: string, now: number): Promise<RotationOutcome>;
+  /** The family a token (used or not) belongs to, or undefined. */
+  familyOf(tokenHash: string): Promise<RefreshFamilyRecord | undefined>;
+  /** Deletes a family and all its tokens; false when there was none. */
+  deleteFamily(uid: string): Promise<boolean>;
+}
 
 /** The refresh token store over an executor. */
 export function createRefreshTokenStore(db: Executor): RefreshTokenStore {

@@ -9,7 +9,7 @@ import { compiledOnce } from "./compiled-query.js";
 import { recoverable, type Database, type Executor } from "./database.js";
 import { applyWindow } from "./row-window.js";
 import { guard, type Violations } from "./translate-error.js";
-import type { RowWindow } from "./types.js";
+import type { RowWindow } from "./row-window.js";
 
 /** A table whose rows are keyed by a `uid` column. */
 export type Table = { [T in keyof Database]: Database[T] extends { uid: string } ? T : never }[keyof Database];

@@ -6,7 +6,7 @@
 import { sql, type SqlBool } from "kysely";
 import type { AuthorityRecorder } from "../domain/authority.js";
 import { failedPrecondition, notFound, type ApiError } from "../domain/errors.js";
-import type { RoleRecord } from "../domain/records.js";
+import type { RoleRecord } from "../domain/roles.js";
 import { namedSortValue } from "../domain/named-sort-value.js";
 import { parentOf } from "../domain/uid.js";
 import type { Executor, RolesTable } from "./database.js";
@@ -17,7 +17,39 @@ import { listConditions } from "./resource-filter.js";
 import { hasRow, nameTaken, NAMED_SORT_COLUMNS, resourceTable } from "./resource-table.js";
 import type { ScopeMemory } from "./scope-memory.js";
 import { guard } from "./translate-error.js";
-import type { ResourceFilter, RoleStore } from "./types.js";
+import type { ResourceFilter } from "../domain/hierarchy.js";
+import type { RowWindow } from "./row-window.js";
+
+/** Roles: built-in ones are rows without a parent; custom ones live in a group. */
+export interface RoleStore {
+  /** Inserts a custom role. ALREADY_EXISTS for a sibling's name; NOT_FOUND when its group is gone. */
+  insert(role: RoleRecord): Promise<void>;
+  /** The role, or undefined. */
+  get(uid: string): Promise<RoleRecord | undefined>;
+  /** The roles among uids that exist (for hydration). */
+  getMany(uids: readonly string[]): Promise<RoleRecord[]>;
+  /** Applies changes and sets updateTime; undefined when it does not exist. ALREADY_EXISTS for a sibling's name. */
+  update(uid: string, changes: { name?: string; description?: string; capabilities?: string[] }, updateTime: number): Promise<RoleRecord | undefined>;
+  /**
+   * The groups where the role is handed out: bound there, offered there by an invite, or the
+   * default role of an identity provider there. Each once, in no order.
+   */
+  placesOf(uid: string): Promise<string[]>;
+  /**
+   * Deletes a custom role; false when it does not exist. FAILED_PRECONDITION (RESOURCE_IN_USE)
+   * while a binding or an identity provider uses it, decided by the foreign keys.
+   */
+  delete(uid: string): Promise<boolean>;
+  /**
+   * Sets the names and descriptions of the built-in roles (their rows) to the code's, adding
+   * any that are missing; run at start.
+   */
+  syncBuiltins(roles: readonly { uid: string; name: string; description: string }[], now: number): Promise<void>;
+  /** The roles matching filter (fields: name, create_time, update_time, uid); built-in roles are always visible. */
+  list(filter: ResourceFilter, window: RowWindow): Promise<RoleRecord[]>;
+  /** How many roles match filter. */
+  count(filter: ResourceFilter): Promise<number>;
+}
 
 /** Only custom roles may be changed or deleted. */
 const CUSTOM = sql<SqlBool>`${sql.ref("parent_uid")} is not null`;

@@ -3,7 +3,16 @@
  * seen, then offset and limit. Shared by every listed resource.
  */
 import { sql, type Expression, type RawBuilder, type SelectQueryBuilder, type SqlBool } from "kysely";
-import type { RowWindow } from "./types.js";
+import type { OrderKey } from "../domain/list.js";
+
+/** One page's worth of a keyset query, as planned by domain/list.ts. */
+export interface RowWindow {
+  order: readonly OrderKey[];
+  /** Sort key (one value per order key) of the row the window starts after. */
+  after?: readonly (string | number)[];
+  offset: number;
+  limit: number;
+}
 
 interface SortColumn {
   ref: RawBuilder<unknown>;

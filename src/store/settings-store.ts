@@ -9,7 +9,24 @@ import type { SecretBox } from "../domain/secret-box.js";
 import type { Executor } from "./database.js";
 import { resealColumn, sealingWith } from "./sealing.js";
 import { guard } from "./translate-error.js";
-import type { SettingsStore } from "./types.js";
+
+/**
+ * Small server-wide values every replica shares: keys and secrets (the page token secret, the
+ * registry's signing key and secrets), so every value is sealed at rest.
+ */
+export interface SettingsStore {
+  /**
+   * The value of name; when there is none, stores make() and returns it. Replicas racing here
+   * all end up with the same value.
+   */
+  getOrCreate(name: string, make: () => string): Promise<string>;
+  /** The value of name, or undefined when there is none. */
+  get(name: string): Promise<string | undefined>;
+  /** Sets name to value, replacing any value it had (last writer wins). */
+  put(name: string, value: string): Promise<void>;
+  /** Seals every value not sealed under the current secrets key; as IdentityProviderStore.resealSecrets. */
+  resealSecrets(checkOnly?: boolean): Promise<number>;
+}
 
 /** The settings store over an executor; secrets seals the values. */
 export function createSettingsStore(db: Executor, secrets: SecretBox | undefined): SettingsStore {

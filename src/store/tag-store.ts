@@ -14,7 +14,7 @@ import type { ScopeMemory } from "./scope-memory.js";
 import { listConditions } from "./resource-filter.js";
 import { nameTaken, NAMED_SORT_COLUMNS, resourceTable } from "./resource-table.js";
 import { guard } from "./translate-error.js";
-import type { RowWindow } from "./types.js";
+import type { RowWindow } from "./row-window.js";
 
 /** Tags of the registry's repos. */
 export interface TagStore {

@@ -6,7 +6,8 @@ import { describe, expect, it } from "vitest";
 import { KeyRing } from "../../src/auth/key-ring.js";
 import { CLOCK_TOLERANCE_S, Tokens } from "../../src/auth/tokens.js";
 import { Code } from "../../src/domain/errors.js";
-import type { KeyStore, SigningKeyRecord } from "../../src/store/types.js";
+import type { KeyStore } from "../../src/store/key-store.js";
+import type { SigningKeyRecord } from "../../src/domain/signing-keys.js";
 
 function memoryKeys(): KeyStore {
   const rows: SigningKeyRecord[] = [];

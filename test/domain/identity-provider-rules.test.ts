@@ -3,7 +3,7 @@ import { Code } from "../../src/domain/errors.js";
 import { resolveUpdateMask } from "../../src/domain/field-mask.js";
 import { accountAssociationSortValue } from "../../src/domain/account-association-rules.js";
 import { identityProviderSortValue, identityProviderUpdatable, oidcChanges, populatedOidcPaths, type SentOidc } from "../../src/domain/identity-provider-rules.js";
-import type { OidcSettings } from "../../src/domain/records.js";
+import type { OidcSettings } from "../../src/domain/identity-providers.js";
 import { checkRoleUsableIn } from "../../src/domain/role-placement.js";
 import { violationOf } from "../server/rest/violation.js";
 

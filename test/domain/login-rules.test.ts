@@ -10,7 +10,7 @@ import {
   pkceChallenge,
   pkceMatches,
 } from "../../src/domain/login-rules.js";
-import type { GroupInviteRecord } from "../../src/domain/records.js";
+import type { GroupInviteRecord } from "../../src/domain/group-invites.js";
 
 const NOW = 1_800_000_000_000;
 // RFC 7636, Appendix B.

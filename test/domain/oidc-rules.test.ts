@@ -9,7 +9,7 @@ import {
   validateIssuer,
   validateOidc,
 } from "../../src/domain/oidc-rules.js";
-import type { OidcSettings } from "../../src/domain/records.js";
+import type { OidcSettings } from "../../src/domain/identity-providers.js";
 import { violationOf } from "../server/rest/violation.js";
 
 const strict = { allowHttpLoopback: false, allowPrivate: false };

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { Capability } from "../../src/domain/capabilities.js";
 import { BUILTIN_ROLES } from "../../src/domain/roles.js";
 import { Authorizer } from "../../src/services/authorizer.js";
-import type { Grant } from "../../src/store/types.js";
+import type { Grant } from "../../src/domain/role-bindings.js";
 
 const org = "0123456789abcdef0123456789abcdef01234567";
 const team = `${org}/0000000000000001`;

@@ -16,7 +16,7 @@ import { isSelfOrDescendant, parentOf } from "../../src/domain/uid.js";
 import { createStore } from "../../src/store/create-store.js";
 import { FEW_SCOPES } from "../../src/store/hierarchy-filter.js";
 import { MAX_READ_ROWS } from "../../src/store/list-changes.js";
-import type { BindingFilter, BindingRecord } from "../../src/store/types.js";
+import type { BindingFilter, BindingRecord } from "../../src/domain/role-bindings.js";
 import { describeEachEngine } from "../support/engines.js";
 import { childUid, group, rootUid } from "../support/groups.js";
 import { key, pageThrough, sortedBy, uids, window } from "../support/lists.js";

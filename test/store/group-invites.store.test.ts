@@ -4,7 +4,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { Code } from "../../src/domain/errors.js";
-import type { InviteFilter } from "../../src/store/types.js";
+import type { InviteFilter } from "../../src/domain/group-invites.js";
 import { describeEachEngine } from "../support/engines.js";
 import { childUid, group, rootUid } from "../support/groups.js";
 import { expectMatches } from "../support/lists.js";

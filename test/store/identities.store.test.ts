@@ -7,7 +7,7 @@ import { FEW_SCOPES } from "../../src/store/hierarchy-filter.js";
 import { Code } from "../../src/domain/errors.js";
 import type { Relationship } from "../../src/domain/identities.js";
 import { rootOf } from "../../src/domain/uid.js";
-import type { ResourceFilter } from "../../src/store/types.js";
+import type { ResourceFilter } from "../../src/domain/hierarchy.js";
 import { describeEachEngine } from "../support/engines.js";
 import { expectMatches } from "../support/lists.js";
 import { childUid, group, rootUid } from "../support/groups.js";

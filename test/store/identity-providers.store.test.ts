@@ -4,7 +4,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { Code } from "../../src/domain/errors.js";
-import type { ResourceFilter } from "../../src/store/types.js";
+import type { ResourceFilter } from "../../src/domain/hierarchy.js";
 import { createSecretBox } from "../../src/domain/secret-box.js";
 import { createStore } from "../../src/store/create-store.js";
 import { describeEachEngine, TEST_SECRETS } from "../support/engines.js";

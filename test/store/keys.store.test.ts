@@ -4,7 +4,7 @@
 import { expect, it } from "vitest";
 import { createSecretBox } from "../../src/domain/secret-box.js";
 import { createStore } from "../../src/store/create-store.js";
-import type { SigningKeyRecord } from "../../src/store/types.js";
+import type { SigningKeyRecord } from "../../src/domain/signing-keys.js";
 import { describeEachEngine, TEST_SECRETS } from "../support/engines.js";
 import { execRaw, rawRows } from "../support/raw-sql.js";
 

@@ -3,7 +3,7 @@
  * live attempts are bounded.
  */
 import { describe, expect, it } from "vitest";
-import type { LoginAttemptRecord, LoginCodeRecord } from "../../src/store/types.js";
+import type { LoginAttemptRecord, LoginCodeRecord } from "../../src/domain/login.js";
 import { describeEachEngine } from "../support/engines.js";
 
 const NOW = 1_800_000_000_000;

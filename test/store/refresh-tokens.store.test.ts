@@ -3,7 +3,7 @@
  * seen as such, expiry, and revocation of a whole family.
  */
 import { expect, it } from "vitest";
-import type { RefreshFamilyRecord } from "../../src/store/types.js";
+import type { RefreshFamilyRecord } from "../../src/domain/refresh-tokens.js";
 import { describeEachEngine } from "../support/engines.js";
 
 const NOW = 1_800_000_000_000;

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { Code } from "../../src/domain/errors.js";
 import { BUILTIN_ROLES, builtinRoleUid } from "../../src/domain/roles.js";
 import { createStore } from "../../src/store/create-store.js";
-import type { ResourceFilter } from "../../src/store/types.js";
+import type { ResourceFilter } from "../../src/domain/hierarchy.js";
 import { describeEachEngine } from "../support/engines.js";
 import { expectMatches } from "../support/lists.js";
 import { childUid, group, rootUid } from "../support/groups.js";

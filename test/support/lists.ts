@@ -4,7 +4,7 @@
  */
 import { expect } from "vitest";
 import type { OrderKey } from "../../src/domain/list.js";
-import type { RowWindow } from "../../src/store/types.js";
+import type { RowWindow } from "../../src/store/row-window.js";
 
 /** What every store lists. */
 export interface Lister<F, R extends { uid: string }> {

@@ -3,10 +3,13 @@
  * a fixed instant so that ties are common and the uid must break them.
  */
 import type { IdentityRecord, Relationship } from "../../src/domain/identities.js";
-import type { AccountAssociationRecord, GroupInviteRecord, IdentityProviderRecord, RoleRecord } from "../../src/domain/records.js";
+import type { AccountAssociationRecord } from "../../src/domain/account-associations.js";
+import type { GroupInviteRecord } from "../../src/domain/group-invites.js";
+import type { IdentityProviderRecord } from "../../src/domain/identity-providers.js";
+import type { RoleRecord } from "../../src/domain/roles.js";
 import { builtinRoleUid } from "../../src/domain/roles.js";
 import { parentOf } from "../../src/domain/uid.js";
-import type { BindingRecord } from "../../src/store/types.js";
+import type { BindingRecord } from "../../src/domain/role-bindings.js";
 
 /** The instant records are created at unless told otherwise. */
 export const T0 = 1_700_000_000_000;
