@@ -5,6 +5,7 @@
 import type { AuthorityChange } from "../domain/authority.js";
 import type { GroupFilter, GroupRecord } from "../domain/groups.js";
 import type { AdvisoryStore } from "./advisory-store.js";
+import type { FeedCursorStore } from "./feed-cursor-store.js";
 import type { RepoStore } from "./repo-store.js";
 import type { RegistryPathStore } from "./registry-path-store.js";
 import type { TagStore } from "./tag-store.js";
@@ -462,6 +463,7 @@ export interface Stores {
   readonly keys: KeyStore;
   readonly settings: SettingsStore;
   readonly advisories: AdvisoryStore;
+  readonly feedCursors: FeedCursorStore;
   readonly audit: AuditStore;
   readonly logins: LoginStore;
   readonly refreshTokens: RefreshTokenStore;
