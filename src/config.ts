@@ -65,6 +65,8 @@ export interface Config {
   advisoriesFeedUrl: string | undefined;
   /** How often the advisories feed is fetched, in milliseconds. */
   advisoriesSyncIntervalMs: number;
+  /** How long a feed's cursor is trusted without a sync confirming it; older, the sync imports the whole archive. */
+  advisoriesFeedMaxCursorAgeMs: number;
   /** Audit events older than this many milliseconds are deleted by the server; undefined: kept for ever. */
   auditRetentionMs: number | undefined;
   /**
@@ -138,6 +140,7 @@ export const DEFAULT_CONFIG: Readonly<Config> = {
   tlsKey: undefined,
   advisoriesFeedUrl: undefined,
   advisoriesSyncIntervalMs: 60 * 60 * 1000,
+  advisoriesFeedMaxCursorAgeMs: 7 * 24 * 60 * 60 * 1000,
   auditRetentionMs: undefined,
   trustedProxies: [],
   corsOrigins: [],
@@ -189,6 +192,7 @@ export const SETTINGS: Readonly<Record<keyof Config, { env: string; kind: Kind }
   tlsKey: { env: "ARBOR_TLS_KEY", kind: "string" },
   advisoriesFeedUrl: { env: "ARBOR_ADVISORIES_FEED_URL", kind: "url" },
   advisoriesSyncIntervalMs: { env: "ARBOR_ADVISORIES_SYNC_INTERVAL", kind: "duration" },
+  advisoriesFeedMaxCursorAgeMs: { env: "ARBOR_ADVISORIES_FEED_MAX_CURSOR_AGE", kind: "duration" },
   auditRetentionMs: { env: "ARBOR_AUDIT_RETENTION", kind: "duration" },
   trustedProxies: { env: "ARBOR_TRUSTED_PROXIES", kind: "addresses" },
   corsOrigins: { env: "ARBOR_CORS_ORIGINS", kind: "origins" },
@@ -371,6 +375,7 @@ function check(c: Config): void {
     throw new ConfigError("ARBOR_TLS_CERT and ARBOR_TLS_KEY go together: set both to serve TLS, or neither");
   }
   if (c.advisoriesSyncIntervalMs < 60_000) throw new ConfigError("ARBOR_ADVISORIES_SYNC_INTERVAL must be at least 1m");
+  if (c.advisoriesFeedMaxCursorAgeMs < 3_600_000) throw new ConfigError("ARBOR_ADVISORIES_FEED_MAX_CURSOR_AGE must be at least 1h");
   // A bare number is milliseconds: a retention of "90" meant as days must not empty the log.
   if (c.auditRetentionMs !== undefined && c.auditRetentionMs < 86_400_000) throw new ConfigError("ARBOR_AUDIT_RETENTION must be at least 1d (such as 90d)");
   if (c.maxHeaderBytes < 1024 || c.maxHeaderBytes > 1_048_576) throw new ConfigError("ARBOR_MAX_HEADER_BYTES must be from 1024 to 1048576");

@@ -56,7 +56,7 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
       id: "ADVISORIES",
       title: "advisory import and lists (no target)",
       method: [
-        `${count.toLocaleString("en-US")} generated OSV documents (\`BENCH_ADVISORIES\`; GitHub-, Go- and PyPI-style, 1 to 3 affected packages each, about 2 KB of JSON) in one zip archive, imported into a running server's store (in the harness process, log silent) as \`arbor advisories import\` and the feed sync do: schema check, batches of 500 per transaction; each import figure is one run. Then wrk (8 connections) lists them by ecosystem and by a text query.`,
+        `${count.toLocaleString("en-US")} generated OSV documents (\`BENCH_ADVISORIES\`; GitHub-, Go- and PyPI-style, 1 to 3 affected packages each, about 2 KB of JSON) in one zip archive, imported into a running server's store (in the harness process, log silent) as \`arbor advisories import\` and the feed sync's full import do (an incremental sync imports only the changed documents, the same way): schema check, batches of 500 per transaction; each import figure is one run. Then wrk (8 connections) lists them by ecosystem and by a text query.`,
       ],
       figures,
       checks: [],

@@ -39,6 +39,8 @@ export interface ImportOptions {
   onProgress?: (done: number) => void;
   /** Stops the import between two documents (a shutdown); what was written stays, whole. */
   signal?: AbortSignal;
+  /** A document passed the schema check and is about to be written (the feed sync notes the newest `modified`). */
+  onDocument?: (document: OsvDocument) => void;
   /** Dates the advisories new to the store (their createTime), read once per batch; the system clock by default. */
   clock?: Clock;
 }
@@ -87,7 +89,10 @@ export async function importAdvisories(
       else {
         const version = versionOf(checked.document);
         if (typeof version === "string") skip(item.source, version);
-        else batch.push({ source: item.source, version });
+        else {
+          options.onDocument?.(checked.document);
+          batch.push({ source: item.source, version });
+        }
       }
     }
     if (batch.length >= batchSize) await flush();

@@ -1,6 +1,6 @@
 /**
- * Prometheus metrics: requests and latency by RPC (or route), transport and code. One registry
- * per server, no globals.
+ * Prometheus metrics: requests and latency by RPC (or route), transport and code, and the
+ * advisories feed syncs by mode. One registry per server, no globals.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { BUILD_INFO } from "../build-info.js";
@@ -10,6 +10,8 @@ export interface Metrics {
   registry: Registry;
   /** Records one finished request. */
   observe(rpc: string, transport: string, code: number, seconds: number): void;
+  /** Records one advisories feed sync that ended well: its mode, and the documents and bytes it fetched. */
+  feedSynced(mode: "incremental" | "full", documents: number, bytes: number): void;
 }
 
 /** Creates a registry with process metrics and the request metrics. */
@@ -33,8 +35,22 @@ export function createMetrics(): Metrics {
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
+  const feedLabels = ["mode"] as const;
+  const syncs = new Counter({ name: "arbor_advisories_feed_syncs_total", help: "Advisories feed syncs that ended well, by mode (incremental or full).", labelNames: feedLabels, registers: [registry] });
+  const fetchedDocuments = new Counter({
+    name: "arbor_advisories_feed_documents_fetched_total",
+    help: "Advisory documents the feed sync fetched (one by one, or read from the archive), by mode.",
+    labelNames: feedLabels,
+    registers: [registry],
+  });
+  const fetchedBytes = new Counter({ name: "arbor_advisories_feed_bytes_fetched_total", help: "Bytes the feed sync downloaded, by mode.", labelNames: feedLabels, registers: [registry] });
   return {
     registry,
+    feedSynced(mode, documents, bytes) {
+      syncs.inc({ mode });
+      fetchedDocuments.inc({ mode }, documents);
+      fetchedBytes.inc({ mode }, bytes);
+    },
     observe(rpc, transport, code, seconds) {
       const labels = { rpc, transport, code: String(code) };
       requests.inc(labels);

@@ -239,7 +239,7 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
     throw e;
   }
   let closing: Promise<void> | undefined;
-  const sync = startConfiguredSync(config, core.store, env.logger, clock);
+  const sync = startConfiguredSync(config, core.store, env.logger, clock, (r) => metrics.feedSynced(r.mode, r.fetched.documents, r.fetched.bytes));
   const retention = startAuditRetention(core.store.audit, clock, config.auditRetentionMs, env.logger, core.store.leads);
   const pruning = startPeriodic(
     () => core.store.pruneListChanges(),

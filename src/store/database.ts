@@ -188,6 +188,14 @@ export interface AdvisoryPackagesTable {
   name: string;
 }
 
+/** A row of `advisory_feed_cursors`: where the feed sync stands on one feed (migration 0019). */
+export interface AdvisoryFeedCursorsTable {
+  feed: string;
+  modified: string;
+  boundary_ids: string;
+  sync_time: number;
+}
+
 /** A row of `audit_events`: one change made through the API. */
 export interface AuditEventsTable {
   uid: string;
@@ -291,6 +299,7 @@ export interface Database {
   advisories: AdvisoriesTable;
   advisory_aliases: AdvisoryAliasesTable;
   advisory_packages: AdvisoryPackagesTable;
+  advisory_feed_cursors: AdvisoryFeedCursorsTable;
   audit_events: AuditEventsTable;
   audit_event_counts: AuditEventCountsTable;
   authz_generation: AuthzGenerationTable;

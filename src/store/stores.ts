@@ -6,6 +6,7 @@ import { createAdvisoryStore } from "./advisory-store.js";
 import { createAuditStore } from "./audit-store.js";
 import { createBindingStore } from "./binding-store.js";
 import type { Executor } from "./database.js";
+import { createFeedCursorStore } from "./feed-cursor-store.js";
 import type { Engine } from "./dialect.js";
 import { createGroupInviteStore } from "./group-invite-store.js";
 import { createGroupStore } from "./group-store.js";
@@ -41,6 +42,7 @@ export function createStores(db: Executor, engine: Engine, secrets: SecretBox | 
     keys: createKeyStore(db, secrets),
     settings: createSettingsStore(db, secrets),
     advisories: createAdvisoryStore(db),
+    feedCursors: createFeedCursorStore(db),
     audit: createAuditStore(db, engine),
     logins: createLoginStore(db),
     refreshTokens: createRefreshTokenStore(db),

@@ -9,6 +9,7 @@ import type { AccountAssociationStore } from "./account-association-store.js";
 import type { AdvisoryStore } from "./advisory-store.js";
 import type { AuditStore } from "./audit-store.js";
 import type { BindingStore } from "./binding-store.js";
+import type { FeedCursorStore } from "./feed-cursor-store.js";
 import type { GroupInviteStore } from "./group-invite-store.js";
 import type { GroupStore } from "./group-store.js";
 import type { IdentityProviderStore } from "./identity-provider-store.js";
@@ -34,6 +35,7 @@ export interface Stores {
   readonly keys: KeyStore;
   readonly settings: SettingsStore;
   readonly advisories: AdvisoryStore;
+  readonly feedCursors: FeedCursorStore;
   readonly audit: AuditStore;
   readonly logins: LoginStore;
   readonly refreshTokens: RefreshTokenStore;

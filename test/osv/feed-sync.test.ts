@@ -1,6 +1,8 @@
 /**
  * The feed sync against a feed served on loopback: import, ETag revalidation, the size and time
- * limits, failures that are logged and retried, and the server starting it from its config.
+ * limits, failures that are logged and retried, and the server starting it from its config and
+ * counting it in its metrics. The feed serves its archive alone (no `modified_id.csv`), so every
+ * sync after the first falls back to the archive; test/osv/incremental-sync.test.ts has the rest.
  */
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -11,7 +13,7 @@ import { Writable } from "node:stream";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock } from "../../src/domain/clock.js";
-import { startConfiguredSync, startFeedSync, syncFeed, type FeedOptions } from "../../src/osv/feed-sync.js";
+import { FEED_DEFAULTS, startConfiguredSync, startFeedSync, syncFeed, type FeedOptions } from "../../src/osv/feed-sync.js";
 import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/types.js";
 import { engines } from "../support/engines.js";
@@ -25,7 +27,7 @@ interface Feed {
   etag: string;
   /** How the next request is answered, when not with the archive. */
   mode: "archive" | "hang" | "error" | "chunked";
-  requests: { ifNoneMatch: string | undefined }[];
+  requests: { path: string; ifNoneMatch: string | undefined }[];
   close(): Promise<void>;
 }
 
@@ -33,8 +35,9 @@ async function serveFeed(): Promise<Feed> {
   const feed = { body: Buffer.alloc(0), etag: '"v1"', mode: "archive", requests: [] } as unknown as Feed;
   const server = http.createServer((req, res) => {
     const ifNoneMatch = req.headers["if-none-match"];
-    feed.requests.push({ ifNoneMatch });
+    feed.requests.push({ path: req.url ?? "", ifNoneMatch });
     if (feed.mode === "hang") return;
+    if (req.url !== "/osv/all.zip") return void res.writeHead(404).end();
     if (feed.mode === "error") return void res.writeHead(503).end("down");
     if (ifNoneMatch === feed.etag) return void res.writeHead(304).end();
     if (feed.mode === "chunked") {
@@ -77,7 +80,16 @@ describe("advisories feed sync", () => {
   let store: Store;
   let feed: Feed;
   const log = memoryLogger();
-  const options = (more: Partial<FeedOptions> = {}): FeedOptions => ({ url: feed.url, store, logger: log.logger, maxBytes: 1_000_000, timeoutMs: 5_000, ...more });
+  const options = (more: Partial<FeedOptions> = {}): FeedOptions => ({
+    url: feed.url,
+    store,
+    logger: log.logger,
+    ...FEED_DEFAULTS,
+    maxBytes: 1_000_000,
+    timeoutMs: 5_000,
+    maxCursorAgeMs: 60_000,
+    ...more,
+  });
   const zipOf = async (entries: Record<string, string | Buffer>) => {
     const path = join(dir, `feed-${Math.random()}.zip`);
     await writeZip(path, entries);
@@ -99,15 +111,29 @@ describe("advisories feed sync", () => {
   it("imports the archive, skipping and logging an invalid document; then revalidates with its ETag", async () => {
     const etag: { value?: string } = {};
     const first = await syncFeed(options(), etag, new AbortController().signal);
-    expect(first).toEqual({ kind: "imported", summary: { imported: 5, updated: 0, unchanged: 0, skipped: 1, unreadable: 0 } });
+    expect(first).toEqual({
+      kind: "imported",
+      mode: "full",
+      fallback: "the first sync of this feed",
+      summary: { imported: 5, updated: 0, unchanged: 0, skipped: 1, unreadable: 0 },
+      fetched: { documents: 6, bytes: feed.body.length },
+    });
     expect(log.lines).toContainEqual(expect.objectContaining({ msg: "advisory skipped", source: `${feed.url}!ghsa/bad.json`, reason: "document: must have required property 'id'" }));
     expect(etag.value).toBe('"v1"');
-    expect(await syncFeed(options(), etag, new AbortController().signal)).toEqual({ kind: "not modified" });
-    expect(feed.requests.at(-1)).toEqual({ ifNoneMatch: '"v1"' });
+    expect(await syncFeed(options(), etag, new AbortController().signal)).toEqual({
+      kind: "not modified",
+      mode: "full",
+      fallback: `the index ${feed.url.replace("all.zip", "modified_id.csv")} answered HTTP 404`,
+      fetched: { documents: 0, bytes: 0 },
+    });
+    expect(feed.requests.slice(-2)).toEqual([
+      { path: "/osv/modified_id.csv", ifNoneMatch: undefined },
+      { path: "/osv/all.zip", ifNoneMatch: '"v1"' },
+    ]);
     feed.body = await zipOf(folderEntries(OSV.updates, ""));
     feed.etag = '"v2"';
     const changed = await syncFeed(options(), etag, new AbortController().signal);
-    expect(changed).toMatchObject({ kind: "imported", summary: { imported: 2, updated: 1, unchanged: 0 } });
+    expect(changed).toMatchObject({ kind: "imported", mode: "full", summary: { imported: 2, updated: 1, unchanged: 0 } });
   });
 
   it.each([
@@ -138,19 +164,29 @@ describe("advisories feed sync", () => {
   });
 
   it("is off unless a feed URL is configured", () => {
-    expect(startConfiguredSync({ advisoriesFeedUrl: undefined, advisoriesSyncIntervalMs: 60_000 }, store, log.logger, systemClock)).toBeUndefined();
+    const config = { advisoriesFeedUrl: undefined, advisoriesSyncIntervalMs: 60_000, advisoriesFeedMaxCursorAgeMs: 3_600_000 };
+    expect(startConfiguredSync(config, store, log.logger, systemClock)).toBeUndefined();
   });
 
-  it("starts with the server when configured, and the server serves what it imported", async () => {
+  it("starts with the server when configured, and the server serves what it imported and counts the sync", async () => {
     feed.body = await zipOf(folderEntries(join(OSV.feed, "ghsa"), ""));
     feed.etag = '"v3"';
-    const t = await startTestServer(engines[0]!, { advisoriesFeedUrl: feed.url });
+    const metricsToken = "feed-sync-metrics-token";
+    const t = await startTestServer(engines[0]!, { advisoriesFeedUrl: feed.url, metricsToken });
     try {
       const { token } = await t.organization("feed");
       await until(async () => (await t.server.store.advisories.count({})) === 5);
       const res = await t.fetch("/vulnerabilities/v2beta1/advisories?query=lodash", { token });
       expect(((await res.json()) as { totalCount: string }).totalCount).toBe("2");
-      expect(t.logs).toContainEqual(expect.objectContaining({ msg: "advisories synced", feed: feed.url, imported: 5 }));
+      // The metrics are counted once the sync has logged its line.
+      await until(() => t.logs.some((l) => l.msg === "advisories synced"));
+      expect(t.logs).toContainEqual(
+        expect.objectContaining({ msg: "advisories synced", feed: feed.url, mode: "full", fallback: "the first sync of this feed", documentsFetched: 5, bytesFetched: feed.body.length, imported: 5 }),
+      );
+      const metrics = await (await t.fetch("/metrics", { token: metricsToken })).text();
+      expect(metrics).toContain('arbor_advisories_feed_syncs_total{mode="full"} 1');
+      expect(metrics).toContain('arbor_advisories_feed_documents_fetched_total{mode="full"} 5');
+      expect(metrics).toContain(`arbor_advisories_feed_bytes_fetched_total{mode="full"} ${feed.body.length}`);
     } finally {
       await t.close();
     }

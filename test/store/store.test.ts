@@ -82,6 +82,7 @@ describeEachEngine("store", (t) => {
     expect(rows.map((r) => r.column)).toEqual([
       "account_associations.name", "account_associations.uid",
       "advisories.uid", "advisory_aliases.advisory_uid", "advisory_aliases.alias",
+      "advisory_feed_cursors.boundary_ids", "advisory_feed_cursors.feed", "advisory_feed_cursors.modified",
       "advisory_packages.advisory_uid", "advisory_packages.ecosystem", "advisory_packages.ecosystem_base", "advisory_packages.name",
       "audit_event_counts.group_uid", "audit_event_counts.key",
       "audit_events.action", "audit_events.actor_uid", "audit_events.group_uid", "audit_events.method", "audit_events.resource_type",
