@@ -17,7 +17,6 @@ import {
 import { Capability } from "../domain/capabilities.js";
 import { invalidArgument, notFound } from "../domain/errors.js";
 import { resolveUpdateMask } from "../domain/field-mask.js";
-import { hierarchyFilter } from "../domain/hierarchy.js";
 import { namedChanges, validateDescription, validateName } from "../domain/names.js";
 import type { AccountAssociationRecord } from "../domain/account-associations.js";
 import { requireUid } from "../domain/uid.js";
@@ -32,10 +31,9 @@ import {
   type ListAccountAssociationsResponse,
   type UpdateAccountAssociationRequest,
 } from "../gen/arbor/iam/v2beta1/account_associations_pb.js";
-import type { ResourceFilter } from "../domain/hierarchy.js";
 import type { CallContext } from "./context.js";
 import type { ServiceDeps } from "./deps.js";
-import { listPage } from "./list-page.js";
+import { listing, namedQuery } from "./list-page.js";
 
 const LIST = [Capability.CAP_IAM_ACCOUNT_ASSOCIATIONS_LIST];
 
@@ -80,20 +78,12 @@ function populatedPaths(a: AccountAssociation): string[] {
 /** Creates the account associations service implementation. */
 export function createAccountAssociationsService(deps: ServiceDeps) {
   const { store, clock, pageTokens } = deps;
+  const accountAssociationsListing = listing({ resource: "accountAssociations", sortable: accountAssociationSortable, sortValue: accountAssociationSortValue, source: store.accountAssociations, tokens: pageTokens });
   return {
     async listAccountAssociations(req: ListAccountAssociationsRequest, ctx: CallContext): Promise<ListAccountAssociationsResponse> {
-      const query = { uidp: hierarchyFilter(req.uidp), ...(req.name !== "" && { name: req.name }) };
+      const query = namedQuery(req);
       const visibleUnder = (await ctx.permissions()).scopes(LIST);
-      const { items, ...envelope } = await listPage({
-        request: req,
-        sortable: accountAssociationSortable,
-        resource: "accountAssociations",
-        query,
-        filter: { ...query, visibleUnder } satisfies ResourceFilter,
-        source: store.accountAssociations,
-        sortValue: accountAssociationSortValue,
-        tokens: pageTokens,
-      });
+      const { items, ...envelope } = await accountAssociationsListing.page(req, query, visibleUnder);
       return create(ListAccountAssociationsResponseSchema, { accountAssociations: items.map(accountAssociationMessage), ...envelope });
     },
 

@@ -21,13 +21,14 @@ import { checkAdvisories } from "./advisory-check.js";
 import { advisoryMessage } from "./advisory-messages.js";
 import type { CallContext } from "./context.js";
 import type { ServiceDeps } from "./deps.js";
-import { listPage } from "./list-page.js";
+import { listing } from "./list-page.js";
 
 const LIST = [Capability.CAP_ADVISORIES_LIST];
 
 /** Creates the advisories service implementation. */
 export function createAdvisoriesService(deps: ServiceDeps) {
   const { store, pageTokens } = deps;
+  const advisoriesListing = listing({ resource: "advisories", sortable: advisorySortable, sortValue: advisorySortValue, source: store.advisories, tokens: pageTokens });
   return {
     async listAdvisories(req: ListAdvisoriesRequest, ctx: CallContext): Promise<ListAdvisoriesResponse> {
       await requireList(ctx);
@@ -39,16 +40,7 @@ export function createAdvisoriesService(deps: ServiceDeps) {
         query: req.query,
         modifiedSinceMs: req.modifiedSince === undefined ? undefined : timestampMs(req.modifiedSince),
       });
-      const { items, ...envelope } = await listPage({
-        request: req,
-        sortable: advisorySortable,
-        resource: "advisories",
-        query,
-        filter: query,
-        source: store.advisories,
-        sortValue: advisorySortValue,
-        tokens: pageTokens,
-      });
+      const { items, ...envelope } = await advisoriesListing.page(req, query, undefined);
       return create(ListAdvisoriesResponseSchema, { advisories: items.map(advisoryMessage), ...envelope });
     },
 

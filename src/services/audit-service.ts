@@ -4,7 +4,7 @@
  */
 import { create, type JsonObject } from "@bufbuild/protobuf";
 import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
-import { auditSortable, auditSortValue, type AuditEventRecord, type AuditFilter } from "../domain/audit.js";
+import { auditSortable, auditSortValue, type AuditEventRecord } from "../domain/audit.js";
 import { Capability } from "../domain/capabilities.js";
 import { notFound } from "../domain/errors.js";
 import { hierarchyFilter } from "../domain/hierarchy.js";
@@ -19,7 +19,7 @@ import {
 } from "../gen/arbor/audit/v1beta1/audit_pb.js";
 import type { CallContext } from "./context.js";
 import type { ServiceDeps } from "./deps.js";
-import { listPage } from "./list-page.js";
+import { listing } from "./list-page.js";
 
 /** An event as the API shows it. */
 export function auditEventMessage(e: AuditEventRecord): AuditEvent {
@@ -39,6 +39,7 @@ export function auditEventMessage(e: AuditEventRecord): AuditEvent {
 /** Creates the audit service implementation. */
 export function createAuditService(deps: ServiceDeps) {
   const { store, pageTokens } = deps;
+  const auditListing = listing({ resource: "audit events", sortable: auditSortable, sortValue: auditSortValue, source: store.audit, tokens: pageTokens });
   return {
     async listAuditEvents(req: ListAuditEventsRequest, ctx: CallContext): Promise<ListAuditEventsResponse> {
       const query = {
@@ -50,16 +51,7 @@ export function createAuditService(deps: ServiceDeps) {
         ...(req.createdBefore !== undefined && { createdBefore: timestampMs(req.createdBefore) }),
       };
       const visibleUnder = (await ctx.permissions()).scopes([Capability.CAP_AUDIT_READ]);
-      const { items, ...envelope } = await listPage({
-        request: req,
-        sortable: auditSortable,
-        resource: "audit events",
-        query,
-        filter: { ...query, visibleUnder } satisfies AuditFilter,
-        source: store.audit,
-        sortValue: auditSortValue,
-        tokens: pageTokens,
-      });
+      const { items, ...envelope } = await auditListing.page(req, query, visibleUnder);
       return create(ListAuditEventsResponseSchema, { events: items.map(auditEventMessage), ...envelope });
     },
 

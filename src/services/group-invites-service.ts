@@ -35,11 +35,10 @@ import {
   type ListGroupInvitesResponse,
   type UpdateGroupInviteRequest,
 } from "../gen/arbor/iam/v2beta1/group_invites_pb.js";
-import type { InviteFilter } from "../domain/group-invites.js";
 import type { CallContext } from "./context.js";
 import type { ServiceDeps } from "./deps.js";
 import { requireGrantable } from "./escalation-guard.js";
-import { listPage } from "./list-page.js";
+import { listing } from "./list-page.js";
 
 const LIST = [Capability.CAP_IAM_GROUP_INVITES_LIST];
 
@@ -81,22 +80,14 @@ function withoutRoleUid(paths: readonly string[], sent: GroupInvite, stored: Gro
 /** Creates the group invites service implementation. */
 export function createGroupInvitesService(deps: ServiceDeps) {
   const { store, clock, ids, pageTokens } = deps;
+  const groupInvitesListing = listing({ resource: "groupInvites", sortable: groupInviteSortable, sortValue: groupInviteSortValue, source: store.groupInvites, tokens: pageTokens });
   const roleOf = (uid: string) => store.roles.get(uid);
   return {
     async listGroupInvites(req: ListGroupInvitesRequest, ctx: CallContext): Promise<ListGroupInvitesResponse> {
       if (req.keyId !== "") validateKeyIdFilter(req.keyId);
       const query = { uidp: hierarchyFilter(req.uidp), ...(req.keyId !== "" && { keyId: req.keyId }) };
       const visibleUnder = (await ctx.permissions()).scopes(LIST);
-      const { items, ...envelope } = await listPage({
-        request: req,
-        sortable: groupInviteSortable,
-        resource: "groupInvites",
-        query,
-        filter: { ...query, visibleUnder } satisfies InviteFilter,
-        source: store.groupInvites,
-        sortValue: groupInviteSortValue,
-        tokens: pageTokens,
-      });
+      const { items, ...envelope } = await groupInvitesListing.page(req, query, visibleUnder);
       const roles = new Map((await store.roles.getMany([...new Set(items.map((i) => i.roleUid))])).map((r) => [r.uid, r]));
       const groupInvites = items.map((i) => groupInviteMessage(i, roles.get(i.roleUid)));
       return create(ListGroupInvitesResponseSchema, { groupInvites, ...envelope });

@@ -6,8 +6,7 @@ import { EmptySchema, timestampFromMs, type Empty } from "@bufbuild/protobuf/wkt
 import { Capability } from "../domain/capabilities.js";
 import { invalidArgument, notFound } from "../domain/errors.js";
 import { resolveUpdateMask } from "../domain/field-mask.js";
-import { groupSortable, groupSortValue, groupUpdatable, type GroupFilter, type GroupRecord } from "../domain/groups.js";
-import { hierarchyFilter } from "../domain/hierarchy.js";
+import { groupSortable, groupSortValue, groupUpdatable, type GroupRecord } from "../domain/groups.js";
 import { namedChanges } from "../domain/names.js";
 import { requireUid } from "../domain/uid.js";
 import {
@@ -24,7 +23,7 @@ import {
 import { callerOf, type CallContext } from "./context.js";
 import type { ServiceDeps } from "./deps.js";
 import { createChildGroup, createOrganization, updateGroup } from "./groups-store-ops.js";
-import { listPage } from "./list-page.js";
+import { listing, namedQuery } from "./list-page.js";
 
 /** The group resource as the API shows it. */
 export function groupMessage(g: GroupRecord): Group {
@@ -42,20 +41,12 @@ export function groupMessage(g: GroupRecord): Group {
 /** Creates the groups service implementation. */
 export function createGroupsService(deps: ServiceDeps) {
   const { store, pageTokens } = deps;
+  const groupsListing = listing({ resource: "groups", sortable: groupSortable, sortValue: groupSortValue, source: store.groups, tokens: pageTokens });
   return {
     async listGroups(req: ListGroupsRequest, ctx: CallContext): Promise<ListGroupsResponse> {
-      const query = { uidp: hierarchyFilter(req.uidp), ...(req.name !== "" && { name: req.name }) };
+      const query = namedQuery(req);
       const visibleUnder = (await ctx.permissions()).scopes([Capability.CAP_IAM_GROUPS_LIST]);
-      const { items, ...envelope } = await listPage({
-        request: req,
-        sortable: groupSortable,
-        resource: "groups",
-        query,
-        filter: { ...query, visibleUnder } satisfies GroupFilter,
-        source: store.groups,
-        sortValue: groupSortValue,
-        tokens: pageTokens,
-      });
+      const { items, ...envelope } = await groupsListing.page(req, query, visibleUnder);
       return create(ListGroupsResponseSchema, { groups: items.map(groupMessage), ...envelope });
     },
 

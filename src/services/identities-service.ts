@@ -12,7 +12,6 @@ import { EmptySchema, type Empty } from "@bufbuild/protobuf/wkt";
 import { Capability, capabilityName } from "../domain/capabilities.js";
 import { invalidArgument, notFound, permissionDenied } from "../domain/errors.js";
 import { resolveUpdateMask } from "../domain/field-mask.js";
-import { hierarchyFilter } from "../domain/hierarchy.js";
 import type { IdentityRecord, Relationship } from "../domain/identities.js";
 import { identitySortable, identitySortValue, identityUpdatable, validateRelationship } from "../domain/identity-rules.js";
 import { masksRelationship, updatedRelationship } from "../domain/identity-update.js";
@@ -34,18 +33,18 @@ import {
   type LookupIdentityResponse,
   type UpdateIdentityRequest,
 } from "../gen/arbor/iam/v2beta1/identities_pb.js";
-import type { ResourceFilter } from "../domain/hierarchy.js";
 import { callerOf, type CallContext } from "./context.js";
 import type { ServiceDeps } from "./deps.js";
 import { exchangeToken, explainExchange, lookupIdentity } from "./identity-exchange.js";
 import { identityMessage, populatedPaths, relationshipInput } from "./identity-messages.js";
-import { listPage } from "./list-page.js";
+import { listing, namedQuery } from "./list-page.js";
 
 const LIST = [Capability.CAP_IAM_IDENTITY_LIST];
 
 /** Creates the identities service implementation. */
 export function createIdentitiesService(deps: ServiceDeps) {
   const { store, clock, ids, pageTokens, settings } = deps;
+  const identitiesListing = listing({ resource: "identities", sortable: identitySortable, sortValue: identitySortValue, source: store.identities, tokens: pageTokens });
   const rules = (now: number) => ({ now, allowHttpLoopbackIssuers: settings.allowHttpLoopbackIssuers, allowPrivateIssuers: settings.allowPrivateIssuers });
 
   /** The identity at uid if the caller may read it; permission is decided before existence. */
@@ -66,18 +65,9 @@ export function createIdentitiesService(deps: ServiceDeps) {
 
   return {
     async listIdentities(req: ListIdentitiesRequest, ctx: CallContext): Promise<ListIdentitiesResponse> {
-      const query = { uidp: hierarchyFilter(req.uidp), ...(req.name !== "" && { name: req.name }) };
+      const query = namedQuery(req);
       const visibleUnder = (await ctx.permissions()).scopes(LIST);
-      const { items, ...envelope } = await listPage({
-        request: req,
-        sortable: identitySortable,
-        resource: "identities",
-        query,
-        filter: { ...query, visibleUnder } satisfies ResourceFilter,
-        source: store.identities,
-        sortValue: identitySortValue,
-        tokens: pageTokens,
-      });
+      const { items, ...envelope } = await identitiesListing.page(req, query, visibleUnder);
       return create(ListIdentitiesResponseSchema, { identities: items.map(identityMessage), ...envelope });
     },
 

@@ -7,7 +7,6 @@ import { EmptySchema, timestampFromMs, type Empty } from "@bufbuild/protobuf/wkt
 import { Capability } from "../domain/capabilities.js";
 import { invalidArgument, notFound } from "../domain/errors.js";
 import { resolveUpdateMask } from "../domain/field-mask.js";
-import { hierarchyFilter } from "../domain/hierarchy.js";
 import {
   checkSecretFollowsIssuer,
   identityProviderSortable,
@@ -34,10 +33,9 @@ import {
   type UpdateIdentityProviderRequest,
 } from "../gen/arbor/iam/v2beta1/identity_providers_pb.js";
 import type { Stores } from "../store/types.js";
-import type { ResourceFilter } from "../domain/hierarchy.js";
 import type { CallContext } from "./context.js";
 import type { ServiceDeps } from "./deps.js";
-import { listPage } from "./list-page.js";
+import { listing, namedQuery } from "./list-page.js";
 
 const LIST = [Capability.CAP_IAM_IDENTITY_PROVIDERS_LIST];
 
@@ -91,21 +89,13 @@ function populatedPaths(p: IdentityProvider): string[] {
 /** Creates the identity providers service implementation. */
 export function createIdentityProvidersService(deps: ServiceDeps) {
   const { store, clock, ids, pageTokens } = deps;
+  const identityProvidersListing = listing({ resource: "identityProviders", sortable: identityProviderSortable, sortValue: identityProviderSortValue, source: store.identityProviders, tokens: pageTokens });
   const policy: IssuerPolicy = { allowHttpLoopback: deps.settings.allowHttpLoopbackIssuers, allowPrivate: deps.settings.allowPrivateIssuers };
   return {
     async listIdentityProviders(req: ListIdentityProvidersRequest, ctx: CallContext): Promise<ListIdentityProvidersResponse> {
-      const query = { uidp: hierarchyFilter(req.uidp), ...(req.name !== "" && { name: req.name }) };
+      const query = namedQuery(req);
       const visibleUnder = (await ctx.permissions()).scopes(LIST);
-      const { items, ...envelope } = await listPage({
-        request: req,
-        sortable: identityProviderSortable,
-        resource: "identityProviders",
-        query,
-        filter: { ...query, visibleUnder } satisfies ResourceFilter,
-        source: store.identityProviders,
-        sortValue: identityProviderSortValue,
-        tokens: pageTokens,
-      });
+      const { items, ...envelope } = await identityProvidersListing.page(req, query, visibleUnder);
       return create(ListIdentityProvidersResponseSchema, { identityProviders: items.map(identityProviderMessage), ...envelope });
     },
 

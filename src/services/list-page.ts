@@ -1,9 +1,11 @@
 /**
  * One page of any v2 list: plan it (order, cursor, skip), fetch it and the total count, and
- * cut it, so every resource pages exactly alike (DESIGN 1.4).
+ * cut it, so every resource pages exactly alike (DESIGN 1.4). A service declares each list once
+ * (listing()) and asks it for pages.
  */
 import { finishPage, planPage, skippedCount, type PageRequest, type Sortable } from "../domain/list.js";
 import type { PageTokens } from "../domain/page-token.js";
+import { hierarchyFilter, type HierarchyFilter, type UidpInput } from "../domain/hierarchy.js";
 import type { RowWindow } from "../store/row-window.js";
 
 /** A store that lists and counts by a filter. */
@@ -12,19 +14,20 @@ export interface Listable<F, R> {
   count(filter: F): Promise<number>;
 }
 
-/** What one list call needs. */
-export interface ListPageArgs<Q, F, R> {
-  request: PageRequest;
-  sortable: Sortable;
+/** What a list narrows to: the subtrees the caller may see (undefined: everything). */
+export interface Visibility {
+  visibleUnder?: readonly string[];
+}
+
+/** A list as its service declares it. */
+export interface ListingSpec<Q, R> {
   /** The resource's name, binding page tokens to it. */
   resource: string;
-  /** The caller's filters: tokens are bound to them. */
-  query: Q;
-  /** The store filter: the query narrowed to what the caller may see. */
-  filter: F;
-  source: Listable<F, R>;
+  sortable: Sortable;
   /** The value of a record's sort field. */
   sortValue: (record: R, field: string) => string | number;
+  /** The store filter is the caller's query narrowed to what it may see. */
+  source: Listable<Q & Visibility, R>;
   tokens: PageTokens;
 }
 
@@ -36,15 +39,30 @@ export interface ListEnvelope<R> {
   skipped: number;
 }
 
-/** Runs one page of a list. */
-export async function listPage<Q, F, R>(args: ListPageArgs<Q, F, R>): Promise<ListEnvelope<R>> {
-  const plan = planPage(args.request, args.sortable, args.resource, args.query, args.tokens);
-  const [rows, total] = await Promise.all([args.source.list(args.filter, plan), args.source.count(args.filter)]);
-  const page = finishPage(rows, plan, args.tokens, (r, order) => order.map((k) => args.sortValue(r, k.field)));
+/** A declared list: pages of the caller's query (to which page tokens are bound), within visibleUnder. */
+export interface Listing<Q, R> {
+  page(request: PageRequest, query: Q, visibleUnder: readonly string[] | undefined): Promise<ListEnvelope<R>>;
+}
+
+/** The list spec declares. */
+export function listing<Q extends object, R>(spec: ListingSpec<Q, R>): Listing<Q, R> {
   return {
-    items: page.items,
-    ...(page.nextPageToken !== undefined && { nextPageToken: page.nextPageToken }),
-    totalCount: BigInt(total),
-    skipped: skippedCount(plan, total),
+    async page(request, query, visibleUnder) {
+      const plan = planPage(request, spec.sortable, spec.resource, query, spec.tokens);
+      const filter = { ...query, ...(visibleUnder !== undefined && { visibleUnder }) };
+      const [rows, total] = await Promise.all([spec.source.list(filter, plan), spec.source.count(filter)]);
+      const page = finishPage(rows, plan, spec.tokens, (r, order) => order.map((k) => spec.sortValue(r, k.field)));
+      return {
+        items: page.items,
+        ...(page.nextPageToken !== undefined && { nextPageToken: page.nextPageToken }),
+        totalCount: BigInt(total),
+        skipped: skippedCount(plan, total),
+      };
+    },
   };
+}
+
+/** The query of a list filtered by the uidp filter and an exact name, as most IAM lists are. */
+export function namedQuery(req: { uidp?: UidpInput; name: string }): { uidp: HierarchyFilter; name?: string } {
+  return { uidp: hierarchyFilter(req.uidp), ...(req.name !== "" && { name: req.name }) };
 }

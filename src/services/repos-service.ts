@@ -6,8 +6,7 @@ import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { Capability } from "../domain/capabilities.js";
 import { notFound } from "../domain/errors.js";
-import { hierarchyFilter } from "../domain/hierarchy.js";
-import { repoSortable, repoSortValue, type RepoFilter, type RepoRecord } from "../domain/repos.js";
+import { repoSortable, repoSortValue, type RepoRecord } from "../domain/repos.js";
 import { requireUid } from "../domain/uid.js";
 import {
   ListReposResponseSchema,
@@ -19,7 +18,7 @@ import {
 } from "../gen/arbor/registry/v2beta1/repos_pb.js";
 import type { CallContext } from "./context.js";
 import type { ServiceDeps } from "./deps.js";
-import { listPage } from "./list-page.js";
+import { listing, namedQuery } from "./list-page.js";
 
 /** The repo resource as the API shows it. */
 export function repoMessage(r: RepoRecord): Repo {
@@ -35,20 +34,12 @@ export function repoMessage(r: RepoRecord): Repo {
 /** Creates the repos service implementation. */
 export function createReposService(deps: ServiceDeps) {
   const { store, pageTokens } = deps;
+  const reposListing = listing({ resource: "repos", sortable: repoSortable, sortValue: repoSortValue, source: store.repos, tokens: pageTokens });
   return {
     async listRepos(req: ListReposRequest, ctx: CallContext): Promise<ListReposResponse> {
-      const query = { uidp: hierarchyFilter(req.uidp), ...(req.name !== "" && { name: req.name }) };
+      const query = namedQuery(req);
       const visibleUnder = (await ctx.permissions()).scopes([Capability.CAP_REPO_LIST]);
-      const { items, ...envelope } = await listPage({
-        request: req,
-        sortable: repoSortable,
-        resource: "repos",
-        query,
-        filter: { ...query, visibleUnder } satisfies RepoFilter,
-        source: store.repos,
-        sortValue: repoSortValue,
-        tokens: pageTokens,
-      });
+      const { items, ...envelope } = await reposListing.page(req, query, visibleUnder);
       return create(ListReposResponseSchema, { repos: items.map(repoMessage), ...envelope });
     },
 

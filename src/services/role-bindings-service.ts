@@ -23,7 +23,7 @@ import {
 import type { BindingFilter, BindingRecord } from "../domain/role-bindings.js";
 import type { CallContext } from "./context.js";
 import type { ServiceDeps } from "./deps.js";
-import { listPage } from "./list-page.js";
+import { listing } from "./list-page.js";
 import { hydrateBindings } from "./role-binding-hydration.js";
 import { checkBindingTarget } from "./role-binding-target.js";
 
@@ -39,22 +39,14 @@ function bindingQuery(req: ListRoleBindingsRequest): Omit<BindingFilter, "visibl
 /** Creates the role bindings service implementation. */
 export function createRoleBindingsService(deps: ServiceDeps) {
   const { store, clock, ids, pageTokens } = deps;
+  const bindingsListing = listing({ resource: "roleBindings", sortable: bindingSortable, sortValue: bindingSortValue, source: store.bindings, tokens: pageTokens });
   return {
     async listRoleBindings(req: ListRoleBindingsRequest, ctx: CallContext): Promise<ListRoleBindingsResponse> {
       const query = bindingQuery(req);
       // Anyone may see their own bindings (what `arbor auth status` shows), whatever else they may list.
       const own = query.identity !== undefined && query.identity === ctx.principal?.uid;
       const visibleUnder = own ? undefined : (await ctx.permissions()).scopes([Capability.CAP_IAM_ROLE_BINDINGS_LIST]);
-      const { items, ...envelope } = await listPage({
-        request: req,
-        sortable: bindingSortable,
-        resource: "roleBindings",
-        query,
-        filter: { ...query, ...(visibleUnder !== undefined && { visibleUnder }) } satisfies BindingFilter,
-        source: store.bindings,
-        sortValue: bindingSortValue,
-        tokens: pageTokens,
-      });
+      const { items, ...envelope } = await bindingsListing.page(req, query, visibleUnder);
       return create(ListRoleBindingsResponseSchema, { roleBindings: await hydrateBindings(store, items, ctx.principal?.uid), ...envelope });
     },
 

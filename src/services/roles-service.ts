@@ -7,7 +7,6 @@ import { EmptySchema, timestampFromMs, type Empty } from "@bufbuild/protobuf/wkt
 import { Capability, capabilityName } from "../domain/capabilities.js";
 import { failedPrecondition, invalidArgument, notFound, permissionDenied } from "../domain/errors.js";
 import { resolveUpdateMask } from "../domain/field-mask.js";
-import { hierarchyFilter } from "../domain/hierarchy.js";
 import { namedChanges, validateDescription, validateName } from "../domain/names.js";
 import type { RoleRecord } from "../domain/roles.js";
 import { customRoleCapabilities, isBuiltinRole, roleCapabilities, roleSortable, roleSortValue, roleUpdatable } from "../domain/role-rules.js";
@@ -23,10 +22,9 @@ import {
   type Role,
   type UpdateRoleRequest,
 } from "../gen/arbor/iam/v2beta1/roles_pb.js";
-import type { ResourceFilter } from "../domain/hierarchy.js";
 import type { CallContext } from "./context.js";
 import type { ServiceDeps } from "./deps.js";
-import { listPage } from "./list-page.js";
+import { listing, namedQuery } from "./list-page.js";
 
 const LIST = [Capability.CAP_IAM_ROLES_LIST];
 
@@ -45,21 +43,13 @@ export function roleMessage(r: RoleRecord): Role {
 /** Creates the roles service implementation. */
 export function createRolesService(deps: ServiceDeps) {
   const { store, clock, ids, pageTokens } = deps;
+  const rolesListing = listing({ resource: "roles", sortable: roleSortable, sortValue: roleSortValue, source: store.roles, tokens: pageTokens });
   return {
     async listRoles(req: ListRolesRequest, ctx: CallContext): Promise<ListRolesResponse> {
-      const query = { uidp: hierarchyFilter(req.uidp), ...(req.name !== "" && { name: req.name }) };
+      const query = namedQuery(req);
       // Built-in roles are always visible (the store's rule); custom ones where roles.list is held.
       const visibleUnder = (await ctx.permissions()).scopes(LIST);
-      const { items, ...envelope } = await listPage({
-        request: req,
-        sortable: roleSortable,
-        resource: "roles",
-        query,
-        filter: { ...query, visibleUnder } satisfies ResourceFilter,
-        source: store.roles,
-        sortValue: roleSortValue,
-        tokens: pageTokens,
-      });
+      const { items, ...envelope } = await rolesListing.page(req, query, visibleUnder);
       return create(ListRolesResponseSchema, { roles: items.map(roleMessage), ...envelope });
     },
 

@@ -7,7 +7,7 @@ import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { Capability } from "../domain/capabilities.js";
 import { notFound } from "../domain/errors.js";
 import { hierarchyFilter } from "../domain/hierarchy.js";
-import { tagSortable, tagSortValue, type TagFilter, type TagRecord } from "../domain/repos.js";
+import { tagSortable, tagSortValue, type TagRecord } from "../domain/repos.js";
 import { requireUid } from "../domain/uid.js";
 import {
   ListTagsResponseSchema,
@@ -19,7 +19,7 @@ import {
 } from "../gen/arbor/registry/v2beta1/tags_pb.js";
 import type { CallContext } from "./context.js";
 import type { ServiceDeps } from "./deps.js";
-import { listPage } from "./list-page.js";
+import { listing } from "./list-page.js";
 
 /** The tag resource as the API shows it. */
 export function tagMessage(t: TagRecord): Tag {
@@ -35,6 +35,7 @@ export function tagMessage(t: TagRecord): Tag {
 /** Creates the tags service implementation. */
 export function createTagsService(deps: ServiceDeps) {
   const { store, pageTokens } = deps;
+  const tagsListing = listing({ resource: "tags", sortable: tagSortable, sortValue: tagSortValue, source: store.tags, tokens: pageTokens });
   return {
     async listTags(req: ListTagsRequest, ctx: CallContext): Promise<ListTagsResponse> {
       const query = {
@@ -43,16 +44,7 @@ export function createTagsService(deps: ServiceDeps) {
         ...(req.digest !== "" && { digest: req.digest }),
       };
       const visibleUnder = (await ctx.permissions()).scopes([Capability.CAP_TAG_LIST]);
-      const { items, ...envelope } = await listPage({
-        request: req,
-        sortable: tagSortable,
-        resource: "tags",
-        query,
-        filter: { ...query, visibleUnder } satisfies TagFilter,
-        source: store.tags,
-        sortValue: tagSortValue,
-        tokens: pageTokens,
-      });
+      const { items, ...envelope } = await tagsListing.page(req, query, visibleUnder);
       return create(ListTagsResponseSchema, { tags: items.map(tagMessage), ...envelope });
     },
 
