@@ -11,18 +11,15 @@
  * push. A deleted tag stays as a tombstone that remembers all of this, so a late notification of
  * an older push cannot bring it back, and a newer push does.
  */
+import type { TagRecord } from "./repos.js";
 
-/** A tag's state as the index keeps it, tombstones included. */
-export interface TagState {
-  uid: string;
-  repoUid: string;
-  name: string;
-  /** The digest of the latest push; "" when only a delete of the tag was seen. */
-  digest: string;
-  /** When the tag last came to life (its first push, or the first after its deletion). */
-  createTime: number;
-  /** When the tag last changed as callers see it: the push it reflects, or its deletion. */
-  updateTime: number;
+/**
+ * A tag's state as the index keeps it, tombstones included: the tag the API shows, and the facts
+ * its life is decided by. Its digest is "" when only a delete of the tag was seen; its createTime
+ * is when it last came to life (its first push, or the first after its deletion), its updateTime
+ * when it last changed as callers see it (the push it reflects, or its deletion).
+ */
+export interface TagState extends TagRecord {
   /** The time of the latest push (for a tag seen only deleted: of that delete). */
   eventTime: number;
   /** The time of the latest delete of the tag itself, or null. */
