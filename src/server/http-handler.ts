@@ -21,7 +21,7 @@ import { dropFarDeadline } from "./far-deadline.js";
 import type { OAuthEndpoints } from "./oauth-endpoints.js";
 import type { RegistryEndpoints } from "./registry-endpoints.js";
 import type { CallRecord, Invoker } from "./invoker.js";
-import { header, readBody, writeJson, type AnyRequest, type AnyResponse } from "./http-util.js";
+import { header, readBody, splitTarget, writeJson, type AnyRequest, type AnyResponse } from "./http-util.js";
 import { completeRuntimeRefusal } from "./runtime-refusals.js";
 import type { Metrics } from "./metrics.js";
 import { serveMetrics } from "./metrics-endpoint.js";
@@ -78,7 +78,7 @@ export function createHttpHandler(deps: HttpHandlerDeps): (req: AnyRequest, res:
   return (req, res) => {
     const start = performance.now();
     const record: Record = { address: deps.clientAddress(req) };
-    const connect = deps.connect.get(pathOf(req));
+    const connect = deps.connect.get(splitTarget(req).path);
     const transport = connect ? connectTransportOf(req) : "rest";
     if (deps.draining() && req.httpVersionMajor === 1) res.setHeader("connection", "close");
     res.once("close", () => finish(deps, req, res, record, transport, start));
@@ -87,7 +87,7 @@ export function createHttpHandler(deps: HttpHandlerDeps): (req: AnyRequest, res:
       record.code = 0;
       return;
     }
-    const served = connect ? serveConnect(connect, req, res, record, errorDomainFor(pathOf(req).slice(1), deps.domain())) : dispatch(deps, req, res, record);
+    const served = connect ? serveConnect(connect, req, res, record, errorDomainFor(splitTarget(req).path.slice(1), deps.domain())) : dispatch(deps, req, res, record);
     served.catch((e: unknown) => {
       const err = toApiError(e);
       record.code = err.code;
@@ -96,7 +96,7 @@ export function createHttpHandler(deps: HttpHandlerDeps): (req: AnyRequest, res:
         res.destroy();
         return;
       }
-      const path = pathOf(req);
+      const path = splitTarget(req).path;
       const headers: { [name: string]: string } = {};
       if (err.details.retryDelayMs !== undefined) headers["retry-after"] = String(Math.ceil(err.details.retryDelayMs / 1000));
       if (err.code === Code.UNAUTHENTICATED) headers["www-authenticate"] = bearerChallenge(req, err.message);
@@ -113,7 +113,7 @@ const CREDENTIAL_PATH = /\/(?:sts\/exchange|oauth\/token|registry\/token)$/;
 export const MAX_HEADERS = 100;
 
 async function dispatch(deps: HttpHandlerDeps, req: AnyRequest, res: AnyResponse, record: Record): Promise<void> {
-  const path = pathOf(req);
+  const path = splitTarget(req).path;
   const method = req.method ?? "GET";
   if (!UNLIMITED.has(path)) {
     deps.limits.address(record.address);
@@ -141,9 +141,7 @@ async function dispatch(deps: HttpHandlerDeps, req: AnyRequest, res: AnyResponse
   }
   if ("allowed" in match) return methodNotAllowed(deps, res, record, method, path, withHead(match.allowed));
   const body = await readBody(req, deps.maxBodyBytes);
-  const url = req.url ?? "/";
-  const q = url.indexOf("?");
-  const request = decodeRequest(match.route, match.params, q < 0 ? "" : url.slice(q + 1), body, header(req, "content-type"));
+  const request = decodeRequest(match.route, match.params, splitTarget(req).query, body, header(req, "content-type"));
   const response = await deps.invoker.invoke({
     method: match.route.method,
     request,
@@ -169,7 +167,7 @@ function headerCount(req: AnyRequest): number {
 
 async function exchangeRoute(deps: HttpHandlerDeps, method: string, req: AnyRequest, res: AnyResponse, record: Record): Promise<void> {
   if (method === "GET" || method === "POST") return serveExchange(deps.exchange, deps.limits, deps.domain(), req, res, record);
-  methodNotAllowed(deps, res, record, method, pathOf(req), ["GET", "POST"]);
+  methodNotAllowed(deps, res, record, method, splitTarget(req).path, ["GET", "POST"]);
 }
 
 /** A known path under another method: 405 with Allow, as HTTP asks, carrying code 12. */
@@ -253,7 +251,7 @@ function finish(deps: HttpHandlerDeps, req: AnyRequest, res: AnyResponse, record
   const line = {
     transport,
     method: req.method,
-    path: pathOf(req),
+    path: splitTarget(req).path,
     rpc,
     status: res.statusCode,
     code,
@@ -271,12 +269,6 @@ function connectTransportOf(req: AnyRequest): string {
   if (type.startsWith("application/grpc-web")) return "grpc-web";
   if (type.startsWith("application/grpc")) return "grpc";
   return "connect";
-}
-
-function pathOf(req: AnyRequest): string {
-  const url = req.url ?? "/";
-  const q = url.indexOf("?");
-  return q < 0 ? url : url.slice(0, q);
 }
 
 function signalOf(res: AnyResponse): AbortSignal {

@@ -24,11 +24,16 @@ export function refuseNulParams(params: URLSearchParams): URLSearchParams {
   return params;
 }
 
-/** The request's query parameters. */
-export function queryOf(req: AnyRequest): URLSearchParams {
+/** A request target's path and its query string (without the "?"; "" when there is none). */
+export function splitTarget(req: AnyRequest): { path: string; query: string } {
   const url = req.url ?? "/";
   const q = url.indexOf("?");
-  return new URLSearchParams(q < 0 ? "" : url.slice(q + 1));
+  return q < 0 ? { path: url, query: "" } : { path: url.slice(0, q), query: url.slice(q + 1) };
+}
+
+/** The request's query parameters. */
+export function queryOf(req: AnyRequest): URLSearchParams {
+  return new URLSearchParams(splitTarget(req).query);
 }
 
 /** A request header's value (the first, when sent more than once). */

@@ -9,7 +9,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseListenAddress } from "../config.js";
 import { Code, isApiError, notFound, unauthenticated } from "../domain/errors.js";
-import { bearerIs, writeText, type AnyRequest, type AnyResponse } from "./http-util.js";
+import { bearerIs, splitTarget, writeText, type AnyRequest, type AnyResponse } from "./http-util.js";
 import type { Metrics } from "./metrics.js";
 
 /** Serves `/metrics`, or refuses; throws NOT_FOUND when the API port has no metrics, UNAUTHENTICATED for a missing or wrong token. */
@@ -32,7 +32,7 @@ export async function startMetricsListener(address: string, metrics: Metrics, to
   if (parsed === undefined) throw new Error(`"${address}" is not a listen address`); // resolveConfig checked it
   const { host, port } = parsed;
   const server = http.createServer({ requestTimeout: 10_000, headersTimeout: 5_000 }, (req, res) => {
-    const path = (req.url ?? "/").split("?")[0];
+    const { path } = splitTarget(req);
     if (path !== "/metrics" || (req.method !== "GET" && req.method !== "HEAD")) return writeText(res, 404, "not found\n", "text/plain");
     serveMetrics(metrics, token, false, req, res).catch((e: unknown) => {
       if (res.headersSent) return void res.destroy();
