@@ -20,7 +20,7 @@ import type { Cors } from "./cors.js";
 import { dropFarDeadline } from "./far-deadline.js";
 import type { OAuthEndpoints } from "./oauth-endpoints.js";
 import type { RegistryEndpoints } from "./registry-endpoints.js";
-import type { CallRecord, Invoker } from "./invoker.js";
+import type { Invoker } from "./invoker.js";
 import { header, readBody, splitTarget, writeJson, type AnyRequest, type AnyResponse } from "./http-util.js";
 import { completeRuntimeRefusal } from "./runtime-refusals.js";
 import type { Metrics } from "./metrics.js";
@@ -32,6 +32,7 @@ import type { RouteTable } from "./rest/route-table.js";
 import { errorDomainFor, grpcMessageEncode, httpStatusOf, statusJson, toApiError } from "./status.js";
 import { exchangePath, serveExchange } from "./sts-exchange.js";
 import { BUILD_INFO } from "../build-info.js";
+import { recordFailure, type RequestLog } from "./request-log.js";
 
 /** What the handler serves from. */
 export interface HttpHandlerDeps {
@@ -67,17 +68,11 @@ export interface HttpHandlerDeps {
   clientAddress: ClientAddress;
 }
 
-interface Record extends CallRecord {
-  code?: number;
-  error?: unknown;
-  route?: string;
-}
-
 /** Creates the handler. */
 export function createHttpHandler(deps: HttpHandlerDeps): (req: AnyRequest, res: AnyResponse) => void {
   return (req, res) => {
     const start = performance.now();
-    const record: Record = { address: deps.clientAddress(req) };
+    const record: RequestLog = { address: deps.clientAddress(req) };
     const connect = deps.connect.get(splitTarget(req).path);
     const transport = connect ? connectTransportOf(req) : "rest";
     if (deps.draining() && req.httpVersionMajor === 1) res.setHeader("connection", "close");
@@ -90,8 +85,7 @@ export function createHttpHandler(deps: HttpHandlerDeps): (req: AnyRequest, res:
     const served = connect ? serveConnect(connect, req, res, record, errorDomainFor(splitTarget(req).path.slice(1), deps.domain())) : dispatch(deps, req, res, record);
     served.catch((e: unknown) => {
       const err = toApiError(e);
-      record.code = err.code;
-      if (err.code === Code.INTERNAL) record.error = err.cause ?? e;
+      recordFailure(record, err);
       if (res.headersSent) {
         res.destroy();
         return;
@@ -112,7 +106,7 @@ const CREDENTIAL_PATH = /\/(?:sts\/exchange|oauth\/token|registry\/token)$/;
 /** More headers than this is abuse, not a client. */
 export const MAX_HEADERS = 100;
 
-async function dispatch(deps: HttpHandlerDeps, req: AnyRequest, res: AnyResponse, record: Record): Promise<void> {
+async function dispatch(deps: HttpHandlerDeps, req: AnyRequest, res: AnyResponse, record: RequestLog): Promise<void> {
   const path = splitTarget(req).path;
   const method = req.method ?? "GET";
   if (!UNLIMITED.has(path)) {
@@ -165,20 +159,20 @@ function headerCount(req: AnyRequest): number {
   return n;
 }
 
-async function exchangeRoute(deps: HttpHandlerDeps, method: string, req: AnyRequest, res: AnyResponse, record: Record): Promise<void> {
+async function exchangeRoute(deps: HttpHandlerDeps, method: string, req: AnyRequest, res: AnyResponse, record: RequestLog): Promise<void> {
   if (method === "GET" || method === "POST") return serveExchange(deps.exchange, deps.limits, deps.domain(), req, res, record);
   methodNotAllowed(deps, res, record, method, splitTarget(req).path, ["GET", "POST"]);
 }
 
 /** A known path under another method: 405 with Allow, as HTTP asks, carrying code 12. */
-function methodNotAllowed(deps: HttpHandlerDeps, res: AnyResponse, record: Record, method: string, path: string, allowed: readonly string[]): void {
+function methodNotAllowed(deps: HttpHandlerDeps, res: AnyResponse, record: RequestLog, method: string, path: string, allowed: readonly string[]): void {
   record.route = "unmatched";
   record.code = Code.UNIMPLEMENTED;
   const err = new ApiError(Code.UNIMPLEMENTED, `Method not allowed: ${method} ${path} (allowed: ${allowed.join(", ")})`);
   writeJson(res, 405, statusJson(err, errorDomainFor(path, deps.domain())), { allow: allowed.join(", ") });
 }
 
-async function serveFixed(deps: HttpHandlerDeps, path: string, req: AnyRequest, res: AnyResponse, record: Record): Promise<boolean> {
+async function serveFixed(deps: HttpHandlerDeps, path: string, req: AnyRequest, res: AnyResponse, record: RequestLog): Promise<boolean> {
   const issuerPath = new URL(deps.issuer()).pathname.replace(/\/$/, "");
   switch (path) {
     case "/healthz":
@@ -227,7 +221,7 @@ function discovery(issuer: string) {
   };
 }
 
-async function serveConnect(handler: UniversalHandler, req: AnyRequest, res: AnyResponse, record: Record, domain: string): Promise<void> {
+async function serveConnect(handler: UniversalHandler, req: AnyRequest, res: AnyResponse, record: RequestLog, domain: string): Promise<void> {
   const values = createContextValues().set(callRecordKey, record);
   dropFarDeadline(req.headers);
   const uReq = universalRequestFromNodeRequest(req, res, undefined, values);
@@ -243,7 +237,7 @@ async function serveConnect(handler: UniversalHandler, req: AnyRequest, res: Any
   await universalResponseToNodeResponse(uRes, res);
 }
 
-function finish(deps: HttpHandlerDeps, req: AnyRequest, res: AnyResponse, record: Record, transport: string, start: number): void {
+function finish(deps: HttpHandlerDeps, req: AnyRequest, res: AnyResponse, record: RequestLog, transport: string, start: number): void {
   const seconds = (performance.now() - start) / 1000;
   const code = record.code ?? (res.writableFinished ? Code.UNKNOWN : Code.CANCELLED);
   const rpc = record.rpc ?? record.route ?? "unmatched";

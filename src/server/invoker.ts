@@ -27,18 +27,7 @@ import { bearerToken } from "./http-util.js";
 import { createNulRefusal, type NulRefusal } from "./nul-refusal.js";
 import type { RequestLimits } from "./request-limits.js";
 import { attemptedIdentity, spendOnRefusal } from "./sts-exchange.js";
-
-/** What the access log records of a call; the invoker fills in what it learns. */
-export interface CallRecord {
-  rpc?: string;
-  caller?: string;
-  /** The client's address, as the transport saw it (rate limits are kept per address). */
-  address?: string;
-  /** Set once this request was counted against its address's rate limit (REST counts it on arrival). */
-  addressCounted?: boolean;
-  /** Why a token exchange was refused: the failed check (a fixed text, never a token). */
-  reason?: string;
-}
+import type { RequestLog } from "./request-log.js";
 
 /** One call, as a transport hands it over. */
 export interface Call {
@@ -47,7 +36,7 @@ export interface Call {
   /** The Authorization header, if any. */
   authorization: string | undefined;
   signal: AbortSignal;
-  record: CallRecord;
+  record: RequestLog;
 }
 
 /** Dependencies of the invoker. */

@@ -13,8 +13,9 @@ import type { RegistryIndex } from "../services/registry-index.js";
 import type { SettingsStore } from "../store/settings-store.js";
 import type { AnyRequest, AnyResponse } from "./http-util.js";
 import type { RequestLimits } from "./request-limits.js";
-import { serveRegistryNotifications, type NotificationsRecord } from "./registry-notifications.js";
-import { serveRegistryToken, type RegistryTokenRecord } from "./registry-token.js";
+import { serveRegistryNotifications } from "./registry-notifications.js";
+import { serveRegistryToken } from "./registry-token.js";
+import type { RequestLog } from "./request-log.js";
 
 /** The path of the notifications endpoint, below {base_url}. */
 export const NOTIFICATIONS_PATH = "/registry/notifications";
@@ -24,16 +25,13 @@ export function registryTokenPath(issuerUrl: string): string {
   return `${new URL(issuerUrl).pathname.replace(/\/$/, "")}/registry/token`;
 }
 
-/** What the access log learns of a registry request. */
-export type RegistryRecord = RegistryTokenRecord & NotificationsRecord;
-
 /** The registry endpoints. */
 export interface RegistryEndpoints {
   /**
    * Serves the request when path is one of the endpoints: true when it did, the allowed methods
    * when the path is one but the method is not, false when the path is none of them.
    */
-  serve(path: string, method: string, req: AnyRequest, res: AnyResponse, record: RegistryRecord): Promise<boolean | { allowed: string[] }>;
+  serve(path: string, method: string, req: AnyRequest, res: AnyResponse, record: RequestLog): Promise<boolean | { allowed: string[] }>;
 }
 
 /** What the endpoints are built from. */

@@ -23,6 +23,7 @@ import { NO_IDENTITY } from "./invoker.js";
 import { bearerToken, header, queryOf, refuseNulParams, readBody, writeJson, type AnyRequest, type AnyResponse } from "./http-util.js";
 import type { RequestLimits } from "./request-limits.js";
 import { httpStatusOf } from "./status.js";
+import type { RequestLog } from "./request-log.js";
 
 /** The user name registry clients send with an Arbor token as password. */
 export const TOKEN_USER = "_token";
@@ -43,19 +44,8 @@ export interface RegistryTokenDeps {
   throttle: Pick<RequestLimits, "authAllowed" | "authFailed">;
 }
 
-/** What the access log learns of a token request. */
-export interface RegistryTokenRecord {
-  /** The client's address (src/server/client-address.ts). */
-  address?: string;
-  code?: number;
-  route?: string;
-  caller?: string;
-  /** Why the request was refused (never any part of a token). */
-  reason?: string;
-}
-
 /** Serves one token request, answering refusals itself in Docker's error format. */
-export async function serveRegistryToken(deps: RegistryTokenDeps, req: AnyRequest, res: AnyResponse, record: RegistryTokenRecord): Promise<void> {
+export async function serveRegistryToken(deps: RegistryTokenDeps, req: AnyRequest, res: AnyResponse, record: RequestLog): Promise<void> {
   record.route = `${req.method} /registry/token`;
   const address = record.address;
   try {

@@ -16,19 +16,10 @@ import { ApiError, Code, isApiError, unauthenticated } from "../domain/errors.js
 import { bearerToken, queryOf, refuseNulParams, readBody, writeJson, type AnyRequest, type AnyResponse } from "./http-util.js";
 import type { RequestLimits } from "./request-limits.js";
 import { errorDomainFor, httpStatusOf, statusJson } from "./status.js";
+import type { RequestLog } from "./request-log.js";
 
 /** The largest form body accepted: it carries two short parameters. */
 const MAX_FORM_BYTES = 8 * 1024;
-
-/** What the access log learns of an exchange. */
-export interface ExchangeRecord {
-  /** The client's address (src/server/client-address.ts). */
-  address?: string;
-  code?: number;
-  route?: string;
-  /** The failed check of a refusal (never any part of a token). */
-  reason?: string;
-}
 
 /** Where the exchange lives: the issuer URL's path plus `/sts/exchange`. */
 export function exchangePath(issuerUrl: string): string {
@@ -45,7 +36,7 @@ export async function serveExchange(
   domain: string,
   req: AnyRequest,
   res: AnyResponse,
-  record: ExchangeRecord,
+  record: RequestLog,
 ): Promise<void> {
   record.route = `${req.method} /sts/exchange`;
   const address = record.address;
