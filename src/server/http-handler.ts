@@ -73,7 +73,6 @@ interface Record extends CallRecord {
   route?: string;
 }
 
-/** Creates the handler. */
 export function createHttpHandler(deps: HttpHandlerDeps): (req: AnyRequest, res: AnyResponse) => void {
   return (req, res) => {
     const start = performance.now();
@@ -99,7 +98,7 @@ export function createHttpHandler(deps: HttpHandlerDeps): (req: AnyRequest, res:
       const path = pathOf(req);
       const headers: { [name: string]: string } = {};
       if (err.details.retryDelayMs !== undefined) headers["retry-after"] = String(Math.ceil(err.details.retryDelayMs / 1000));
-      if (err.code === Code.UNAUTHENTICATED) headers["www-authenticate"] = bearerChallenge(req, err.message);
+      if (err.code === Code.UNAUTHENTICATED) headers["www-authenticate"] = bearerChallenge(req, err);
       writeJson(res, httpStatusOf(err), statusJson(err, errorDomainFor(path, deps.domain())), headers);
     });
   };
