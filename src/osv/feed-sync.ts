@@ -39,7 +39,6 @@ export const FEED_DEFAULTS = { maxBytes: 2 * 1024 ** 3, timeoutMs: 15 * 60 * 100
 /** What one sync did: an import, or nothing because the feed had not changed. */
 export type SyncResult = { kind: "imported"; summary: ImportSummary } | { kind: "not modified" };
 
-/** A running sync. */
 export type FeedSync = Periodic;
 
 /** Fetches and imports the feed once; `etag` carries the last archive's ETag between calls. */

@@ -27,7 +27,6 @@ export function registryTokenPath(issuerUrl: string): string {
 /** What the access log learns of a registry request. */
 export type RegistryRecord = RegistryTokenRecord & NotificationsRecord;
 
-/** The registry endpoints. */
 export interface RegistryEndpoints {
   /**
    * Serves the request when path is one of the endpoints: true when it did, the allowed methods

@@ -19,7 +19,6 @@ import { Permissions } from "../domain/permissions.js";
 import { roleCapabilities } from "../domain/role-rules.js";
 import type { BindingStore, IdentityStore } from "../store/types.js";
 
-/** Options of the authorizer. */
 export interface AuthorizerOptions {
   /** Whether people (root-level identities) may create organizations. */
   allowOrgCreation: boolean;

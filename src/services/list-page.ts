@@ -36,7 +36,7 @@ export interface ListEnvelope<R> {
   skipped: number;
 }
 
-/** Runs one page of a list. */
+/** The rows of one page and the total count, read at once over the same filter. */
 export async function listPage<Q, F, R>(args: ListPageArgs<Q, F, R>): Promise<ListEnvelope<R>> {
   const plan = planPage(args.request, args.sortable, args.resource, args.query, args.tokens);
   const [rows, total] = await Promise.all([args.source.list(args.filter, plan), args.source.count(args.filter)]);

@@ -23,7 +23,6 @@ export interface RowWindow {
   limit: number;
 }
 
-/** Groups. */
 export interface GroupStore {
   /**
    * Inserts a group. ALREADY_EXISTS when a sibling (or, for an organization, another
@@ -132,7 +131,6 @@ export interface BindingStore {
   count(filter: BindingFilter): Promise<number>;
 }
 
-/** Identities. */
 export interface IdentityStore {
   /** Inserts an identity. ALREADY_EXISTS for a sibling's name; NOT_FOUND when its group is gone. */
   insert(identity: IdentityRecord): Promise<void>;
@@ -197,7 +195,6 @@ export interface RoleStore {
   count(filter: ResourceFilter): Promise<number>;
 }
 
-/** Identity providers. */
 export interface IdentityProviderStore {
   /** Inserts a provider. ALREADY_EXISTS for a sibling's name; NOT_FOUND when its group or default role is gone. */
   insert(provider: IdentityProviderRecord): Promise<void>;
@@ -266,7 +263,6 @@ export interface InviteFilter {
   visibleUnder?: readonly string[];
 }
 
-/** Group invites. */
 export interface GroupInviteStore {
   /** Inserts an invite. NOT_FOUND when its group is gone. */
   insert(invite: GroupInviteRecord): Promise<void>;
