@@ -31,7 +31,7 @@ const UNTOLD = new Set(["identity", "issuer", "expirationTime", "signature"]);
 /** The answer for any custom claim: which claim the identity checks is its configuration. */
 export const CLAIM_MISMATCH = reasonSentence("EXCHANGE_CLAIM_MISMATCH");
 
-/** The check's own reason, or the one that hides the identity's configuration; undefined for the check's own sentence. */
+/** The reason told instead of a failed check's own, which would reveal the identity's configuration; undefined when its own may be told. */
 function hidingReason(failed: Pick<ExchangeCheck, "check"> | undefined): UnauthenticatedReason | undefined {
   if (failed === undefined || UNTOLD.has(failed.check)) return "EXCHANGE_NOT_TRUSTED";
   if (failed.check.startsWith("claims.") || failed.check.startsWith("claimPatterns.")) return "EXCHANGE_CLAIM_MISMATCH";

@@ -102,6 +102,3 @@ export type PlainReason = { [R in UnauthenticatedReason]: ReasonParams<R> extend
 export function reasonSentence<R extends UnauthenticatedReason>(reason: R, ...params: ReasonParams<R>): string {
   return (SENTENCES[reason] as (...p: ReasonParams<R>) => string)(...params);
 }
-
-/** Every reason, for tests that walk the set. */
-export const UNAUTHENTICATED_REASONS = Object.keys(SENTENCES) as readonly UnauthenticatedReason[];
