@@ -132,11 +132,11 @@ export class LoginFlow {
     const state = query.get("state") ?? "";
     const attempt = state === "" ? undefined : await store.logins.takeAttempt(secretHash(state), clock.now());
     if (attempt === undefined) {
-      return { page: unauthenticated("this login is unknown, has expired or has finished already; run arbor auth login again") };
+      return { page: unauthenticated("LOGIN_UNKNOWN") };
     }
     try {
       const refused = query.get("error");
-      if (refused !== null) throw unauthenticated(`the identity provider did not log you in (${printable(refused)}: ${printable(query.get("error_description") ?? "")})`);
+      if (refused !== null) throw unauthenticated("LOGIN_DENIED", { error: printable(refused), description: printable(query.get("error_description") ?? "") });
       const code = query.get("code") ?? "";
       if (code === "") throw invalidArgument("code", "the identity provider sent no code");
       const provider = await providerOfAttempt(store, this.#deps.defaultProvider, attempt);

@@ -73,9 +73,9 @@ export class LoginTokenEndpoint {
     const redirectUri = required(params, "redirect_uri");
     // Taken before it is checked: a code presented with a wrong verifier is spent all the same.
     const login = await this.#deps.store.logins.takeCode(secretHash(code), this.#deps.clock.now());
-    if (login === undefined) throw unauthenticated("the authorization code is not valid (expired, used or never issued); log in again");
-    if (login.redirectUri !== redirectUri) throw unauthenticated("redirect_uri is not the one the login began with");
-    if (!pkceMatches(verifier, login.codeChallenge)) throw unauthenticated("code_verifier does not match the login's code_challenge");
+    if (login === undefined) throw unauthenticated("LOGIN_CODE_INVALID");
+    if (login.redirectUri !== redirectUri) throw unauthenticated("LOGIN_REDIRECT_URI");
+    if (!pkceMatches(verifier, login.codeChallenge)) throw unauthenticated("LOGIN_CODE_VERIFIER");
     const refreshToken = await this.#deps.refresh.start(login.identityUid, login.actor);
     return this.#answer(login.identityUid, audience, login.actor, refreshToken);
   }

@@ -62,6 +62,7 @@ export async function runCredentialHelper(args: readonly string[], io: HelperIo)
       case "help":
         io.stdout.write(HELP);
         return 0;
+      case undefined:
       default:
         io.stdout.write(`unknown command ${JSON.stringify(command ?? "")}\n${HELP}`);
         return 1;

@@ -18,7 +18,6 @@ export const callRecordKey = createContextKey<RequestLog>({});
 /** The smallest answer worth compressing for a client that accepts it (a full page of 200 resources is about this size). */
 export const COMPRESS_MIN_BYTES = 64 * 1024;
 
-/** Options of the Connect handlers. */
 export interface ConnectHandlersOptions {
   services: readonly ServiceBinding[];
   invoker: Invoker;

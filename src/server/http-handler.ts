@@ -68,7 +68,6 @@ export interface HttpHandlerDeps {
   clientAddress: ClientAddress;
 }
 
-/** Creates the handler. */
 export function createHttpHandler(deps: HttpHandlerDeps): (req: AnyRequest, res: AnyResponse) => void {
   return (req, res) => {
     const start = performance.now();
@@ -93,7 +92,7 @@ export function createHttpHandler(deps: HttpHandlerDeps): (req: AnyRequest, res:
       const path = splitTarget(req).path;
       const headers: { [name: string]: string } = {};
       if (err.details.retryDelayMs !== undefined) headers["retry-after"] = String(Math.ceil(err.details.retryDelayMs / 1000));
-      if (err.code === Code.UNAUTHENTICATED) headers["www-authenticate"] = bearerChallenge(req, err.message);
+      if (err.code === Code.UNAUTHENTICATED) headers["www-authenticate"] = bearerChallenge(req, err);
       writeJson(res, httpStatusOf(err), statusJson(err, errorDomainFor(path, deps.domain())), headers);
     });
   };

@@ -39,7 +39,6 @@ export interface Call {
   record: RequestLog;
 }
 
-/** Dependencies of the invoker. */
 export interface InvokerDeps {
   services: readonly ServiceBinding[];
   tokens: Tokens;
@@ -122,7 +121,7 @@ export function createInvoker(deps: InvokerDeps): Invoker {
       deps.limits.identity(principal.uid);
       // Read for every call, scoped or not: it is also where a deleted identity's token ends.
       const permissions = await deps.authorizer.callerPermissions(principal.uid);
-      if (permissions === undefined) throw unauthenticated(NO_IDENTITY);
+      if (permissions === undefined) throw unauthenticated("TOKEN_IDENTITY_GONE");
       const ctx: CallContext = { principal, permissions: () => Promise.resolve(permissions), signal: call.signal };
       const scope = entry.scope ? scopeOf(entry.scope, call.request) : "";
       if (entry.scope && !(await ctx.permissions()).allows(entry.capabilities, scope)) throw denied(entry.capabilities, scope);
@@ -211,17 +210,14 @@ function scopeOf(scope: NonNullable<Entry["scope"]>, request: Message): string {
 
 async function authenticate(deps: InvokerDeps, header: string | undefined): Promise<Principal> {
   if (header === undefined || header.trim() === "") {
-    throw unauthenticated("send an API token as Authorization: Bearer <token>");
+    throw unauthenticated("BEARER_MISSING");
   }
   // The one reading of the header every endpoint shares (RFC 6750: the scheme, spaces or tabs, the token).
   const token = bearerToken(header);
-  if (token === undefined) throw unauthenticated("the Authorization header must be of the form Bearer <token>");
+  if (token === undefined) throw unauthenticated("BEARER_MALFORMED");
   const claims = await deps.tokens.verify(token, deps.audience());
   return { uid: claims.sub, claims };
 }
-
-/** Why the token of an identity that is not (or no longer) in the store is refused. */
-export const NO_IDENTITY = "the token's identity does not exist (deleted, or never registered)";
 
 function denied(caps: readonly Capability[], scope: string) {
   const names = caps.map(capabilityName).join(", ");

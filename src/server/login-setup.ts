@@ -27,7 +27,6 @@ export function defaultLoginProviderOf(config: Pick<Config, "loginIssuer" | "log
     : undefined;
 }
 
-/** The login endpoints of a server. */
 export function createLoginEndpoints(config: Config, core: Core, urls: ServerUrls, limits: RequestLimits): OAuthEndpoints {
   const { store, deps, tokens, verifier, issuerFetch, audiences } = core;
   const { clock, ids } = deps;

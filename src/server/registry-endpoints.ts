@@ -25,7 +25,6 @@ export function registryTokenPath(issuerUrl: string): string {
   return `${new URL(issuerUrl).pathname.replace(/\/$/, "")}/registry/token`;
 }
 
-/** The registry endpoints. */
 export interface RegistryEndpoints {
   /**
    * Serves the request when path is one of the endpoints: true when it did, the allowed methods

@@ -31,7 +31,7 @@ const PERMANENT: ReadonlySet<number> = new Set([Code.INVALID_ARGUMENT, Code.NOT_
 export async function serveRegistryNotifications(deps: RegistryNotificationsDeps, req: AnyRequest, res: AnyResponse, record: RequestLog): Promise<void> {
   record.route = "POST /registry/notifications";
   if (!(await authorized(req, deps.secret))) {
-    throw unauthenticated("send the registry notifications secret as Authorization: Bearer <secret> (see arbor admin registry-config)");
+    throw unauthenticated("NOTIFICATIONS_SECRET");
   }
   const body = await readBody(req, deps.maxBodyBytes);
   let json: unknown;

@@ -47,7 +47,6 @@ import { secureDataDir, type Notice } from "./data-dir.js";
 import { loadSecretBox, resealStore } from "./secrets-key.js";
 import { recordServedUrls } from "./served-urls.js";
 
-/** A running server. */
 export interface ArborServer {
   /** {base_url}. */
   readonly url: string;

@@ -18,7 +18,6 @@ import { missingGroupOrRole, nameTaken, NAMED_SORT_COLUMNS, resourceTable } from
 import type { ResourceFilter } from "../domain/hierarchy.js";
 import type { RowWindow } from "./row-window.js";
 
-/** Identity providers. */
 export interface IdentityProviderStore {
   /** Inserts a provider. ALREADY_EXISTS for a sibling's name; NOT_FOUND when its group or default role is gone. */
   insert(provider: IdentityProviderRecord): Promise<void>;

@@ -20,7 +20,6 @@ import { guard } from "./translate-error.js";
 import type { ResourceFilter } from "../domain/hierarchy.js";
 import type { RowWindow } from "./row-window.js";
 
-/** Identities. */
 export interface IdentityStore {
   /** Inserts an identity. ALREADY_EXISTS for a sibling's name; NOT_FOUND when its group is gone. */
   insert(identity: IdentityRecord): Promise<void>;

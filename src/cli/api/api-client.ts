@@ -12,7 +12,6 @@ import type { TokenSource } from "./token-source.js";
 /** How long one call may take. */
 const TIMEOUT_MS = 30_000;
 
-/** Options of an ApiClient. */
 export interface ApiClientOptions {
   /** {base_url}. */
   baseUrl: string;

@@ -14,7 +14,6 @@ import { openBrowser } from "./open-browser.js";
 import { TokenCache } from "./token-cache.js";
 import { AuthError, savePersonTokens } from "./tokens.js";
 
-/** Options of a browser login. */
 export interface BrowserLoginOptions {
   org?: string;
   invite?: string;

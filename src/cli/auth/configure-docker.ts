@@ -15,7 +15,6 @@ import { isRegistryHost, registriesPath, saveRegistry } from "./registries.js";
 /** The helper's name in docker's config: docker runs `docker-credential-<name>`. */
 export const HELPER_NAME = "arbor";
 
-/** Options of the command. */
 export interface ConfigureDockerOptions {
   /** The registry host; default ARBOR_REGISTRY_HOST. */
   registry?: string;

@@ -4,7 +4,6 @@
  */
 import type { TreeEntry } from "./command-tree.js";
 
-/** The script for zsh. */
 export function zshScript(tree: readonly TreeEntry[], program: string): string {
   const fn = `_${program.replace(/\W/g, "_")}`;
   const cases = (pick: (e: TreeEntry) => string[]) =>

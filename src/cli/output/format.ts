@@ -6,10 +6,8 @@
 import { Option } from "commander";
 import { UsageError } from "../usage-error.js";
 
-/** The output formats. */
 export const OUTPUT_FORMATS = ["table", "wide", "json", "yaml", "id"] as const;
 
-/** One of the output formats. */
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** The `-o, --output` option. */
