@@ -3,7 +3,8 @@
  * down: every statement on `executor` made while run()'s fn is pending joins run()'s transaction,
  * whoever makes it, so services and helpers take no transaction argument. This is what
  * Store.atomically is made of (create-store.ts); docs/architecture.md, "Transactions", has the
- * model.
+ * model. test/store/ambient-transaction.store.test.ts pins, on every engine, each kind of
+ * statement the stores make to the transaction, since the Proxy below relies on Kysely's shape.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Executor } from "./database.js";
