@@ -101,7 +101,7 @@ export interface BindingStore {
   insert(binding: BindingRecord): Promise<void>;
   /** The binding with this uid, or undefined. */
   get(uid: string): Promise<BindingRecord | undefined>;
-  /** As get, the row held until the surrounding store.transaction ends: the read of a read-modify-write. */
+  /** As get, the row held until the surrounding store.atomically ends: the read of a read-modify-write. */
   lock(uid: string): Promise<BindingRecord | undefined>;
   /** The binding of identity to role at group, if there is one. */
   find(groupUid: string, identityUid: string, roleUid: string): Promise<BindingRecord | undefined>;
@@ -138,7 +138,7 @@ export interface IdentityStore {
   insert(identity: IdentityRecord): Promise<void>;
   /** The identity, or undefined. */
   get(uid: string): Promise<IdentityRecord | undefined>;
-  /** As get, the row held until the surrounding store.transaction ends: the read of a read-modify-write. */
+  /** As get, the row held until the surrounding store.atomically ends: the read of a read-modify-write. */
   lock(uid: string): Promise<IdentityRecord | undefined>;
   /** The identities among uids that exist (for hydrating bindings). */
   getMany(uids: readonly string[]): Promise<IdentityRecord[]>;
@@ -203,7 +203,7 @@ export interface IdentityProviderStore {
   insert(provider: IdentityProviderRecord): Promise<void>;
   /** The provider, or undefined. */
   get(uid: string): Promise<IdentityProviderRecord | undefined>;
-  /** As get, the row held until the surrounding store.transaction ends: the read of a read-modify-write. */
+  /** As get, the row held until the surrounding store.atomically ends: the read of a read-modify-write. */
   lock(uid: string): Promise<IdentityProviderRecord | undefined>;
   /** Applies changes and sets updateTime; undefined when it does not exist. */
   update(
@@ -235,7 +235,7 @@ export interface AccountAssociationStore {
   insert(association: AccountAssociationRecord): Promise<void>;
   /** The association, or undefined. */
   get(uid: string): Promise<AccountAssociationRecord | undefined>;
-  /** As get, the row held until the surrounding store.transaction ends: the read of a read-modify-write. */
+  /** As get, the row held until the surrounding store.atomically ends: the read of a read-modify-write. */
   lock(uid: string): Promise<AccountAssociationRecord | undefined>;
   /** Replaces the fields given (a provider set to null is removed) and sets updateTime; undefined when none exists. */
   update(
