@@ -129,12 +129,12 @@ export function createInvoker(deps: InvokerDeps): Invoker {
       // Permissions were read before the transaction opens: read inside it, they could be
       // remembered from a change that then rolls back (see Authorizer).
       const { getter } = entry.mutation;
-      return deps.atomically(async (changes) => {
+      return deps.atomically(async (tx) => {
         const before = actionOf(entry.method.name) === "create" ? undefined : await readBefore(getter, scope, ctx);
         const response = await entry.handler(call.request, ctx);
         // The one place no escalation is enforced: whatever the call wrote, through whichever
         // service or store, it commits only if the caller holds everything it hands out.
-        await deps.guard.check({ uid: principal.uid, permissions: await ctx.permissions() }, changes);
+        await deps.guard.check({ uid: principal.uid, permissions: await ctx.permissions() }, tx.authorityChanges);
         await deps.audit.record({ method: entry.method, principal, scope, response, ...(before && { before }) });
         return response;
       });

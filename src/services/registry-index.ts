@@ -119,7 +119,7 @@ export function createRegistryIndex(deps: Pick<ServiceDeps, "store" | "ids">): R
   async function claim(at: ResolvedRepository): Promise<boolean> {
     if (at.unbound.length === 0) return true;
     try {
-      await store.transaction((tx) => tx.registryPaths.bind(at.unbound));
+      await store.atomically((tx) => tx.registryPaths.bind(at.unbound));
     } catch (e) {
       if (isApiError(e) && e.code === Code.FAILED_PRECONDITION) return false;
       throw e;
@@ -156,7 +156,7 @@ export function createRegistryIndex(deps: Pick<ServiceDeps, "store" | "ids">): R
    * time; apply returns the time the repo changed at, if it did. False when the repo is gone.
    */
   function inRepo(repoUid: string, apply: (tx: Stores) => Promise<number | undefined>): Promise<boolean> {
-    return store.transaction(async (tx) => {
+    return store.atomically(async (tx) => {
       if (!(await tx.repos.touch(repoUid, 0))) return false;
       const changedAt = await apply(tx);
       if (changedAt !== undefined) await tx.repos.touch(repoUid, changedAt);

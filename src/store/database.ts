@@ -319,7 +319,11 @@ export interface Database {
 /** The pool or a transaction: a Kysely Transaction is a Kysely too. */
 export type Executor = Kysely<Database>;
 
-/** Runs fn in a transaction: the caller's, when db already is one, else a new one. */
+/**
+ * Runs fn in a transaction: the one open, when db is one (inside store.atomically, the stores'
+ * executor is), else a new one. For a store call of several statements; code outside store/
+ * uses store.atomically (types.ts, Store).
+ */
 export async function inTransaction<T>(db: Executor, fn: (tx: Executor) => Promise<T>): Promise<T> {
   return db.isTransaction ? fn(db) : db.transaction().execute(fn);
 }

@@ -23,7 +23,7 @@ export interface IdentityProviderStore {
   insert(provider: IdentityProviderRecord): Promise<void>;
   /** The provider, or undefined. */
   get(uid: string): Promise<IdentityProviderRecord | undefined>;
-  /** As get, the row held until the surrounding store.transaction ends: the read of a read-modify-write. */
+  /** As get, the row held until the surrounding store.atomically ends: the read of a read-modify-write. */
   lock(uid: string): Promise<IdentityProviderRecord | undefined>;
   /** Applies changes and sets updateTime; undefined when it does not exist. */
   update(

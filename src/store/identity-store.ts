@@ -25,7 +25,7 @@ export interface IdentityStore {
   insert(identity: IdentityRecord): Promise<void>;
   /** The identity, or undefined. */
   get(uid: string): Promise<IdentityRecord | undefined>;
-  /** As get, the row held until the surrounding store.transaction ends: the read of a read-modify-write. */
+  /** As get, the row held until the surrounding store.atomically ends: the read of a read-modify-write. */
   lock(uid: string): Promise<IdentityRecord | undefined>;
   /** The identities among uids that exist (for hydrating bindings). */
   getMany(uids: readonly string[]): Promise<IdentityRecord[]>;

@@ -19,7 +19,7 @@ describeEachEngine("store", (t) => {
 
   describe("transaction", () => {
     it("commits when fn resolves", async () => {
-      const result = await store().transaction(async (tx) => {
+      const result = await store().atomically(async (tx) => {
         await tx.groups.insert(group(rootUid(1), "committed"));
         return "done";
       });
@@ -29,7 +29,7 @@ describeEachEngine("store", (t) => {
 
     it("rolls back when fn throws, and rethrows fn's own error", async () => {
       const own = new Error("changed my mind");
-      const attempt = store().transaction(async (tx) => {
+      const attempt = store().atomically(async (tx) => {
         await tx.groups.insert(group(rootUid(2), "rolled-back"));
         await tx.settings.getOrCreate("rolled-back", () => "x");
         throw own;
@@ -40,7 +40,7 @@ describeEachEngine("store", (t) => {
     });
 
     it("rolls back everything when a store call inside fails", async () => {
-      const attempt = store().transaction(async (tx) => {
+      const attempt = store().atomically(async (tx) => {
         await tx.groups.insert(group(rootUid(3), "first"));
         await tx.groups.insert(group(rootUid(4), "first"));
       });
@@ -51,7 +51,7 @@ describeEachEngine("store", (t) => {
     it("holds a delete with the rest of the transaction", async () => {
       await store().groups.insert(group(rootUid(5), "kept"));
       await store().groups.insert(group(childUid(rootUid(5), 1), "kept child"));
-      const attempt = store().transaction(async (tx) => {
+      const attempt = store().atomically(async (tx) => {
         expect(await tx.groups.delete(childUid(rootUid(5), 1))).toBe(true);
         expect(await tx.groups.delete(rootUid(5))).toBe(true);
         throw new Error("undo");
