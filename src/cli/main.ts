@@ -51,8 +51,16 @@ export function buildProgram(): Command {
       "\nExit codes: 0 done, 1 failed, 2 called wrongly. Reference: docs/cli.md.\n\nExamples:\n" +
         "  arbor serve\n  arbor auth login\n  arbor iam groups tree acme\n  arbor iam identities list -o json\n",
     )
+    .addOption(new Option("--context <context>", "the context of the settings file to use (ARBOR_CONTEXT; default its current context): see arbor config get-contexts"))
     .showHelpAfterError()
     .exitOverride();
+  // The environment the commands read, with --context handed on as ARBOR_CONTEXT: one rule
+  // (config/contexts.ts) then serves the flag and the variable, which it outranks.
+  const env: Record<string, string | undefined> = { ...process.env };
+  program.hook("preAction", () => {
+    const context = program.opts<{ context?: string }>().context;
+    if (context !== undefined) env.ARBOR_CONTEXT = context;
+  });
 
   storeOptions(
     program
@@ -73,9 +81,9 @@ export function buildProgram(): Command {
     await serve(configOf(flags, (k) => cmd.getOptionValueSource(k) === "cli"));
   });
 
-  const io = processIo(process.env);
+  const io = processIo(env);
   addAdminCommands(program, storeOptions, configOf, io);
-  addAuthCommands(program, process.env);
+  addAuthCommands(program, env);
   addIamCommands(program, io);
   addRegistryCommands(program, io);
   addAuditApiCommands(program, io);
