@@ -5,7 +5,7 @@
  * keeps it so.
  */
 import { Command, CommanderError, Option } from "commander";
-import { ConfigError, DEFAULT_CONFIG, resolveConfig, type Config } from "../config.js";
+import { ConfigError, DEFAULT_CONFIG, LOG_LEVELS, resolveConfig, type Config } from "../config.js";
 import { isApiError } from "../domain/errors.js";
 import { addAdminCommands } from "./admin-commands.js";
 import { addAdvisoriesCommands } from "./advisories.js";
@@ -67,7 +67,7 @@ export function buildProgram(): Command {
       .command("serve")
       .description("run the server: REST/JSON, gRPC, gRPC-Web and Connect on one port")
       .addOption(new Option("--host <address>", "address to listen on (ARBOR_HOST; default every interface)"))
-      .addOption(new Option("--log-level <level>", "fatal, error, warn, info, debug, trace or silent (ARBOR_LOG_LEVEL)").default(DEFAULT_CONFIG.logLevel))
+      .addOption(new Option("--log-level <level>", "how much to log (ARBOR_LOG_LEVEL)").choices(LOG_LEVELS).default(DEFAULT_CONFIG.logLevel))
       .addOption(new Option("--tls-cert <file>", "PEM certificate chain: serve TLS, h2 and HTTP/1.1 by ALPN (ARBOR_TLS_CERT)"))
       .addOption(new Option("--tls-key <file>", "PEM private key of --tls-cert (ARBOR_TLS_KEY)"))
       .addOption(new Option("--no-migrate", "do not migrate at start; refuse a store whose schema is behind (ARBOR_MIGRATE=false; see arbor admin migrate)"))
@@ -89,7 +89,7 @@ export function buildProgram(): Command {
   addAuditApiCommands(program, io);
   addAdvisoriesCommands(program, storeOptions, configOf, io);
   addConfigCommands(program, io);
-  addCompletionCommand(program, io.stdout);
+  addCompletionCommand(program, io.stdout, env);
   addVersionCommand(program, io);
   return program;
 }

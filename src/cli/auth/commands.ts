@@ -26,7 +26,7 @@ export function addAuthCommands(program: Command, env: Env): void {
     .description("log in to an Arbor server and print API tokens")
     .addHelpText(
       "after",
-      "\nTokens are cached in $XDG_CACHE_HOME/arbor (else ~/.cache/arbor), per API URL and audience.\n\n" +
+      "\nTokens are cached in $XDG_CACHE_HOME/arbor/contexts (else ~/.cache/arbor/contexts), per context, API URL\nand audience: each context (arbor config get-contexts) has logins of its own.\n\n" +
         "Examples:\n  arbor auth login\n  arbor auth status\n",
     );
   const say = (text: string) => process.stderr.write(`${text}\n`);

@@ -4,7 +4,7 @@
  * (--context, ARBOR_CONTEXT, else the current one); the context commands are in
  * context-commands.ts.
  */
-import type { Command } from "commander";
+import { Argument, type Command } from "commander";
 import { UsageError } from "../usage-error.js";
 import type { CliIo } from "../output/io.js";
 import { withExamples } from "../resource/help-text.js";
@@ -15,6 +15,11 @@ import { selectContext } from "./contexts.js";
 function keyOf(text: string): ClientFileKey {
   if (!isClientFileKey(text)) throw new UsageError(`unknown setting "${text}" (known: ${Object.keys(CLIENT_FILE_KEYS).join(", ")})`);
   return text;
+}
+
+/** The `<key>` of get, set and unset: one of the settings. */
+function keyArgument(): Argument {
+  return new Argument("<key>", "the setting").choices(Object.keys(CLIENT_FILE_KEYS));
 }
 
 /** Adds `arbor config` to program; io.env locates the file and names the context. */
@@ -44,19 +49,19 @@ export function addConfigCommands(program: Command, io: CliIo): void {
     io.stdout.write(Object.entries(settings).map(([k, v]) => `${k}: ${v}\n`).join(""));
     io.stderr.write(`(${path}${name === DEFAULT_CONTEXT ? "" : `, context ${name}`})\n`);
   });
-  withExamples(config.command("get").description("print one setting of the context; exit code 1 when it is not set").argument("<key>", Object.keys(CLIENT_FILE_KEYS).join(", ")), ["arbor config get api"]).action((key: string) => {
+  withExamples(config.command("get").description("print one setting of the context; exit code 1 when it is not set").addArgument(keyArgument()), ["arbor config get api"]).action((key: string) => {
     const path = clientFilePath(env);
     const { name, settings } = selectContext(readClientFile(path), path, env);
     const value = settings[keyOf(key)];
     if (value === undefined) throw new Error(`${key} is not set in ${path}${name === DEFAULT_CONTEXT ? "" : ` (context ${name})`}`);
     io.stdout.write(`${value}\n`);
   });
-  withExamples(config.command("set").description("change one setting of the context").argument("<key>", Object.keys(CLIENT_FILE_KEYS).join(", ")).argument("<value>", "its value"), ["arbor config set api http://localhost:8080", "arbor config set group engineering", "arbor config set api https://arbor.example.com --context prod"]).action((key: string, value: string) => {
+  withExamples(config.command("set").description("change one setting of the context").addArgument(keyArgument()).argument("<value>", "its value"), ["arbor config set api http://localhost:8080", "arbor config set group engineering", "arbor config set api https://arbor.example.com --context prod"]).action((key: string, value: string) => {
     const k = keyOf(key);
     const v = checkValue(k, value);
     edit((settings) => ({ ...settings, [k]: v }));
   });
-  withExamples(config.command("unset").description("remove one setting of the context").argument("<key>", Object.keys(CLIENT_FILE_KEYS).join(", ")), ["arbor config unset group"]).action((key: string) => {
+  withExamples(config.command("unset").description("remove one setting of the context").addArgument(keyArgument()), ["arbor config unset group"]).action((key: string) => {
     const k = keyOf(key);
     edit(({ [k]: _gone, ...rest }) => rest);
   });
