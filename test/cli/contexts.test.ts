@@ -131,6 +131,10 @@ describe("arbor config contexts", { timeout: 120_000 }, () => {
     expect(await refused(["iam", "groups", "list", "--context", "nope"])).toContain(`no context "nope" in ${file()} (contexts: default, staging;`);
     expect(await refused(["auth", "status"], { ARBOR_CONTEXT: "nope" })).toContain('no context "nope"');
     expect(await refused(["config", "use-context", "nope"])).toContain('no context "nope"');
+    // The list, where one looks for the right name, still lists them, marking none.
+    const listed = await ok(["config", "get-contexts", "-o", "json"], { ARBOR_CONTEXT: "nope" });
+    expect(JSON.parse(listed.stdout).map((c: { current: boolean }) => c.current)).toEqual([false, false]);
+    expect(listed.stderr).toContain('no context "nope"');
     expect(await refused(["config", "delete-context", "nope"])).toContain('no context "nope"');
     expect(await refused(["config", "rename-context", "nope", "x"])).toContain('no context "nope"');
     expect(await refused(["config", "delete-context", "default"])).toContain("context default is the current context; switch first");

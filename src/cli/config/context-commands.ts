@@ -35,7 +35,14 @@ export function addContextCommands(config: Command, io: CliIo): void {
     ["arbor config get-contexts", "arbor config get-contexts -o name"],
   ).action((opts: { output: (typeof LIST_FORMATS)[number] }) => {
     const file = readClientFile(path());
-    const used = selectContext(file, path(), env).name;
+    let used: string | undefined;
+    try {
+      used = selectContext(file, path(), env).name;
+    } catch (e) {
+      // The list is where one looks for the right name: a wrong --context or ARBOR_CONTEXT marks none, and says so.
+      if (!(e instanceof UsageError)) throw e;
+      io.stderr.write(`arbor: ${e.message}\n`);
+    }
     const rows = contextNames(file).map((name) => ({ name, current: name === used, ...(file.contexts[name] ?? {}) }));
     if (opts.output === "name") io.stdout.write(rows.map((r) => `${r.name}\n`).join(""));
     else if (opts.output === "json") io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
