@@ -11,6 +11,8 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ARBOR_BIN, runArbor } from "../support/process.js";
@@ -41,6 +43,7 @@ describe("arbor completion", { timeout: 60_000 }, () => {
   let dir: string;
   const scripts: Record<string, string> = {};
   let env: Record<string, string>;
+  const envOf = () => env;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "arbor-completion-"));
@@ -71,6 +74,8 @@ describe("arbor completion", { timeout: 60_000 }, () => {
 
   /** What bash offers for the words, the last being the one completed (COMP_WORDS as bash splits them). */
   async function bash(...words: string[]): Promise<string[]> {
+    // A login to ask a server with, where a test gives one (--api).
+    const env = { ...envOf(), ARBOR_TOKEN: "a-token" };
     const script = `source ${quote(scripts.bash as string)}; COMP_WORDS=(${words.map(quote).join(" ")}); COMP_CWORD=${words.length - 1}; COMP_LINE=${quote(words.join(" "))}; COMP_POINT=\${#COMP_LINE}; _arbor; printf '%s\\n' "\${COMPREPLY[@]}"`;
     const { stdout, stderr } = await exec("bash", ["-c", script], { env });
     expect(stderr).toBe("");
@@ -99,6 +104,22 @@ describe("arbor completion", { timeout: 60_000 }, () => {
     expect(await bash("npx", "arbor", "iam", "gr")).toEqual(["groups"]);
     expect(await bash("npx", "arbor", "config", "delete-context", "s")).toEqual(["staging"]);
     expect(await bash("npx", "cowsay", "")).toEqual([]);
+  });
+
+  it("bash offers the names a server lists, quoted for the command line, and nothing that is no name", async () => {
+    // A server of its own making: whatever it lists, the shell must get only names.
+    const server = createServer((req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ groups: [{ name: "web team" }, { name: "web" }, { name: "web;rm -rf ~" }, { name: "web\nx" }, { name: "WEB$(id)" }], totalCount: 5 }));
+    });
+    await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const offered = await bash("arbor", "iam", "groups", "get", "--api", url, "w");
+      expect(offered).toEqual(["web", "web\\ team"]);
+    } finally {
+      await new Promise((done) => server.close(done));
+    }
   });
 
   it.runIf(process.env.CI === "true")("has zsh and fish to run their scripts with, under CI", () => {

@@ -9,6 +9,7 @@
  */
 import type { JsonObject } from "@bufbuild/protobuf";
 import { createHash } from "node:crypto";
+import { MAX_NAME_LENGTH, NAME_PATTERN } from "../../domain/names.js";
 import { join } from "node:path";
 import { createApiClient } from "../api/api-client.js";
 import { resolveClientConfig, type ClientConfig } from "../auth/client-config.js";
@@ -23,6 +24,12 @@ import { CompletionCache } from "./completion-cache.js";
 
 /** How long the server may take to answer. */
 export const COMPLETION_TIMEOUT_MS = 1000;
+
+/**
+ * What a name may be (the API's rule): anything else a server sends, newlines or shell syntax, is
+ * not offered, since the shell would put it on the command line.
+ */
+const NAME = new RegExp(NAME_PATTERN);
 
 /** The server's largest page: completion asks for one. */
 const PAGE_SIZE = 200;
@@ -66,7 +73,7 @@ async function namesOf(request: CompleteRequest): Promise<string[]> {
   const api = createApiClient({ baseUrl: config.api, token: () => Promise.resolve(login.token), timeoutMs: request.timeoutMs ?? COMPLETION_TIMEOUT_MS });
   const answer = (await api.call(lookup.service, lookup.listRpc, { pageSize: PAGE_SIZE })) as JsonObject;
   const items = answer[lookup.items];
-  const names = Array.isArray(items) ? items.map((i) => (i as JsonObject | null)?.name).filter((n): n is string => typeof n === "string" && n !== "") : [];
+  const names = Array.isArray(items) ? items.map((i) => (i as JsonObject | null)?.name).filter((n): n is string => typeof n === "string" && NAME.test(n) && n.length <= MAX_NAME_LENGTH) : [];
   await cache.put(config.api, login.identity, request.kind, names);
   return names;
 }

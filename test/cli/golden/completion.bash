@@ -383,7 +383,8 @@ _arbor_offer() {
     d:*)
       compopt +o default 2>/dev/null
       local line
-      while IFS= read -r line; do COMPREPLY+=("$line"); done < <("${prog[@]}" __complete -- "${1#d:}" "$cur" "${COMP_LINE:0:COMP_POINT}" 2>/dev/null)
+      # Quoted for the command line: names may hold spaces.
+      while IFS= read -r line; do COMPREPLY+=("$(printf '%q' "$line")"); done < <("${prog[@]}" __complete -- "${1#d:}" "${cur//\\/}" "${COMP_LINE:0:COMP_POINT}" 2>/dev/null)
       ;;
   esac
 }
