@@ -7,6 +7,7 @@
  * Which API and login a command used shows in `arbor auth token`, which prints a cached token
  * while it is fresh without asking any server.
  */
+import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,6 +15,7 @@ import { beforeEach, afterAll, describe, expect, it } from "vitest";
 import { runArbor, type RunResult } from "../support/process.js";
 
 const API = "http://127.0.0.1:1";
+const HELPER = join(import.meta.dirname, "../../bin/docker-credential-arbor.js");
 const OTHER_API = "http://127.0.0.1:2";
 
 // Every step spawns the CLI, which is slow on a loaded machine.
@@ -107,6 +109,28 @@ describe("arbor config contexts", { timeout: 120_000 }, () => {
     expect((await token({ ARBOR_CONTEXT: "prod" })).code).toBe(1);
     await ok(["config", "delete-context", "production"]);
     await expect(stat(join(cacheRoot(), "contexts", "production"))).rejects.toMatchObject({ code: "ENOENT" });
+  });
+
+  it("has docker-credential-arbor use the login of the context configure-docker ran in, after a rename too", async () => {
+    const registry = "reg.example";
+    await ok(["config", "create-context", "ci", "--api", API]);
+    await cacheLogin(join(cacheRoot(), "contexts", "ci"), API, "not-this-one");
+    // The login's token for the registry's audience, cached beside the API's.
+    const tokens = join(cacheRoot(), "contexts", "ci", encodeURIComponent(API), "tokens");
+    await writeFile(join(tokens, `${registry}.json`), JSON.stringify({ token: "registry-token-of-ci", expiry: new Date(Date.now() + 3_600_000).toISOString() }));
+    await ok(["--context", "ci", "auth", "configure-docker", "--registry", registry, "--config", join(env.HOME as string, "docker.json")]);
+    const get = () =>
+      new Promise<string>((done, fail) => {
+        const child = spawn(process.execPath, [HELPER, "get"], { env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["pipe", "pipe", "inherit"] });
+        let out = "";
+        child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+        child.once("error", fail);
+        child.once("close", () => done(out));
+        child.stdin.end(`${registry}\n`);
+      });
+    expect(JSON.parse(await get())).toMatchObject({ Username: "_token", Secret: "registry-token-of-ci" });
+    await ok(["config", "rename-context", "ci", "build"]);
+    expect(JSON.parse(await get())).toMatchObject({ Secret: "registry-token-of-ci" });
   });
 
   it("reads a first-format file as the context default, converts it at the first write keeping a copy, and keeps the logins of before", async () => {
