@@ -107,6 +107,10 @@ describe("arbor config contexts", { timeout: 120_000 }, () => {
     // A new context of the old name starts with no login.
     await ok(["config", "create-context", "prod", "--api", API]);
     expect((await token({ ARBOR_CONTEXT: "prod" })).code).toBe(1);
+    // Logging out of one context leaves the other's login alone.
+    expect((await ok(["auth", "logout", "--context", "prod"])).stderr).toBe(`Not logged in to ${API} (context prod); nothing to do.\n`);
+    expect((await ok(["auth", "logout", "--context", "production"])).stderr).toBe(`Logged out of ${API} (context production).\n`);
+    await cacheLogin(join(cacheRoot(), "contexts", "production"), API, "token-of-prod");
     await ok(["config", "delete-context", "production"]);
     await expect(stat(join(cacheRoot(), "contexts", "production"))).rejects.toMatchObject({ code: "ENOENT" });
   });
