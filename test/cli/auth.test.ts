@@ -104,7 +104,7 @@ describe("arbor auth", () => {
     });
 
     it("renews a token that expires within a minute with the refresh token, which rotates", async () => {
-      const dir = join(env.XDG_CACHE_HOME as string, "arbor", encodeURIComponent(w.t.url));
+      const dir = join(env.XDG_CACHE_HOME as string, "arbor", "contexts", "default", encodeURIComponent(w.t.url));
       const tokenFile = join(dir, "tokens", `${encodeURIComponent(w.t.url)}.json`);
       const cached = JSON.parse(await readFile(tokenFile, "utf8")) as { token: string; expiry: string };
       const before = JSON.parse(await readFile(join(dir, "session.json"), "utf8")) as { refreshToken: string };
@@ -119,7 +119,7 @@ describe("arbor auth", () => {
     });
 
     it("logs out: the login is revoked at the server and the cache is gone", async () => {
-      const dir = join(env.XDG_CACHE_HOME as string, "arbor", encodeURIComponent(w.t.url));
+      const dir = join(env.XDG_CACHE_HOME as string, "arbor", "contexts", "default", encodeURIComponent(w.t.url));
       const { refreshToken } = JSON.parse(await readFile(join(dir, "session.json"), "utf8")) as { refreshToken: string };
       const out = ok(await arbor(["logout"], env));
       expect(out.stderr).toContain(`Logged out of ${w.t.url}.`);
@@ -148,7 +148,7 @@ describe("arbor auth", () => {
 
   it("ends the login a new one replaces", async () => {
     const env = await machine();
-    const session = join(env.XDG_CACHE_HOME, "arbor", encodeURIComponent(w.t.url), "session.json");
+    const session = join(env.XDG_CACHE_HOME, "arbor", "contexts", "default", encodeURIComponent(w.t.url), "session.json");
     expect((await cliLogin(env, { sub: "cli-dan" })).run.code).toBe(0);
     const { refreshToken } = JSON.parse(await readFile(session, "utf8")) as { refreshToken: string };
     expect((await cliLogin(env, { sub: "cli-dan" })).run.code).toBe(0);

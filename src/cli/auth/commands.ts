@@ -5,7 +5,8 @@
  */
 import { Command, Option } from "commander";
 import { UsageError } from "../usage-error.js";
-import { DEFAULT_API_URL, resolveClientConfig, type ClientFlags } from "./client-config.js";
+import { DEFAULT_CONTEXT } from "../config/client-file.js";
+import { DEFAULT_API_URL, resolveClientConfig, type ClientConfig, type ClientFlags } from "./client-config.js";
 import { addPullTokenCommand } from "./pull-token.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -26,7 +27,7 @@ export function addAuthCommands(program: Command, env: Env): void {
     .description("log in to an Arbor server and print API tokens")
     .addHelpText(
       "after",
-      "\nTokens are cached in $XDG_CACHE_HOME/arbor (else ~/.cache/arbor), per API URL and audience.\n\n" +
+      "\nTokens are cached in $XDG_CACHE_HOME/arbor/contexts (else ~/.cache/arbor/contexts), per context, API URL\nand audience: each context (arbor config get-contexts) has logins of its own.\n\n" +
         "Examples:\n  arbor auth login\n  arbor auth status\n",
     );
   const say = (text: string) => process.stderr.write(`${text}\n`);
@@ -56,12 +57,12 @@ export function addAuthCommands(program: Command, env: Env): void {
       if (opts.org !== undefined || opts.invite !== undefined) throw new UsageError("--org and --invite are for people; a workload logs in with --identity alone");
       const { workloadLogin } = await import("./workload-login.js");
       const identity = await workloadLogin(config, opts.identity, opts.identityToken as string);
-      say(`Logged in to ${config.api} as ${identity}.`);
+      say(`Logged in to ${config.api}${contextNote(config)} as ${identity}.`);
       return;
     }
     const { browserLogin } = await import("./browser-login.js");
     const identity = await browserLogin(config, { org: opts.org, invite: opts.invite, noBrowser: !opts.browser, timeoutMs: opts.timeout * 1000, say });
-    say(`Logged in to ${config.api} as ${identity}.`);
+    say(`Logged in to ${config.api}${contextNote(config)} as ${identity}.`);
   });
 
   withClientOptions(
@@ -125,10 +126,15 @@ export function addAuthCommands(program: Command, env: Env): void {
   ).action(async (opts: ClientFlags) => {
     const config = resolveClientConfig(opts, env);
     const { logout } = await import("./logout.js");
-    say((await logout(config)) ? `Logged out of ${config.api}.` : `Not logged in to ${config.api}; nothing to do.`);
+    say((await logout(config)) ? `Logged out of ${config.api}${contextNote(config)}.` : `Not logged in to ${config.api}${contextNote(config)}; nothing to do.`);
   });
 
   addPullTokenCommand(auth, env);
+}
+
+/** Which context a login belongs to, when it is not the default one (each has its own). */
+function contextNote(config: ClientConfig): string {
+  return config.context === DEFAULT_CONTEXT ? "" : ` (context ${config.context})`;
 }
 
 function seconds(text: string): number {
