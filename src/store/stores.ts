@@ -12,6 +12,7 @@ import { createGroupStore } from "./group-store.js";
 import { createIdentityProviderStore } from "./identity-provider-store.js";
 import { createIdentityStore } from "./identity-store.js";
 import { createKeyStore } from "./key-store.js";
+import { createDeviceAuthorizationStore } from "./device-authorization-store.js";
 import { createLoginStore } from "./login-store.js";
 import { createRefreshTokenStore } from "./refresh-token-store.js";
 import { createRegistryPathStore } from "./registry-path-store.js";
@@ -43,6 +44,7 @@ export function createStores(db: Executor, engine: Engine, secrets: SecretBox | 
     advisories: createAdvisoryStore(db),
     audit: createAuditStore(db, engine),
     logins: createLoginStore(db),
+    devices: createDeviceAuthorizationStore(db),
     refreshTokens: createRefreshTokenStore(db),
     repos: createRepoStore(db, engine, memory),
     tags: createTagStore(db, engine, memory),

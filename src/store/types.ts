@@ -355,6 +355,8 @@ export interface LoginAttemptRecord {
   addressHash: string;
   /** The organization whose identity provider the login goes through; '' for the default login provider. */
   organizationUid: string;
+  /** SHA-256 of the device code of the headless login this attempt finishes; null for a browser login. */
+  deviceCodeHash: string | null;
 }
 
 /** How many logins may be in progress at once: in all, from one address, and per organization. */
@@ -396,6 +398,56 @@ export interface LoginStore {
   insertCode(code: LoginCodeRecord): Promise<void>;
   /** Removes and returns the code with this hash; undefined when there is none or it expired at now. */
   takeCode(codeHash: string, now: number): Promise<LoginCodeRecord | undefined>;
+}
+
+/** Where a headless login stands: waiting for the person, logged in as someone, or refused with a reason. */
+export type DeviceOutcome = { state: "pending" } | { state: "approved"; identityUid: string; actor: UpstreamActor } | { state: "denied"; denial: string };
+
+/** A headless login (RFC 8628): from the CLI's device authorization request to its last poll. */
+export interface DeviceAuthorizationRecord {
+  /** SHA-256 (hex) of the device code the CLI polls with. */
+  deviceCodeHash: string;
+  /** SHA-256 (hex) of the normalized user code the person types. */
+  userCodeHash: string;
+  /** The provider the login goes through, as LoginAttemptRecord. */
+  providerUid: string | null;
+  issuer: string;
+  clientId: string;
+  inviteCodeHash: string | null;
+  addressHash: string;
+  organizationUid: string;
+  /** How long the CLI must wait between polls; every slow_down adds 5 s. */
+  intervalMs: number;
+  lastPollTime: number | null;
+  outcome: DeviceOutcome;
+  createTime: number;
+  expireTime: number;
+}
+
+/** A poll as the store saw it: the authorization, and whether it came sooner than its interval allows. */
+export interface DevicePoll {
+  record: DeviceAuthorizationRecord;
+  tooSoon: boolean;
+}
+
+/**
+ * Headless logins in progress, shared by every replica. A record outlives its expiry by as long
+ * again (so a late poll learns it expired) and is then swept.
+ */
+export interface DeviceAuthorizationStore {
+  /** Sweeps long-expired records, then inserts this one unless a limit (counting unexpired records) is reached already. */
+  insert(record: DeviceAuthorizationRecord, limits: LoginAttemptLimits): Promise<LoginAttemptAdmission>;
+  /** The pending, unexpired authorization with this user code hash. */
+  findPending(userCodeHash: string, now: number): Promise<DeviceAuthorizationRecord | undefined>;
+  /** Settles a pending, unexpired authorization; false when it is not one (any more). */
+  settle(deviceCodeHash: string, outcome: Exclude<DeviceOutcome, { state: "pending" }>, now: number): Promise<boolean>;
+  /**
+   * Records a poll at now: too soon when it comes less than the interval (less slackMs) after the
+   * last, and then the interval grows by slowDownMs. Undefined for an unknown device code.
+   */
+  poll(deviceCodeHash: string, now: number, slackMs: number, slowDownMs: number): Promise<DevicePoll | undefined>;
+  /** Removes and returns the authorization if it is in state; undefined otherwise (someone else took it). */
+  take(deviceCodeHash: string, state: DeviceOutcome["state"]): Promise<DeviceAuthorizationRecord | undefined>;
 }
 
 /** One login's chain of refresh tokens. */
@@ -464,6 +516,7 @@ export interface Stores {
   readonly advisories: AdvisoryStore;
   readonly audit: AuditStore;
   readonly logins: LoginStore;
+  readonly devices: DeviceAuthorizationStore;
   readonly refreshTokens: RefreshTokenStore;
   readonly repos: RepoStore;
   readonly tags: TagStore;
