@@ -7,12 +7,14 @@
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { userIdentityUid } from "../../src/domain/identities.js";
+import { builtinRoleUid } from "../../src/domain/roles.js";
 import { TestBrowser } from "../support/browser.js";
 import { authorizeDevice, confirmDevice, openPage, pollDevice } from "../support/device-login.js";
 import { engines } from "../support/engines.js";
 import { movableClock, type MovableClock } from "../support/exchange.js";
-import { oauthPost, ORG_CLIENT, startLoginWorld, type LoginWorld } from "../support/login.js";
+import { DEFAULT_CLIENT, oauthPost, ORG_CLIENT, startLoginWorld, type LoginWorld } from "../support/login.js";
 import { restClient } from "../support/rest.js";
+import { startTestServer, storeAt } from "../support/server.js";
 
 const USER_CODE = /^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/;
 
@@ -24,6 +26,8 @@ for (const engine of engines) {
     let w: LoginWorld;
     let clock: MovableClock;
     let n = 0;
+    /** The codes and tokens handled here, to look for in the log. */
+    const secrets: string[] = [];
     const person = () => ({ sub: `device-${++n}`, claims: { preferred_username: `Device ${n}`, email: `device-${n}@example.com`, email_verified: true } });
     /** The next poll is in time. */
     const later = () => clock.advance(5_000);
@@ -36,6 +40,7 @@ for (const engine of engines) {
 
     it("logs a person in: code, page, confirmation, provider, then the same tokens as a browser login, once", async () => {
       const grant = await authorizeDevice(w, { org: "acme" });
+      secrets.push(grant.device_code, grant.user_code);
       expect(Object.keys(grant).sort()).toEqual(["device_code", "expires_in", "interval", "user_code", "verification_uri", "verification_uri_complete"]);
       expect(grant).toMatchObject({ expires_in: 600, interval: 5, verification_uri: `${w.t.url}/oauth/device` });
       expect(grant.user_code).toMatch(USER_CODE);
@@ -67,6 +72,20 @@ for (const engine of engines) {
       const again = await confirmDevice(w, grant.verification_uri_complete, person());
       expect(again.response.status).toBe(401);
       expect(again.html).toContain("this code is not valid");
+    });
+
+    it("redeems an invite given with the device authorization, and refuses a used one at once", async () => {
+      const team = (await w.admin.post(`/iam/v2beta1/groups/${w.org.uid}`, { name: "device-team" })).body.uid as string;
+      const invite = (await w.admin.post(`/iam/v2beta1/groupInvites/${team}`, { roleUid: builtinRoleUid("editor"), ttl: "3600s", singleUse: true })).body as { code: string };
+      const grant = await authorizeDevice(w, { invite: invite.code });
+      const bob = person();
+      expect((await confirmDevice(w, grant.verification_uri_complete, bob)).html).toContain("Your device is logged in to Arbor");
+      later();
+      expect((await pollDevice(w, grant.device_code)).status).toBe(200);
+      const bindings = await w.t.server.store.bindings.forIdentity(userIdentityUid(w.issuer.url, bob.sub));
+      expect(bindings.map((b) => [b.groupUid, b.roleUid])).toContainEqual([team, builtinRoleUid("editor")]);
+      const used = await oauthPost(w, "device_authorization", { invite: invite.code });
+      expect([used.status, used.body.message]).toEqual([400, "Precondition failed: the invite has already been used; ask for a new one"]);
     });
 
     it("shows the code and asks the person to confirm it: opening the link alone logs nobody in", async () => {
@@ -163,6 +182,39 @@ for (const engine of engines) {
         token_endpoint: `${w.t.url}/oauth/token`,
         grant_types_supported: expect.arrayContaining(["urn:ietf:params:oauth:grant-type:device_code"]),
       });
+    });
+
+    it("finishes on another replica: the page and the callback there, the polls here", async () => {
+      const replica = await startTestServer(engine, {
+        ...storeAt(w.location),
+        baseUrl: w.t.url,
+        issuerUrl: w.t.url,
+        loginIssuer: w.issuer.url,
+        loginClientId: DEFAULT_CLIENT.id,
+        loginClientSecret: DEFAULT_CLIENT.secret,
+        allowHttpLoopbackIssuers: true,
+      });
+      try {
+        const grant = await authorizeDevice(w, { org: "acme" });
+        const onReplica = (u: string) => u.replace(w.t.url, replica.url);
+        const done = await confirmDevice(w, onReplica(grant.verification_uri_complete), person(), { rewrite: onReplica });
+        expect(done.visited.at(-1)).toMatch(new RegExp(`^${replica.url}/oauth/callback\\?`));
+        expect(done.html).toContain("Your device is logged in to Arbor");
+        later();
+        const answer = await pollDevice(w, grant.device_code);
+        expect(answer.status).toBe(200);
+        secrets.push(grant.device_code, grant.user_code, answer.body.access_token, answer.body.refresh_token);
+      } finally {
+        await replica.close();
+      }
+    });
+
+    it("writes no device code, user code or token to the server's log", () => {
+      expect(secrets.length).toBeGreaterThan(3);
+      const log = JSON.stringify(w.t.logs);
+      expect(log).toContain("/oauth/device");
+      for (const secret of secrets) expect(log.includes(secret), secret.slice(0, 12)).toBe(false);
+      expect(log).not.toMatch(/arbdev_|arbrt_|eyJ/);
     });
 
     // Last: the server's clock then runs ahead of the provider's.
