@@ -10,7 +10,7 @@ import type { Clock } from "../domain/clock.js";
 import { ApiError, Code, failedPrecondition, isApiError, unauthenticated } from "../domain/errors.js";
 import { createRateLimiter, type RateLimiter } from "../domain/rate-limit.js";
 import { newUserCode, normalizeUserCode } from "../domain/user-code.js";
-import type { Store, UpstreamActor } from "../store/types.js";
+import type { LoginAttemptAdmission, Store, UpstreamActor } from "../store/types.js";
 import { addressHash, beginAtProvider, chooseLogin, loginsExhausted, MAX_LIVE_LOGIN_ATTEMPTS, organizationOf, type LoginBeginDeps, type LoginOutcome } from "./login-begin.js";
 import { newSecret, secretHash } from "./login-secrets.js";
 import { providerOfAttempt } from "./login-provider.js";
@@ -75,7 +75,7 @@ export class DeviceFlow {
         createTime: now,
         expireTime: now + DEVICE_CODE_TTL_MS,
       };
-      let admission;
+      let admission: LoginAttemptAdmission;
       try {
         admission = await store.devices.insert(record, { live: MAX_LIVE_LOGIN_ATTEMPTS, ...this.#deps.limits });
       } catch (e) {

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveClientConfig } from "../../src/cli/auth/client-config.js";
 import { deviceLogin } from "../../src/cli/auth/device-login.js";
 import { userIdentityUid } from "../../src/domain/identities.js";
-import { confirmDevice } from "../support/device-login.js";
+import { confirmDevice, DEVICE_GRANT } from "../support/device-login.js";
 import { engines } from "../support/engines.js";
 import { movableClock, type MovableClock } from "../support/exchange.js";
 import { startLoginWorld, type LoginWorld } from "../support/login.js";
@@ -103,6 +103,39 @@ describe("arbor auth login --headless", () => {
     const env = await machine(w.t.url);
     const login = deviceLogin(resolveClientConfig({}, env), { say: () => undefined, sleep: async (ms) => clock.advance(ms * 200) });
     await expect(login).rejects.toThrow("the code expired before anyone logged in with it; run arbor auth login --headless again");
+  });
+});
+
+describe("arbor auth login --headless behind a throttled address", () => {
+  let w: LoginWorld;
+  let clock: MovableClock;
+  beforeAll(async () => {
+    clock = movableClock();
+    clock.freeze();
+    w = await startLoginWorld(engine, { authFailuresPerAddress: { count: 1, periodMs: 60_000 } }, { clock });
+  });
+  afterAll(async () => w?.close());
+
+  it("waits out the server's 429 like a slow_down instead of giving up", async () => {
+    const env = await machine(w.t.url);
+    let said = "";
+    const waits: number[] = [];
+    const login = deviceLogin(resolveClientConfig({}, env), {
+      say: (text) => (said += text),
+      sleep: async (ms) => {
+        if (waits.length === 0) {
+          const code = /enter the code:\n\n {2}(\S+)\n/.exec(said)?.[1] ?? "";
+          await confirmDevice(w, `${w.t.url}/oauth/device`, { sub: "headless-dora" }, { userCode: code });
+          // Then someone at the same address spends its budget of refused credentials: polls answer 429 for a minute.
+          const spent = await fetch(`${w.t.url}/oauth/token`, { method: "POST", body: new URLSearchParams({ grant_type: DEVICE_GRANT, device_code: "arbdev_wrong" }) });
+          expect(spent.status).toBe(401);
+        }
+        waits.push(ms);
+        clock.advance(ms);
+      },
+    });
+    expect(await login).toBe(userIdentityUid(w.issuer.url, "headless-dora"));
+    expect(waits.slice(0, 3)).toEqual([5_000, 10_000, 15_000]);
   });
 });
 

@@ -59,6 +59,11 @@ export async function deviceLogin(config: ClientConfig, options: DeviceLoginOpti
       // A network blip is not the end of a login that may be finishing: poll again.
       if (e instanceof UnreachableError) continue;
       if (!(e instanceof ServerError)) throw e;
+      // A busy server (a throttle, a store briefly away) is waited out like a slow_down.
+      if (e.status === 429 || e.status === 503) {
+        intervalMs += DEFAULT_INTERVAL_MS;
+        continue;
+      }
       switch (e.oauthError) {
         case "authorization_pending":
           continue;
