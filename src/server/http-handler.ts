@@ -3,6 +3,7 @@
  * unauthenticated health, metrics and issuer endpoints, then REST derived from the
  * google.api.http annotations. Every request gets one access-log line and its metrics.
  */
+import { DEVICE_CODE_GRANT } from "../auth/device-poll.js";
 import { performance } from "node:perf_hooks";
 import type { JsonValue } from "@bufbuild/protobuf";
 import type { UniversalHandler } from "@connectrpc/connect/protocol";
@@ -208,11 +209,18 @@ async function serveFixed(deps: HttpHandlerDeps, path: string, req: AnyRequest, 
   return true;
 }
 
-/** The OpenID discovery document of Arbor as a token issuer. */
+/**
+ * The OpenID discovery document of Arbor as a token issuer, with the endpoints of people's login
+ * that OAuth clients look up here (RFC 8414; the device endpoint, RFC 8628 section 4).
+ */
 function discovery(issuer: string) {
   return {
     issuer,
     jwks_uri: `${issuer}/.well-known/jwks.json`,
+    token_endpoint: `${issuer}/oauth/token`,
+    revocation_endpoint: `${issuer}/oauth/revoke`,
+    device_authorization_endpoint: `${issuer}/oauth/device_authorization`,
+    grant_types_supported: ["authorization_code", "refresh_token", DEVICE_CODE_GRANT],
     response_types_supported: ["id_token"],
     subject_types_supported: ["public"],
     id_token_signing_alg_values_supported: ["ES256"],

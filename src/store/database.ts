@@ -128,6 +128,29 @@ export interface LoginAttemptsTable {
   expire_time: number;
   address_hash: string;
   organization_uid: string;
+  /** The device authorization this login finishes (0020); null for a browser login. */
+  device_code_hash: string | null;
+}
+
+/** A row of `device_authorizations` (0020): a headless login, RFC 8628. */
+export interface DeviceAuthorizationsTable {
+  device_code_hash: string;
+  user_code_hash: string;
+  provider_uid: string | null;
+  issuer: string;
+  client_id: string;
+  invite_code_hash: string | null;
+  address_hash: string;
+  organization_uid: string;
+  interval_ms: number;
+  last_poll_time: number | null;
+  state: "pending" | "approved" | "denied";
+  identity_uid: string | null;
+  /** JSON of the upstream actor, once approved. */
+  actor: string | null;
+  denial: string | null;
+  create_time: number;
+  expire_time: number;
 }
 
 /** A row of `login_codes`: Arbor's one-time authorization code for the CLI. */
@@ -308,6 +331,7 @@ export interface Database {
   login_attempts: LoginAttemptsTable;
   organization_members: OrganizationMembersTable;
   login_codes: LoginCodesTable;
+  device_authorizations: DeviceAuthorizationsTable;
   refresh_families: RefreshFamiliesTable;
   refresh_tokens: RefreshTokensTable;
   repos: ReposTable;

@@ -9,6 +9,7 @@ import type { AccountAssociationStore } from "./account-association-store.js";
 import type { AdvisoryStore } from "./advisory-store.js";
 import type { AuditStore } from "./audit-store.js";
 import type { BindingStore } from "./binding-store.js";
+import type { DeviceAuthorizationStore } from "./device-authorization-store.js";
 import type { FeedCursorStore } from "./feed-cursor-store.js";
 import type { GroupInviteStore } from "./group-invite-store.js";
 import type { GroupStore } from "./group-store.js";
@@ -38,6 +39,7 @@ export interface Stores {
   readonly feedCursors: FeedCursorStore;
   readonly audit: AuditStore;
   readonly logins: LoginStore;
+  readonly devices: DeviceAuthorizationStore;
   readonly refreshTokens: RefreshTokenStore;
   readonly repos: RepoStore;
   readonly tags: TagStore;

@@ -138,12 +138,12 @@ describe("arbor auth", () => {
     const { run } = await cliLogin(env, { sub: "cli-bob" }, ["--invite", invite.body.code]);
     expect(run.code, run.stderr).toBe(0);
     expect(ok(await arbor(["status"], env)).stdout).toMatch(new RegExp(`editor\\s+cli-team \\(${team}\\)`));
-    // A second person with the same single-use code: the CLI says why, the browser page too.
-    const again = await cliLogin(await machine(), { sub: "cli-carol" }, ["--invite", invite.body.code]);
-    expect(again.run.code).toBe(1);
-    expect(again.run.stderr).toContain("arbor: login failed: Precondition failed: the invite has already been used; ask for a new one");
-    expect(again.page?.status).toBe(400);
-    expect(await again.page?.text()).toContain("the invite has already been used");
+    // A second person with the same single-use code: the CLI says why at once, before sending
+    // anyone to a browser (the login page's own refusal is test/e2e/login-flow.test.ts's).
+    const again = await arbor(["login", "--no-browser", "--timeout", "20", "--invite", invite.body.code], await machine());
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain("arbor: login failed: Precondition failed: the invite has already been used; ask for a new one");
+    expect(again.stderr).not.toContain("/oauth/login?");
   });
 
   it("ends the login a new one replaces", async () => {

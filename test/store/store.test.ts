@@ -73,7 +73,8 @@ describeEachEngine("store", (t) => {
                                     'amazon', 'google', 'azure', 'github', 'email', 'client_id', 'client_secret',
                                     'additional_scopes', 'groups_claim', 'code_verifier', 'nonce', 'redirect_uri',
                                     'code_challenge', 'client_state', 'actor', 'search', 'document', 'before', 'after')
-            and table_name || '.' || column_name not in ('identity_providers.issuer', 'login_attempts.issuer')
+            and table_name || '.' || column_name not in ('identity_providers.issuer', 'login_attempts.issuer', 'device_authorizations.issuer',
+                                                         'device_authorizations.denial')
           order by 1`,
         [schema],
       ),
@@ -88,13 +89,16 @@ describeEachEngine("store", (t) => {
       "audit_events.action", "audit_events.actor_uid", "audit_events.group_uid", "audit_events.method", "audit_events.resource_type",
       "audit_events.resource_uid", "audit_events.root_uid", "audit_events.uid",
       "authz_identity_generations.identity_uid",
+      "device_authorizations.address_hash", "device_authorizations.device_code_hash", "device_authorizations.identity_uid",
+      "device_authorizations.invite_code_hash", "device_authorizations.organization_uid", "device_authorizations.provider_uid",
+      "device_authorizations.state", "device_authorizations.user_code_hash",
       "group_descendant_counts.ancestor_uid",
       "group_invites.code_hash", "group_invites.key_id", "group_invites.parent_uid", "group_invites.role_uid", "group_invites.uid",
       "groups.name", "groups.parent_uid", "groups.uid",
       "identities.issuer", "identities.name", "identities.parent_uid", "identities.subject", "identities.uid",
       "identity_providers.default_role", "identity_providers.name", "identity_providers.parent_uid", "identity_providers.uid",
       "list_changes.row_uid", "list_changes.scope_uid", "list_changes.table_name",
-      "login_attempts.address_hash", "login_attempts.invite_code_hash", "login_attempts.organization_uid", "login_attempts.provider_uid",
+      "login_attempts.address_hash", "login_attempts.device_code_hash", "login_attempts.invite_code_hash", "login_attempts.organization_uid", "login_attempts.provider_uid",
       "login_attempts.state_hash",
       "login_codes.code_hash", "login_codes.identity_uid",
       "manifest_deletes.digest", "manifest_deletes.repo_uid",

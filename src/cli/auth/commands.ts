@@ -1,6 +1,6 @@
 /**
- * The `arbor auth` command group: log in (a person through the browser, or a workload with its
- * platform's OIDC token), print a valid token, show the login's status, log out. Each loads its
+ * The `arbor auth` command group: log in (a person through the browser, here or, headless, on
+ * another device, or a workload with its platform's OIDC token), print a valid token, show the login's status, log out. Each loads its
  * code when it runs (the login's loopback server imports node:http, which is slow to load).
  */
 import { Command, Option } from "commander";
@@ -11,7 +11,7 @@ import { addPullTokenCommand } from "./pull-token.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** How long `arbor auth login` waits for the browser by default, in seconds. */
+/** How long `arbor auth login` waits for the browser by default, in seconds (--headless waits until its code expires). */
 export const DEFAULT_LOGIN_TIMEOUT_S = 300;
 
 function withClientOptions(cmd: Command): Command {
@@ -35,33 +35,41 @@ export function addAuthCommands(program: Command, env: Env): void {
   withClientOptions(
     auth
       .command("login")
-      .description("log in: as a person through the browser, or as a workload with --identity and --identity-token")
+      .description("log in: as a person through the browser (--headless: a browser on another device), or as a workload with --identity and --identity-token")
       .option("--org <name>", "log in through this organization's identity provider (its name or uid)")
       .option("--invite <code>", "redeem a group invite code: its role binding is created at login")
-      .option("--no-browser", "do not open a browser; only print the URL to open")
+      .option("--headless", "log in with a browser on another device (over SSH, in a container): print a code and a page to enter it on, then wait")
+      .option("--no-browser", "do not open a browser; only print the URL to open in a browser on this machine (it returns to 127.0.0.1 here; on another machine use --headless)")
       .option("--identity <uid>", "a workload: assume this identity (with --identity-token)")
       .option("--identity-token <file>", "a workload: the file holding its platform's OIDC token (with --identity)")
-      .addOption(new Option("--timeout <seconds>", "how long to wait for the browser").default(DEFAULT_LOGIN_TIMEOUT_S).argParser(seconds))
+      .addOption(new Option("--timeout <seconds>", `how long to wait for the browser (default: ${DEFAULT_LOGIN_TIMEOUT_S}; with --headless, until the code expires)`).argParser(seconds))
       .addHelpText(
         "after",
         "\nExamples:\n" +
           "  arbor auth login\n" +
           "  arbor auth login --org acme --invite arbinv_...\n" +
           "  arbor auth login --no-browser --api https://arbor.example.com\n" +
+          "  arbor auth login --headless --org acme\n" +
           "  arbor auth login --identity <identity uid> --identity-token /var/run/secrets/tokens/oidc-token\n",
       ),
-  ).action(async (opts: ClientFlags & { org?: string; invite?: string; browser: boolean; identity?: string; identityToken?: string; timeout: number }) => {
+  ).action(async (opts: ClientFlags & { org?: string; invite?: string; browser: boolean; headless?: boolean; identity?: string; identityToken?: string; timeout?: number }) => {
     const config = resolveClientConfig(opts, env);
     if ((opts.identity === undefined) !== (opts.identityToken === undefined)) throw new UsageError("--identity and --identity-token go together");
     if (opts.identity !== undefined) {
-      if (opts.org !== undefined || opts.invite !== undefined) throw new UsageError("--org and --invite are for people; a workload logs in with --identity alone");
+      if (opts.org !== undefined || opts.invite !== undefined || opts.headless === true) throw new UsageError("--org, --invite and --headless are for people; a workload logs in with --identity alone");
       const { workloadLogin } = await import("./workload-login.js");
       const identity = await workloadLogin(config, opts.identity, opts.identityToken as string);
       say(`Logged in to ${config.api}${contextNote(config)} as ${identity}.`);
       return;
     }
-    const { browserLogin } = await import("./browser-login.js");
-    const identity = await browserLogin(config, { org: opts.org, invite: opts.invite, noBrowser: !opts.browser, timeoutMs: opts.timeout * 1000, say });
+    let identity: string;
+    if (opts.headless === true) {
+      const { deviceLogin } = await import("./device-login.js");
+      identity = await deviceLogin(config, { org: opts.org, invite: opts.invite, timeoutMs: opts.timeout === undefined ? undefined : opts.timeout * 1000, say });
+    } else {
+      const { browserLogin } = await import("./browser-login.js");
+      identity = await browserLogin(config, { org: opts.org, invite: opts.invite, noBrowser: !opts.browser, timeoutMs: (opts.timeout ?? DEFAULT_LOGIN_TIMEOUT_S) * 1000, say });
+    }
     say(`Logged in to ${config.api}${contextNote(config)} as ${identity}.`);
   });
 
