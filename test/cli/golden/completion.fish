@@ -229,7 +229,7 @@ function __arbor_flags
         case 'arbor auth'
             echo '--context --help'
         case 'arbor auth login'
-            echo '--org --invite --no-browser --identity --identity-token --timeout --api --issuer --context --help'
+            echo '--org --invite --headless --no-browser --identity --identity-token --timeout --api --issuer --context --help'
         case 'arbor auth token'
             echo '--audience --api --issuer --context --help'
         case 'arbor auth configure-docker'

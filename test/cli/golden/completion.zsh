@@ -119,7 +119,7 @@ _arbor_flags() {
     "arbor admin registry-config") echo "--listen --storage --cert-file --notify-url --registry-host --data-dir --database-url --database-schema --base-url --issuer-url --port -p --config --context --help" ;;
     "arbor admin audit") echo "--org --actor --resource --method --before --export --limit --output -o --data-dir --database-url --database-schema --base-url --issuer-url --port -p --config --context --help" ;;
     "arbor auth") echo "--context --help" ;;
-    "arbor auth login") echo "--org --invite --no-browser --identity --identity-token --timeout --api --issuer --context --help" ;;
+    "arbor auth login") echo "--org --invite --headless --no-browser --identity --identity-token --timeout --api --issuer --context --help" ;;
     "arbor auth token") echo "--audience --api --issuer --context --help" ;;
     "arbor auth configure-docker") echo "--registry --config --api --issuer --context --help" ;;
     "arbor auth status") echo "--json --api --issuer --context --help" ;;
