@@ -16,6 +16,8 @@ export interface AdvisoryVersion {
   publishedTime: number;
   /** The document as imported. */
   document: OsvDocument;
+  /** A hash of the document's bytes as imported, when it came from bytes (an import's). */
+  contentHash?: string;
 }
 
 /** An advisory as the store keeps it: its newest version, and when Arbor first stored the advisory. */
@@ -123,6 +125,17 @@ export interface AdvisoryFilter {
   query?: string;
   /** Modified at or after this time. */
   modifiedSince?: number;
+}
+
+/**
+ * The kept count (migration 0021) that is a filter's total, or undefined when its matches must be
+ * counted: '' for no filter, 'base:<ecosystem>' or 'eco:<ecosystem:release>' for an ecosystem alone.
+ */
+export function advisoryCountKey(filter: AdvisoryFilter): string | undefined {
+  const { ecosystem, ...rest } = filter;
+  if (Object.values(rest).some((v) => v !== undefined)) return undefined;
+  if (ecosystem === undefined) return "";
+  return ecosystem.includes(":") ? `eco:${ecosystem}` : `base:${ecosystem}`;
 }
 
 /** The filters of a list request, as it carries them. */

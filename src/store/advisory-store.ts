@@ -1,12 +1,15 @@
 /**
  * Advisories in `advisories`, with what the filters look up in `advisory_aliases` and
  * `advisory_packages`. A document is written whole or not at all: its row and its index rows go
- * in one transaction, and a newer version replaces all three.
+ * in one transaction, and a newer version replaces all three. Counts and pages at the scale of
+ * all of OSV are advisory-pages.ts's (migration 0021).
  */
 import { sql, type Expression, type SqlBool } from "kysely";
 import { advisoryIndex, replaces, type AdvisoryFilter, type AdvisoryRecord, type AdvisoryVersion } from "../domain/advisories.js";
 import type { OsvDocument } from "../domain/osv.js";
+import { advisoryPages, packageConditions, type AdvisoryPageOptions, type ReadFilter } from "./advisory-pages.js";
 import { inTransaction, type AdvisoriesTable, type Executor } from "./database.js";
+import { searchCondition, searchTest, type Engine } from "./dialect.js";
 import { resourceTable } from "./resource-table.js";
 import { guard } from "./translate-error.js";
 import type { RowWindow } from "./row-window.js";
@@ -35,7 +38,12 @@ export interface AdvisoryStore {
    * spell them), each once, in uid order: what a check of a batch of package versions evaluates.
    */
   ofPackages(packages: readonly PackageName[]): Promise<AdvisoryRecord[]>;
+  /** Which of these content hashes a stored advisory was imported from: documents an import passes over unread. */
+  knownHashes(hashes: readonly string[]): Promise<Set<string>>;
+  /** Folds every key's kept count rows that have piled up (an import does, at its end). */
+  foldCounts(): Promise<void>;
 }
+
 
 /** A package as OSV names it: its ecosystem (release included) and its name there. */
 export interface PackageName {
@@ -48,19 +56,31 @@ export interface PackageName {
 const MAX_PARAMETERS = 8_000;
 
 /** The advisory store over an executor. */
-export function createAdvisoryStore(db: Executor): AdvisoryStore {
+export function createAdvisoryStore(db: Executor, engine: Engine, options: AdvisoryPageOptions = {}): AdvisoryStore {
   const table = resourceTable(db, {
     table: "advisories",
     toRecord: toAdvisory,
-    matching,
+    matching: (filter: ReadFilter) => matching(engine, filter),
     sortColumns: { uid: "uid", modified_time: "modified_time", published_time: "published_time" },
   });
+  const pages = advisoryPages(db, engine, table, options);
 
   return {
     put: (versions, time) => (versions.length === 0 ? Promise.resolve([]) : guard(() => inTransaction(db, (tx) => putIn(tx, versions, time)))),
     get: table.get,
-    list: table.list,
-    count: table.count,
+    list: pages.list,
+    count: pages.count,
+    foldCounts: pages.foldCounts,
+
+    async knownHashes(hashes) {
+      const known = new Set<string>();
+      for (const some of chunked(hashes, 1)) {
+        if (some.length === 0) continue;
+        const rows = await guard(() => db.selectFrom("advisories").select("content_hash").where("content_hash", "in", some).execute());
+        for (const row of rows) if (row.content_hash != null) known.add(row.content_hash);
+      }
+      return known;
+    },
 
     async ofPackages(packages) {
       const found = new Map<string, AdvisoryRecord>();
@@ -114,39 +134,33 @@ async function putIn(tx: Executor, versions: readonly AdvisoryVersion[], time: n
       create_time: record.createTime,
       search: index.search,
       document: JSON.stringify(record.document),
+      content_hash: record.contentHash ?? null,
     });
     for (const alias of index.aliases) aliases.push({ advisory_uid: record.uid, alias });
     for (const p of index.packages) packages.push({ advisory_uid: record.uid, ecosystem: p.ecosystem, ecosystem_base: p.ecosystemBase, name: p.name });
   }
-  for (const rows of chunked(advisories, 6)) await tx.insertInto("advisories").values(rows).execute();
+  for (const rows of chunked(advisories, 7)) await tx.insertInto("advisories").values(rows).execute();
   for (const rows of chunked(aliases, 2)) await tx.insertInto("advisory_aliases").values(rows).execute();
   for (const rows of chunked(packages, 4)) await tx.insertInto("advisory_packages").values(rows).execute();
   return outcomes;
 }
 
-/** The conditions of a filter: ids and the index tables are index lookups, `query` a scan of `search`. */
-function matching(filter: AdvisoryFilter): Expression<SqlBool>[] {
+/**
+ * The conditions of a filter: ids and the index tables are index lookups, `query` the trigram
+ * index, or with `walk` a test of each row's search text.
+ */
+function matching(engine: Engine, filter: ReadFilter): Expression<SqlBool>[] {
   const uid = sql.ref("advisories.uid");
   const all: Expression<SqlBool>[] = [];
   if (filter.ids !== undefined) all.push(sql<SqlBool>`${uid} in (${sql.join(filter.ids)})`);
   if (filter.aliases !== undefined) {
     all.push(sql<SqlBool>`${uid} in (select advisory_uid from advisory_aliases where alias in (${sql.join(filter.aliases)}))`);
   }
-  const pkg: Expression<SqlBool>[] = [];
-  if (filter.ecosystem !== undefined) {
-    // `Debian:12` names one release; `Debian` every release of it.
-    const column = filter.ecosystem.includes(":") ? "ecosystem" : "ecosystem_base";
-    pkg.push(sql<SqlBool>`${sql.ref(column)} = ${filter.ecosystem}`);
-  }
-  if (filter.packageName !== undefined) pkg.push(sql<SqlBool>`name = ${filter.packageName}`);
+  const pkg = packageConditions(filter);
   if (pkg.length > 0) all.push(sql<SqlBool>`${uid} in (select advisory_uid from advisory_packages where ${sql.join(pkg, sql` and `)})`);
-  if (filter.query !== undefined) all.push(sql<SqlBool>`search like ${`%${escapeLike(filter.query)}%`} escape ${"\\"}`);
-  if (filter.modifiedSince !== undefined) all.push(sql<SqlBool>`modified_time >= ${filter.modifiedSince}`);
+  if (filter.query !== undefined) all.push(filter.walk === true ? searchTest(engine, filter.query) : searchCondition(engine, filter.query));
+  if (filter.modifiedSince !== undefined) all.push(sql<SqlBool>`advisories.modified_time >= ${filter.modifiedSince}`);
   return all;
-}
-
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
 /** Splits rows into statements of at most MAX_PARAMETERS bound values, `perRow` per row. */

@@ -195,6 +195,8 @@ export interface AdvisoriesTable {
   search: string;
   /** JSON of the OSV document. */
   document: string;
+  /** A hash of the document's bytes as imported (migration 0021); null when not known. */
+  content_hash?: string | null;
 }
 
 /** A row of `advisory_aliases`. */
@@ -301,6 +303,12 @@ export interface AuditEventCountsTable {
   delta: number;
 }
 
+/** Kept counts of advisories (migration 0021): rows of +n or -n per key ('', 'base:<ecosystem>', 'eco:<ecosystem:release>'). */
+export interface AdvisoryCountsTable {
+  key: string;
+  delta: number;
+}
+
 /** Which organizations each person has joined by their own act (migration 0010). */
 export interface OrganizationMembersTable {
   organization_uid: string;
@@ -323,6 +331,7 @@ export interface Database {
   advisory_aliases: AdvisoryAliasesTable;
   advisory_packages: AdvisoryPackagesTable;
   advisory_feed_cursors: AdvisoryFeedCursorsTable;
+  advisory_counts: AdvisoryCountsTable;
   audit_events: AuditEventsTable;
   audit_event_counts: AuditEventCountsTable;
   authz_generation: AuthzGenerationTable;

@@ -340,3 +340,73 @@ export async function foldAuditCounts(db: Executor, engine: Engine, where: Expre
     await sql`delete from audit_event_counts where rowid <= ${last} and ${where}`.execute(tx);
   });
 }
+
+/**
+ * Folds the rows of advisory_counts (migration 0021) that match where into one per key, or none
+ * where they add up to nothing; the same reasoning as foldAuditCounts.
+ */
+export async function foldAdvisoryCounts(db: Executor, engine: Engine, where: Expression<SqlBool>): Promise<void> {
+  if (engine === "postgres") {
+    await sql`
+      with moved as (delete from advisory_counts where ${where} returning key, delta)
+      insert into advisory_counts (key, delta)
+      select key, sum(delta) from moved group by key having sum(delta) <> 0`.execute(db);
+    return;
+  }
+  await inTransaction(db, async (tx) => {
+    const { rows } = await sql<{ last: number | null }>`select max(rowid) as last from advisory_counts`.execute(tx);
+    const last = rows[0]?.last ?? 0;
+    await sql`
+      insert into advisory_counts (key, delta)
+      select key, sum(delta) from advisory_counts where ${where} group by key having sum(delta) <> 0`.execute(tx);
+    await sql`delete from advisory_counts where rowid <= ${last} and ${where}`.execute(tx);
+  });
+}
+
+/**
+ * The advisories whose search text holds a lowercased substring, by the trigram index (migration
+ * 0021), as a condition on `advisories`. SQLite's FTS5 finds candidates by trigram and GLOB tests
+ * each one's text exactly (the pattern's wildcards escaped, so it is the substring rule; both
+ * sides are lowercased, so GLOB's case-sensitivity is LIKE's ASCII case-folding). PostgreSQL's
+ * LIKE is served by the pg_trgm index when the migration could make it, and scans when not.
+ */
+export function searchCondition(engine: Engine, text: string): Expression<SqlBool> {
+  if (engine === "postgres") return sql<SqlBool>`advisories.search like ${`%${escapeLike(text)}%`}`;
+  return sql<SqlBool>`advisories.uid in (select t.uid from advisory_texts t where t.id in (select rowid from advisory_search where search glob ${globOf(text)}))`;
+}
+
+/**
+ * The same test on one advisory row's search column, written so no index serves it: for a page
+ * that walks advisories in the list's order, testing each until the page is full.
+ */
+export function searchTest(engine: Engine, text: string): Expression<SqlBool> {
+  return engine === "postgres"
+    ? sql<SqlBool>`(advisories.search || '') like ${`%${escapeLike(text)}%`}`
+    : sql<SqlBool>`advisories.search glob ${globOf(text)}`;
+}
+
+/** At most limit advisories of searchMatches, counted: how a page judges a query's selectivity, at bounded cost. */
+export function searchProbe(engine: Engine, text: string, limit: number): RawBuilder<{ n: number | string }> {
+  const candidates =
+    engine === "postgres"
+      ? sql`select 1 from advisories where search like ${`%${escapeLike(text)}%`} limit ${limit}`
+      : sql`select 1 from advisory_search where search glob ${globOf(text)} limit ${limit}`;
+  return sql<{ n: number | string }>`select count(*) as n from (${candidates}) as c`;
+}
+
+/** How many advisories searchMatches holds: the trigram candidates, each tested exactly. */
+export function searchCount(engine: Engine, text: string): RawBuilder<{ n: number | string }> {
+  return engine === "postgres"
+    ? sql<{ n: number | string }>`select count(*) as n from advisories where search like ${`%${escapeLike(text)}%`}`
+    : sql<{ n: number | string }>`select count(*) as n from advisory_search where search glob ${globOf(text)}`;
+}
+
+/** LIKE's wildcards (and its escape, PostgreSQL's default backslash) taken literally. */
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** A GLOB pattern for "contains text": its wildcards bracketed, so each matches only itself. */
+function globOf(text: string): string {
+  return `*${text.replace(/[*?[]/g, (c) => `[${c}]`)}*`;
+}

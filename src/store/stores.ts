@@ -42,7 +42,7 @@ export function createStores(db: Executor, engine: Engine, secrets: SecretBox | 
     groupInvites: createGroupInviteStore(db, engine, record, memory),
     keys: createKeyStore(db, secrets),
     settings: createSettingsStore(db, secrets),
-    advisories: createAdvisoryStore(db),
+    advisories: createAdvisoryStore(db, engine),
     feedCursors: createFeedCursorStore(db),
     audit: createAuditStore(db, engine),
     logins: createLoginStore(db),

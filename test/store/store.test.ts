@@ -82,7 +82,7 @@ describeEachEngine("store", (t) => {
     // Free text and JSON are left out above; everything compared or ordered is here.
     expect(rows.map((r) => r.column)).toEqual([
       "account_associations.name", "account_associations.uid",
-      "advisories.uid", "advisory_aliases.advisory_uid", "advisory_aliases.alias",
+      "advisories.content_hash", "advisories.uid", "advisory_aliases.advisory_uid", "advisory_aliases.alias", "advisory_counts.key",
       "advisory_feed_cursors.boundary_ids", "advisory_feed_cursors.feed", "advisory_feed_cursors.modified",
       "advisory_packages.advisory_uid", "advisory_packages.ecosystem", "advisory_packages.ecosystem_base", "advisory_packages.name",
       "audit_event_counts.group_uid", "audit_event_counts.key",

@@ -1,0 +1,138 @@
+/**
+ * Pages and counts of advisories at the scale of all of OSV (issue 19, migration 0021), each
+ * costing about what it returns rather than what it matches:
+ *
+ * - totalCount of no filter or of an `ecosystem` alone is the sum of its kept count rows; of a
+ *   `query` alone, the trigram candidates each tested exactly; of anything else, the matches,
+ *   counted (ids and aliases are few by their bound, a package's advisories few by nature).
+ * - A page of `ecosystem` and/or `package_name` in uid order walks the (ecosystem, advisory_uid)
+ *   or (name, advisory_uid) index from the cursor, one entry per advisory listed (more where an
+ *   advisory affects several packages of the ecosystem), and reads those advisories.
+ * - A page of `query` first counts at most GATHER_BELOW candidates: fewer, it gathers them by
+ *   the trigram index and sorts them; more, it walks the list's order testing each row's text,
+ *   which then finds a match at least every (advisories / GATHER_BELOW) rows.
+ * - Everything else reads as before: index lookups of the filter, sorted.
+ */
+import { sql, type Expression, type SqlBool } from "kysely";
+import { advisoryCountKey, type AdvisoryFilter, type AdvisoryRecord } from "../domain/advisories.js";
+import type { AdvisoriesTable, Executor } from "./database.js";
+import { foldAdvisoryCounts, searchCount, searchProbe, type Engine } from "./dialect.js";
+import type { ResourceTable } from "./resource-table.js";
+import { guard } from "./translate-error.js";
+import type { RowWindow } from "./row-window.js";
+
+/** A key's count rows are folded into one once a count reads more than this many. */
+const FOLD_AT = 64;
+
+/**
+ * Below this many matches a `query` page gathers its matches; from it on, a walk in the list's
+ * order finds 50 within 50 x advisories / GATHER_BELOW rows (5,000 at 500,000 advisories). Both
+ * sides of the choice are then bounded by about the same number of rows.
+ */
+export const GATHER_BELOW = 5_000;
+
+/**
+ * A filter with how the store reads it: `walk` tests `query` on each row in the list's order
+ * rather than looking it up in the trigram index.
+ */
+export interface ReadFilter extends AdvisoryFilter {
+  walk?: boolean;
+}
+
+/** What the advisory store lists and counts with. */
+export interface AdvisoryPages {
+  list(filter: AdvisoryFilter, window: RowWindow): Promise<AdvisoryRecord[]>;
+  count(filter: AdvisoryFilter): Promise<number>;
+  foldCounts(): Promise<void>;
+}
+
+/** How pages choose their reads; tests lower the threshold to walk a small table. */
+export interface AdvisoryPageOptions {
+  gatherBelow?: number;
+}
+
+/** The pages and counts of the advisories table. */
+export function advisoryPages(
+  db: Executor,
+  engine: Engine,
+  table: ResourceTable<"advisories", ReadFilter, AdvisoryRecord>,
+  { gatherBelow = GATHER_BELOW }: AdvisoryPageOptions = {},
+): AdvisoryPages {
+  async function kept(key: string): Promise<number> {
+    const { total, rows } = await guard(() =>
+      db
+        .selectFrom("advisory_counts")
+        .select((eb) => [eb.fn.coalesce(eb.fn.sum<number>("delta"), eb.lit(0)).as("total"), eb.fn.countAll<number>().as("rows")])
+        .where("key", "=", key)
+        .executeTakeFirstOrThrow(),
+    );
+    if (Number(rows) > FOLD_AT && !db.isTransaction) {
+      // The answer is right already; a fold that fails (a busy store) is left for a later count.
+      await foldAdvisoryCounts(db, engine, sql<SqlBool>`key = ${key}`).catch(() => undefined);
+    }
+    return Number(total);
+  }
+
+  async function scalar(query: { execute(db: Executor): Promise<{ rows: { n: number | string }[] }> }): Promise<number> {
+    const { rows } = await guard(() => query.execute(db));
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  /** A page of a package filter alone in uid order, off the index of its first column. */
+  async function packagePage(filter: AdvisoryFilter, window: RowWindow): Promise<AdvisoryRecord[]> {
+    const desc = window.order[0]?.desc === true;
+    const direction = sql.raw(desc ? "desc" : "asc");
+    const conditions = packageConditions(filter);
+    const after = window.after?.[0];
+    if (after !== undefined) conditions.push(sql<SqlBool>`advisory_packages.advisory_uid ${sql.raw(desc ? "<" : ">")} ${after}`);
+    const { rows } = await guard(() =>
+      sql<AdvisoriesTable>`
+        select a.* from (
+          select distinct advisory_uid from advisory_packages where ${sql.join(conditions, sql` and `)}
+          order by advisory_uid ${direction} limit ${window.limit} offset ${window.offset}
+        ) as k join advisories as a on a.uid = k.advisory_uid
+        order by a.uid ${direction}`.execute(db),
+    );
+    return rows.map((row) => table.fromRow(row));
+  }
+
+  return {
+    async list(filter, window) {
+      if (packagesOnly(filter) && window.order.length === 1 && window.order[0]?.field === "uid") return packagePage(filter, window);
+      if (filter.query !== undefined && filter.ids === undefined && filter.aliases === undefined) {
+        const many = (await scalar(searchProbe(engine, filter.query, gatherBelow))) >= gatherBelow;
+        return table.list({ ...filter, walk: many }, window);
+      }
+      return table.list(filter, window);
+    },
+
+    async count(filter) {
+      const key = advisoryCountKey(filter);
+      if (key !== undefined) return kept(key);
+      const { query, ...rest } = filter;
+      if (query !== undefined && Object.values(rest).every((v) => v === undefined)) return scalar(searchCount(engine, query));
+      return table.count(filter);
+    },
+
+    foldCounts: () =>
+      guard(() => foldAdvisoryCounts(db, engine, sql<SqlBool>`key in (select key from advisory_counts group by key having count(*) > 1)`)),
+  };
+}
+
+/** Whether a filter is of the ecosystem and package name alone (at least one). */
+function packagesOnly(filter: AdvisoryFilter): boolean {
+  const { ecosystem, packageName, ...rest } = filter;
+  return (ecosystem !== undefined || packageName !== undefined) && Object.values(rest).every((v) => v === undefined);
+}
+
+/** The conditions on an `advisory_packages` row of the ecosystem and package name filters. */
+export function packageConditions(filter: AdvisoryFilter): Expression<SqlBool>[] {
+  const pkg: Expression<SqlBool>[] = [];
+  if (filter.ecosystem !== undefined) {
+    // `Debian:12` names one release; `Debian` every release of it.
+    const column = filter.ecosystem.includes(":") ? "ecosystem" : "ecosystem_base";
+    pkg.push(sql<SqlBool>`${sql.ref(`advisory_packages.${column}`)} = ${filter.ecosystem}`);
+  }
+  if (filter.packageName !== undefined) pkg.push(sql<SqlBool>`advisory_packages.name = ${filter.packageName}`);
+  return pkg;
+}

@@ -1,0 +1,227 @@
+/**
+ * Advisories at scale (migration 0021) on every engine: every filter and combination, paged
+ * through in every order and counted, against a reference read straight from the documents; the
+ * kept counts through new documents, newer versions that move a document to other ecosystems,
+ * deletes and concurrent imports; and the counts and search index the migration gives advisories
+ * stored before it.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { advisorySortValue, type AdvisoryFilter, type AdvisoryVersion } from "../../src/domain/advisories.js";
+import type { OrderKey } from "../../src/domain/list.js";
+import { advisoryIndex } from "../../src/domain/advisories.js";
+import { Kysely } from "kysely";
+import { createAdvisoryStore } from "../../src/store/advisory-store.js";
+import { createStore } from "../../src/store/create-store.js";
+import type { Database } from "../../src/store/database.js";
+import { engineSetup } from "../../src/store/dialect.js";
+import { CORPUS_FILTERS, corpusDocument, matchesFilter } from "../support/advisory-corpus.js";
+import { describeEachEngine, engines, TEST_SECRETS, withClient, type EngineContext } from "../support/engines.js";
+import { key, pageThrough, sortedBy, uids, window } from "../support/lists.js";
+import { migrateUpTo } from "../support/older-store.js";
+import { execRaw, rawRows } from "../support/raw-sql.js";
+
+const T = Date.UTC(2026, 2, 27, 13, 55, 0, 423);
+const N = 3_000;
+
+const ORDERS: OrderKey[][] = [[key("uid")], [key("uid", true)], [key("modified_time", true), key("uid", true)], [key("published_time"), key("uid")]];
+
+/** Every ecosystem key the corpus can count under, with the filter that reads it. */
+const COUNTED: AdvisoryFilter[] = [{}, ...["npm", "PyPI", "Go", "Debian", "Debian:11", "Debian:12", "Ubuntu", "Ubuntu:22.04:LTS", "crates.io", "Alpine", "Alpine:v3.18"].map((ecosystem) => ({ ecosystem }))];
+
+async function expectCounts(t: EngineContext, stored: ReadonlyMap<string, AdvisoryVersion>): Promise<void> {
+  for (const filter of COUNTED) {
+    const want = [...stored.values()].filter((v) => matchesFilter(v, filter)).length;
+    expect({ filter, n: await t.store().advisories.count(filter) }).toEqual({ filter, n: want });
+  }
+}
+
+describeEachEngine("advisories at scale", (t) => {
+  const advisories = () => t.store().advisories;
+  const stored = new Map<string, AdvisoryVersion>();
+  const put = async (versions: AdvisoryVersion[], time = T) => {
+    await advisories().put(versions, time);
+    for (const v of versions) if ((stored.get(v.uid)?.modifiedTime ?? -1) < v.modifiedTime) stored.set(v.uid, v);
+  };
+
+  beforeAll(async () => {
+    const all = Array.from({ length: N }, (_, i) => corpusDocument(i));
+    for (let i = 0; i < all.length; i += 500) await put(all.slice(i, i + 500));
+  });
+
+  describe("lists and counts, against the documents", () => {
+    let beside: Kysely<Database> | undefined;
+    afterAll(async () => {
+      await beside?.destroy();
+    });
+    it.each(CORPUS_FILTERS)("%s: every page in every order, and the total", async (_name, filter) => {
+      const matching = [...stored.values()].filter((v) => matchesFilter(v, filter));
+      expect(await advisories().count(filter)).toBe(matching.length);
+      for (const order of ORDERS) {
+        const want = uids(sortedBy(matching, order, advisorySortValue));
+        expect(await pageThrough((w) => advisories().list(filter, w), order, 50, advisorySortValue)).toEqual(want);
+      }
+      // skip: the first rows of the order passed over, with and without a cursor.
+      const order = ORDERS[0] ?? [];
+      const want = uids(sortedBy(matching, order, advisorySortValue));
+      expect(uids(await advisories().list(filter, window(order, { offset: 7, limit: 20 })))).toEqual(want.slice(7, 27));
+      if (want.length > 10) {
+        expect(uids(await advisories().list(filter, window(order, { after: [want[2] ?? ""], offset: 3, limit: 5 })))).toEqual(want.slice(6, 11));
+      }
+    });
+
+    it.each(CORPUS_FILTERS.filter(([, f]) => f.query !== undefined))("%s: the same when a page walks rather than gathers", async (_name, filter) => {
+      beside ??= new Kysely<Database>({ dialect: engineSetup(t.options()).dialect });
+      const walking = createAdvisoryStore(beside, t.engine, { gatherBelow: 1 });
+      const matching = [...stored.values()].filter((v) => matchesFilter(v, filter));
+      for (const order of ORDERS) {
+        const want = uids(sortedBy(matching, order, advisorySortValue));
+        expect(await pageThrough((w) => walking.list(filter, w), order, 50, advisorySortValue)).toEqual(want);
+      }
+    });
+
+    it.runIf(t.engine === "postgres")("query by the pg_trgm index the migration made", async () => {
+      expect(await rawRows(t, "select indexname from pg_indexes where schemaname = current_schema() and indexname = 'advisories_search_trgm_idx'")).toEqual([
+        { indexname: "advisories_search_trgm_idx" },
+      ]);
+    });
+
+    it("the search text indexed is the one the substring rule reads", async () => {
+      const some = [...stored.values()].slice(0, 20);
+      for (const v of some) {
+        const text = advisoryIndex(v.document).search;
+        const part = text.slice(3, 12);
+        expect(uids(await advisories().list({ query: part, ids: [v.uid] }, window([key("uid")])))).toEqual([v.uid]);
+      }
+    });
+  });
+
+  describe("kept counts", () => {
+    it("count each advisory once per ecosystem, however many of its packages are there", async () => {
+      await expectCounts(t, stored);
+      const rows = await rawRows(t, "select key, sum(delta) as n from advisory_counts group by key");
+      const byKey = new Map(rows.map((r) => [String(r.key), Number(r.n)]));
+      expect(byKey.get("")).toBe(stored.size);
+      expect(byKey.get("base:npm")).toBe([...stored.values()].filter((v) => matchesFilter(v, { ecosystem: "npm" })).length);
+      expect(byKey.has("eco:npm")).toBe(false);
+    });
+
+    it("follow newer versions that move documents between ecosystems and packages, and withdraw them", async () => {
+      const moved = Array.from({ length: 700 }, (_, i) => corpusDocument(i * 4, 1));
+      await put(moved, T + 1);
+      await expectCounts(t, stored);
+      // An older version changes nothing.
+      await put(Array.from({ length: 50 }, (_, i) => corpusDocument(i * 4)), T + 2);
+      await expectCounts(t, stored);
+    });
+
+    it("follow deletes, whoever makes them", async () => {
+      await execRaw(t, "delete from advisories where uid in ('OSV-00003', 'OSV-00005', 'OSV-00006', 'OSV-02998')");
+      for (const uid of ["OSV-00003", "OSV-00005", "OSV-00006", "OSV-02998"]) stored.delete(uid);
+      await expectCounts(t, stored);
+      await execRaw(t, "delete from advisory_packages where advisory_uid = 'OSV-00007'");
+      const v = stored.get("OSV-00007");
+      if (v === undefined) throw new Error("the corpus holds OSV-00007");
+      stored.set("OSV-00007", { ...v, document: { ...v.document, affected: [] } });
+      await expectCounts(t, stored);
+    });
+
+    it("follow concurrent imports", async () => {
+      const batches = Array.from({ length: 6 }, (_, b) => Array.from({ length: 100 }, (_, i) => corpusDocument(N + b * 100 + i, b % 2)));
+      await Promise.all(batches.map((batch) => advisories().put(batch, T + 3)));
+      for (const v of batches.flat()) stored.set(v.uid, v);
+      // The same documents again, at once, with newer versions of half of them.
+      const again = batches.map((batch, b) => batch.map((v, i) => (i % 2 === 0 ? corpusDocument(N + b * 100 + i, 2) : v)));
+      await Promise.all(again.map((batch) => advisories().put(batch, T + 4)));
+      for (const v of again.flat()) if ((stored.get(v.uid)?.modifiedTime ?? -1) < v.modifiedTime) stored.set(v.uid, v);
+      await expectCounts(t, stored);
+    });
+
+    it("fold into one row per key and still say the same", async () => {
+      await advisories().foldCounts();
+      const rows = await rawRows(t, "select key, count(*) as n from advisory_counts group by key having count(*) > 1");
+      expect(rows).toEqual([]);
+      await expectCounts(t, stored);
+    });
+  });
+});
+
+describeEachEngine("advisories stored before migration 0021", (t) => {
+  it("are counted and searchable once it has run", async () => {
+    const options = await t.freshLocation();
+    await migrateUpTo(options, "0020_device_logins");
+    const t0 = { ...t, options: () => options };
+    const old = Array.from({ length: 40 }, (_, i) => corpusDocument(i));
+    for (const v of old) {
+      const index = advisoryIndex(v.document);
+      const text = (s: string) => `'${s.replaceAll("'", "''")}'`;
+      await execRaw(
+        t0,
+        `insert into advisories (uid, modified_time, published_time, create_time, search, document) values (${text(v.uid)}, ${v.modifiedTime}, ${v.publishedTime}, 1, ${text(index.search)}, ${text(JSON.stringify(v.document))})`,
+      );
+      for (const a of index.aliases) await execRaw(t0, `insert into advisory_aliases (advisory_uid, alias) values (${text(v.uid)}, ${text(a)})`);
+      for (const p of index.packages) {
+        await execRaw(t0, `insert into advisory_packages (advisory_uid, ecosystem, ecosystem_base, name) values (${text(v.uid)}, ${text(p.ecosystem)}, ${text(p.ecosystemBase)}, ${text(p.name)})`);
+      }
+    }
+    const reopened = await createStore(options);
+    try {
+      for (const filter of [...COUNTED, ...CORPUS_FILTERS.map(([, f]) => f)]) {
+        const want = old.filter((v) => matchesFilter(v, filter)).map((v) => v.uid).sort();
+        expect({ filter, n: await reopened.advisories.count(filter) }).toEqual({ filter, n: want.length });
+        expect({ filter, uids: uids(await reopened.advisories.list(filter, window([key("uid")]))) }).toEqual({ filter, uids: want });
+      }
+    } finally {
+      await reopened.close();
+    }
+  });
+});
+
+const postgres = engines.find((e) => e.name === "postgres");
+const POSTGRES_URL = process.env.ARBOR_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+describe.skipIf(postgres?.skipReason !== undefined)("advisories on PostgreSQL without pg_trgm", () => {
+  it("migrate without the trigram index when the role may not create the extension, and query by scanning", async () => {
+    const suffix = randomBytes(5).toString("hex");
+    const [database, role] = [`arbor_notrgm_${suffix}`, `arbor_notrgm_${suffix}`];
+    await withClient(POSTGRES_URL, async (c) => {
+      await c.query(`create role ${role} login`);
+      await c.query(`create database ${database}`);
+    });
+    const url = new URL(POSTGRES_URL);
+    const admin = new URL(POSTGRES_URL);
+    admin.pathname = `/${database}`;
+    url.pathname = `/${database}`;
+    url.username = role;
+    const dataDir = await mkdtemp(join(tmpdir(), "arbor-notrgm-"));
+    try {
+      // The role owns its schema and nothing else: it may not create an extension in the database.
+      await withClient(admin.toString(), (c) => c.query(`create schema arbor authorization ${role}`));
+      const store = await createStore({ databaseUrl: url.toString(), schema: "arbor", dataDir, secrets: TEST_SECRETS });
+      try {
+        const docs = Array.from({ length: 300 }, (_, i) => corpusDocument(i));
+        await store.advisories.put(docs, T);
+        for (const [, filter] of CORPUS_FILTERS) {
+          const want = docs.filter((v) => matchesFilter(v, filter)).map((v) => v.uid).sort();
+          expect({ filter, n: await store.advisories.count(filter) }).toEqual({ filter, n: want.length });
+          expect({ filter, uids: uids(await store.advisories.list(filter, window([key("uid")]))) }).toEqual({ filter, uids: want });
+        }
+      } finally {
+        await store.close();
+      }
+      const indexes = await withClient(admin.toString(), (c) => c.query("select indexname from pg_indexes where schemaname = 'arbor' and indexname like '%trgm%'"));
+      expect(indexes.rows).toEqual([]);
+      const extensions = await withClient(admin.toString(), (c) => c.query("select extname from pg_extension where extname = 'pg_trgm'"));
+      expect(extensions.rows).toEqual([]);
+    } finally {
+      await withClient(POSTGRES_URL, async (c) => {
+        await c.query(`drop database if exists ${database} with (force)`);
+        await c.query(`drop role if exists ${role}`);
+      });
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
