@@ -4,6 +4,7 @@
  * overrides write an entry that lies (a wrong checksum or size, another method), for the
  * reader's tests.
  */
+import { open } from "node:fs/promises";
 import { crc32, deflateRawSync } from "node:zlib";
 
 /** One entry: its name (ending in `/` for a folder) and data, and what to write instead of the truth. */
@@ -47,6 +48,81 @@ export function zipOf(entries: readonly ZipEntry[]): Buffer {
   end.writeUInt32LE(directory.length, 12);
   end.writeUInt32LE(offset, 16);
   return Buffer.concat([...parts, directory, end]);
+}
+
+/** Bytes written to the file at once. */
+const WRITE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Writes a zip archive of entries to path as they come, so an archive of 500,000 documents never
+ * sits in memory (only its directory does). Past 65,535 entries the counts go in a zip64 end
+ * record, as OSV's all.zip has them; sizes and offsets stay under 4 GiB.
+ */
+export async function writeZipFile(path: string, entries: Iterable<ZipEntry>): Promise<void> {
+  const file = await open(path, "w");
+  try {
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    const write = async (b: Buffer, force = false) => {
+      pending.push(b);
+      pendingBytes += b.length;
+      if (pendingBytes >= WRITE_BYTES || force) {
+        await file.write(Buffer.concat(pending));
+        pending = [];
+        pendingBytes = 0;
+      }
+    };
+    const central: Buffer[] = [];
+    let offset = 0;
+    let count = 0;
+    for (const e of entries) {
+      const method = e.method ?? 8;
+      const packed = method === 0 ? e.data : deflateRawSync(e.data);
+      const name = Buffer.from(e.name);
+      const fields = { method, crc: e.crc ?? crc32(e.data), packed: packed.length, size: e.size ?? e.data.length, name: name.length };
+      const local = Buffer.alloc(30);
+      local.writeUInt32LE(0x04034b50, 0);
+      writeCommon(local, 4, fields);
+      await write(Buffer.concat([local, name, packed]));
+      const entry = Buffer.alloc(46);
+      entry.writeUInt32LE(0x02014b50, 0);
+      entry.writeUInt16LE(45, 4);
+      writeCommon(entry, 6, fields);
+      entry.writeUInt32LE(offset, 42);
+      central.push(entry, name);
+      offset += local.length + name.length + packed.length;
+      count++;
+    }
+    const directory = Buffer.concat(central);
+    const zip64 = count > 0xffff;
+    if (zip64) {
+      const record = Buffer.alloc(56);
+      record.writeUInt32LE(0x06064b50, 0);
+      record.writeBigUInt64LE(44n, 4);
+      record.writeUInt16LE(45, 12);
+      record.writeUInt16LE(45, 14);
+      record.writeBigUInt64LE(BigInt(count), 24);
+      record.writeBigUInt64LE(BigInt(count), 32);
+      record.writeBigUInt64LE(BigInt(directory.length), 40);
+      record.writeBigUInt64LE(BigInt(offset), 48);
+      const locator = Buffer.alloc(20);
+      locator.writeUInt32LE(0x07064b50, 0);
+      locator.writeBigUInt64LE(BigInt(offset + directory.length), 8);
+      locator.writeUInt32LE(1, 16);
+      await write(Buffer.concat([directory, record, locator]));
+    } else {
+      await write(directory);
+    }
+    const end = Buffer.alloc(22);
+    end.writeUInt32LE(0x06054b50, 0);
+    end.writeUInt16LE(zip64 ? 0xffff : count, 8);
+    end.writeUInt16LE(zip64 ? 0xffff : count, 10);
+    end.writeUInt32LE(directory.length, 12);
+    end.writeUInt32LE(offset, 16);
+    await write(end, true);
+  } finally {
+    await file.close();
+  }
 }
 
 /** The fields local and central headers share, from `at`: version needed, flags (UTF-8 names), method, time, sizes, name length. */

@@ -1,12 +1,13 @@
 /**
  * The OSV documents of a zip archive (the form OSV feeds publish: one JSON file per advisory),
  * read one entry at a time, each bounded in size, so a hostile archive (a zip bomb, sizes that
- * lie) cannot exhaust memory.
+ * lie) cannot exhaust memory, and neither can a large honest one (all of OSV).
  */
-import { readFile, stat } from "node:fs/promises";
+import { open, readFile, stat } from "node:fs/promises";
 import type { Readable } from "node:stream";
 import { crc32, inflateRawSync } from "node:zlib";
 import yauzl from "yauzl";
+import { BlockReader } from "./block-reader.js";
 import { isDocumentName, MAX_DOCUMENT_BYTES, type SourceItem } from "./source-item.js";
 
 const STORED = 0;
@@ -22,33 +23,39 @@ export interface ZipDocuments {
 
 /**
  * Archives up to this size are read into memory, which makes reading their many small entries
- * some ten times faster than through the file; larger ones are read from the file.
+ * some ten times faster than through the file; larger ones are read through a few cached blocks
+ * of the file (block-reader.ts), so memory stays bounded whatever the archive's size.
  */
-const IN_MEMORY_BYTES = 1024 * 1024 * 1024;
+const IN_MEMORY_BYTES = 64 * 1024 * 1024;
 
-/** Opens an archive and reads its directory; throws when it is no readable zip. */
-export async function openZipDocuments(path: string, label: string): Promise<ZipDocuments> {
-  const options = { lazyEntries: true, autoClose: false, validateEntrySizes: true };
-  const inMemory = (await stat(path)).size <= IN_MEMORY_BYTES;
-  const buffer = inMemory ? await readFile(path) : undefined;
-  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) => {
-    const done = (err: Error | null, z: yauzl.ZipFile) => (err ? reject(err) : resolve(z));
-    if (buffer !== undefined) yauzl.fromBuffer(buffer, options, done);
-    else yauzl.open(path, options, done);
-  });
-  let entries: yauzl.Entry[];
+/** How an archive is read: tests read small ones through the file too. */
+export interface ZipOptions {
+  /** Archives up to this size are read into memory. */
+  inMemoryBytes?: number;
+}
+
+/**
+ * Opens an archive and counts its documents; throws when it is no readable zip. The directory
+ * is read once to count and again, an entry at a time, as the documents are read: nothing is
+ * kept per entry, so an archive of all of OSV costs no more memory than a small one.
+ */
+export async function openZipDocuments(path: string, label: string, { inMemoryBytes = IN_MEMORY_BYTES }: ZipOptions = {}): Promise<ZipDocuments> {
+  const counting = await openZip(path, inMemoryBytes);
+  let count = 0;
   try {
-    entries = await readDirectory(zip);
-  } catch (e) {
-    zip.close();
-    throw e;
+    for await (const _entry of documentEntries(counting)) count++;
+  } finally {
+    counting.close();
   }
+  let closed = false;
   return {
-    count: entries.length,
-    close: () => zip.close(),
+    count,
+    close: () => void (closed = true),
     async *items() {
+      if (closed) return;
+      const zip = await openZip(path, inMemoryBytes);
       try {
-        for (const entry of entries) {
+        for await (const entry of documentEntries(zip)) {
           const source = `${label}!${entry.fileName}`;
           if (entry.uncompressedSize > MAX_DOCUMENT_BYTES) {
             yield { kind: "skipped", source, reason: `larger than ${MAX_DOCUMENT_BYTES} bytes` };
@@ -67,18 +74,44 @@ export async function openZipDocuments(path: string, label: string): Promise<Zip
   };
 }
 
-/** The entries that are documents (`*.json` files), in archive order. */
-function readDirectory(zip: yauzl.ZipFile): Promise<yauzl.Entry[]> {
-  return new Promise((resolve, reject) => {
-    const entries: yauzl.Entry[] = [];
-    zip.on("entry", (entry: yauzl.Entry) => {
-      if (!entry.fileName.endsWith("/") && isDocumentName(entry.fileName)) entries.push(entry);
+async function openZip(path: string, inMemoryBytes: number): Promise<yauzl.ZipFile> {
+  const options = { lazyEntries: true, autoClose: false, validateEntrySizes: true };
+  const { size } = await stat(path);
+  if (size <= inMemoryBytes) {
+    const buffer = await readFile(path);
+    return new Promise((resolve, reject) => yauzl.fromBuffer(buffer, options, (err, z) => (err ? reject(err) : resolve(z))));
+  }
+  const file = await open(path, "r");
+  const reader = new BlockReader(file, size);
+  return new Promise((resolve, reject) =>
+    yauzl.fromRandomAccessReader(reader, size, options, (err, z) => {
+      if (!err) return resolve(z);
+      reader.close(() => undefined);
+      reject(err);
+    }),
+  );
+}
+
+/** The entries that are documents (`*.json` files), in archive order, one read at a time. */
+async function* documentEntries(zip: yauzl.ZipFile): AsyncGenerator<yauzl.Entry> {
+  for (;;) {
+    const entry = await new Promise<yauzl.Entry | undefined>((resolve, reject) => {
+      const cleanup = () => {
+        zip.off("entry", onEntry);
+        zip.off("end", onEnd);
+        zip.off("error", onError);
+      };
+      const onEntry = (e: yauzl.Entry) => (cleanup(), resolve(e));
+      const onEnd = () => (cleanup(), resolve(undefined));
+      const onError = (e: Error) => (cleanup(), reject(e));
+      zip.on("entry", onEntry);
+      zip.on("end", onEnd);
+      zip.on("error", onError);
       zip.readEntry();
     });
-    zip.once("end", () => resolve(entries));
-    zip.once("error", reject);
-    zip.readEntry();
-  });
+    if (entry === undefined) return;
+    if (!entry.fileName.endsWith("/") && isDocumentName(entry.fileName)) yield entry;
+  }
 }
 
 /**

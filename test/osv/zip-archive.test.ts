@@ -7,16 +7,16 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { zipOf, type ZipEntry } from "../../bench/zip-writer.js";
+import { writeZipFile, zipOf, type ZipEntry } from "../../bench/zip-writer.js";
 import { MAX_DOCUMENT_BYTES, type SourceItem } from "../../src/osv/source-item.js";
 import { openZipDocuments } from "../../src/osv/zip-archive.js";
 
 const good = (name: string) => ({ name, data: Buffer.from(JSON.stringify({ id: name, modified: "2024-01-01T00:00:00Z" })) });
 
-async function read(entries: ZipEntry[]): Promise<{ count: number; items: SourceItem[] }> {
+async function readAt(entries: ZipEntry[], inMemoryBytes?: number): Promise<{ count: number; items: SourceItem[] }> {
   const path = join(dir, `${Math.random()}.zip`);
   await writeFile(path, zipOf(entries));
-  const zip = await openZipDocuments(path, "feed.zip");
+  const zip = await openZipDocuments(path, "feed.zip", inMemoryBytes === undefined ? {} : { inMemoryBytes });
   const items: SourceItem[] = [];
   for await (const item of zip.items()) items.push(item);
   return { count: zip.count, items };
@@ -27,7 +27,12 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "arbor-zip-test-"));
 });
 
-describe("zip archives of documents", () => {
+describe.each([
+  ["in memory", undefined],
+  ["through the file, a few blocks at a time", 0],
+])("zip archives of documents, read %s", (_how, inMemoryBytes) => {
+  const read = (entries: ZipEntry[]) => readAt(entries, inMemoryBytes);
+
   it("yields the JSON entries, deflated or stored, in archive order, named archive!entry", async () => {
     const { count, items } = await read([good("b/A-1.json"), { name: "b/", data: Buffer.alloc(0) }, { ...good("A-2.JSON"), method: 0 }, good("README.md")]);
     expect(count).toBe(2);
@@ -55,6 +60,27 @@ describe("zip archives of documents", () => {
   it("refuses a file that is no zip archive", async () => {
     const path = join(dir, "not.zip");
     await writeFile(path, "PK, but no archive");
-    await expect(openZipDocuments(path, "not.zip")).rejects.toThrow();
+    await expect(openZipDocuments(path, "not.zip", inMemoryBytes === undefined ? {} : { inMemoryBytes })).rejects.toThrow();
+  });
+});
+
+describe("a zip64 archive of more entries than a plain zip holds, larger than a block", () => {
+  it("is counted and read whole, in order, through the file", async () => {
+    const n = 70_000;
+    const path = join(dir, "zip64.zip");
+    // Stored, so the archive (about 8 MB) spans blocks of the reader.
+    await writeZipFile(path, (function* () {
+      for (let i = 0; i < n; i++) yield { ...good(`d/${String(i).padStart(6, "0")}.json`), method: 0 };
+    })());
+    const zip = await openZipDocuments(path, "all.zip", { inMemoryBytes: 0 });
+    expect(zip.count).toBe(n);
+    let i = 0;
+    for await (const item of zip.items()) {
+      const name = `d/${String(i).padStart(6, "0")}.json`;
+      if (item.kind !== "document" || item.source !== `all.zip!${name}`) throw new Error(`entry ${i}: ${JSON.stringify(item)}`);
+      if (i % 9_999 === 0) expect(JSON.parse(Buffer.from(item.bytes).toString())).toEqual({ id: name, modified: "2024-01-01T00:00:00Z" });
+      i++;
+    }
+    expect(i).toBe(n);
   });
 });
