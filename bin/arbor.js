@@ -10,9 +10,11 @@ import { enableCompileCache } from "./compile-cache.js";
 // docs/benchmarks.md). V8 sizes its heap once, at start, so the flag must be on the command line:
 // the process replaces itself with one that has it (process.execve: same PID, same stdio, so a
 // supervisor sees no difference). A flag the operator set (NODE_OPTIONS or node's own) wins.
+// `arbor advisories import` too: importing all of OSV allocates as fast, and is held under 400 MB.
 const HEAP_FLAG = "--max-semi-space-size";
 const heapFlagSet = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)].some((a) => a.startsWith(HEAP_FLAG));
-if (process.argv[2] === "serve" && !heapFlagSet && typeof process.execve === "function") {
+const sustained = process.argv[2] === "serve" || (process.argv[2] === "advisories" && process.argv[3] === "import");
+if (sustained && !heapFlagSet && typeof process.execve === "function") {
   process.execve(process.execPath, [process.execPath, `${HEAP_FLAG}=16`, ...process.execArgv, ...process.argv.slice(1)], process.env);
 }
 

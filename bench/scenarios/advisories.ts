@@ -1,6 +1,9 @@
 /**
- * The advisory figures (no target): importing generated OSV documents into a running server's
- * store, new and then unchanged, and listing them by ecosystem and by a text query.
+ * ADVISORIES (issue 19): all of OSV's scale on each engine. 500,000 generated documents shaped
+ * like OSV's feeds (bench/osv-documents.ts) in one zip archive, imported by `arbor advisories
+ * import` (its own process: time and peak RSS), then again unchanged; then a server on that store
+ * answers pages of 50 with totalCount for each filter, page 1 and page 1,000 (or the last page,
+ * for a filter with fewer pages), one request at a time.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -8,63 +11,172 @@ import { join } from "node:path";
 import { pino } from "pino";
 import { resolveConfig } from "../../src/config.js";
 import { adminIdentityUid } from "../../src/domain/identities.js";
-import { importAdvisories } from "../../src/osv/import-advisories.js";
-import { readSources } from "../../src/osv/read-sources.js";
 import { startServer } from "../../src/server/server.js";
 import { createOrganization } from "../../src/services/groups-store-ops.js";
+import { analyze, dropSchema } from "../lib/datasets.js";
 import { sized } from "../lib/options.js";
-import type { Figure, Scenario, ScenarioContext, ScenarioResult } from "../lib/results.js";
-import { median } from "../lib/stats.js";
-import { runWrk, wrkCommand } from "../lib/wrk.js";
-import { writeOsvArchive } from "../osv-documents.js";
+import type { Check, Figure, Scenario, ScenarioContext, ScenarioResult } from "../lib/results.js";
+import { percentile } from "../lib/stats.js";
+import { timedImport } from "../lib/timed-import.js";
+import { osvDocument, writeOsvArchive } from "../osv-documents.js";
 
 /** The scenario. */
 export const advisories: Scenario = { id: "ADVISORIES", run };
 
+/** A list to time: its label, its query string, its target p50 (ms), and whether to go deep. */
+const LISTS: { label: string; query: string; p50: number; deep: boolean }[] = [
+  { label: "no filter", query: "", p50: 10, deep: true },
+  { label: "ecosystem=npm (12 %)", query: "ecosystem=npm", p50: 10, deep: true },
+  { label: "ecosystem=Debian (18 %, every release)", query: "ecosystem=Debian", p50: 10, deep: true },
+  { label: "ecosystem=Debian:12 (one release)", query: "ecosystem=Debian:12", p50: 10, deep: true },
+  { label: "ecosystem=Hackage (0.2 %)", query: "ecosystem=Hackage", p50: 10, deep: true },
+  { label: "package_name=linux (the most affected package)", query: "package_name=linux", p50: 10, deep: true },
+  { label: "ecosystem=npm&package_name=openssl", query: "ecosystem=npm&package_name=openssl", p50: 10, deep: true },
+  { label: "package_name=package-2000 (a rare package)", query: "package_name=package-2000", p50: 10, deep: false },
+  { label: "query=injection (a common word)", query: "query=injection", p50: 25, deep: true },
+  { label: "query=use-after-free (a rarer word)", query: "query=use-after-free", p50: 25, deep: true },
+  { label: "query=package-2345 (few matches)", query: "query=package-2345", p50: 25, deep: false },
+  { label: "query=cve-2019-1 (ids and aliases)", query: "query=cve-2019-1", p50: 25, deep: true },
+];
+
+/** Limits of the import (issue 19, item 3). */
+const IMPORT_SECONDS = 120;
+const REIMPORT_SECONDS = 30;
+const IMPORT_RSS_MB = 400;
+
 async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
-  const count = sized(process.env, "BENCH_ADVISORIES", 30_000, 3_000);
-  const dataDir = mkdtempSync(join(tmpdir(), "arbor-bench-osv-"));
-  const config = { ...resolveConfig({ env: {} }), port: 0, host: "127.0.0.1", dataDir, baseUrl: undefined };
+  const count = sized(process.env, "BENCH_ADVISORIES", 500_000, 5_000);
+  const work = mkdtempSync(join(tmpdir(), "arbor-bench-osv-"));
+  const command = `BENCH_ONLY=advisories BENCH_ADVISORIES=${count} npm run bench`;
+  const figures: Figure[] = [];
+  const checks: Check[] = [];
+  const notes: string[] = [];
+  try {
+    const archive = join(work, "all.zip");
+    let started = performance.now();
+    await writeOsvArchive(archive, count);
+    ctx.log(`generated ${count} documents in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    for (const engine of ["SQLite", "PostgreSQL"] as const) {
+      const dataDir = mkdtempSync(join(work, "data-"));
+      const schema = `bench_advisories_${process.pid}`;
+      const env: Record<string, string> = { ARBOR_DATA_DIR: dataDir, ...(engine === "PostgreSQL" && { ARBOR_DATABASE_URL: ctx.databaseUrl, ARBOR_DATABASE_SCHEMA: schema }) };
+      try {
+        for (const [phase, limit] of [["first import (all new)", IMPORT_SECONDS], ["again (all unchanged)", REIMPORT_SECONDS]] as const) {
+          const r = await timedImport(env, archive);
+          ctx.log(`${engine} ${phase}: ${r.seconds.toFixed(1)} s, peak RSS ${r.peakRssMb.toFixed(0)} MB: ${r.output}`);
+          const expected = phase.startsWith("first") ? `imported ${count}, updated 0, unchanged 0, skipped 0` : `imported 0, updated 0, unchanged ${count}, skipped 0`;
+          const errors = r.exitCode === 0 && r.output.startsWith(expected) ? 0 : 1;
+          if (errors > 0) notes.push(`${engine}, ${phase}: the import did not do what it should: ${r.output.split("\n")[0]}`);
+          figures.push(
+            { label: `${engine}: import of ${count.toLocaleString("en-US")} documents, ${phase}`, value: r.seconds, unit: "s", command },
+            { label: `${engine}: import, ${phase}: peak RSS`, value: r.peakRssMb, unit: "MB", command },
+          );
+          checks.push(
+            { label: `${engine}: import, ${phase}`, measured: r.seconds, unit: "s", op: "≤", bound: limit, how: "spawn to exit of `arbor advisories import all.zip`", errors },
+            { label: `${engine}: import, ${phase}: peak RSS`, measured: r.peakRssMb, unit: "MB", op: "≤", bound: IMPORT_RSS_MB, how: "VmHWM of the import process", errors },
+          );
+        }
+        // As PostgreSQL's autovacuum would after such a load; SQLite keeps no statistics unless told.
+        if (engine === "PostgreSQL") await analyze({ engine: "postgres", url: ctx.databaseUrl, schema });
+        started = performance.now();
+        await timeLists(ctx, engine, env, count, figures, checks);
+        ctx.log(`${engine} lists timed in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+      } finally {
+        if (engine === "PostgreSQL") await dropSchema(ctx.databaseUrl, schema);
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  return {
+    id: "ADVISORIES",
+    title: "advisories at the scale of all of OSV: import, re-import, filtered pages",
+    method: [
+      `${count.toLocaleString("en-US")} generated OSV documents (\`BENCH_ADVISORIES\`; bench/osv-documents.ts: ecosystems as skewed as OSV's, from Debian's 18 % and Ubuntu's 15 % through npm's 12 % down to Hackage's 0.2 %, distribution ecosystems named with their releases, 1 to 30 affected packages (about 5 on average), package popularity skewed (\`linux\` in about 9 % of advisories), CVE and GHSA aliases, details of 80 to 500 words, 2 % withdrawn; about 5 KB of JSON each) in one zip archive (zip64), imported by \`arbor advisories import\` in its own process (time from spawn to exit, peak RSS from /proc), then imported again unchanged. Each engine gets its own store: SQLite in a fresh data directory, PostgreSQL in a schema of its own (ANALYZE after the import, as autovacuum would). Each import figure is one run.`,
+      `Then a server on that store (in the harness process, log silent) answers \`GET /vulnerabilities/v2beta1/advisories?<filter>&page_size=50\` (a page of 50 with its totalCount), one request at a time from the harness: ${ctx.rounds * 20} requests of page 1, and of page 1,000 (reached by following nextPageToken, so by keyset) or of the last page for a filter with fewer pages; a figure is the p50 of those requests. A request that does not answer 200 with a full page counts as an error and fails the figure's target. The targets (issue 19): a list p50 under 10 ms and its deep page within 1.5 times its page 1; \`query\` p50 under 25 ms; the import under ${IMPORT_SECONDS} s in under ${IMPORT_RSS_MB} MB, the re-import under ${REIMPORT_SECONDS} s.`,
+    ],
+    figures,
+    checks,
+    charts: [],
+    notes,
+  };
+}
+
+/** The lists of ids and aliases: 20 ids and 3 aliases of documents spread over the archive. */
+function byIds(count: number): typeof LISTS {
+  const docs = Array.from({ length: 20 }, (_, k) => osvDocument(Math.floor((k * count) / 20)) as { id: string; aliases?: string[] });
+  const aliases = docs.flatMap((d) => d.aliases ?? []).slice(0, 3);
+  return [
+    { label: "aliases (3 CVEs)", query: aliases.map((a) => `aliases=${a}`).join("&"), p50: 10, deep: false },
+    { label: "advisory_ids (20 ids)", query: docs.map((d) => `advisory_ids=${encodeURIComponent(d.id)}`).join("&"), p50: 10, deep: false },
+  ];
+}
+
+/** Times page 1 and the deep page of every list on a server over env's store. */
+async function timeLists(ctx: ScenarioContext, engine: string, env: Record<string, string>, count: number, figures: Figure[], checks: Check[]): Promise<void> {
+  const config = {
+    ...resolveConfig({ env: {} }),
+    port: 0,
+    host: "127.0.0.1",
+    dataDir: env.ARBOR_DATA_DIR ?? "",
+    databaseUrl: env.ARBOR_DATABASE_URL,
+    databaseSchema: env.ARBOR_DATABASE_SCHEMA,
+    baseUrl: undefined,
+  };
   const server = await startServer(config, { logger: pino({ level: "silent" }) });
   try {
     const org = await createOrganization(server.deps, { name: "bench", description: "" }, adminIdentityUid);
     const { token } = await server.tokens.issue(adminIdentityUid(org.uid), server.url);
-    const archive = join(dataDir, "osv-bench.zip");
-    await writeOsvArchive(archive, count);
-    const figures: Figure[] = [];
-    const bars = [];
-    for (const scenario of ["first import (all new)", "again (all unchanged)"]) {
-      const started = performance.now();
-      const summary = await importAdvisories(server.store, (await readSources([archive])).items());
-      const seconds = (performance.now() - started) / 1000;
-      if (summary.skipped + summary.unreadable > 0) throw new Error(`the generated documents did not import: ${JSON.stringify(summary)}`);
-      figures.push({ label: `import, ${scenario}`, value: count / seconds, unit: "documents/s", command: `BENCH_ONLY=advisories BENCH_ADVISORIES=${count} npm run bench` });
-      bars.push({ label: scenario, value: count / seconds });
-      ctx.log(`advisory import, ${scenario}: ${(count / seconds).toFixed(0)} documents/s`);
-    }
-    const base = `http://127.0.0.1:${server.port}`;
-    for (const [label, query] of [["ecosystem=npm", "ecosystem=npm"], ["query=injection (a scan)", "query=injection"]] as const) {
-      const spec = { url: `${base}/vulnerabilities/v2beta1/advisories?${query}&page_size=50`, headers: { authorization: `Bearer ${token}` }, connections: 8, seconds: ctx.seconds };
-      const runs = [];
-      for (let round = 0; round < ctx.rounds; round++) runs.push(await runWrk(spec));
-      figures.push(
-        { label: `GET advisories, ${label}, page of 50 + totalCount: requests/s`, value: median(runs.map((r) => r.rps)), unit: "req/s", command: wrkCommand(spec) },
-        { label: `GET advisories, ${label}: p50`, value: median(runs.map((r) => r.p50)), unit: "ms", command: wrkCommand(spec) },
+    const headers = { authorization: `Bearer ${token}` };
+    const base = `http://127.0.0.1:${server.port}/vulnerabilities/v2beta1/advisories?page_size=50`;
+    for (const list of [...LISTS, ...byIds(count)]) {
+      const url = list.query === "" ? base : `${base}&${list.query}`;
+      const first = await timePage(url, headers, ctx.rounds * 20, 0);
+      const shown = `GET …/advisories?${list.query === "" ? "" : `${list.query}&`}page_size=50`;
+      figures.push({ label: `${engine}: ${list.label}, page 1: p50 (totalCount ${first.total.toLocaleString("en-US")})`, value: first.p50, unit: "ms", command: shown });
+      checks.push({ label: `${engine}: ${list.label}, page 1`, measured: first.p50, unit: "ms", op: "≤", bound: list.p50, how: "p50 of one request at a time", errors: first.errors });
+      if (!list.deep) continue;
+      const deep = await pageAt(url, headers, Math.min(999, Math.ceil(first.total / 50) - 1));
+      if (deep.token === undefined) continue;
+      const at = await timePage(`${url}&page_token=${encodeURIComponent(deep.token)}`, headers, ctx.rounds * 20, deep.page);
+      const page = `page ${(deep.page + 1).toLocaleString("en-US")}`;
+      figures.push({ label: `${engine}: ${list.label}, ${page}: p50`, value: at.p50, unit: "ms", command: `${shown}&page_token=<token of ${page}>` });
+      checks.push(
+        { label: `${engine}: ${list.label}, ${page}`, measured: at.p50, unit: "ms", op: "≤", bound: list.p50, how: "p50 of one request at a time", errors: at.errors + deep.errors },
+        { label: `${engine}: ${list.label}, ${page} ÷ page 1`, measured: at.p50 / first.p50, unit: "×", op: "≤", bound: 1.5, how: `p50 of ${page} ÷ p50 of page 1`, errors: at.errors + deep.errors + first.errors },
       );
     }
-    return {
-      id: "ADVISORIES",
-      title: "advisory import and lists (no target)",
-      method: [
-        `${count.toLocaleString("en-US")} generated OSV documents (\`BENCH_ADVISORIES\`; GitHub-, Go- and PyPI-style, 1 to 3 affected packages each, about 2 KB of JSON) in one zip archive, imported into a running server's store (in the harness process, log silent) as \`arbor advisories import\` and the feed sync's full import do (an incremental sync imports only the changed documents, the same way): schema check, batches of 500 per transaction; each import figure is one run. Then wrk (8 connections) lists them by ecosystem and by a text query.`,
-      ],
-      figures,
-      checks: [],
-      charts: [{ file: "advisories-import", title: "Advisory import, documents/s", unit: "/s", bars }],
-      notes: [],
-    };
   } finally {
     await server.close();
-    rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** The p50 of n requests of url (page `page`, 0-based), the totalCount they gave, and how many failed. */
+async function timePage(url: string, headers: Record<string, string>, n: number, page: number): Promise<{ p50: number; total: number; errors: number }> {
+  const times: number[] = [];
+  let errors = 0;
+  let total = 0;
+  for (let i = 0; i < n; i++) {
+    const started = performance.now();
+    const response = await fetch(url, { headers });
+    const body = (await response.json()) as { advisories?: unknown[]; totalCount?: string };
+    times.push(performance.now() - started);
+    total = Number(body.totalCount ?? 0);
+    if (response.status !== 200 || (body.advisories?.length ?? 0) !== Math.max(0, Math.min(50, total - 50 * page))) errors++;
+  }
+  return { p50: percentile(times.sort((a, b) => a - b), 50), total, errors };
+}
+
+/** The page token of page `page` (0-based) or of the last page before it, following nextPageToken. */
+async function pageAt(url: string, headers: Record<string, string>, page: number): Promise<{ token?: string; page: number; errors: number }> {
+  let token: string | undefined;
+  for (let p = 0; p < page; p++) {
+    const response = await fetch(token === undefined ? url : `${url}&page_token=${encodeURIComponent(token)}`, { headers });
+    const body = (await response.json()) as { nextPageToken?: string };
+    if (response.status !== 200) return { page: p, errors: 1 };
+    if (body.nextPageToken === undefined) return token === undefined ? { page: p, errors: 0 } : { token, page: p, errors: 0 };
+    token = body.nextPageToken;
+  }
+  return token === undefined ? { page: 0, errors: 0 } : { token, page, errors: 0 };
 }

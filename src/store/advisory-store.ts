@@ -139,9 +139,9 @@ async function putIn(tx: Executor, versions: readonly AdvisoryVersion[], time: n
     for (const alias of index.aliases) aliases.push({ advisory_uid: record.uid, alias });
     for (const p of index.packages) packages.push({ advisory_uid: record.uid, ecosystem: p.ecosystem, ecosystem_base: p.ecosystemBase, name: p.name });
   }
-  for (const rows of chunked(advisories, 7)) await tx.insertInto("advisories").values(rows).execute();
-  for (const rows of chunked(aliases, 2)) await tx.insertInto("advisory_aliases").values(rows).execute();
-  for (const rows of chunked(packages, 4)) await tx.insertInto("advisory_packages").values(rows).execute();
+  for (const rows of insertChunks(advisories)) await tx.insertInto("advisories").values(rows).execute();
+  for (const rows of insertChunks(aliases)) await tx.insertInto("advisory_aliases").values(rows).execute();
+  for (const rows of insertChunks(packages)) await tx.insertInto("advisory_packages").values(rows).execute();
   return outcomes;
 }
 
@@ -168,6 +168,27 @@ function chunked<T>(rows: readonly T[], perRow: number): T[][] {
   const size = Math.max(1, Math.floor(MAX_PARAMETERS / perRow));
   const out: T[][] = [];
   for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
+  return out;
+}
+
+/** Rows per multi-row insert: the full statements, then the rest in halves. */
+const INSERT_ROWS = 128;
+
+/**
+ * Splits rows into inserts of INSERT_ROWS rows and then of 64, 32, ... 1, so the statements an
+ * import prepares are a few texts used again and again: the SQLite connection keeps its
+ * prepared statements (dialect.ts), and one text per batch size kept hundreds of large ones,
+ * some hundred megabytes of a long import.
+ */
+function insertChunks<T>(rows: readonly T[]): T[][] {
+  const out: T[][] = [];
+  let i = 0;
+  for (; rows.length - i >= INSERT_ROWS; i += INSERT_ROWS) out.push(rows.slice(i, i + INSERT_ROWS));
+  for (let size = INSERT_ROWS / 2; size >= 1; size /= 2) {
+    if (rows.length - i < size) continue;
+    out.push(rows.slice(i, i + size));
+    i += size;
+  }
   return out;
 }
 
