@@ -4,7 +4,6 @@
  * lie) cannot exhaust memory, and neither can a large honest one (all of OSV).
  */
 import { open, readFile, stat } from "node:fs/promises";
-import type { Readable } from "node:stream";
 import { crc32, inflateRawSync } from "node:zlib";
 import yauzl from "yauzl";
 import { BlockReader } from "./block-reader.js";
@@ -115,20 +114,25 @@ async function* documentEntries(zip: yauzl.ZipFile): AsyncGenerator<yauzl.Entry>
 }
 
 /**
- * An entry's data. The compressed bytes are read whole and inflated in one call (a stream per
- * entry costs more than the inflating); the size and CRC-32 are checked as yauzl would.
+ * An entry's data. The compressed bytes are read whole, straight from the archive (yauzl's
+ * stream per entry cost more than the inflating), and inflated in one call; the size and CRC-32
+ * are checked as yauzl would. Compressed data larger than its inflated size could make (deflate
+ * grows incompressible data by well under 1 %) is refused before it is read.
  */
 async function readEntry(zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<Buffer> {
   if (entry.isEncrypted()) throw new Error("it is encrypted");
   if (entry.compressionMethod !== STORED && entry.compressionMethod !== DEFLATED) {
     throw new Error(`compression method ${entry.compressionMethod} is not supported`);
   }
-  const stream = await new Promise<Readable>((resolve, reject) =>
-    zip.openReadStream(entry, { decodeFileData: false }, (err, s) => (err ? reject(err) : resolve(s))),
-  );
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream as AsyncIterable<Buffer>) chunks.push(chunk);
-  const raw = Buffer.concat(chunks);
+  if (entry.compressedSize > entry.uncompressedSize + entry.uncompressedSize / 100 + 1024) {
+    throw new Error("its compressed size is larger than its data could make");
+  }
+  const { fileDataStart } = await zip.readLocalFileHeaderPromise(entry, { minimal: true });
+  const raw = Buffer.alloc(entry.compressedSize);
+  const reader = (zip as unknown as { reader: { read(b: Buffer, o: number, l: number, p: number, cb: (e: Error | null, n?: number) => void): void } }).reader;
+  if (raw.length > 0) {
+    await new Promise<void>((resolve, reject) => reader.read(raw, 0, raw.length, fileDataStart, (e) => (e ? reject(e) : resolve())));
+  }
   const data = entry.compressionMethod === DEFLATED ? inflateRawSync(raw, { maxOutputLength: MAX_DOCUMENT_BYTES }) : raw;
   if (data.length !== entry.uncompressedSize) throw new Error("its size differs from the archive's directory");
   if (crc32(data) !== entry.crc32) throw new Error("its checksum does not match");

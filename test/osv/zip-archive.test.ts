@@ -3,6 +3,7 @@
  * about itself (checksum, size, a zip bomb) or cannot be decoded is skipped with its reason,
  * without costing the other entries.
  */
+import { randomBytes } from "node:crypto";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -47,6 +48,7 @@ describe.each([
     ["a wrong checksum", { ...good("x.json"), crc: 1234 }, "cannot be read from the archive: its checksum does not match"],
     ["a size that lies low", { ...good("x.json"), size: 10 }, "cannot be read from the archive: its size differs from the archive's directory"],
     ["a zip bomb claiming to be small", { name: "x.json", data: Buffer.alloc(MAX_DOCUMENT_BYTES + 1, 0x20), size: 100 }, expect.stringMatching(/^cannot be read from the archive: /) as unknown as string],
+    ["more compressed bytes than its size could make", { name: "x.json", data: randomBytes(5000), size: 100 }, "cannot be read from the archive: its compressed size is larger than its data could make"],
     ["a size over the limit", { ...good("x.json"), size: MAX_DOCUMENT_BYTES + 1 }, `larger than ${MAX_DOCUMENT_BYTES} bytes`],
     ["another compression method", { ...good("x.json"), method: 12 }, "cannot be read from the archive: compression method 12 is not supported"],
   ])("skips an entry with %s, and reads the next", async (_name, bad, reason) => {
