@@ -128,7 +128,7 @@ export interface AdvisoryFilter {
 }
 
 /**
- * The kept count (migration 0021) that is a filter's total, or undefined when its matches must be
+ * The kept count (migration 0022) that is a filter's total, or undefined when its matches must be
  * counted: '' for no filter, 'base:<ecosystem>' or 'eco:<ecosystem:release>' for an ecosystem alone.
  */
 export function advisoryCountKey(filter: AdvisoryFilter): string | undefined {

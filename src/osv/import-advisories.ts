@@ -120,7 +120,7 @@ export async function importAdvisories(
 /** Writes between two folds of the kept counts. */
 const FOLD_EVERY = 100;
 
-/** The hash an advisory imported from bytes keeps (migration 0021). */
+/** The hash an advisory imported from bytes keeps (migration 0022). */
 export function contentHash(bytes: Uint8Array): string {
   return createHash("sha256").update(bytes).digest("base64url");
 }

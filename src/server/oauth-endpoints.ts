@@ -18,18 +18,16 @@ import { queryOf, refuseNulParams, readBody, writeJson, type AnyRequest, type An
 import type { RequestLimits } from "./request-limits.js";
 import { writeErrorPage, writePage, writeRedirect } from "./oauth-pages.js";
 import { errorDomainFor, httpStatusOf, statusJson } from "./status.js";
+import type { FixedHandler, FixedRoutes } from "./fixed-routes.js";
 import { recordFailure, type RequestLog } from "./request-log.js";
 
 /** The largest token or revocation request body: a few short parameters. */
 const MAX_FORM_BYTES = 16 * 1024;
 
-/** The login endpoints. */
+/** The login endpoints, at {auth_url}'s path plus /oauth/... */
 export interface OAuthEndpoints {
-  /**
-   * Serves the request when path is one of the endpoints: true when it did, the allowed methods
-   * when the path is one but the method is not, false when the path is none of them.
-   */
-  serve(path: string, method: string, req: AnyRequest, res: AnyResponse, record: RequestLog): Promise<boolean | { allowed: string[] }>;
+  /** The endpoints' routes; the issuer's path prefixes them, so they are asked for once it is known. */
+  routes(): FixedRoutes;
 }
 
 /** What the endpoints are built from. */
@@ -88,8 +86,7 @@ export function createOAuthEndpoints(deps: OAuthEndpointsDeps): OAuthEndpoints {
     }
   };
   const page = createDevicePage({ device: deps.device, ids: deps.ids, issuer: deps.issuer, throttle: deps.throttle });
-  type Handler = (req: AnyRequest, res: AnyResponse, record: RequestLog) => Promise<void>;
-  const routes: Record<string, Record<string, Handler>> = {
+  const routes: Record<string, Record<string, FixedHandler>> = {
     "/oauth/login": { GET: browser((q, address) => deps.flow.start(q, address)) },
     "/oauth/callback": { GET: browser((q) => deps.flow.callback(q)) },
     "/oauth/token": { POST: api((p) => deps.token.token(p), true) },
@@ -101,17 +98,15 @@ export function createOAuthEndpoints(deps: OAuthEndpointsDeps): OAuthEndpoints {
     "/oauth/preflight": { POST: api((p) => deps.flow.preflight(p), false) },
   };
   return {
-    async serve(path, method, req, res, record) {
+    routes() {
       const prefix = new URL(deps.issuer()).pathname.replace(/\/$/, "");
-      if (!path.startsWith(`${prefix}/oauth/`)) return false;
-      const sub = path.slice(prefix.length);
-      const route = routes[sub];
-      if (route === undefined) return false;
-      const handle = route[method];
-      if (handle === undefined) return { allowed: Object.keys(route) };
-      record.route = `${method} ${sub}`;
-      await handle(req, res, record);
-      return true;
+      return new Map(
+        Object.entries(routes).map(([sub, byMethod]) => [
+          `${prefix}${sub}`,
+          // The log names the endpoint without the issuer's prefix.
+          Object.fromEntries(Object.entries(byMethod).map(([method, handle]) => [method, (req, res, record) => ((record.route = `${method} ${sub}`), handle(req, res, record))])),
+        ]),
+      );
     },
   };
 }

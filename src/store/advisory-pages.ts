@@ -1,5 +1,5 @@
 /**
- * Pages and counts of advisories at the scale of all of OSV (issue 19, migration 0021), each
+ * Pages and counts of advisories at the scale of all of OSV (issue 19, migration 0022), each
  * costing about what it returns rather than what it matches:
  *
  * - totalCount of no filter or of an `ecosystem` alone is the sum of its kept count rows; of a

@@ -2,7 +2,7 @@
  * Advisories in `advisories`, with what the filters look up in `advisory_aliases` and
  * `advisory_packages`. A document is written whole or not at all: its row and its index rows go
  * in one transaction, and a newer version replaces all three. Counts and pages at the scale of
- * all of OSV are advisory-pages.ts's (migration 0021).
+ * all of OSV are advisory-pages.ts's (migration 0022).
  */
 import { sql, type Expression, type SqlBool } from "kysely";
 import { advisoryIndex, replaces, type AdvisoryFilter, type AdvisoryRecord, type AdvisoryVersion } from "../domain/advisories.js";

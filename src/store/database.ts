@@ -195,7 +195,7 @@ export interface AdvisoriesTable {
   search: string;
   /** JSON of the OSV document. */
   document: string;
-  /** A hash of the document's bytes as imported (migration 0021); null when not known. */
+  /** A hash of the document's bytes as imported (migration 0022); null when not known. */
   content_hash?: string | null;
 }
 
@@ -303,7 +303,7 @@ export interface AuditEventCountsTable {
   delta: number;
 }
 
-/** Kept counts of advisories (migration 0021): rows of +n or -n per key ('', 'base:<ecosystem>', 'eco:<ecosystem:release>'). */
+/** Kept counts of advisories (migration 0022): rows of +n or -n per key ('', 'base:<ecosystem>', 'eco:<ecosystem:release>'). */
 export interface AdvisoryCountsTable {
   key: string;
   delta: number;

@@ -140,6 +140,8 @@ class ImmediateSqliteDriver extends SqliteDriver {
   }
 }
 
+const NO_JIT = CompiledQuery.raw("set jit = off");
+
 function postgresSetup(url: string, options: StoreOptions): EngineSetup {
   const { schema } = options;
   const queryTimeout = options.queryTimeoutMs ?? PG_QUERY_TIMEOUT_MS;
@@ -172,6 +174,10 @@ function postgresSetup(url: string, options: StoreOptions): EngineSetup {
       pool,
       onCreateConnection: async (connection) => {
         if (searchPath !== undefined) await connection.executeQuery(searchPath);
+        // Every statement Arbor sends reads a bounded page; PostgreSQL's JIT compiles a statement
+        // whose estimate looks large (a gathered audit page: 12 ms of compiling for 3 ms of work)
+        // and pays it again on every run, so it only ever adds latency here.
+        await connection.executeQuery(NO_JIT);
       },
     }),
     migrationSchema: async (db) => schema ?? (await currentSchema(db)),
@@ -342,7 +348,7 @@ export async function foldAuditCounts(db: Executor, engine: Engine, where: Expre
 }
 
 /**
- * Folds the rows of advisory_counts (migration 0021) that match where into one per key, or none
+ * Folds the rows of advisory_counts (migration 0022) that match where into one per key, or none
  * where they add up to nothing; the same reasoning as foldAuditCounts.
  */
 export async function foldAdvisoryCounts(db: Executor, engine: Engine, where: Expression<SqlBool>): Promise<void> {
@@ -365,7 +371,7 @@ export async function foldAdvisoryCounts(db: Executor, engine: Engine, where: Ex
 
 /**
  * The advisories whose search text holds a lowercased substring, by the trigram index (migration
- * 0021), as a condition on `advisories`. SQLite's FTS5 finds candidates by trigram and GLOB tests
+ * 0022), as a condition on `advisories`. SQLite's FTS5 finds candidates by trigram and GLOB tests
  * each one's text exactly (the pattern's wildcards escaped, so it is the substring rule; both
  * sides are lowercased, so GLOB's case-sensitivity is LIKE's ASCII case-folding). PostgreSQL's
  * LIKE is served by the pg_trgm index when the migration could make it, and scans when not.

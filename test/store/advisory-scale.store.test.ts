@@ -1,5 +1,5 @@
 /**
- * Advisories at scale (migration 0021) on every engine: every filter and combination, paged
+ * Advisories at scale (migration 0022) on every engine: every filter and combination, paged
  * through in every order and counted, against a reference read straight from the documents; the
  * kept counts through new documents, newer versions that move a document to other ecosystems,
  * deletes and concurrent imports; and the counts and search index the migration gives advisories
@@ -149,7 +149,7 @@ describeEachEngine("advisories at scale", (t) => {
   });
 });
 
-describeEachEngine("advisories stored before migration 0021", (t) => {
+describeEachEngine("advisories stored before migration 0022", (t) => {
   it("are counted and searchable once it has run", async () => {
     const options = await t.freshLocation();
     await migrateUpTo(options, "0020_device_logins");

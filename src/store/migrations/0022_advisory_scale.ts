@@ -1,5 +1,5 @@
 /**
- * 0021: advisories at the scale of all of OSV (issue 19): kept counts, indexes a page walks in
+ * 0022: advisories at the scale of all of OSV (issue 19): kept counts, indexes a page walks in
  * uid order, a trigram index for `query`, and a content hash that lets a re-import pass over an
  * unchanged document without parsing it.
  *
