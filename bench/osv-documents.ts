@@ -43,11 +43,60 @@ const POPULAR = ["linux", "chromium", "firefox", "openssl", "tensorflow", "image
 
 /** Summary words, common ones first: the k-th is drawn with weight 1/(k+1). */
 const WORDS = [
-  "vulnerability", "in", "allows", "remote", "attackers", "denial", "of", "service", "via", "crafted", "injection", "cross-site",
-  "scripting", "overflow", "buffer", "memory", "prototype", "pollution", "traversal", "path", "request", "forgery", "deserialization",
-  "arbitrary", "code", "execution", "privilege", "escalation", "bypass", "authentication", "leak", "use-after-free", "null",
-  "pointer", "dereference", "integer", "race", "condition", "smuggling", "redirect", "timing", "side-channel", "regex", "ReDoS",
-  "sandbox", "escape", "signature", "verification", "certificate", "validation", "symlink", "xml", "external", "entity",
+  "vulnerability",
+  "in",
+  "allows",
+  "remote",
+  "attackers",
+  "denial",
+  "of",
+  "service",
+  "via",
+  "crafted",
+  "injection",
+  "cross-site",
+  "scripting",
+  "overflow",
+  "buffer",
+  "memory",
+  "prototype",
+  "pollution",
+  "traversal",
+  "path",
+  "request",
+  "forgery",
+  "deserialization",
+  "arbitrary",
+  "code",
+  "execution",
+  "privilege",
+  "escalation",
+  "bypass",
+  "authentication",
+  "leak",
+  "use-after-free",
+  "null",
+  "pointer",
+  "dereference",
+  "integer",
+  "race",
+  "condition",
+  "smuggling",
+  "redirect",
+  "timing",
+  "side-channel",
+  "regex",
+  "ReDoS",
+  "sandbox",
+  "escape",
+  "signature",
+  "verification",
+  "certificate",
+  "validation",
+  "symlink",
+  "xml",
+  "external",
+  "entity",
 ];
 
 /** A small PRNG (mulberry32): the same sequence for the same seed. */
@@ -99,7 +148,12 @@ export function osvDocument(i: number): object {
     const release = home.releases === undefined ? undefined : home.releases[p % home.releases.length];
     const ecosystem = release === undefined ? home.name : `${home.name}:${release}`;
     // Each release repeats the package; beyond the releases, more packages (binaries, dependants).
-    const pkg = p < (home.releases?.length ?? 1) ? name : p % 2 === 0 ? `${name}-${pick(r, ["dev", "doc", "libs", "tools", "common"])}` : packageName(r);
+    const pkg =
+      p < (home.releases?.length ?? 1)
+        ? name
+        : p % 2 === 0
+          ? `${name}-${pick(r, ["dev", "doc", "libs", "tools", "common"])}`
+          : packageName(r);
     return {
       package: { ecosystem, name: pkg },
       ranges: [{ type: "ECOSYSTEM", events: [{ introduced: "0" }, { fixed: `${1 + (i % 9)}.${p}.${i % 13}` }] }],

@@ -19,7 +19,10 @@ export interface ImportRun {
 /** Imports archive into the store env names; never throws for a failed import (exitCode says). */
 export async function timedImport(env: Record<string, string>, archive: string): Promise<ImportRun> {
   const started = performance.now();
-  const child = spawn(process.execPath, [ARBOR, "advisories", "import", archive], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [ARBOR, "advisories", "import", archive], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   let errors = "";
   child.stdout.on("data", (b: Buffer) => (output += b.toString()));
@@ -35,5 +38,10 @@ export async function timedImport(env: Record<string, string>, archive: string):
   }, 100);
   const exitCode = await new Promise<number>((resolve) => child.on("exit", (code) => resolve(code ?? 1)));
   clearInterval(poll);
-  return { seconds: (performance.now() - started) / 1000, peakRssMb: peakKb / 1024, output: `${output.trim()}${exitCode === 0 ? "" : `\n${errors.trim().slice(-2000)}`}`, exitCode };
+  return {
+    seconds: (performance.now() - started) / 1000,
+    peakRssMb: peakKb / 1024,
+    output: `${output.trim()}${exitCode === 0 ? "" : `\n${errors.trim().slice(-2000)}`}`,
+    exitCode,
+  };
 }

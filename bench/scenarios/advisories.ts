@@ -59,12 +59,20 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
     for (const engine of ["SQLite", "PostgreSQL"] as const) {
       const dataDir = mkdtempSync(join(work, "data-"));
       const schema = `bench_advisories_${process.pid}`;
-      const env: Record<string, string> = { ARBOR_DATA_DIR: dataDir, ...(engine === "PostgreSQL" && { ARBOR_DATABASE_URL: ctx.databaseUrl, ARBOR_DATABASE_SCHEMA: schema }) };
+      const env: Record<string, string> = {
+        ARBOR_DATA_DIR: dataDir,
+        ...(engine === "PostgreSQL" && { ARBOR_DATABASE_URL: ctx.databaseUrl, ARBOR_DATABASE_SCHEMA: schema }),
+      };
       try {
-        for (const [phase, limit] of [["first import (all new)", IMPORT_SECONDS], ["again (all unchanged)", REIMPORT_SECONDS]] as const) {
+        for (const [phase, limit] of [
+          ["first import (all new)", IMPORT_SECONDS],
+          ["again (all unchanged)", REIMPORT_SECONDS],
+        ] as const) {
           const r = await timedImport(env, archive);
           ctx.log(`${engine} ${phase}: ${r.seconds.toFixed(1)} s, peak RSS ${r.peakRssMb.toFixed(0)} MB: ${r.output}`);
-          const expected = phase.startsWith("first") ? `imported ${count}, updated 0, unchanged 0, skipped 0` : `imported 0, updated 0, unchanged ${count}, skipped 0`;
+          const expected = phase.startsWith("first")
+            ? `imported ${count}, updated 0, unchanged 0, skipped 0`
+            : `imported 0, updated 0, unchanged ${count}, skipped 0`;
           const errors = r.exitCode === 0 && r.output.startsWith(expected) ? 0 : 1;
           if (errors > 0) notes.push(`${engine}, ${phase}: the import did not do what it should: ${r.output.split("\n")[0]}`);
           figures.push(
@@ -72,8 +80,24 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
             { label: `${engine}: import, ${phase}: peak RSS`, value: r.peakRssMb, unit: "MB", command },
           );
           checks.push(
-            { label: `${engine}: import, ${phase}`, measured: r.seconds, unit: "s", op: "≤", bound: limit, how: "spawn to exit of `arbor advisories import all.zip`", errors },
-            { label: `${engine}: import, ${phase}: peak RSS`, measured: r.peakRssMb, unit: "MB", op: "≤", bound: IMPORT_RSS_MB, how: "VmHWM of the import process", errors },
+            {
+              label: `${engine}: import, ${phase}`,
+              measured: r.seconds,
+              unit: "s",
+              op: "≤",
+              bound: limit,
+              how: "spawn to exit of `arbor advisories import all.zip`",
+              errors,
+            },
+            {
+              label: `${engine}: import, ${phase}: peak RSS`,
+              measured: r.peakRssMb,
+              unit: "MB",
+              op: "≤",
+              bound: IMPORT_RSS_MB,
+              how: "VmHWM of the import process",
+              errors,
+            },
           );
         }
         // As PostgreSQL's autovacuum would after such a load; SQLite keeps no statistics unless told.
@@ -114,7 +138,14 @@ function byIds(count: number): typeof LISTS {
 }
 
 /** Times page 1 and the deep page of every list on a server over env's store. */
-async function timeLists(ctx: ScenarioContext, engine: string, env: Record<string, string>, count: number, figures: Figure[], checks: Check[]): Promise<void> {
+async function timeLists(
+  ctx: ScenarioContext,
+  engine: string,
+  env: Record<string, string>,
+  count: number,
+  figures: Figure[],
+  checks: Check[],
+): Promise<void> {
   const config = {
     ...resolveConfig({ env: {} }),
     port: 0,
@@ -134,17 +165,51 @@ async function timeLists(ctx: ScenarioContext, engine: string, env: Record<strin
       const url = list.query === "" ? base : `${base}&${list.query}`;
       const first = await timePage(url, headers, ctx.rounds * 20, 0);
       const shown = `GET …/advisories?${list.query === "" ? "" : `${list.query}&`}page_size=50`;
-      figures.push({ label: `${engine}: ${list.label}, page 1: p50 (totalCount ${first.total.toLocaleString("en-US")})`, value: first.p50, unit: "ms", command: shown });
-      checks.push({ label: `${engine}: ${list.label}, page 1`, measured: first.p50, unit: "ms", op: "≤", bound: list.p50, how: "p50 of one request at a time", errors: first.errors });
+      figures.push({
+        label: `${engine}: ${list.label}, page 1: p50 (totalCount ${first.total.toLocaleString("en-US")})`,
+        value: first.p50,
+        unit: "ms",
+        command: shown,
+      });
+      checks.push({
+        label: `${engine}: ${list.label}, page 1`,
+        measured: first.p50,
+        unit: "ms",
+        op: "≤",
+        bound: list.p50,
+        how: "p50 of one request at a time",
+        errors: first.errors,
+      });
       if (!list.deep) continue;
       const deep = await pageAt(url, headers, Math.min(999, Math.ceil(first.total / 50) - 1));
       if (deep.token === undefined) continue;
       const at = await timePage(`${url}&page_token=${encodeURIComponent(deep.token)}`, headers, ctx.rounds * 20, deep.page);
       const page = `page ${(deep.page + 1).toLocaleString("en-US")}`;
-      figures.push({ label: `${engine}: ${list.label}, ${page}: p50`, value: at.p50, unit: "ms", command: `${shown}&page_token=<token of ${page}>` });
+      figures.push({
+        label: `${engine}: ${list.label}, ${page}: p50`,
+        value: at.p50,
+        unit: "ms",
+        command: `${shown}&page_token=<token of ${page}>`,
+      });
       checks.push(
-        { label: `${engine}: ${list.label}, ${page}`, measured: at.p50, unit: "ms", op: "≤", bound: list.p50, how: "p50 of one request at a time", errors: at.errors + deep.errors },
-        { label: `${engine}: ${list.label}, ${page} ÷ page 1`, measured: at.p50 / first.p50, unit: "×", op: "≤", bound: 1.5, how: `p50 of ${page} ÷ p50 of page 1`, errors: at.errors + deep.errors + first.errors },
+        {
+          label: `${engine}: ${list.label}, ${page}`,
+          measured: at.p50,
+          unit: "ms",
+          op: "≤",
+          bound: list.p50,
+          how: "p50 of one request at a time",
+          errors: at.errors + deep.errors,
+        },
+        {
+          label: `${engine}: ${list.label}, ${page} ÷ page 1`,
+          measured: at.p50 / first.p50,
+          unit: "×",
+          op: "≤",
+          bound: 1.5,
+          how: `p50 of ${page} ÷ p50 of page 1`,
+          errors: at.errors + deep.errors + first.errors,
+        },
       );
     }
   } finally {
@@ -153,7 +218,12 @@ async function timeLists(ctx: ScenarioContext, engine: string, env: Record<strin
 }
 
 /** The p50 of n requests of url (page `page`, 0-based), the totalCount they gave, and how many failed. */
-async function timePage(url: string, headers: Record<string, string>, n: number, page: number): Promise<{ p50: number; total: number; errors: number }> {
+async function timePage(
+  url: string,
+  headers: Record<string, string>,
+  n: number,
+  page: number,
+): Promise<{ p50: number; total: number; errors: number }> {
   const times: number[] = [];
   let errors = 0;
   let total = 0;
@@ -165,11 +235,22 @@ async function timePage(url: string, headers: Record<string, string>, n: number,
     total = Number(body.totalCount ?? 0);
     if (response.status !== 200 || (body.advisories?.length ?? 0) !== Math.max(0, Math.min(50, total - 50 * page))) errors++;
   }
-  return { p50: percentile(times.sort((a, b) => a - b), 50), total, errors };
+  return {
+    p50: percentile(
+      times.sort((a, b) => a - b),
+      50,
+    ),
+    total,
+    errors,
+  };
 }
 
 /** The page token of page `page` (0-based) or of the last page before it, following nextPageToken. */
-async function pageAt(url: string, headers: Record<string, string>, page: number): Promise<{ token?: string; page: number; errors: number }> {
+async function pageAt(
+  url: string,
+  headers: Record<string, string>,
+  page: number,
+): Promise<{ token?: string; page: number; errors: number }> {
   let token: string | undefined;
   for (let p = 0; p < page; p++) {
     const response = await fetch(token === undefined ? url : `${url}&page_token=${encodeURIComponent(token)}`, { headers });

@@ -25,7 +25,13 @@ export class BlockReader extends yauzl.RandomAccessReader {
     super();
   }
 
-  override read(buffer: Buffer, offset: number, length: number, position: number, callback: (err: Error | null, bytesRead?: number) => void): void {
+  override read(
+    buffer: Buffer,
+    offset: number,
+    length: number,
+    position: number,
+    callback: (err: Error | null, bytesRead?: number) => void,
+  ): void {
     this.range(position, position + length).then(
       (data) => callback(null, data.copy(buffer, offset)),
       (e: unknown) => callback(e instanceof Error ? e : new Error(String(e))),
@@ -43,7 +49,10 @@ export class BlockReader extends yauzl.RandomAccessReader {
 
   override close(callback: (err: Error | null) => void): void {
     this.blocks.clear();
-    this.file.close().then(() => callback(null), (e: unknown) => callback(e instanceof Error ? e : new Error(String(e))));
+    this.file.close().then(
+      () => callback(null),
+      (e: unknown) => callback(e instanceof Error ? e : new Error(String(e))),
+    );
   }
 
   /** The bytes from start to end (fewer past the end of the file). */

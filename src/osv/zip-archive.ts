@@ -38,7 +38,11 @@ export interface ZipOptions {
  * is read once to count and again, an entry at a time, as the documents are read: nothing is
  * kept per entry, so an archive of all of OSV costs no more memory than a small one.
  */
-export async function openZipDocuments(path: string, label: string, { inMemoryBytes = IN_MEMORY_BYTES }: ZipOptions = {}): Promise<ZipDocuments> {
+export async function openZipDocuments(
+  path: string,
+  label: string,
+  { inMemoryBytes = IN_MEMORY_BYTES }: ZipOptions = {},
+): Promise<ZipDocuments> {
   const counting = await openZip(path, inMemoryBytes);
   let count = 0;
   try {
@@ -129,7 +133,9 @@ async function readEntry(zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<Buffer
   }
   const { fileDataStart } = await zip.readLocalFileHeaderPromise(entry, { minimal: true });
   const raw = Buffer.alloc(entry.compressedSize);
-  const reader = (zip as unknown as { reader: { read(b: Buffer, o: number, l: number, p: number, cb: (e: Error | null, n?: number) => void): void } }).reader;
+  const reader = (
+    zip as unknown as { reader: { read(b: Buffer, o: number, l: number, p: number, cb: (e: Error | null, n?: number) => void): void } }
+  ).reader;
   if (raw.length > 0) {
     await new Promise<void>((resolve, reject) => reader.read(raw, 0, raw.length, fileDataStart, (e) => (e ? reject(e) : resolve())));
   }

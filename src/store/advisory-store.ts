@@ -44,13 +44,11 @@ export interface AdvisoryStore {
   foldCounts(): Promise<void>;
 }
 
-
 /** A package as OSV names it: its ecosystem (release included) and its name there. */
 export interface PackageName {
   ecosystem: string;
   name: string;
 }
-
 
 /** Bound parameters per statement, well under SQLite's 32,766 and PostgreSQL's 65,535. */
 const MAX_PARAMETERS = 8_000;
@@ -66,7 +64,8 @@ export function createAdvisoryStore(db: Executor, engine: Engine, options: Advis
   const pages = advisoryPages(db, engine, table, options);
 
   return {
-    put: (versions, time) => (versions.length === 0 ? Promise.resolve([]) : guard(() => inTransaction(db, (tx) => putIn(tx, versions, time)))),
+    put: (versions, time) =>
+      versions.length === 0 ? Promise.resolve([]) : guard(() => inTransaction(db, (tx) => putIn(tx, versions, time))),
     get: table.get,
     list: pages.list,
     count: pages.count,
@@ -119,7 +118,10 @@ async function putIn(tx: Executor, versions: readonly AdvisoryVersion[], time: n
     return current === undefined ? "imported" : "updated";
   });
   // A newer version replaces the row and its index rows whole (they go with it: ON DELETE CASCADE).
-  for (const uids of chunked([...writes.keys()].filter((uid) => stored.has(uid)), 1)) {
+  for (const uids of chunked(
+    [...writes.keys()].filter((uid) => stored.has(uid)),
+    1,
+  )) {
     await tx.deleteFrom("advisories").where("uid", "in", uids).execute();
   }
   const advisories: AdvisoriesTable[] = [];
@@ -137,7 +139,8 @@ async function putIn(tx: Executor, versions: readonly AdvisoryVersion[], time: n
       content_hash: record.contentHash ?? null,
     });
     for (const alias of index.aliases) aliases.push({ advisory_uid: record.uid, alias });
-    for (const p of index.packages) packages.push({ advisory_uid: record.uid, ecosystem: p.ecosystem, ecosystem_base: p.ecosystemBase, name: p.name });
+    for (const p of index.packages)
+      packages.push({ advisory_uid: record.uid, ecosystem: p.ecosystem, ecosystem_base: p.ecosystemBase, name: p.name });
   }
   for (const rows of insertChunks(advisories)) await tx.insertInto("advisories").values(rows).execute();
   for (const rows of insertChunks(aliases)) await tx.insertInto("advisory_aliases").values(rows).execute();

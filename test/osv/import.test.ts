@@ -56,16 +56,33 @@ describeEachEngine("advisory import", (t) => {
       const checked: number[] = [];
       const written: number[] = [];
       const noted: string[] = [];
-      const counting = { advisories: { ...t.store().advisories, put: (v: readonly AdvisoryVersion[], time: number) => (written.push(v.length), t.store().advisories.put(v, time)) } };
+      const counting = {
+        advisories: {
+          ...t.store().advisories,
+          put: (v: readonly AdvisoryVersion[], time: number) => (written.push(v.length), t.store().advisories.put(v, time)),
+        },
+      };
       const checker = createOsvChecker();
-      const summary = await importAdvisories(counting, (await readSources([OSV.feed])).items(), { onDocument: (d) => noted.push(d.id) }, (bytes) => (checked.push(1), checker(bytes)));
+      const summary = await importAdvisories(
+        counting,
+        (await readSources([OSV.feed])).items(),
+        { onDocument: (d) => noted.push(d.id) },
+        (bytes) => (checked.push(1), checker(bytes)),
+      );
       expect(summary).toEqual({ ...none, unchanged: FEED_IDS.length });
       expect({ checked: checked.length, written, rows: await rows() }).toEqual({ checked: 0, written: [], rows: before });
       expect(noted.sort()).toEqual(FEED_IDS);
       // The same document in other bytes is checked, and unchanged by its modified time.
       const one = JSON.parse(await readFile(join(OSV.feed, "ghsa", "GHSA-p6mc-m468-83gw.json"), "utf8")) as object;
       const respaced = [{ kind: "document" as const, source: "respaced.json", bytes: Buffer.from(JSON.stringify(one, null, 3)) }];
-      const again = await importAdvisories(counting, (async function* () { yield* respaced; })(), {}, (bytes) => (checked.push(1), checker(bytes)));
+      const again = await importAdvisories(
+        counting,
+        (async function* () {
+          yield* respaced;
+        })(),
+        {},
+        (bytes) => (checked.push(1), checker(bytes)),
+      );
       expect({ again, checked: checked.length, written }).toEqual({ again: { ...none, unchanged: 1 }, checked: 1, written: [1] });
     });
 
@@ -131,7 +148,9 @@ describeEachEngine("advisory import", (t) => {
       await writeFile(join(folder, "notes.txt"), "not a document");
       await writeFile(join(folder, ".git", "HIDDEN-1.json"), JSON.stringify({ id: "HIDDEN-1", modified: "2099-01-01T00:00:00Z" }));
       await writeFile(join(folder, "sub", "OSV-2099-2.json"), JSON.stringify({ id: "OSV-2099-2", modified: "2099-01-01T00:00:00Z" }));
-      await writeZip(join(folder, "sub", "one.zip"), { "x/PYSEC-2099-1.json": JSON.stringify({ id: "PYSEC-2099-1", modified: "2099-01-01T00:00:00Z" }) });
+      await writeZip(join(folder, "sub", "one.zip"), {
+        "x/PYSEC-2099-1.json": JSON.stringify({ id: "PYSEC-2099-1", modified: "2099-01-01T00:00:00Z" }),
+      });
       const report = await importPaths(t.store(), [folder]);
       expect(report.unreadable).toEqual({ [join(folder, "broken.zip")]: expect.any(String) });
       expect(report.summary).toEqual({ ...none, imported: 2, unreadable: 1 });
@@ -171,7 +190,11 @@ describeEachEngine("advisory import", (t) => {
     it("stops between documents when aborted, keeping the batches written whole", async () => {
       const abort = new AbortController();
       const sources = await readSources(["go", "nvd", "pypi", "rust"].map((d) => join(OSV.feed, d)));
-      const stopped = importAdvisories(fresh, sources.items(), { batchSize: 2, signal: abort.signal, onProgress: (n) => n === 3 && abort.abort() });
+      const stopped = importAdvisories(fresh, sources.items(), {
+        batchSize: 2,
+        signal: abort.signal,
+        onProgress: (n) => n === 3 && abort.abort(),
+      });
       await expect(stopped).rejects.toMatchObject({ name: "AbortError" });
       expect(await fresh.advisories.count({ ids: ["CVE-2021-44228", "GO-2022-0969", "PYSEC-2021-108", "RUSTSEC-2023-0044"] })).toBe(2);
     });

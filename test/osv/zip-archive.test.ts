@@ -35,22 +35,46 @@ describe.each([
   const read = (entries: ZipEntry[]) => readAt(entries, inMemoryBytes);
 
   it("yields the JSON entries, deflated or stored, in archive order, named archive!entry", async () => {
-    const { count, items } = await read([good("b/A-1.json"), { name: "b/", data: Buffer.alloc(0) }, { ...good("A-2.JSON"), method: 0 }, good("README.md")]);
+    const { count, items } = await read([
+      good("b/A-1.json"),
+      { name: "b/", data: Buffer.alloc(0) },
+      { ...good("A-2.JSON"), method: 0 },
+      good("README.md"),
+    ]);
     expect(count).toBe(2);
     expect(items.map((i) => [i.kind, i.source])).toEqual([
       ["document", "feed.zip!b/A-1.json"],
       ["document", "feed.zip!A-2.JSON"],
     ]);
-    expect(JSON.parse(Buffer.from((items[1] as { bytes: Uint8Array }).bytes).toString())).toEqual({ id: "A-2.JSON", modified: "2024-01-01T00:00:00Z" });
+    expect(JSON.parse(Buffer.from((items[1] as { bytes: Uint8Array }).bytes).toString())).toEqual({
+      id: "A-2.JSON",
+      modified: "2024-01-01T00:00:00Z",
+    });
   });
 
   it.each<[string, ZipEntry, string]>([
     ["a wrong checksum", { ...good("x.json"), crc: 1234 }, "cannot be read from the archive: its checksum does not match"],
-    ["a size that lies low", { ...good("x.json"), size: 10 }, "cannot be read from the archive: its size differs from the archive's directory"],
-    ["a zip bomb claiming to be small", { name: "x.json", data: Buffer.alloc(MAX_DOCUMENT_BYTES + 1, 0x20), size: 100 }, expect.stringMatching(/^cannot be read from the archive: /) as unknown as string],
-    ["more compressed bytes than its size could make", { name: "x.json", data: randomBytes(5000), size: 100 }, "cannot be read from the archive: its compressed size is larger than its data could make"],
+    [
+      "a size that lies low",
+      { ...good("x.json"), size: 10 },
+      "cannot be read from the archive: its size differs from the archive's directory",
+    ],
+    [
+      "a zip bomb claiming to be small",
+      { name: "x.json", data: Buffer.alloc(MAX_DOCUMENT_BYTES + 1, 0x20), size: 100 },
+      expect.stringMatching(/^cannot be read from the archive: /) as unknown as string,
+    ],
+    [
+      "more compressed bytes than its size could make",
+      { name: "x.json", data: randomBytes(5000), size: 100 },
+      "cannot be read from the archive: its compressed size is larger than its data could make",
+    ],
     ["a size over the limit", { ...good("x.json"), size: MAX_DOCUMENT_BYTES + 1 }, `larger than ${MAX_DOCUMENT_BYTES} bytes`],
-    ["another compression method", { ...good("x.json"), method: 12 }, "cannot be read from the archive: compression method 12 is not supported"],
+    [
+      "another compression method",
+      { ...good("x.json"), method: 12 },
+      "cannot be read from the archive: compression method 12 is not supported",
+    ],
   ])("skips an entry with %s, and reads the next", async (_name, bad, reason) => {
     const { items } = await read([bad, good("y.json")]);
     expect(items).toEqual([
@@ -71,9 +95,12 @@ describe("a zip64 archive of more entries than a plain zip holds, larger than a 
     const n = 70_000;
     const path = join(dir, "zip64.zip");
     // Stored, so the archive (about 8 MB) spans blocks of the reader.
-    await writeZipFile(path, (function* () {
-      for (let i = 0; i < n; i++) yield { ...good(`d/${String(i).padStart(6, "0")}.json`), method: 0 };
-    })());
+    await writeZipFile(
+      path,
+      (function* () {
+        for (let i = 0; i < n; i++) yield { ...good(`d/${String(i).padStart(6, "0")}.json`), method: 0 };
+      })(),
+    );
     const zip = await openZipDocuments(path, "all.zip", { inMemoryBytes: 0 });
     expect(zip.count).toBe(n);
     let i = 0;

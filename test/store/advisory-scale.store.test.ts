@@ -27,10 +27,20 @@ import { execRaw, rawRows } from "../support/raw-sql.js";
 const T = Date.UTC(2026, 2, 27, 13, 55, 0, 423);
 const N = 3_000;
 
-const ORDERS: OrderKey[][] = [[key("uid")], [key("uid", true)], [key("modified_time", true), key("uid", true)], [key("published_time"), key("uid")]];
+const ORDERS: OrderKey[][] = [
+  [key("uid")],
+  [key("uid", true)],
+  [key("modified_time", true), key("uid", true)],
+  [key("published_time"), key("uid")],
+];
 
 /** Every ecosystem key the corpus can count under, with the filter that reads it. */
-const COUNTED: AdvisoryFilter[] = [{}, ...["npm", "PyPI", "Go", "Debian", "Debian:11", "Debian:12", "Ubuntu", "Ubuntu:22.04:LTS", "crates.io", "Alpine", "Alpine:v3.18"].map((ecosystem) => ({ ecosystem }))];
+const COUNTED: AdvisoryFilter[] = [
+  {},
+  ...["npm", "PyPI", "Go", "Debian", "Debian:11", "Debian:12", "Ubuntu", "Ubuntu:22.04:LTS", "crates.io", "Alpine", "Alpine:v3.18"].map(
+    (ecosystem) => ({ ecosystem }),
+  ),
+];
 
 async function expectCounts(t: EngineContext, stored: ReadonlyMap<string, AdvisoryVersion>): Promise<void> {
   for (const filter of COUNTED) {
@@ -69,24 +79,32 @@ describeEachEngine("advisories at scale", (t) => {
       const want = uids(sortedBy(matching, order, advisorySortValue));
       expect(uids(await advisories().list(filter, window(order, { offset: 7, limit: 20 })))).toEqual(want.slice(7, 27));
       if (want.length > 10) {
-        expect(uids(await advisories().list(filter, window(order, { after: [want[2] ?? ""], offset: 3, limit: 5 })))).toEqual(want.slice(6, 11));
+        expect(uids(await advisories().list(filter, window(order, { after: [want[2] ?? ""], offset: 3, limit: 5 })))).toEqual(
+          want.slice(6, 11),
+        );
       }
     });
 
-    it.each(CORPUS_FILTERS.filter(([, f]) => f.query !== undefined))("%s: the same when a page walks rather than gathers", async (_name, filter) => {
-      beside ??= new Kysely<Database>({ dialect: engineSetup(t.options()).dialect });
-      const walking = createAdvisoryStore(beside, t.engine, { gatherBelow: 1 });
-      const matching = [...stored.values()].filter((v) => matchesFilter(v, filter));
-      for (const order of ORDERS) {
-        const want = uids(sortedBy(matching, order, advisorySortValue));
-        expect(await pageThrough((w) => walking.list(filter, w), order, 50, advisorySortValue)).toEqual(want);
-      }
-    });
+    it.each(CORPUS_FILTERS.filter(([, f]) => f.query !== undefined))(
+      "%s: the same when a page walks rather than gathers",
+      async (_name, filter) => {
+        beside ??= new Kysely<Database>({ dialect: engineSetup(t.options()).dialect });
+        const walking = createAdvisoryStore(beside, t.engine, { gatherBelow: 1 });
+        const matching = [...stored.values()].filter((v) => matchesFilter(v, filter));
+        for (const order of ORDERS) {
+          const want = uids(sortedBy(matching, order, advisorySortValue));
+          expect(await pageThrough((w) => walking.list(filter, w), order, 50, advisorySortValue)).toEqual(want);
+        }
+      },
+    );
 
     it.runIf(t.engine === "postgres")("query by the pg_trgm index the migration made", async () => {
-      expect(await rawRows(t, "select indexname from pg_indexes where schemaname = current_schema() and indexname = 'advisories_search_trgm_idx'")).toEqual([
-        { indexname: "advisories_search_trgm_idx" },
-      ]);
+      expect(
+        await rawRows(
+          t,
+          "select indexname from pg_indexes where schemaname = current_schema() and indexname = 'advisories_search_trgm_idx'",
+        ),
+      ).toEqual([{ indexname: "advisories_search_trgm_idx" }]);
     });
 
     it("the search text indexed is the one the substring rule reads", async () => {
@@ -114,7 +132,10 @@ describeEachEngine("advisories at scale", (t) => {
       await put(moved, T + 1);
       await expectCounts(t, stored);
       // An older version changes nothing.
-      await put(Array.from({ length: 50 }, (_, i) => corpusDocument(i * 4)), T + 2);
+      await put(
+        Array.from({ length: 50 }, (_, i) => corpusDocument(i * 4)),
+        T + 2,
+      );
       await expectCounts(t, stored);
     });
 
@@ -162,15 +183,22 @@ describeEachEngine("advisories stored before migration 0022", (t) => {
         t0,
         `insert into advisories (uid, modified_time, published_time, create_time, search, document) values (${text(v.uid)}, ${v.modifiedTime}, ${v.publishedTime}, 1, ${text(index.search)}, ${text(JSON.stringify(v.document))})`,
       );
-      for (const a of index.aliases) await execRaw(t0, `insert into advisory_aliases (advisory_uid, alias) values (${text(v.uid)}, ${text(a)})`);
+      for (const a of index.aliases)
+        await execRaw(t0, `insert into advisory_aliases (advisory_uid, alias) values (${text(v.uid)}, ${text(a)})`);
       for (const p of index.packages) {
-        await execRaw(t0, `insert into advisory_packages (advisory_uid, ecosystem, ecosystem_base, name) values (${text(v.uid)}, ${text(p.ecosystem)}, ${text(p.ecosystemBase)}, ${text(p.name)})`);
+        await execRaw(
+          t0,
+          `insert into advisory_packages (advisory_uid, ecosystem, ecosystem_base, name) values (${text(v.uid)}, ${text(p.ecosystem)}, ${text(p.ecosystemBase)}, ${text(p.name)})`,
+        );
       }
     }
     const reopened = await createStore(options);
     try {
       for (const filter of [...COUNTED, ...CORPUS_FILTERS.map(([, f]) => f)]) {
-        const want = old.filter((v) => matchesFilter(v, filter)).map((v) => v.uid).sort();
+        const want = old
+          .filter((v) => matchesFilter(v, filter))
+          .map((v) => v.uid)
+          .sort();
         expect({ filter, n: await reopened.advisories.count(filter) }).toEqual({ filter, n: want.length });
         expect({ filter, uids: uids(await reopened.advisories.list(filter, window([key("uid")]))) }).toEqual({ filter, uids: want });
       }
@@ -205,14 +233,19 @@ describe.skipIf(postgres?.skipReason !== undefined)("advisories on PostgreSQL wi
         const docs = Array.from({ length: 300 }, (_, i) => corpusDocument(i));
         await store.advisories.put(docs, T);
         for (const [, filter] of CORPUS_FILTERS) {
-          const want = docs.filter((v) => matchesFilter(v, filter)).map((v) => v.uid).sort();
+          const want = docs
+            .filter((v) => matchesFilter(v, filter))
+            .map((v) => v.uid)
+            .sort();
           expect({ filter, n: await store.advisories.count(filter) }).toEqual({ filter, n: want.length });
           expect({ filter, uids: uids(await store.advisories.list(filter, window([key("uid")]))) }).toEqual({ filter, uids: want });
         }
       } finally {
         await store.close();
       }
-      const indexes = await withClient(admin.toString(), (c) => c.query("select indexname from pg_indexes where schemaname = 'arbor' and indexname like '%trgm%'"));
+      const indexes = await withClient(admin.toString(), (c) =>
+        c.query("select indexname from pg_indexes where schemaname = 'arbor' and indexname like '%trgm%'"),
+      );
       expect(indexes.rows).toEqual([]);
       const extensions = await withClient(admin.toString(), (c) => c.query("select extname from pg_extension where extname = 'pg_trgm'"));
       expect(extensions.rows).toEqual([]);

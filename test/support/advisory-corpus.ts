@@ -17,7 +17,10 @@ export function corpusDocument(i: number, version = 0): AdvisoryVersion {
   const affected = Array.from({ length: packages }, (_, p) => {
     // Packages 0 and 1 often share an ecosystem: one advisory, two npm packages, counts once.
     const ecosystem = ECOSYSTEMS[(v + (p === 1 ? 0 : p) * 3) % ECOSYSTEMS.length] ?? "npm";
-    return { package: { ecosystem, name: `pkg-${(v * 13 + p) % 97}` }, ranges: [{ type: "ECOSYSTEM" as const, events: [{ introduced: "0" }] }] };
+    return {
+      package: { ecosystem, name: `pkg-${(v * 13 + p) % 97}` },
+      ranges: [{ type: "ECOSYSTEM" as const, events: [{ introduced: "0" }] }],
+    };
   });
   const document: OsvDocument = {
     id: `OSV-${String(i).padStart(5, "0")}`,

@@ -41,11 +41,19 @@ const hasKey = (q: string, k: string) =>
 /** Creates the counts, indexes, search index and hash column, and counts the advisories already there. */
 export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promise<void> {
   const key = engine === "postgres" ? sql`text collate "C"` : sql`text`;
-  await db.schema.createTable("advisory_counts").addColumn("key", key, (c) => c.notNull()).addColumn("delta", "bigint", (c) => c.notNull()).execute();
+  await db.schema
+    .createTable("advisory_counts")
+    .addColumn("key", key, (c) => c.notNull())
+    .addColumn("delta", "bigint", (c) => c.notNull())
+    .execute();
   // Covering: a count reads the index alone.
   await db.schema.createIndex("advisory_counts_key_delta_idx").on("advisory_counts").columns(["key", "delta"]).execute();
   for (const column of ["ecosystem_base", "ecosystem"]) {
-    await db.schema.createIndex(`advisory_packages_${column}_advisory_uid_idx`).on("advisory_packages").columns([column, "advisory_uid"]).execute();
+    await db.schema
+      .createIndex(`advisory_packages_${column}_advisory_uid_idx`)
+      .on("advisory_packages")
+      .columns([column, "advisory_uid"])
+      .execute();
   }
   // A hash of the document's bytes as imported (null for advisories stored before): an import
   // meeting the same bytes again knows the document unchanged without parsing or checking it.
@@ -61,12 +69,17 @@ export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promis
     select 'base:' || ecosystem_base, count(distinct advisory_uid) from advisory_packages group by ecosystem_base`.execute(db);
   await sql`
     insert into advisory_counts (key, delta)
-    select 'eco:' || ecosystem, count(distinct advisory_uid) from advisory_packages where ecosystem like '%:%' group by ecosystem`.execute(db);
+    select 'eco:' || ecosystem, count(distinct advisory_uid) from advisory_packages where ecosystem like '%:%' group by ecosystem`.execute(
+    db,
+  );
 }
 
 async function postgres(db: Kysely<any>): Promise<void> {
   // Statement-level with transition tables: a batch adds one row per key, not one per advisory.
-  for (const [event, rows, sign] of [["insert", "new", ""], ["delete", "old", "-"]] as const) {
+  for (const [event, rows, sign] of [
+    ["insert", "new", ""],
+    ["delete", "old", "-"],
+  ] as const) {
     await sql`
       create function ${sql.id(`arbor_count_advisories_${event}`)}() returns trigger language plpgsql
       set search_path from current as $$
@@ -104,7 +117,10 @@ async function postgres(db: Kysely<any>): Promise<void> {
       group by k.key;
       return null;
     end $$`.execute(db);
-  for (const [event, rows] of [["insert", "new"], ["delete", "old"]] as const) {
+  for (const [event, rows] of [
+    ["insert", "new"],
+    ["delete", "old"],
+  ] as const) {
     await sql`
       create trigger ${sql.id(`advisory_packages_count_${event}`)} after ${sql.raw(event)} on advisory_packages
       referencing ${sql.raw(rows)} table as ${sql.raw(`${rows}_packages`)}
@@ -136,14 +152,21 @@ async function trigramIndex(db: Kysely<any>): Promise<void> {
 }
 
 async function sqlite(db: Kysely<any>): Promise<void> {
-  for (const [event, delta] of [["insert", 1], ["delete", -1]] as const) {
+  for (const [event, delta] of [
+    ["insert", 1],
+    ["delete", -1],
+  ] as const) {
     await sql`
       create trigger ${sql.id(`advisories_count_${event}`)} after ${sql.raw(event)} on advisories begin
         insert into advisory_counts (key, delta) values ('', ${sql.raw(String(delta))});
       end`.execute(db);
   }
   // Row triggers: the package row just inserted is in the table, the one just deleted is not.
-  const keys = (row: string) => sql.join(keysOf(row).map((k) => sql`select ${k} as key`), sql` union all `);
+  const keys = (row: string) =>
+    sql.join(
+      keysOf(row).map((k) => sql`select ${k} as key`),
+      sql` union all `,
+    );
   await sql`
     create trigger advisory_packages_count_insert after insert on advisory_packages begin
       insert into advisory_counts (key, delta)
@@ -160,7 +183,9 @@ async function sqlite(db: Kysely<any>): Promise<void> {
     end`.execute(db);
 
   await sql`create table advisory_texts (id integer primary key, uid text not null unique, search text not null)`.execute(db);
-  await sql`create virtual table advisory_search using fts5(search, content = 'advisory_texts', content_rowid = 'id', tokenize = 'trigram')`.execute(db);
+  await sql`create virtual table advisory_search using fts5(search, content = 'advisory_texts', content_rowid = 'id', tokenize = 'trigram')`.execute(
+    db,
+  );
   await sql`create trigger advisories_text_insert after insert on advisories begin
       insert into advisory_texts (uid, search) values (new.uid, new.search);
     end`.execute(db);
