@@ -43,7 +43,7 @@ function role(name: string, title: string, caps: readonly Capability[]): RoleDef
 export const BUILTIN_ROLES: ReadonlyMap<string, RoleDefinition> = new Map(
   [
     role("owner", "Owner", ALL_CAPABILITIES),
-    role("editor", "Editor", [...reads, ...writes("groups", "identity", "repo"), Capability.CAP_REGISTRY_PULL, Capability.CAP_REGISTRY_PUSH]),
+    role("editor", "Editor", [...reads, ...writes("groups", "identity", "repo", "subscriptions"), Capability.CAP_REGISTRY_PULL, Capability.CAP_REGISTRY_PUSH]),
     role("viewer", "Viewer", reads),
     role("registry.pull", "Registry Pull", [Capability.CAP_REGISTRY_PULL, Capability.CAP_REPO_LIST, Capability.CAP_TAG_LIST]),
     role("registry.push", "Registry Push", [

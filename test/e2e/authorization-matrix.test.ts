@@ -80,6 +80,9 @@ const registryV1 = "arbor.registry.v1.RegistryService";
 const groupsV1 = "arbor.iam.v1.GroupsService";
 const ping = "arbor.ping.v2beta1.PingService";
 const advisories = "arbor.vulnerabilities.v2beta1.AdvisoriesService";
+const subs = "arbor.events.v2beta1.SubscriptionsService";
+const SUBS = "/events/v2beta1/subscriptions";
+const sink = { sink: "https://sink.example.com/arbor" };
 
 const claimMatch = (n: number) => ({ issuer: "https://token.actions.githubusercontent.com", subject: `repo:acme/app-${n}:ref:refs/heads/main` });
 const oidc = { issuer: "https://accounts.example.com", clientId: "arbor", clientSecret: "s3cret" };
@@ -437,6 +440,40 @@ const cases: Case[] = [
     },
   },
 
+  { rpc: `${subs}/ListSubscriptions`, needs: "any", listsA: true, call: async (w) => get(subs, "ListSubscriptions", `${SUBS}?uidp.children_of=${w.a}`, { uidp: { childrenOf: w.a } }) },
+  {
+    rpc: `${subs}/GetSubscription`,
+    needs: "viewer",
+    call: async (w) => {
+      const uid = await w.make(`${SUBS}/${w.a}`, sink);
+      return get(subs, "GetSubscription", `${SUBS}/${uid}`, { uid });
+    },
+  },
+  {
+    rpc: `${subs}/CreateSubscription`,
+    needs: "editor",
+    call: async (w) => ({ rest: { method: "POST", path: `${SUBS}/${w.a}`, body: sink }, grpc: { service: subs, method: "CreateSubscription", request: { parent: w.a, subscription: sink } } }),
+  },
+  {
+    rpc: `${subs}/UpdateSubscription`,
+    needs: "editor",
+    call: async (w) => {
+      const uid = await w.make(`${SUBS}/${w.a}`, sink);
+      return {
+        rest: { method: "PATCH", path: `${SUBS}/${uid}`, body: { types: ["dev.arbor.api.iam."] } },
+        grpc: { service: subs, method: "UpdateSubscription", request: { subscription: { uid, types: ["dev.arbor.api.iam."] }, updateMask: { paths: ["types"] } } },
+      };
+    },
+  },
+  {
+    rpc: `${subs}/DeleteSubscription`,
+    needs: "editor",
+    call: async (w) => {
+      const uid = await w.make(`${SUBS}/${w.a}`, sink);
+      return del(subs, "DeleteSubscription", `${SUBS}/${uid}`, uid);
+    },
+  },
+
   { rpc: `${ping}/Ping`, needs: "public", call: async () => get(ping, "Ping", "/ping/v2beta1/ping", {}) },
   {
     // The exchange takes no Arbor token: whoever calls, an upstream token that is not one is
@@ -531,6 +568,7 @@ for (const engine of engines) {
       await w.make(`/iam/v2beta1/identityProviders/${w.a}`, { name: "listed", defaultRole: builtinRoleUid("viewer"), oidc });
       await w.make(`/iam/v2beta1/accountAssociations/${w.a}`, { name: "listed", amazon: { account: "123456789012" } });
       await w.make(`/iam/v2beta1/groupInvites/${w.a}`, { roleUid: builtinRoleUid("viewer"), ttl: "3600s" });
+      await w.make(`${SUBS}/${w.a}`, sink);
     });
     afterAll(async () => {
       for (const c of clients.values()) c.close();
