@@ -22,6 +22,7 @@ import { startAuditRetention } from "../services/audit-retention.js";
 import { startPeriodic } from "../domain/periodic.js";
 import { LIST_CHANGES_PRUNE_INTERVAL_MS } from "../store/list-changes.js";
 import { createAuditTrail } from "../services/audit-trail.js";
+import { withEvents } from "../services/event-outbox.js";
 import { Authorizer } from "../services/authorizer.js";
 import { createEscalationGuard } from "../services/escalation-guard.js";
 import type { ServiceDeps } from "../services/deps.js";
@@ -180,7 +181,7 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
     tokens: core.tokens,
     authorizer,
     audience: () => baseUrlOf(config, boundPort),
-    audit: createAuditTrail(core.deps, toApiJson),
+    audit: withEvents(createAuditTrail(core.deps, toApiJson), core.store),
     atomically: (fn) => core.store.atomically(fn),
     guard: createEscalationGuard(core.store),
     limits,
