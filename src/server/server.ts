@@ -47,6 +47,8 @@ import { createRequestLimits } from "./request-limits.js";
 import { secureDataDir, type Notice } from "./data-dir.js";
 import { loadSecretBox, resealStore } from "./secrets-key.js";
 import { recordServedUrls } from "./served-urls.js";
+import { startEvents } from "./events-setup.js";
+import type { Delivery } from "../services/event-delivery.js";
 
 /** A running server. */
 export interface ArborServer {
@@ -176,13 +178,20 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
   const limits = createRequestLimits(config, clock);
   // One for every way in, so what it remembers serves them all.
   const authorizer = new Authorizer(core.store.bindings, core.store.identities, { allowOrgCreation: config.allowOrgCreation });
+  // Started once the server listens (the issuer needs the port); a change committed before wakes nothing.
+  // eslint-disable-next-line prefer-const -- the invoker's commits wake it
+  let events: Delivery | undefined;
   const invoker = createInvoker({
     services,
     tokens: core.tokens,
     authorizer,
     audience: () => baseUrlOf(config, boundPort),
     audit: withEvents(createAuditTrail(core.deps, toApiJson), core.store),
-    atomically: (fn) => core.store.atomically(fn),
+    atomically: async (fn) => {
+      const result = await core.store.atomically(fn);
+      events?.nudge();
+      return result;
+    },
     guard: createEscalationGuard(core.store),
     limits,
   });
@@ -247,6 +256,17 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
   let closing: Promise<void> | undefined;
   const sync = startConfiguredSync(config, core.store, env.logger, clock, (r) => metrics.feedSynced(r.mode, r.fetched.documents, r.fetched.bytes));
   const retention = startAuditRetention(core.store.audit, clock, config.auditRetentionMs, env.logger, core.store.leads);
+  events = startEvents({
+    config,
+    store: core.store,
+    keys: core.keys,
+    clock,
+    authorizer,
+    issuer: () => issuerUrlOf(config, boundPort),
+    baseUrl: () => baseUrlOf(config, boundPort),
+    ...(env.resolve !== undefined && { resolve: env.resolve }),
+    logger: env.logger,
+  });
   const pruning = startPeriodic(
     () => core.store.pruneListChanges(),
     LIST_CHANGES_PRUNE_INTERVAL_MS,
@@ -275,6 +295,7 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
         await listener.close(config.shutdownTimeoutMs);
         await metricsListener?.close();
         await sync?.stop();
+        await events?.stop();
         await retention?.stop();
         await pruning.stop();
         await core.store.close();
