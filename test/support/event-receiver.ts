@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { HTTP, type CloudEvent } from "cloudevents";
-import { createRemoteJWKSet, jwtVerify, type JWTPayload } from "jose";
+import { createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from "jose";
 
 /** One request the receiver read. */
 export interface Received {
@@ -30,9 +30,12 @@ export interface EventReceiver {
   close(): Promise<void>;
 }
 
-/** Starts a receiver trusting tokens of issuer (whose keys are at issuer/.well-known/jwks.json). */
-export async function startEventReceiver(issuer: string, path = "/events"): Promise<EventReceiver> {
-  const jwks = createRemoteJWKSet(new URL(`${issuer}/.well-known/jwks.json`));
+/**
+ * Starts a receiver trusting tokens of issuer, whose keys are at issuer/.well-known/jwks.json
+ * unless keys says where else; delayMs holds each answer back (a slow sink).
+ */
+export async function startEventReceiver(issuer: string, path = "/events", keys?: JWTVerifyGetKey, delayMs = 0): Promise<EventReceiver> {
+  const jwks = keys ?? createRemoteJWKSet(new URL(`${issuer}/.well-known/jwks.json`));
   let url = "";
   const receiver: EventReceiver = {
     url: "",
@@ -50,6 +53,7 @@ export async function startEventReceiver(issuer: string, path = "/events"): Prom
         const { payload } = await jwtVerify(token, jwks, { issuer, audience: url, algorithms: ["ES256"] });
         const parsed = HTTP.toEvent({ headers: req.headers as Record<string, string>, body });
         const event = (Array.isArray(parsed) ? parsed[0] : parsed) as CloudEvent<unknown>;
+        if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
         const status = receiver.answer(event);
         const got = { event, claims: payload, status };
         receiver.all.push(got);
