@@ -157,7 +157,8 @@ export function startDelivery(deps: DeliveryDeps, options: DeliveryOptions): Del
     if (!typeMatches(sub.types, event.type)) return false;
     if (permissions === undefined) return false;
     const caps = event.readCaps.map(capabilityByName);
-    if (caps.some((c) => c === undefined)) return false;
+    // An event that names nothing to hold, or a capability this release does not know, goes to no one.
+    if (caps.length === 0 || caps.some((c) => c === undefined)) return false;
     return permissions.allows(caps as Capability[], event.subject);
   }
 

@@ -7,7 +7,7 @@
 import { getOption, hasOption, type DescMethod } from "@bufbuild/protobuf";
 import { authz } from "../gen/arbor/api/v1/authz_pb.js";
 import type { AuditEventRecord } from "../domain/audit.js";
-import { capabilityName } from "../domain/capabilities.js";
+import { capabilityByName, capabilityName } from "../domain/capabilities.js";
 import { EVENT_TYPE_PREFIX, pastTense, snakeResource, type OutboxEvent } from "../domain/events.js";
 import { isUid, parentOf } from "../domain/uid.js";
 import type { Store } from "../store/types.js";
@@ -72,19 +72,25 @@ const readCaps = new WeakMap<DescMethod, string[]>();
 
 /**
  * What a subscription's creator must hold at the resource to receive its changes: what reading
- * it takes (the Get, else the List, of the same resource in the same service); without either,
- * what making the change took, which is never less.
+ * it takes (the capabilities the Get, else the List, of the same resource in the same service
+ * declares); where neither declares any (roles: their service checks), the `.list` of each
+ * family the change itself required (`roles.create` makes `roles.list`), else that capability.
  */
 function readCapsOf(method: DescMethod): string[] {
   let caps = readCaps.get(method);
   if (caps === undefined) {
     const resource = method.name.replace(/^[A-Z][a-z]*/, "");
-    const reader = method.parent.methods.find((m) => m.name === `Get${resource}`) ?? method.parent.methods.find((m) => m.name === `List${resource}s`);
-    const declared = reader !== undefined && hasOption(reader, authz) ? reader : method;
-    caps = getOption(declared, authz).capabilities.map(capabilityName);
+    const declared = (m: DescMethod | undefined) => (m !== undefined && hasOption(m, authz) ? getOption(m, authz).capabilities : []);
+    const readers = [`Get${resource}`, `List${resource}s`].map((name) => declared(method.parent.methods.find((m) => m.name === name)));
+    caps = readers.find((c) => c.length > 0)?.map(capabilityName) ?? declared(method).map(capabilityName).map(listOfFamily);
     readCaps.set(method, caps);
   }
   return caps;
+}
+
+function listOfFamily(cap: string): string {
+  const list = cap.replace(/\.[a-z_]+$/, ".list");
+  return capabilityByName(list) !== undefined ? list : cap;
 }
 
 /** What a registry event's CloudEvent needs. */

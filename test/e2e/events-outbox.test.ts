@@ -165,6 +165,9 @@ for (const engine of engines) {
       if (!method.name.startsWith("Delete")) expect(event.data.body).toEqual({ ...outcome.body, ...(code !== undefined && { code: "[redacted]" }) });
       else expect((event.data.body as { uid?: string; id?: string }).uid ?? (event.data.body as { id?: string }).id).toBe(about);
       expect(JSON.stringify(event)).not.toContain(SECRET);
+      // What receiving it takes: never nothing, and a read capability wherever the resource has one.
+      expect(event.readCaps.length).toBeGreaterThan(0);
+      expect(event.readCaps.every((c) => c.endsWith(".list"))).toBe(true);
     });
 
     it("writes no event for a change that fails", async () => {
