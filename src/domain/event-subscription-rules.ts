@@ -15,6 +15,12 @@ export const MAX_SINK_LENGTH = 2048;
 export const MAX_TYPES = 32;
 export const MAX_TYPE_LENGTH = 256;
 
+/**
+ * At most this many subscriptions per organization: each is looked at on every delivery pass
+ * and costs a connection while it delivers.
+ */
+export const MAX_SUBSCRIPTIONS_PER_ORGANIZATION = 100;
+
 /** A CloudEvents type or a prefix of one: reverse-DNS words, `.`-separated. */
 const TYPE = /^[a-z0-9][a-z0-9_.-]*$/;
 

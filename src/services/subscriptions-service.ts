@@ -6,12 +6,12 @@
 import { create } from "@bufbuild/protobuf";
 import { EmptySchema, timestampFromMs, type Empty } from "@bufbuild/protobuf/wkt";
 import { Capability } from "../domain/capabilities.js";
-import { invalidArgument, notFound } from "../domain/errors.js";
+import { failedPrecondition, invalidArgument, notFound } from "../domain/errors.js";
 import { resolveUpdateMask } from "../domain/field-mask.js";
-import { subscriptionUpdatable, validateSink, validateSubscription, validateTypes, type SinkPolicy } from "../domain/event-subscription-rules.js";
+import { MAX_SUBSCRIPTIONS_PER_ORGANIZATION, subscriptionUpdatable, validateSink, validateSubscription, validateTypes, type SinkPolicy } from "../domain/event-subscription-rules.js";
 import { subscriptionSortable, subscriptionSortValue, type SubscriptionRecord, type SubscriptionSettings } from "../domain/event-subscriptions.js";
 import { hierarchyFilter } from "../domain/hierarchy.js";
-import { newChildUid, requireUid } from "../domain/uid.js";
+import { newChildUid, requireUid, rootOf } from "../domain/uid.js";
 import {
   ListSubscriptionsResponseSchema,
   SubscriptionSchema,
@@ -78,6 +78,11 @@ export function createSubscriptionsService(deps: ServiceDeps) {
       if (sent === undefined) throw invalidArgument("subscription", "is required");
       const settings: SubscriptionSettings = { sink: sent.sink, types: [...sent.types], includeDescendants: sent.includeDescendants };
       validateSubscription(settings, policy);
+      // A bound, not a lock: creates racing at the limit may pass it by a few.
+      const org = rootOf(parent);
+      if ((await store.subscriptions.count({ uidp: { descendantsOf: org } })) >= MAX_SUBSCRIPTIONS_PER_ORGANIZATION) {
+        throw failedPrecondition("SUBSCRIPTION_LIMIT", org, `an organization has at most ${MAX_SUBSCRIPTIONS_PER_ORGANIZATION} subscriptions`);
+      }
       const now = clock.now();
       const created = await store.subscriptions.insert({
         uid: newChildUid(ids, parent),

@@ -86,6 +86,15 @@ for (const engine of engines) {
       expect((await api.get(`${BASE}/${org}/0123456789abcdef`)).status).toBe(404);
     });
 
+    it("holds an organization to 100 subscriptions", async () => {
+      const other = await t.organization(`subs-limit`);
+      const as = restClient(t, other.token);
+      for (let i = 0; i < 100; i++) expect((await as.post(`${BASE}/${other.org.uid}`, { sink: `https://s.example.com/${i}` })).status).toBe(200);
+      const res = await as.post(`${BASE}/${other.org.uid}`, { sink: "https://s.example.com/101" });
+      expect({ status: res.status, code: res.body.code }).toEqual({ status: 400, code: 9 });
+      expect(res.body.message).toBe("Precondition failed: an organization has at most 100 subscriptions");
+    });
+
     it("serves the same over gRPC, and deletes", async () => {
       const made = await call(grpcClient, "createSubscription", { parent: org, subscription: { sink: "https://siem.example.com/grpc" } }, token);
       expect(made.sink).toBe("https://siem.example.com/grpc");
