@@ -72,7 +72,8 @@ describeEachEngine("store", (t) => {
             and column_name not in ('description', 'private_jwk', 'public_jwk', 'value', 'capabilities', 'relationship',
                                     'amazon', 'google', 'azure', 'github', 'email', 'client_id', 'client_secret',
                                     'additional_scopes', 'groups_claim', 'code_verifier', 'nonce', 'redirect_uri',
-                                    'code_challenge', 'client_state', 'actor', 'search', 'document', 'before', 'after')
+                                    'code_challenge', 'client_state', 'actor', 'search', 'document', 'before', 'after',
+                                    'data', 'read_caps', 'sink', 'types', 'last_error')
             and table_name || '.' || column_name not in ('identity_providers.issuer', 'login_attempts.issuer')
           order by 1`,
         [schema],
@@ -88,6 +89,8 @@ describeEachEngine("store", (t) => {
       "audit_events.action", "audit_events.actor_uid", "audit_events.group_uid", "audit_events.method", "audit_events.resource_type",
       "audit_events.resource_uid", "audit_events.root_uid", "audit_events.uid",
       "authz_identity_generations.identity_uid",
+      "event_outbox.group_uid", "event_outbox.id", "event_outbox.subject", "event_outbox.type",
+      "event_subscriptions.creator_uid", "event_subscriptions.parent_uid", "event_subscriptions.uid",
       "group_descendant_counts.ancestor_uid",
       "group_invites.code_hash", "group_invites.key_id", "group_invites.parent_uid", "group_invites.role_uid", "group_invites.uid",
       "groups.name", "groups.parent_uid", "groups.uid",
