@@ -4,7 +4,7 @@
  * the creator may read what it is about.
  */
 import { create } from "@bufbuild/protobuf";
-import { EmptySchema, timestampFromMs, type Empty } from "@bufbuild/protobuf/wkt";
+import { EmptySchema, timestampFromMs, timestampMs, type Empty } from "@bufbuild/protobuf/wkt";
 import { Capability } from "../domain/capabilities.js";
 import { failedPrecondition, invalidArgument, notFound } from "../domain/errors.js";
 import { resolveUpdateMask } from "../domain/field-mask.js";
@@ -20,6 +20,7 @@ import {
   type GetSubscriptionRequest,
   type ListSubscriptionsRequest,
   type ListSubscriptionsResponse,
+  type ReplaySubscriptionRequest,
   type Subscription,
   type UpdateSubscriptionRequest,
 } from "../gen/arbor/events/v2beta1/subscriptions_pb.js";
@@ -111,6 +112,21 @@ export function createSubscriptionsService(deps: ServiceDeps) {
       const updated = await store.subscriptions.update(uid, changes, clock.now());
       if (!updated) throw notFound("subscription", uid);
       return message(updated);
+    },
+
+    async replaySubscription(req: ReplaySubscriptionRequest): Promise<Subscription> {
+      const uid = requireUid("uid", req.uid);
+      const from = req.from.case === "fromTime" ? { time: timestampMs(req.from.value) } : req.from.case === "fromEventId" ? { id: req.from.value } : undefined;
+      if (from === undefined) throw invalidArgument("from", "from_time or from_event_id is required");
+      const found = await store.subscriptions.get(uid);
+      if (!found) throw notFound("subscription", uid);
+      const cursor = await store.outbox.before({ groupUid: found.parentUid, includeDescendants: found.includeDescendants }, from);
+      if (cursor === undefined && req.from.case === "fromEventId") throw notFound("event", req.from.value);
+      // Nothing at or after the time: delivery restarts after everything there is.
+      const end = cursor ?? (await store.outbox.end());
+      const replayed = await store.subscriptions.rewind(uid, end, clock.now());
+      if (!replayed) throw notFound("subscription", uid);
+      return message(replayed);
     },
 
     async deleteSubscription(req: DeleteSubscriptionRequest): Promise<Empty> {

@@ -16,6 +16,13 @@ export interface EventOutboxStore {
   insert(event: OutboxEvent): Promise<void>;
   /** Up to limit events of reach after cursor, in delivery order: only those no later write can precede. */
   after(cursor: OutboxPosition, reach: Reach, limit: number): Promise<StoredEvent[]>;
+  /**
+   * The place just before the first event of reach (in delivery order) at or after a time, or
+   * before the event with an id; undefined when the outbox holds none.
+   */
+  before(reach: Reach, from: { time: number } | { id: string }): Promise<OutboxPosition | undefined>;
+  /** The place of the last event in the outbox, (0, 0) when it is empty. */
+  end(): Promise<OutboxPosition>;
   /** How many events of reach lie after cursor. */
   pending(cursor: OutboxPosition, reach: Reach): Promise<number>;
   /**
@@ -56,6 +63,25 @@ export function createEventOutboxStore(db: Executor, engine: Engine): EventOutbo
           .execute(),
       );
       return rows.map(toEvent);
+    },
+
+    async before(reach, from) {
+      const row = await guard(() =>
+        db
+          .selectFrom("event_outbox")
+          .select(["xid", "position"])
+          .where((eb) => eb.and([within(reach), "time" in from ? eb("time", ">=", from.time) : eb("id", "=", from.id)]))
+          .orderBy("xid")
+          .orderBy("position")
+          .limit(1)
+          .executeTakeFirst(),
+      );
+      return row && { xid: Number(row.xid), position: Number(row.position) - 1 };
+    },
+
+    async end() {
+      const row = await guard(() => db.selectFrom("event_outbox").select(["xid", "position"]).orderBy("xid", "desc").orderBy("position", "desc").limit(1).executeTakeFirst());
+      return row ? { xid: Number(row.xid), position: Number(row.position) } : { xid: 0, position: 0 };
     },
 
     async pending(cursor, reach) {

@@ -26,6 +26,8 @@ export interface EventSubscriptionStore {
   get(uid: string): Promise<SubscriptionRecord | undefined>;
   /** Applies changes and sets updateTime; undefined when it does not exist. */
   update(uid: string, changes: Partial<SubscriptionSettings>, updateTime: number): Promise<SubscriptionRecord | undefined>;
+  /** Moves the cursor to cursor, its failures forgotten, so delivery restarts there; undefined when it does not exist. */
+  rewind(uid: string, cursor: DeliveryState["cursor"], updateTime: number): Promise<SubscriptionRecord | undefined>;
   /** Deletes a subscription; false when it does not exist. */
   delete(uid: string): Promise<boolean>;
   /** The subscriptions matching filter (fields: create_time, update_time, uid). */
@@ -85,6 +87,17 @@ export function createEventSubscriptionStore(db: Executor, engine: Engine): Even
     get: table.get,
 
     update: (uid, changes, updateTime) => table.update(uid, { ...settingsColumns(changes), update_time: updateTime }),
+
+    rewind: (uid, cursor, updateTime) =>
+      table.update(uid, {
+        cursor_xid: cursor.xid,
+        cursor_position: cursor.position,
+        attempts: 0,
+        next_attempt_time: 0,
+        first_failure_time: null,
+        last_error: "",
+        update_time: updateTime,
+      }),
 
     delete: (uid) => table.delete(uid),
     list: table.list,

@@ -1,7 +1,7 @@
 /**
- * `arbor events subscriptions` against a real server: create with the default group or a parent
- * by name, list as a table and JSON, update with exactly the flags given, delete, and a refused
- * sink's message.
+ * `arbor events subscriptions` against a real server: create with a parent by name, list as a
+ * table and JSON, replay, update with exactly the flags given, delete, and a refused sink's
+ * message.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testCli, type TestCli } from "../support/cli.js";
@@ -36,6 +36,10 @@ describe("arbor events", { timeout: 120_000 }, () => {
     const table = await cli.ok(["events", "subscriptions", "list", "-o", "table"]);
     expect(table.split("\n")[0], table).toMatch(/^UID +SINK +PENDING +LAST DELIVERY( +LAST ERROR)?$/);
     expect((await json(["events", "subscriptions", "list", "--parent", "backend-team"])).map((s: any) => s.uid)).toEqual([made.uid]);
+    const replayed = await json(["events", "subscriptions", "replay", made.uid, "--from-time", "2020-01-01T00:00:00Z"]);
+    expect(replayed.uid).toBe(made.uid);
+    const usage = await cli.run(["events", "subscriptions", "replay", made.uid]);
+    expect({ code: usage.code, stderr: usage.stderr }).toEqual({ code: 2, stderr: "arbor: replay: give --from-time or --from-event\n" });
     const updated = await json(["events", "subscriptions", "update", made.uid, "--include-descendants", "false"]);
     expect(updated).toMatchObject({ sink: "https://siem.example.com/in", types: ["dev.arbor.api.iam.", "dev.arbor.api.registry."], includeDescendants: false });
     await cli.ok(["events", "subscriptions", "delete", made.uid]);

@@ -466,6 +466,17 @@ const cases: Case[] = [
     },
   },
   {
+    rpc: `${subs}/ReplaySubscription`,
+    needs: "editor",
+    call: async (w) => {
+      const uid = await w.make(`${SUBS}/${w.a}`, sink);
+      return {
+        rest: { method: "POST", path: `${SUBS}/${uid}:replay`, body: { fromTime: "2020-01-01T00:00:00Z" } },
+        grpc: { service: subs, method: "ReplaySubscription", request: { uid, fromTime: { seconds: 1577836800 } } },
+      };
+    },
+  },
+  {
     rpc: `${subs}/DeleteSubscription`,
     needs: "editor",
     call: async (w) => {

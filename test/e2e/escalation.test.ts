@@ -193,6 +193,9 @@ const ATTACKS: Record<string, Attack[]> = {
   "arbor.events.v2beta1.SubscriptionsService/UpdateSubscription": [
     async (w) => ({ subscription: { uid: await w.make(`/events/v2beta1/subscriptions/${w.a}`, { sink: SINK }), includeDescendants: true }, updateMask: "includeDescendants" }),
   ],
+  "arbor.events.v2beta1.SubscriptionsService/ReplaySubscription": [
+    async (w) => ({ uid: await w.make(`/events/v2beta1/subscriptions/${w.a}`, { sink: SINK }), fromTime: "2020-01-01T00:00:00Z" }),
+  ],
   "arbor.events.v2beta1.SubscriptionsService/DeleteSubscription": [async (w) => ({ uid: await w.make(`/events/v2beta1/subscriptions/${w.a}`, { sink: SINK }) })],
 };
 

@@ -1,7 +1,8 @@
 /**
  * Delivery to a real receiver on loopback, on every engine: the receiver reads each request with
  * the CloudEvents SDK and verifies its token against Arbor's JWKS. Events arrive in order, with
- * their attributes and a token for the sink; a sink that is down receives the backlog in order
+ * their attributes and a token for the sink; a replay sends them again from an event or a time;
+ * a sink that is down receives the backlog in order
  * once up; a 400 drops that event and no other; another organization's subscription sees
  * nothing; a creator who loses access stops its subscription's deliveries.
  */
@@ -66,6 +67,24 @@ for (const engine of engines) {
       const shown = await api.get(`${SUBS}/${sub}`);
       expect(shown.body).toMatchObject({ lastError: "", pending: "0" });
       expect(shown.body.lastDeliveryTime).toBeDefined();
+    });
+
+    it("replays from an event or a time, and refuses an event it does not hold", async () => {
+      const sink = await receiver();
+      const sub = await subscribe(api, org, sink.url);
+      const made = [await group(), await group(), await group()];
+      await expect.poll(() => subjects(sink), WAIT).toEqual(made);
+      const second = sink.accepted[1]?.event;
+      const replayed = await api.post(`${SUBS}/${sub}:replay`, { fromEventId: second?.id });
+      expect(replayed.status, JSON.stringify(replayed.body)).toBe(200);
+      await expect.poll(() => subjects(sink), WAIT).toEqual([...made, made[1], made[2]]);
+      const first = sink.accepted[0]?.event.time as string;
+      expect((await api.post(`${SUBS}/${sub}:replay`, { fromTime: first })).status).toBe(200);
+      await expect.poll(() => subjects(sink), WAIT).toEqual([...made, made[1], made[2], ...made]);
+      const unknown = await api.post(`${SUBS}/${sub}:replay`, { fromEventId: "no-such-event" });
+      expect({ status: unknown.status, code: unknown.body.code }).toEqual({ status: 404, code: 5 });
+      const none = await api.post(`${SUBS}/${sub}:replay`, {});
+      expect({ status: none.status, code: none.body.code }).toEqual({ status: 400, code: 3 });
     });
 
     it("keeps the backlog while the sink is down and delivers it in order once it is up", async () => {

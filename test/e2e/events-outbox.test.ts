@@ -98,6 +98,10 @@ const REQUESTS: Record<string, (w: W) => Promise<{ request: JsonObject; subject?
     const uid = await subscription(w);
     return { request: { subscription: { uid, types: ["dev.arbor.api.iam."] }, updateMask: "types" }, subject: uid };
   },
+  "arbor.events.v2beta1.SubscriptionsService/ReplaySubscription": async (w) => {
+    const uid = await subscription(w);
+    return { request: { uid, fromTime: "2020-01-01T00:00:00Z" }, subject: uid };
+  },
   "arbor.events.v2beta1.SubscriptionsService/DeleteSubscription": async (w) => withUid(await subscription(w)),
 };
 
@@ -110,9 +114,10 @@ const MUTATING: DescMethod[] = registeredRpcs().filter(isMutatingRpc);
 /** The type an RPC's event must have, written out rather than derived the server's way. */
 function expectedType(method: DescMethod): string {
   const area = method.parent.typeName.split(".")[1];
-  const [, verb, resource] = /^(Create|Update|Delete)(.+)$/.exec(method.name) ?? [];
-  const snake = (resource ?? "").replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase();
-  return `dev.arbor.api.${area}.${snake}.${verb?.toLowerCase()}d.v1`;
+  const [, verb = "", resource = ""] = /^(Create|Update|Delete|Replay)(.+)$/.exec(method.name) ?? [];
+  const snake = resource.replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase();
+  const done: Record<string, string> = { Create: "created", Update: "updated", Delete: "deleted", Replay: "replayed" };
+  return `dev.arbor.api.${area}.${snake}.${done[verb]}.v1`;
 }
 
 describe("the outbox suite's coverage", () => {
@@ -149,13 +154,14 @@ for (const engine of engines) {
 
     it.each(MUTATING.map((m) => [rpcName(m), m] as const))("%s writes its event in the change's transaction", async (_, method) => {
       const { request, subject } = await (REQUESTS[rpcName(method)] as (w: W) => Promise<{ request: JsonObject; subject?: string }>)(w);
-      const before = (await events()).length;
       const outcome = await callRpc(t.url, "rest", token, method, request);
       expect(outcome.code, JSON.stringify(outcome.body)).toBe(0);
       const about = subject ?? ((outcome.body.uid ?? outcome.body.id) as string);
-      const all = await events();
-      expect(all.length).toBe(before + 1);
-      const event = all.at(-1) as StoredEvent;
+      // Polled: on PostgreSQL a read waits for every transaction open on the database (other
+      // test files' too) to end before it shows what committed after them.
+      const ofCall = async () => (await events()).filter((e) => e.subject === about && e.type === expectedType(method));
+      await expect.poll(async () => (await ofCall()).length, { timeout: 10_000 }).toBe(1);
+      const event = (await ofCall())[0] as StoredEvent;
       expect(event).toMatchObject({ type: expectedType(method), subject: about });
       expect(event.groupUid).toBe(/GroupsService\/(Create|Update|Delete)Group$/.test(rpcName(method)) ? about : parentOf(about));
       expect(event.data.actor).toEqual({ subject: expect.stringMatching(/^[0-9a-f]{40}$/) });
@@ -171,21 +177,24 @@ for (const engine of engines) {
     });
 
     it("writes no event for a change that fails", async () => {
-      const before = (await events()).length;
       const res = await t.fetch(`/iam/v2beta1/groups/${w.org}`, { method: "POST", token, body: JSON.stringify({ name: "Not A Name" }) });
       expect(res.status).toBe(400);
-      expect((await events()).length).toBe(before);
+      // A later change's event shows every earlier commit's.
+      const later = await group(w);
+      await expect.poll(async () => (await events()).some((e) => e.subject === later), { timeout: 10_000 }).toBe(true);
+      expect((await events()).filter((e) => (e.data.body as { name?: string }).name === "Not A Name")).toEqual([]);
     });
 
     it("writes an event for each registry push and delete that changes a tag, once", async () => {
       const index = createRegistryIndex(t.server.deps);
       const digest = `sha256:${"b".repeat(64)}`;
-      const before = (await events()).length;
       await index.pushed({ repository: "outbox/app", tag: "v1", digest, time: 1_700_000_000_000 });
       await index.pushed({ repository: "outbox/app", tag: "v1", digest, time: 1_700_000_000_000 });
       await index.deleted({ repository: "outbox/app", tag: "v1", time: 1_700_000_001_000 });
       const repo = (await index.resolve("outbox/app"))?.repoUid;
-      const added = (await events()).slice(before);
+      const ofRepo = async () => (await events()).filter((e) => e.subject === repo);
+      await expect.poll(async () => (await ofRepo()).length, { timeout: 10_000 }).toBe(2);
+      const added = await ofRepo();
       expect(added.map((e) => [e.type, e.subject, e.groupUid])).toEqual([
         ["dev.arbor.api.registry.push.v1", repo, w.org],
         ["dev.arbor.api.registry.delete.v1", repo, w.org],

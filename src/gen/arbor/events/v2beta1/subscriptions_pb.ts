@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file arbor/events/v2beta1/subscriptions.proto.
  */
 export const file_arbor_events_v2beta1_subscriptions: GenFile = /*@__PURE__*/
-  fileDesc("CihhcmJvci9ldmVudHMvdjJiZXRhMS9zdWJzY3JpcHRpb25zLnByb3RvEhRhcmJvci5ldmVudHMudjJiZXRhMSLXAgoMU3Vic2NyaXB0aW9uEhAKA3VpZBgBIAEoCUID4EEIEhEKBHNpbmsYAiABKAlCA+BBAhISCgV0eXBlcxgDIAMoCUID4EEBEiAKE2luY2x1ZGVfZGVzY2VuZGFudHMYBCABKAhCA+BBARIUCgdjcmVhdG9yGAUgASgJQgPgQQMSNAoLY3JlYXRlX3RpbWUYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgPgQQMSNAoLdXBkYXRlX3RpbWUYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgPgQQMSOwoSbGFzdF9kZWxpdmVyeV90aW1lGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEID4EEDEhcKCmxhc3RfZXJyb3IYCSABKAlCA+BBAxIUCgdwZW5kaW5nGAogASgDQgPgQQMilQEKGExpc3RTdWJzY3JpcHRpb25zUmVxdWVzdBIyCgR1aWRwGAEgASgLMiQuYXJib3IucGxhdGZvcm0uY29tbW9uLnYxLlVJRFBGaWx0ZXISEQoJcGFnZV9zaXplGAogASgFEhIKCnBhZ2VfdG9rZW4YCyABKAkSEAoIb3JkZXJfYnkYDCABKAkSDAoEc2tpcBgNIAEoBSKuAQoZTGlzdFN1YnNjcmlwdGlvbnNSZXNwb25zZRI5Cg1zdWJzY3JpcHRpb25zGAEgAygLMiIuYXJib3IuZXZlbnRzLnYyYmV0YTEuU3Vic2NyaXB0aW9uEhwKD25leHRfcGFnZV90b2tlbhgCIAEoCUgAiAEBEhMKC3RvdGFsX2NvdW50GAMgASgDEg8KB3NraXBwZWQYBCABKAVCEgoQX25leHRfcGFnZV90b2tlbiIqChZHZXRTdWJzY3JpcHRpb25SZXF1ZXN0EhAKA3VpZBgBIAEoCUID4EECIm8KGUNyZWF0ZVN1YnNjcmlwdGlvblJlcXVlc3QSEwoGcGFyZW50GAEgASgJQgPgQQISPQoMc3Vic2NyaXB0aW9uGAIgASgLMiIuYXJib3IuZXZlbnRzLnYyYmV0YTEuU3Vic2NyaXB0aW9uQgPgQQIikAEKGVVwZGF0ZVN1YnNjcmlwdGlvblJlcXVlc3QSPQoMc3Vic2NyaXB0aW9uGAEgASgLMiIuYXJib3IuZXZlbnRzLnYyYmV0YTEuU3Vic2NyaXB0aW9uQgPgQQISNAoLdXBkYXRlX21hc2sYAiABKAsyGi5nb29nbGUucHJvdG9idWYuRmllbGRNYXNrQgPgQQEiLQoZRGVsZXRlU3Vic2NyaXB0aW9uUmVxdWVzdBIQCgN1aWQYASABKAlCA+BBAjKMBwoUU3Vic2NyaXB0aW9uc1NlcnZpY2USpQEKEUxpc3RTdWJzY3JpcHRpb25zEi4uYXJib3IuZXZlbnRzLnYyYmV0YTEuTGlzdFN1YnNjcmlwdGlvbnNSZXF1ZXN0Gi8uYXJib3IuZXZlbnRzLnYyYmV0YTEuTGlzdFN1YnNjcmlwdGlvbnNSZXNwb25zZSIvqrsYBgoC3wsYAYLT5JMCHxIdL2V2ZW50cy92MmJldGExL3N1YnNjcmlwdGlvbnMSoAEKD0dldFN1YnNjcmlwdGlvbhIsLmFyYm9yLmV2ZW50cy52MmJldGExLkdldFN1YnNjcmlwdGlvblJlcXVlc3QaIi5hcmJvci5ldmVudHMudjJiZXRhMS5TdWJzY3JpcHRpb24iO6q7GAkKAt8LEgN1aWSC0+STAigSJi9ldmVudHMvdjJiZXRhMS9zdWJzY3JpcHRpb25zL3t1aWQ9Kip9EroBChJDcmVhdGVTdWJzY3JpcHRpb24SLy5hcmJvci5ldmVudHMudjJiZXRhMS5DcmVhdGVTdWJzY3JpcHRpb25SZXF1ZXN0GiIuYXJib3IuZXZlbnRzLnYyYmV0YTEuU3Vic2NyaXB0aW9uIk+quxgMCgLdCxIGcGFyZW50gtPkkwI5OgxzdWJzY3JpcHRpb24iKS9ldmVudHMvdjJiZXRhMS9zdWJzY3JpcHRpb25zL3twYXJlbnQ9Kip9Es4BChJVcGRhdGVTdWJzY3JpcHRpb24SLy5hcmJvci5ldmVudHMudjJiZXRhMS5VcGRhdGVTdWJzY3JpcHRpb25SZXF1ZXN0GiIuYXJib3IuZXZlbnRzLnYyYmV0YTEuU3Vic2NyaXB0aW9uImOquxgWCgLeCxIQc3Vic2NyaXB0aW9uLnVpZILT5JMCQzoMc3Vic2NyaXB0aW9uMjMvZXZlbnRzL3YyYmV0YTEvc3Vic2NyaXB0aW9ucy97c3Vic2NyaXB0aW9uLnVpZD0qKn0SmgEKEkRlbGV0ZVN1YnNjcmlwdGlvbhIvLmFyYm9yLmV2ZW50cy52MmJldGExLkRlbGV0ZVN1YnNjcmlwdGlvblJlcXVlc3QaFi5nb29nbGUucHJvdG9idWYuRW1wdHkiO6q7GAkKAuALEgN1aWSC0+STAigqJi9ldmVudHMvdjJiZXRhMS9zdWJzY3JpcHRpb25zL3t1aWQ9Kip9YgZwcm90bzM", [file_arbor_api_v1_authz, file_arbor_platform_common_v1_uidp, file_google_api_annotations, file_google_api_field_behavior, file_google_protobuf_empty, file_google_protobuf_field_mask, file_google_protobuf_timestamp]);
+  fileDesc("CihhcmJvci9ldmVudHMvdjJiZXRhMS9zdWJzY3JpcHRpb25zLnByb3RvEhRhcmJvci5ldmVudHMudjJiZXRhMSLXAgoMU3Vic2NyaXB0aW9uEhAKA3VpZBgBIAEoCUID4EEIEhEKBHNpbmsYAiABKAlCA+BBAhISCgV0eXBlcxgDIAMoCUID4EEBEiAKE2luY2x1ZGVfZGVzY2VuZGFudHMYBCABKAhCA+BBARIUCgdjcmVhdG9yGAUgASgJQgPgQQMSNAoLY3JlYXRlX3RpbWUYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgPgQQMSNAoLdXBkYXRlX3RpbWUYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgPgQQMSOwoSbGFzdF9kZWxpdmVyeV90aW1lGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEID4EEDEhcKCmxhc3RfZXJyb3IYCSABKAlCA+BBAxIUCgdwZW5kaW5nGAogASgDQgPgQQMilQEKGExpc3RTdWJzY3JpcHRpb25zUmVxdWVzdBIyCgR1aWRwGAEgASgLMiQuYXJib3IucGxhdGZvcm0uY29tbW9uLnYxLlVJRFBGaWx0ZXISEQoJcGFnZV9zaXplGAogASgFEhIKCnBhZ2VfdG9rZW4YCyABKAkSEAoIb3JkZXJfYnkYDCABKAkSDAoEc2tpcBgNIAEoBSKuAQoZTGlzdFN1YnNjcmlwdGlvbnNSZXNwb25zZRI5Cg1zdWJzY3JpcHRpb25zGAEgAygLMiIuYXJib3IuZXZlbnRzLnYyYmV0YTEuU3Vic2NyaXB0aW9uEhwKD25leHRfcGFnZV90b2tlbhgCIAEoCUgAiAEBEhMKC3RvdGFsX2NvdW50GAMgASgDEg8KB3NraXBwZWQYBCABKAVCEgoQX25leHRfcGFnZV90b2tlbiIqChZHZXRTdWJzY3JpcHRpb25SZXF1ZXN0EhAKA3VpZBgBIAEoCUID4EECIm8KGUNyZWF0ZVN1YnNjcmlwdGlvblJlcXVlc3QSEwoGcGFyZW50GAEgASgJQgPgQQISPQoMc3Vic2NyaXB0aW9uGAIgASgLMiIuYXJib3IuZXZlbnRzLnYyYmV0YTEuU3Vic2NyaXB0aW9uQgPgQQIikAEKGVVwZGF0ZVN1YnNjcmlwdGlvblJlcXVlc3QSPQoMc3Vic2NyaXB0aW9uGAEgASgLMiIuYXJib3IuZXZlbnRzLnYyYmV0YTEuU3Vic2NyaXB0aW9uQgPgQQISNAoLdXBkYXRlX21hc2sYAiABKAsyGi5nb29nbGUucHJvdG9idWYuRmllbGRNYXNrQgPgQQEifwoZUmVwbGF5U3Vic2NyaXB0aW9uUmVxdWVzdBIQCgN1aWQYASABKAlCA+BBAhIvCglmcm9tX3RpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAASFwoNZnJvbV9ldmVudF9pZBgDIAEoCUgAQgYKBGZyb20iLQoZRGVsZXRlU3Vic2NyaXB0aW9uUmVxdWVzdBIQCgN1aWQYASABKAlCA+BBAjK/CAoUU3Vic2NyaXB0aW9uc1NlcnZpY2USpQEKEUxpc3RTdWJzY3JpcHRpb25zEi4uYXJib3IuZXZlbnRzLnYyYmV0YTEuTGlzdFN1YnNjcmlwdGlvbnNSZXF1ZXN0Gi8uYXJib3IuZXZlbnRzLnYyYmV0YTEuTGlzdFN1YnNjcmlwdGlvbnNSZXNwb25zZSIvqrsYBgoC3wsYAYLT5JMCHxIdL2V2ZW50cy92MmJldGExL3N1YnNjcmlwdGlvbnMSoAEKD0dldFN1YnNjcmlwdGlvbhIsLmFyYm9yLmV2ZW50cy52MmJldGExLkdldFN1YnNjcmlwdGlvblJlcXVlc3QaIi5hcmJvci5ldmVudHMudjJiZXRhMS5TdWJzY3JpcHRpb24iO6q7GAkKAt8LEgN1aWSC0+STAigSJi9ldmVudHMvdjJiZXRhMS9zdWJzY3JpcHRpb25zL3t1aWQ9Kip9EroBChJDcmVhdGVTdWJzY3JpcHRpb24SLy5hcmJvci5ldmVudHMudjJiZXRhMS5DcmVhdGVTdWJzY3JpcHRpb25SZXF1ZXN0GiIuYXJib3IuZXZlbnRzLnYyYmV0YTEuU3Vic2NyaXB0aW9uIk+quxgMCgLdCxIGcGFyZW50gtPkkwI5OgxzdWJzY3JpcHRpb24iKS9ldmVudHMvdjJiZXRhMS9zdWJzY3JpcHRpb25zL3twYXJlbnQ9Kip9Es4BChJVcGRhdGVTdWJzY3JpcHRpb24SLy5hcmJvci5ldmVudHMudjJiZXRhMS5VcGRhdGVTdWJzY3JpcHRpb25SZXF1ZXN0GiIuYXJib3IuZXZlbnRzLnYyYmV0YTEuU3Vic2NyaXB0aW9uImOquxgWCgLeCxIQc3Vic2NyaXB0aW9uLnVpZILT5JMCQzoMc3Vic2NyaXB0aW9uMjMvZXZlbnRzL3YyYmV0YTEvc3Vic2NyaXB0aW9ucy97c3Vic2NyaXB0aW9uLnVpZD0qKn0SsAEKElJlcGxheVN1YnNjcmlwdGlvbhIvLmFyYm9yLmV2ZW50cy52MmJldGExLlJlcGxheVN1YnNjcmlwdGlvblJlcXVlc3QaIi5hcmJvci5ldmVudHMudjJiZXRhMS5TdWJzY3JpcHRpb24iRaq7GAkKAt4LEgN1aWSC0+STAjI6ASoiLS9ldmVudHMvdjJiZXRhMS9zdWJzY3JpcHRpb25zL3t1aWQ9Kip9OnJlcGxheRKaAQoSRGVsZXRlU3Vic2NyaXB0aW9uEi8uYXJib3IuZXZlbnRzLnYyYmV0YTEuRGVsZXRlU3Vic2NyaXB0aW9uUmVxdWVzdBoWLmdvb2dsZS5wcm90b2J1Zi5FbXB0eSI7qrsYCQoC4AsSA3VpZILT5JMCKComL2V2ZW50cy92MmJldGExL3N1YnNjcmlwdGlvbnMve3VpZD0qKn1iBnByb3RvMw", [file_arbor_api_v1_authz, file_arbor_platform_common_v1_uidp, file_google_api_annotations, file_google_api_field_behavior, file_google_protobuf_empty, file_google_protobuf_field_mask, file_google_protobuf_timestamp]);
 
 /**
  * Subscription sends the changes in its group to an HTTP sink.
@@ -275,6 +275,50 @@ export const UpdateSubscriptionRequestSchema: GenMessage<UpdateSubscriptionReque
   messageDesc(file_arbor_events_v2beta1_subscriptions, 5);
 
 /**
+ * ReplaySubscriptionRequest names a subscription and where its delivery restarts.
+ *
+ * @generated from message arbor.events.v2beta1.ReplaySubscriptionRequest
+ */
+export type ReplaySubscriptionRequest = Message<"arbor.events.v2beta1.ReplaySubscriptionRequest"> & {
+  /**
+   * The subscription's uid.
+   *
+   * @generated from field: string uid = 1;
+   */
+  uid: string;
+
+  /**
+   * Where delivery restarts; one is required.
+   *
+   * @generated from oneof arbor.events.v2beta1.ReplaySubscriptionRequest.from
+   */
+  from: {
+    /**
+     * The first event at or after this time.
+     *
+     * @generated from field: google.protobuf.Timestamp from_time = 2;
+     */
+    value: Timestamp;
+    case: "fromTime";
+  } | {
+    /**
+     * This event (its `id`), which must be in the subscription's reach and still in the outbox.
+     *
+     * @generated from field: string from_event_id = 3;
+     */
+    value: string;
+    case: "fromEventId";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message arbor.events.v2beta1.ReplaySubscriptionRequest.
+ * Use `create(ReplaySubscriptionRequestSchema)` to create a new message.
+ */
+export const ReplaySubscriptionRequestSchema: GenMessage<ReplaySubscriptionRequest> = /*@__PURE__*/
+  messageDesc(file_arbor_events_v2beta1_subscriptions, 6);
+
+/**
  * DeleteSubscriptionRequest names the subscription to delete.
  *
  * @generated from message arbor.events.v2beta1.DeleteSubscriptionRequest
@@ -293,7 +337,7 @@ export type DeleteSubscriptionRequest = Message<"arbor.events.v2beta1.DeleteSubs
  * Use `create(DeleteSubscriptionRequestSchema)` to create a new message.
  */
 export const DeleteSubscriptionRequestSchema: GenMessage<DeleteSubscriptionRequest> = /*@__PURE__*/
-  messageDesc(file_arbor_events_v2beta1_subscriptions, 6);
+  messageDesc(file_arbor_events_v2beta1_subscriptions, 7);
 
 /**
  * SubscriptionsService manages the HTTP sinks a group's changes are delivered to as CloudEvents
@@ -341,6 +385,17 @@ export const SubscriptionsService: GenService<{
   updateSubscription: {
     methodKind: "unary";
     input: typeof UpdateSubscriptionRequestSchema;
+    output: typeof SubscriptionSchema;
+  },
+  /**
+   * Restarts a subscription's delivery from a time or an event: it sends again (or skips to)
+   * the events of its reach the outbox still holds from there on.
+   *
+   * @generated from rpc arbor.events.v2beta1.SubscriptionsService.ReplaySubscription
+   */
+  replaySubscription: {
+    methodKind: "unary";
+    input: typeof ReplaySubscriptionRequestSchema;
     output: typeof SubscriptionSchema;
   },
   /**
