@@ -41,7 +41,6 @@ function readBuildInfo(): BuildInfo {
   };
 }
 
-/** This build. */
 export const BUILD_INFO: Readonly<BuildInfo> = Object.freeze(readBuildInfo());
 
 /** The commit shortened for people (12 hex digits, as `git log --abbrev=12`), or "unknown". */

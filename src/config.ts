@@ -124,6 +124,9 @@ export interface Config {
 }
 
 /** The defaults; the CLI's help text is generated from these. */
+/** The log levels `--log-level` and ARBOR_LOG_LEVEL take (pino's, and `silent`). */
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
 export const DEFAULT_CONFIG: Readonly<Config> = {
   port: 8080,
   host: undefined,
@@ -382,8 +385,7 @@ function check(c: Config): void {
   if (c.databaseConnectTimeoutMs < 100 || c.databaseQueryTimeoutMs < 100) {
     throw new ConfigError("ARBOR_DATABASE_CONNECT_TIMEOUT and ARBOR_DATABASE_QUERY_TIMEOUT must be at least 100ms");
   }
-  const levels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
-  if (!levels.includes(c.logLevel)) throw new ConfigError(`log level must be one of ${levels.join(", ")}`);
+  if (!(LOG_LEVELS as readonly string[]).includes(c.logLevel)) throw new ConfigError(`log level must be one of ${LOG_LEVELS.join(", ")}`);
   if (c.maxBodyBytes < 1024) throw new ConfigError(`the body size limit must be at least 1024 bytes`);
   if (c.keyRotationMs < 3_600_000) throw new ConfigError(`key rotation must be at least 1h`);
   if ((c.loginIssuer === undefined) !== (c.loginClientId === undefined)) {

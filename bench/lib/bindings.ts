@@ -47,7 +47,7 @@ export async function insertBoundIdentities(target: DatasetTarget, org: string, 
       await store.identities.insert({ uid, parentUid: org, name: who.name, description: "", relationship, lastSeenTime: null, createTime: now, updateTime: now });
       if (who.atOrganization === true) await store.bindings.insert({ uid: `${org}/${hex16(0xb0 + k)}`, groupUid: org, identityUid: uid, roleUid: viewer, createTime: now });
       for (let start = 0; start < who.groups.length; start += BATCH) {
-        await store.transaction(async (tx) => {
+        await store.atomically(async (tx) => {
           for (const n of who.groups.slice(start, start + BATCH)) {
             const groupUid = generatedGroupUid(org, n);
             await tx.bindings.insert({ uid: `${groupUid}/${hex16(0xb0 + k)}`, groupUid, identityUid: uid, roleUid: viewer, createTime: now });

@@ -47,7 +47,7 @@ const opts = await options(engine, process.argv[3] ?? "postgres://postgres@127.0
 const store = await createStore({ ...opts, secrets: createSecretBox([Buffer.alloc(32, 7)]) });
 await store.groups.insert({ uid: ORG, parentUid: null, name: "org", description: "", createTime: T, updateTime: T });
 for (let s = 0; s < GROUPS; s += 500) {
-  await store.transaction(async (tx) => {
+  await store.atomically(async (tx) => {
     for (let n = s; n < s + 500; n++) await tx.groups.insert({ uid: child(n), parentUid: ORG, name: `g${n}`, description: "", createTime: T, updateTime: T });
   });
 }

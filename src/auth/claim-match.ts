@@ -8,15 +8,21 @@
  * its JSON text (`true`, `42`), because identities hold strings and issuers differ in how they
  * type such claims. Any other value (object, array, null) or a missing claim never matches.
  */
+import type { UnauthenticatedError } from "../domain/errors.js";
 import type { Relationship } from "../domain/identities.js";
 import { matchesPattern } from "../domain/identity-patterns.js";
+import { reasonSentence, type ReasonParams, type UnauthenticatedReason } from "../domain/unauthenticated-reasons.js";
 import type { VerifiedUpstream } from "./upstream-verifier.js";
 
-/** One check of an exchange and its outcome; reason says what failed (empty when it passed). */
+/**
+ * One check of an exchange and its outcome; reason says what failed (empty when it passed), the
+ * sentence of code (absent when it passed).
+ */
 export interface ExchangeCheck {
   check: string;
   passed: boolean;
   reason: string;
+  code?: UnauthenticatedReason;
 }
 
 /** The relationships a token can be matched against (people log in instead). */
@@ -30,7 +36,7 @@ export function isAssumable(r: Relationship): r is AssumableRelationship {
 /** The issuer check, on the token's (possibly unverified) iss: run before any key is fetched. */
 export function issuerCheck(r: AssumableRelationship, issuer: string): ExchangeCheck {
   const passed = r.kind === "staticKeys" ? issuer === r.issuer : exactOrPattern(r.issuer, r.issuerPattern, issuer);
-  return exchangeCheck("issuer", passed, "the token's issuer does not match the identity");
+  return exchangeCheck("issuer", passed, "EXCHANGE_ISSUER");
 }
 
 /**
@@ -40,7 +46,7 @@ export function issuerCheck(r: AssumableRelationship, issuer: string): ExchangeC
  * audience is the identity's, or {auth_url} when it names none (static keys never do).
  */
 export function claimChecks(r: AssumableRelationship, token: VerifiedUpstream, authUrl: string): ExchangeCheck[] {
-  const subject = "the token's subject does not match the identity";
+  const subject = "EXCHANGE_SUBJECT";
   const pending: (() => ExchangeCheck)[] =
     r.kind === "staticKeys"
       ? [() => exchangeCheck("subject", token.subject === r.subject, subject), () => audienceCheck(token.audience.includes(authUrl))]
@@ -68,17 +74,14 @@ function audienceMatches(r: Extract<Relationship, { kind: "claimMatch" }>, audie
 }
 
 function audienceCheck(passed: boolean): ExchangeCheck {
-  return exchangeCheck("audience", passed, "the token's audience is not accepted");
+  return exchangeCheck("audience", passed, "UPSTREAM_AUDIENCE");
 }
 
 function customClaimCheck(check: string, value: unknown, accept: (text: string) => boolean): ExchangeCheck {
   const name = check.slice(check.indexOf(".") + 1);
   const text = claimText(value);
-  if (text === undefined) {
-    const reason = value === undefined ? `the token has no claim "${name}"` : `the token's claim "${name}" is not a string, number or boolean`;
-    return exchangeCheck(check, false, reason);
-  }
-  return exchangeCheck(check, accept(text), `the token's claim "${name}" does not match the identity`);
+  if (text === undefined) return exchangeCheck(check, false, value === undefined ? "EXCHANGE_CLAIM_ABSENT" : "EXCHANGE_CLAIM_NOT_TEXT", { name });
+  return exchangeCheck(check, accept(text), "EXCHANGE_CLAIM_NOT_MATCHING", { name });
 }
 
 /** A claim value as text: strings as they are, numbers and booleans as JSON; undefined otherwise. */
@@ -95,6 +98,15 @@ function exactOrPattern(exact: string | undefined, pattern: string | undefined, 
 }
 
 /** A check's outcome; the reason is kept only when it failed. */
-export function exchangeCheck(check: string, passed: boolean, reason: string): ExchangeCheck {
-  return { check, passed, reason: passed ? "" : reason };
+export function exchangeCheck<R extends UnauthenticatedReason>(check: string, passed: boolean, code: R, ...params: ReasonParams<R>): ExchangeCheck {
+  return passed ? passedCheck(check) : { check, passed, reason: reasonSentence(code, ...params), code };
+}
+
+export function passedCheck(check: string): ExchangeCheck {
+  return { check, passed: true, reason: "" };
+}
+
+/** A check that failed with the refusal e: its sentence and code. */
+export function failedCheck(check: string, e: UnauthenticatedError): ExchangeCheck {
+  return { check, passed: false, reason: e.why, code: e.reason };
 }

@@ -14,28 +14,34 @@
  * claim's name) travels as the error's cause, for the server log and the explain call.
  */
 import type { Clock } from "../domain/clock.js";
-import { ApiError, Code, isApiError, unauthenticated } from "../domain/errors.js";
+import { Code, isApiError, unauthenticated, UnauthenticatedError } from "../domain/errors.js";
 import type { Relationship } from "../domain/identities.js";
 import { isUid } from "../domain/uid.js";
+import { reasonSentence, type UnauthenticatedReason } from "../domain/unauthenticated-reasons.js";
 import type { IdentityStore } from "../store/identity-store.js";
-import { claimChecks, exchangeCheck, isAssumable, issuerCheck, type ExchangeCheck } from "./claim-match.js";
+import { claimChecks, exchangeCheck, failedCheck, isAssumable, issuerCheck, passedCheck, type ExchangeCheck } from "./claim-match.js";
 import { matchPerson } from "./person-exchange.js";
 import type { IssuedToken, Tokens } from "./tokens.js";
-import { UpstreamReason } from "./upstream-token.js";
 import type { UpstreamVerifier, VerifiedUpstream } from "./upstream-verifier.js";
 
 /** The answer for a missing identity, another issuer, expired static keys or a signature that does not verify. */
-export const NOT_TRUSTED = "the token is not from an issuer the identity trusts, or its signature does not verify";
+export const NOT_TRUSTED = reasonSentence("EXCHANGE_NOT_TRUSTED");
 /** The checks whose failures answer NOT_TRUSTED: told apart, they would reveal the identity's issuer. */
 const UNTOLD = new Set(["identity", "issuer", "expirationTime", "signature"]);
 /** The answer for any custom claim: which claim the identity checks is its configuration. */
-export const CLAIM_MISMATCH = "a custom claim of the token does not match the identity";
+export const CLAIM_MISMATCH = reasonSentence("EXCHANGE_CLAIM_MISMATCH");
+
+/** The reason told instead of a failed check's own, which would reveal the identity's configuration; undefined when its own may be told. */
+function hidingReason(failed: Pick<ExchangeCheck, "check"> | undefined): UnauthenticatedReason | undefined {
+  if (failed === undefined || UNTOLD.has(failed.check)) return "EXCHANGE_NOT_TRUSTED";
+  if (failed.check.startsWith("claims.") || failed.check.startsWith("claimPatterns.")) return "EXCHANGE_CLAIM_MISMATCH";
+  return undefined;
+}
 
 /** What an anonymous caller is told for a failed check: the check, never the identity's configuration. */
-export function publicReason(failed: ExchangeCheck | undefined): string {
-  if (failed === undefined || UNTOLD.has(failed.check)) return NOT_TRUSTED;
-  if (failed.check.startsWith("claims.") || failed.check.startsWith("claimPatterns.")) return CLAIM_MISMATCH;
-  return failed.reason;
+export function publicReason(failed: Pick<ExchangeCheck, "check" | "passed" | "reason"> | undefined): string {
+  const hiding = hidingReason(failed);
+  return hiding === undefined ? (failed?.reason ?? "") : reasonSentence(hiding);
 }
 
 /** What the exchange is built from. */
@@ -89,8 +95,8 @@ export class TokenExchange {
    * the registered person the token names; UNAUTHENTICATED with a reason otherwise.
    */
   async exchange(req: ExchangeRequest): Promise<IssuedToken> {
-    if (req.audience === undefined || req.audience === "") throw unauthenticated("aud is required");
-    if (!this.#deps.audiences().includes(req.audience)) throw unauthenticated("the requested audience is not accepted");
+    if (req.audience === undefined || req.audience === "") throw unauthenticated("EXCHANGE_AUDIENCE_MISSING");
+    if (!this.#deps.audiences().includes(req.audience)) throw unauthenticated("EXCHANGE_AUDIENCE");
     if (req.identity === undefined || req.identity === "") {
       const { person, upstream } = await matchPerson(this.#deps, req.token);
       return this.#issue(person.uid, upstream, req.audience);
@@ -118,27 +124,27 @@ export class TokenExchange {
    */
   async evaluate(relationship: Relationship | undefined, token: string, audience: string): Promise<Evaluation> {
     const accepted = this.#deps.audiences().includes(audience);
-    const checks: ExchangeCheck[] = [exchangeCheck("requestedAudience", accepted, "the requested audience is not accepted")];
+    const checks: ExchangeCheck[] = [exchangeCheck("requestedAudience", accepted, "EXCHANGE_AUDIENCE")];
     const done = (upstream?: VerifiedUpstream): Evaluation => ({ checks, passed: checks.every((c) => c.passed), upstream });
     let issuer: string;
     try {
       issuer = this.#deps.verifier.decode(token).claims.iss;
-      checks.push(exchangeCheck("token", true, ""));
+      checks.push(passedCheck("token"));
     } catch (e) {
-      checks.push(exchangeCheck("token", false, reasonOf(e)));
+      checks.push(failedCheck("token", refusalOf(e)));
       return done();
     }
     if (relationship === undefined || !isAssumable(relationship)) {
-      checks.push(exchangeCheck("identity", false, relationship === undefined ? "there is no such identity" : "the identity cannot be assumed with a token"));
+      checks.push(exchangeCheck("identity", false, relationship === undefined ? "EXCHANGE_NO_IDENTITY" : "EXCHANGE_NOT_ASSUMABLE"));
       return done();
     }
-    checks.push(exchangeCheck("identity", true, ""));
+    checks.push(passedCheck("identity"));
     const issuerResult = issuerCheck(relationship, issuer);
     checks.push(issuerResult);
     if (!issuerResult.passed) return done();
     if (relationship.kind === "staticKeys") {
       const live = this.#deps.clock.now() < relationship.expirationTime;
-      checks.push(exchangeCheck("expirationTime", live, "the identity's keys have expired"));
+      checks.push(exchangeCheck("expirationTime", live, "EXCHANGE_KEYS_EXPIRED"));
       if (!live) return done();
     }
     let upstream: VerifiedUpstream;
@@ -147,9 +153,9 @@ export class TokenExchange {
         relationship.kind === "staticKeys"
           ? await this.#deps.verifier.verifyWithKeys(token, parseKeys(relationship.issuerKeys), { issuer })
           : await this.#deps.verifier.verify(token, { issuer });
-      checks.push(exchangeCheck("signature", true, ""));
+      checks.push(passedCheck("signature"));
     } catch (e) {
-      checks.push(exchangeCheck("signature", false, reasonOf(e)));
+      checks.push(failedCheck("signature", refusalOf(e)));
       return done();
     }
     checks.push(...claimChecks(relationship, upstream, this.#deps.authUrl()));
@@ -169,9 +175,10 @@ export function isSignedRefusal(e: unknown): boolean {
 }
 
 /** The refusal an anonymous caller gets for a failed check; the check's own reason is the cause. */
-function refusal(failed: ExchangeCheck | undefined): ApiError {
+function refusal(failed: ExchangeCheck | undefined): UnauthenticatedError {
   const detail = failed === undefined ? "identity: the identity is gone" : `${failed.check}: ${failed.reason}`;
-  return new ApiError(Code.UNAUTHENTICATED, `Unauthenticated: ${publicReason(failed)}`, {}, { cause: detail });
+  const reason = hidingReason(failed) ?? failed?.code ?? "EXCHANGE_NOT_TRUSTED";
+  return new UnauthenticatedError(reason, publicReason(failed), { cause: detail });
 }
 
 /** Stored static keys as a JWKS; they were validated on the way in, so a failure here is corruption. */
@@ -179,12 +186,13 @@ function parseKeys(json: string): { keys: object[] } {
   try {
     return JSON.parse(json) as { keys: object[] };
   } catch {
-    throw unauthenticated(UpstreamReason.noKeys);
+    throw unauthenticated("UPSTREAM_NO_KEYS");
   }
 }
 
-function reasonOf(e: unknown): string {
-  if (isApiError(e)) return e.message.replace(/^Unauthenticated: /, "");
+/** e, a refusal of the verifier; anything else is no refusal and goes on up. */
+function refusalOf(e: unknown): UnauthenticatedError {
+  if (e instanceof UnauthenticatedError) return e;
   throw e;
 }
 

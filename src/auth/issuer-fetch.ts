@@ -16,7 +16,6 @@ import { addressProblem, type AddressRules } from "../domain/issuer-address.js";
 /** Resolves a host name to all its addresses (dns.lookup with `all`, by default). */
 export type Resolve = (hostname: string) => Promise<LookupAddress[]>;
 
-/** The system resolver. */
 export const systemResolve: Resolve = (hostname) =>
   new Promise((resolve, reject) => dnsLookup(hostname, { all: true, verbatim: true }, (e, addresses) => (e ? reject(e) : resolve(addresses))));
 

@@ -19,7 +19,6 @@ export interface SigningKey {
   key: CryptoKey;
 }
 
-/** Options of a key ring. */
 export interface KeyRingOptions {
   /** How long a key signs before the next one takes over. */
   rotationMs: number;

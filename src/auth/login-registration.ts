@@ -44,7 +44,7 @@ export async function registerLogin(
   provider: LoginProvider,
   inviteCodeHash: string | null,
 ): Promise<Registration> {
-  const run = () => deps.store.transaction((tx) => register(deps, tx, person, provider, inviteCodeHash));
+  const run = () => deps.store.atomically((tx) => register(deps, tx, person, provider, inviteCodeHash));
   try {
     return await run();
   } catch (e) {

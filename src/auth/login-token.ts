@@ -1,13 +1,14 @@
 /**
  * People's login (DESIGN 1.7), the CLI's half: `POST {auth_url}/oauth/token` redeems Arbor's
- * one-time code with the CLI's PKCE verifier, or a refresh token (rotating it), for an API token
- * and a new refresh token; `POST {auth_url}/oauth/revoke` ends a login (logout).
+ * one-time code with the CLI's PKCE verifier, a headless login's device code (device-poll.ts),
+ * or a refresh token (rotating it), for an API token and a new refresh token; `POST {auth_url}/oauth/revoke` ends a login (logout).
  */
 import type { Clock } from "../domain/clock.js";
 import { invalidArgument, unauthenticated } from "../domain/errors.js";
 import { pkceMatches } from "../domain/login-rules.js";
 import type { Store } from "../store/types.js";
 import type { UpstreamActor } from "../domain/login.js";
+import { DEVICE_CODE_GRANT, pollDevice } from "./device-poll.js";
 import { secretHash } from "./login-secrets.js";
 import type { RefreshTokens } from "./refresh-tokens.js";
 import type { Tokens } from "./tokens.js";
@@ -53,12 +54,16 @@ export class LoginTokenEndpoint {
     switch (grantType) {
       case "authorization_code":
         return this.#redeemCode(params, audience);
+      case DEVICE_CODE_GRANT: {
+        const { identityUid, actor } = await pollDevice(this.#deps, required(params, "device_code"));
+        return this.#answer(identityUid, audience, actor, await this.#deps.refresh.start(identityUid, actor));
+      }
       case "refresh_token": {
         const { family, token } = await this.#deps.refresh.rotate(required(params, "refresh_token"));
         return this.#answer(family.identityUid, audience, family.actor, token);
       }
       default:
-        throw invalidArgument("grant_type", "must be authorization_code or refresh_token");
+        throw invalidArgument("grant_type", `must be authorization_code, ${DEVICE_CODE_GRANT} or refresh_token`);
     }
   }
 
@@ -73,9 +78,9 @@ export class LoginTokenEndpoint {
     const redirectUri = required(params, "redirect_uri");
     // Taken before it is checked: a code presented with a wrong verifier is spent all the same.
     const login = await this.#deps.store.logins.takeCode(secretHash(code), this.#deps.clock.now());
-    if (login === undefined) throw unauthenticated("the authorization code is not valid (expired, used or never issued); log in again");
-    if (login.redirectUri !== redirectUri) throw unauthenticated("redirect_uri is not the one the login began with");
-    if (!pkceMatches(verifier, login.codeChallenge)) throw unauthenticated("code_verifier does not match the login's code_challenge");
+    if (login === undefined) throw unauthenticated("LOGIN_CODE_INVALID");
+    if (login.redirectUri !== redirectUri) throw unauthenticated("LOGIN_REDIRECT_URI");
+    if (!pkceMatches(verifier, login.codeChallenge)) throw unauthenticated("LOGIN_CODE_VERIFIER");
     const refreshToken = await this.#deps.refresh.start(login.identityUid, login.actor);
     return this.#answer(login.identityUid, audience, login.actor, refreshToken);
   }

@@ -36,7 +36,6 @@ export interface CodeExchange {
   codeVerifier: string;
 }
 
-/** Options of the client. */
 export interface LoginUpstreamOptions {
   allowHttpLoopback: boolean;
   clock: Clock;
@@ -136,7 +135,7 @@ export class LoginUpstream {
     if (status === 200 && typeof body?.id_token === "string") return body.id_token;
     if (status === 200) throw providerProblem("its token response has no id_token");
     if (status >= 400 && status < 500 && typeof body?.error === "string") {
-      throw unauthenticated(`the identity provider refused the login (${body.error.slice(0, 64).replace(/[^\x20-\x7e]/g, "?")})`);
+      throw unauthenticated("LOGIN_GRANT_REFUSED", { error: body.error.slice(0, 64).replace(/[^\x20-\x7e]/g, "?") });
     }
     throw unavailable(`the identity provider's token endpoint answered ${status}; try again later`);
   }

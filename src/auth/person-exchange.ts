@@ -16,14 +16,15 @@
  * does not verify answer one message, so neither which people are registered nor which issuers
  * are trusted can be probed. The failed check's own reason is the error's cause, for the log.
  */
-import { ApiError, Code, isApiError } from "../domain/errors.js";
+import { UnauthenticatedError } from "../domain/errors.js";
 import { userIdentityUid, type IdentityRecord } from "../domain/identities.js";
+import { reasonSentence, type PlainReason } from "../domain/unauthenticated-reasons.js";
 import type { IdentityStore } from "../store/identity-store.js";
-import { UpstreamReason, type DecodedUpstream } from "./upstream-token.js";
+import type { DecodedUpstream } from "./upstream-token.js";
 import type { UpstreamVerifier, VerifiedUpstream } from "./upstream-verifier.js";
 
 /** The answer for an issuer that is no login provider, no such person, or a signature that does not verify. */
-export const PERSON_NOT_TRUSTED = "the token names no person registered through a login provider of this server, or its signature does not verify";
+export const PERSON_NOT_TRUSTED = reasonSentence("EXCHANGE_PERSON_NOT_TRUSTED");
 
 /** What matching a person needs. */
 export interface PersonMatchDeps {
@@ -47,18 +48,19 @@ export async function matchPerson(deps: PersonMatchDeps, token: string): Promise
   try {
     decoded = deps.verifier.decode(token);
   } catch (e) {
-    const reason = reasonOf(e);
-    throw refusal(reason, `token: ${reason}`);
+    // Checks on the token alone keep their reasons: they tell nothing of who is registered.
+    const { reason, why } = refusalOf(e);
+    throw new UnauthenticatedError(reason, why, { cause: `token: ${why}` });
   }
-  if (!decoded.audience.includes(deps.authUrl())) throw refusal(UpstreamReason.audience, `audience: ${UpstreamReason.audience}`);
+  if (!decoded.audience.includes(deps.authUrl())) throw refusal("UPSTREAM_AUDIENCE", `audience: ${reasonSentence("UPSTREAM_AUDIENCE")}`);
   const { iss, sub } = decoded.claims;
-  if (!(await deps.isLoginIssuer(iss))) throw refusal(PERSON_NOT_TRUSTED, "issuer: the token's issuer is no login provider of this server");
+  if (!(await deps.isLoginIssuer(iss))) throw refusal("EXCHANGE_PERSON_NOT_TRUSTED", "issuer: the token's issuer is no login provider of this server");
   const person = await deps.identities.get(userIdentityUid(iss, sub));
-  if (!isPersonOf(person, iss, sub)) throw refusal(PERSON_NOT_TRUSTED, "person: no person is registered with the token's issuer and subject");
+  if (!isPersonOf(person, iss, sub)) throw refusal("EXCHANGE_PERSON_NOT_TRUSTED", "person: no person is registered with the token's issuer and subject");
   try {
     return { person, upstream: await deps.verifier.verify(token, { issuer: iss }) };
   } catch (e) {
-    throw refusal(PERSON_NOT_TRUSTED, `signature: ${reasonOf(e)}`);
+    throw refusal("EXCHANGE_PERSON_NOT_TRUSTED", `signature: ${refusalOf(e).why}`);
   }
 }
 
@@ -68,11 +70,13 @@ function isPersonOf(record: IdentityRecord | undefined, issuer: string, subject:
   return record?.parentUid === null && r?.kind === "user" && r.issuer === issuer && r.subject === subject;
 }
 
-function refusal(told: string, logged: string): ApiError {
-  return new ApiError(Code.UNAUTHENTICATED, `Unauthenticated: ${told}`, {}, { cause: logged });
+/** The refusal told (its sentence the caller's answer), with logged as its cause. */
+function refusal(told: PlainReason, logged: string): UnauthenticatedError {
+  return new UnauthenticatedError(told, reasonSentence(told), { cause: logged });
 }
 
-function reasonOf(e: unknown): string {
-  if (isApiError(e)) return e.message.replace(/^Unauthenticated: /, "");
+/** e, a refusal of the verifier; anything else is no refusal and goes on up. */
+function refusalOf(e: unknown): UnauthenticatedError {
+  if (e instanceof UnauthenticatedError) return e;
   throw e;
 }

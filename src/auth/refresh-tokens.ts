@@ -55,11 +55,11 @@ export class RefreshTokens {
         return { family: result.family, token: next };
       case "reused":
         await this.#store.deleteFamily(result.familyUid);
-        throw unauthenticated("the refresh token was already used, so the login it belongs to is revoked; log in again");
+        throw unauthenticated("REFRESH_TOKEN_REUSED");
       case "expired":
-        throw unauthenticated("the login has expired; log in again");
+        throw unauthenticated("LOGIN_EXPIRED");
       case "unknown":
-        throw unauthenticated("the refresh token is not valid (revoked, expired or never issued); log in again");
+        throw unauthenticated("REFRESH_TOKEN_INVALID");
     }
   }
 

@@ -36,7 +36,6 @@ export function registryTokenIssuer(authUrl: string): string {
   return `${authUrl}/registry`;
 }
 
-/** Issues registry tokens. */
 export class RegistryTokens {
   readonly #deps: RegistryTokensDeps;
 

@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from "jose";
 import type { Clock } from "../domain/clock.js";
-import { unauthenticated } from "../domain/errors.js";
+import { unauthenticated, UnauthenticatedError } from "../domain/errors.js";
 import { TOKEN_TTL_MS, type KeyRing } from "./key-ring.js";
 
 /** Who an upstream token named, recorded in the `act` claim. */
@@ -106,7 +106,7 @@ export class Tokens {
         token,
         async (header) => {
           const found = header.kid ? await this.#keys.publicKey(header.kid) : undefined;
-          if (!found) throw unauthenticated("the token was not signed by a key of this issuer");
+          if (!found) throw unauthenticated("TOKEN_UNKNOWN_KEY");
           keyRetireTime = found.retireTime;
           return found.key;
         },
@@ -121,7 +121,7 @@ export class Tokens {
       );
       return { claims: this.#refuseForged(payload as unknown as TokenClaims), keyRetireTime };
     } catch (e) {
-      throw unauthenticated(reasonOf(e, issuer));
+      throw refusalOf(e, issuer);
     }
   }
 
@@ -132,8 +132,8 @@ export class Tokens {
    */
   #refuseForged(claims: TokenClaims): TokenClaims {
     const now = this.#clock.now() / 1000;
-    if (claims.iat > now + CLOCK_TOLERANCE_S) throw unauthenticated("the token's iat claim is in the future");
-    if (claims.exp - claims.iat > TOKEN_TTL_MS / 1000 + CLOCK_TOLERANCE_S) throw unauthenticated("the token's lifetime (exp - iat) is longer than this server issues");
+    if (claims.iat > now + CLOCK_TOLERANCE_S) throw unauthenticated("TOKEN_ISSUED_IN_FUTURE");
+    if (claims.exp - claims.iat > TOKEN_TTL_MS / 1000 + CLOCK_TOLERANCE_S) throw unauthenticated("TOKEN_LIFETIME");
     return claims;
   }
 }
@@ -148,15 +148,18 @@ function printable(claim: unknown): string {
   return JSON.stringify(claim.replace(/[^\x20-\x7e]/g, "?").slice(0, 200));
 }
 
-function reasonOf(e: unknown, issuer: string): string {
-  if (e instanceof joseErrors.JWTExpired) return "the token has expired";
+/** The refusal for e, raised while verifying a token: refusals raised on the way pass as they are. */
+function refusalOf(e: unknown, issuer: string): UnauthenticatedError {
+  if (e instanceof UnauthenticatedError) return e;
+  if (e instanceof joseErrors.JWTExpired) return unauthenticated("TOKEN_EXPIRED");
   if (e instanceof joseErrors.JWTClaimValidationFailed) {
-    if (e.claim === "aud") return "the token is not meant for this API (audience)";
-    if (e.claim === "iss") return `the token was not issued by this server: its issuer is ${printable(e.payload.iss)}, this server's is ${issuer}`;
-    return `the token's ${e.claim} claim is not valid`;
+    if (e.claim === "aud") return unauthenticated("TOKEN_AUDIENCE");
+    if (e.claim === "iss") return unauthenticated("TOKEN_ISSUER", { claimed: printable(e.payload.iss), expected: issuer });
+    return unauthenticated("TOKEN_CLAIM", { claim: e.claim });
   }
-  if (e instanceof joseErrors.JWSSignatureVerificationFailed) return "the token's signature is not valid";
-  if (e instanceof joseErrors.JOSEAlgNotAllowed) return "the token is not signed with ES256";
-  if (e instanceof Error && e.name === "ApiError") return e.message.replace(/^Unauthenticated: /, "");
-  return "the token is malformed";
+  if (e instanceof joseErrors.JWSSignatureVerificationFailed) return unauthenticated("TOKEN_SIGNATURE");
+  if (e instanceof joseErrors.JOSEAlgNotAllowed) return unauthenticated("TOKEN_ALGORITHM");
+  // Another ApiError (the key store unreadable) is still a refusal, its message its reason.
+  if (e instanceof Error && e.name === "ApiError") return unauthenticated("TOKEN_NOT_VERIFIED", { why: e.message });
+  return unauthenticated("TOKEN_MALFORMED");
 }

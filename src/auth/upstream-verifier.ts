@@ -10,11 +10,11 @@
  */
 import { createLocalJWKSet, errors as joseErrors, jwtVerify, type CryptoKey, type JWTVerifyGetKey, type JWTVerifyOptions } from "jose";
 import type { Clock } from "../domain/clock.js";
-import { isApiError, unauthenticated } from "../domain/errors.js";
+import { unauthenticated, UnauthenticatedError } from "../domain/errors.js";
+import type { UnauthenticatedReason } from "../domain/unauthenticated-reasons.js";
 import { FetchFailure, fetchJsonObject, isFetchableUrl, type FetchPolicy } from "./upstream-fetch.js";
-import { decodeUpstream, UPSTREAM_ALGORITHMS, UpstreamReason, type DecodedUpstream } from "./upstream-token.js";
+import { decodeUpstream, UPSTREAM_ALGORITHMS, type DecodedUpstream } from "./upstream-token.js";
 
-/** Options of a verifier. */
 export interface UpstreamVerifierOptions {
   /** Whether http:// issuers on loopback hosts are trusted (tests, local development). */
   allowHttpLoopback: boolean;
@@ -27,7 +27,6 @@ export interface UpstreamVerifierOptions {
   leewaySeconds?: number;
 }
 
-/** A verified upstream token. */
 export interface VerifiedUpstream {
   issuer: string;
   subject: string;
@@ -88,22 +87,22 @@ export class UpstreamVerifier {
   async verify(token: string, expect: { issuer?: string; audience?: AudienceExpectation; nonce?: string } = {}): Promise<VerifiedUpstream> {
     const decoded = this.decode(token);
     const issuer = decoded.claims.iss;
-    if (expect.issuer !== undefined && issuer !== expect.issuer) throw unauthenticated(UpstreamReason.issuerNotAccepted);
-    if (!isFetchableUrl(issuer, this.#policy.allowHttpLoopback)) throw unauthenticated(UpstreamReason.issuerNotHttps);
+    if (expect.issuer !== undefined && issuer !== expect.issuer) throw unauthenticated("UPSTREAM_ISSUER_NOT_ACCEPTED");
+    if (!isFetchableUrl(issuer, this.#policy.allowHttpLoopback)) throw unauthenticated("UPSTREAM_ISSUER_NOT_HTTPS");
     const verified = await this.#verifySignature(token, decoded, (refetch) => this.#keysOf(issuer, refetch));
-    if (expect.nonce !== undefined && verified.claims.nonce !== expect.nonce) throw unauthenticated(UpstreamReason.nonce);
+    if (expect.nonce !== undefined && verified.claims.nonce !== expect.nonce) throw unauthenticated("UPSTREAM_NONCE");
     return checkAudience(verified, expect.audience);
   }
 
   /** Verifies a JWT with a given JWKS (static-key identities). */
   async verifyWithKeys(token: string, jwks: { keys: object[] }, expect: { issuer: string; audience?: AudienceExpectation }): Promise<VerifiedUpstream> {
     const decoded = this.decode(token);
-    if (decoded.claims.iss !== expect.issuer) throw unauthenticated(UpstreamReason.issuerNotAccepted);
+    if (decoded.claims.iss !== expect.issuer) throw unauthenticated("UPSTREAM_ISSUER_NOT_ACCEPTED");
     let keys: JWTVerifyGetKey;
     try {
       keys = createLocalJWKSet(jwks as Parameters<typeof createLocalJWKSet>[0]);
     } catch {
-      throw unauthenticated(UpstreamReason.noKeys);
+      throw unauthenticated("UPSTREAM_NO_KEYS");
     }
     return checkAudience(await this.#verifySignature(token, decoded, () => Promise.resolve(keys)), expect.audience);
   }
@@ -128,6 +127,7 @@ export class UpstreamVerifier {
       });
       return { issuer: decoded.claims.iss, subject: decoded.claims.sub, audience: decoded.audience, claims: payload as Record<string, unknown> };
     } catch (e) {
+      if (e instanceof UnauthenticatedError) throw e;
       throw unauthenticated(reasonOf(e));
     }
   }
@@ -143,12 +143,12 @@ export class UpstreamVerifier {
     }
     return this.#once(`jwks ${issuer}`, async () => {
       const jwksUri = await this.#jwksUriOf(issuer);
-      const document = await this.#get(jwksUri, UpstreamReason.noKeys);
+      const document = await this.#get(jwksUri, "UPSTREAM_NO_KEYS");
       let keys: JWTVerifyGetKey;
       try {
         keys = createLocalJWKSet(document as unknown as Parameters<typeof createLocalJWKSet>[0]);
       } catch {
-        throw unauthenticated(UpstreamReason.noKeys);
+        throw unauthenticated("UPSTREAM_NO_KEYS");
       }
       remember(this.#jwks, issuer, { value: keys, fetchedAt: this.#clock.now() });
       return keys;
@@ -160,22 +160,22 @@ export class UpstreamVerifier {
     const cached = this.#discovery.get(issuer);
     if (cached !== undefined && this.#clock.now() - cached.fetchedAt < DOCUMENT_MAX_AGE_MS) return cached.value;
     // OpenID Connect Discovery 1.0, 4: a trailing slash of the issuer is removed first.
-    const document = await this.#get(`${issuer.replace(/\/$/, "")}/.well-known/openid-configuration`, UpstreamReason.noDiscovery);
-    if (document.issuer !== issuer) throw unauthenticated(UpstreamReason.discoveryIssuer);
+    const document = await this.#get(`${issuer.replace(/\/$/, "")}/.well-known/openid-configuration`, "UPSTREAM_NO_DISCOVERY");
+    if (document.issuer !== issuer) throw unauthenticated("UPSTREAM_DISCOVERY_ISSUER");
     const jwksUri = document.jwks_uri;
     if (typeof jwksUri !== "string" || !isFetchableUrl(jwksUri, this.#policy.allowHttpLoopback)) {
-      throw unauthenticated(UpstreamReason.noDiscovery);
+      throw unauthenticated("UPSTREAM_NO_DISCOVERY");
     }
     remember(this.#discovery, issuer, { value: jwksUri, fetchedAt: this.#clock.now() });
     return jwksUri;
   }
 
-  async #get(url: string, invalid: UpstreamReason): Promise<Record<string, unknown>> {
+  async #get(url: string, invalid: "UPSTREAM_NO_DISCOVERY" | "UPSTREAM_NO_KEYS"): Promise<Record<string, unknown>> {
     try {
       return await fetchJsonObject(url, this.#policy, this.#fetch);
     } catch (e) {
       if (e instanceof FetchFailure && e.kind === "invalid") throw unauthenticated(invalid);
-      throw unauthenticated(UpstreamReason.issuerUnreachable);
+      throw unauthenticated("UPSTREAM_ISSUER_UNREACHABLE");
     }
   }
 
@@ -216,21 +216,20 @@ function remember<T>(cache: Map<string, Cached<T>>, issuer: string, entry: Cache
 function checkAudience(verified: VerifiedUpstream, expected: AudienceExpectation | undefined): VerifiedUpstream {
   if (expected === undefined) return verified;
   const ok = typeof expected === "string" ? verified.audience.includes(expected) : expected(verified.audience);
-  if (!ok) throw unauthenticated(UpstreamReason.audience);
+  if (!ok) throw unauthenticated("UPSTREAM_AUDIENCE");
   return verified;
 }
 
-/** The reason for a failed verification; ApiErrors raised on the way keep theirs. */
-function reasonOf(e: unknown): string {
-  if (isApiError(e)) return e.message.replace(/^Unauthenticated: /, "");
-  if (e instanceof joseErrors.JWKSNoMatchingKey) return UpstreamReason.unknownKey;
-  if (e instanceof joseErrors.JWTExpired) return UpstreamReason.expired;
+/** The reason jose's error e gives for a failed verification. */
+function reasonOf(e: unknown): UnauthenticatedReason {
+  if (e instanceof joseErrors.JWKSNoMatchingKey) return "UPSTREAM_UNKNOWN_KEY";
+  if (e instanceof joseErrors.JWTExpired) return "UPSTREAM_EXPIRED";
   if (e instanceof joseErrors.JWTClaimValidationFailed) {
-    if (e.claim === "nbf") return UpstreamReason.notYetValid;
-    if (e.claim === "iat") return UpstreamReason.issuedInFuture;
-    return UpstreamReason.malformed;
+    if (e.claim === "nbf") return "UPSTREAM_NOT_YET_VALID";
+    if (e.claim === "iat") return "UPSTREAM_ISSUED_IN_FUTURE";
+    return "UPSTREAM_MALFORMED";
   }
-  if (e instanceof joseErrors.JOSEAlgNotAllowed) return UpstreamReason.algorithm;
-  if (e instanceof joseErrors.JOSENotSupported) return UpstreamReason.algorithm;
-  return UpstreamReason.signature;
+  if (e instanceof joseErrors.JOSEAlgNotAllowed) return "UPSTREAM_ALGORITHM";
+  if (e instanceof joseErrors.JOSENotSupported) return "UPSTREAM_ALGORITHM";
+  return "UPSTREAM_SIGNATURE";
 }

@@ -5,10 +5,10 @@
 import { AdvisoriesService } from "../gen/arbor/vulnerabilities/v2beta1/advisories_pb.js";
 import { fieldColumn, timeColumn } from "./output/cells.js";
 import { timestamp } from "./resource/parsers.js";
-import type { ResourceSpec } from "./resource/spec.js";
+import { resourceSpec } from "./resource/spec.js";
 
 /** Advisories as commands see them. */
-export const ADVISORIES: ResourceSpec = {
+export const ADVISORIES = resourceSpec({
   noun: "advisories",
   singular: "advisory",
   service: AdvisoriesService,
@@ -35,4 +35,4 @@ export const ADVISORIES: ResourceSpec = {
     list: ["arbor advisories list --ecosystem npm --package lodash", "arbor advisories list --alias CVE-2021-23337 -o json", "arbor advisories list --modified-since 2026-01-01T00:00:00Z --all -o id"],
     get: ["arbor advisories get GHSA-jf85-cpcp-j695", "arbor advisories get GHSA-jf85-cpcp-j695 -o json | jq .affected"],
   },
-};
+});

@@ -62,6 +62,7 @@ export async function runCredentialHelper(args: readonly string[], io: HelperIo)
       case "help":
         io.stdout.write(HELP);
         return 0;
+      case undefined:
       default:
         io.stdout.write(`unknown command ${JSON.stringify(command ?? "")}\n${HELP}`);
         return 1;
@@ -85,7 +86,7 @@ async function get(serverUrl: string, env: HelperIo["env"]): Promise<{ ServerURL
   const fallback = resolveClientConfig({}, env);
   // A registry set up with configure-docker names its Arbor; any other uses the CLI's default.
   const known = (await readRegistries(registriesPath(fallback.configFile)))[host];
-  const config = known === undefined ? fallback : resolveClientConfig({ api: known.api, issuer: known.issuer }, env);
+  const config = known === undefined ? fallback : resolveClientConfig({ api: known.api, issuer: known.issuer }, known.context === undefined ? env : { ...env, ARBOR_CONTEXT: known.context });
   const token = await validToken(config, host);
   return { ServerURL: serverUrl, Username: "_token", Secret: token.token };
 }

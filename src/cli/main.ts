@@ -5,7 +5,7 @@
  * keeps it so.
  */
 import { Command, CommanderError, Option } from "commander";
-import { ConfigError, DEFAULT_CONFIG, resolveConfig, type Config } from "../config.js";
+import { ConfigError, DEFAULT_CONFIG, LOG_LEVELS, resolveConfig, type Config } from "../config.js";
 import { isApiError } from "../domain/errors.js";
 import { addAdminCommands } from "./admin-commands.js";
 import { addAdvisoriesCommands } from "./advisories.js";
@@ -52,15 +52,23 @@ export function buildProgram(): Command {
       "\nExit codes: 0 done, 1 failed, 2 called wrongly. Reference: docs/cli.md.\n\nExamples:\n" +
         "  arbor serve\n  arbor auth login\n  arbor iam groups tree acme\n  arbor iam identities list -o json\n",
     )
+    .addOption(new Option("--context <context>", "the context of the settings file to use (ARBOR_CONTEXT; default its current context): see arbor config get-contexts"))
     .showHelpAfterError()
     .exitOverride();
+  // The environment the commands read, with --context handed on as ARBOR_CONTEXT: one rule
+  // (config/contexts.ts) then serves the flag and the variable, which it outranks.
+  const env: Record<string, string | undefined> = { ...process.env };
+  program.hook("preAction", () => {
+    const context = program.opts<{ context?: string }>().context;
+    if (context !== undefined) env.ARBOR_CONTEXT = context;
+  });
 
   storeOptions(
     program
       .command("serve")
       .description("run the server: REST/JSON, gRPC, gRPC-Web and Connect on one port")
       .addOption(new Option("--host <address>", "address to listen on (ARBOR_HOST; default every interface)"))
-      .addOption(new Option("--log-level <level>", "fatal, error, warn, info, debug, trace or silent (ARBOR_LOG_LEVEL)").default(DEFAULT_CONFIG.logLevel))
+      .addOption(new Option("--log-level <level>", "how much to log (ARBOR_LOG_LEVEL)").choices(LOG_LEVELS).default(DEFAULT_CONFIG.logLevel))
       .addOption(new Option("--tls-cert <file>", "PEM certificate chain: serve TLS, h2 and HTTP/1.1 by ALPN (ARBOR_TLS_CERT)"))
       .addOption(new Option("--tls-key <file>", "PEM private key of --tls-cert (ARBOR_TLS_KEY)"))
       .addOption(new Option("--no-migrate", "do not migrate at start; refuse a store whose schema is behind (ARBOR_MIGRATE=false; see arbor admin migrate)"))
@@ -74,16 +82,16 @@ export function buildProgram(): Command {
     await serve(configOf(flags, (k) => cmd.getOptionValueSource(k) === "cli"));
   });
 
-  const io = processIo(process.env);
+  const io = processIo(env);
   addAdminCommands(program, storeOptions, configOf, io);
-  addAuthCommands(program, process.env);
+  addAuthCommands(program, env);
   addIamCommands(program, io);
   addRegistryCommands(program, io);
   addAuditApiCommands(program, io);
   addEventsCommands(program, io);
   addAdvisoriesCommands(program, storeOptions, configOf, io);
   addConfigCommands(program, io);
-  addCompletionCommand(program, io.stdout);
+  addCompletionCommand(program, io.stdout, env);
   addVersionCommand(program, io);
   return program;
 }

@@ -41,7 +41,6 @@ export async function serverBuildInfo(api: string, fetchFn: typeof fetch = fetch
   return { version: body.version, commit: body.commit };
 }
 
-/** Adds `version` to program. */
 export function addVersionCommand(program: Command, io: CliIo): void {
   const cmd = program
     .command("version")

@@ -3,5 +3,4 @@
  */
 import { BUILD_INFO } from "../build-info.js";
 
-/** The package version. */
 export const VERSION: string = BUILD_INFO.version;

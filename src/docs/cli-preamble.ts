@@ -47,15 +47,41 @@ renewed when it expires within a minute.
 | \`--api <url>\` | \`ARBOR_API_URL\` | \`api\` | \`http://localhost:8080\` | the Arbor API, \`{base_url}\`; also the default audience of tokens |
 | \`--issuer <url>\` | \`ARBOR_ISSUER_URL\` | \`issuer\` | the API URL | the token issuer, \`{auth_url}\` (\`arbor auth\` only) |
 | \`--group <group>\` | \`ARBOR_GROUP\` | \`group\` | none | the default group, a name, path or uid (resource commands only) |
+| \`--context <name>\` | \`ARBOR_CONTEXT\` | \`current-context\` | \`default\` | which context of the file the keys above (and the login) come from |
 
 A flag wins over the environment, which wins over the settings file,
-\`$XDG_CONFIG_HOME/arbor/config.yaml\` (else \`~/.config/arbor/config.yaml\`), a YAML map of those
-keys. \`arbor config set|get|unset|list\` edits it:
+\`$XDG_CONFIG_HOME/arbor/config.yaml\` (else \`~/.config/arbor/config.yaml\`, mode \`0600\`).
+
+## Contexts: several servers side by side
+
+The settings file holds named contexts, as kubectl's kubeconfig does: each is an API (and
+issuer), a default group, and logins of its own. A command uses the context \`--context NAME\`
+names (a flag of every command), else \`ARBOR_CONTEXT\`, else the file's \`current-context\`, else
+\`default\`; a name the file does not hold is an error (exit \`2\`), never the default server.
 
 \`\`\`yaml
-api: https://arbor.example.com
-group: acme
+current-context: staging
+contexts:
+  default:
+    api: http://localhost:8080
+  staging:
+    api: https://arbor.staging.example.com
+    group: acme
 \`\`\`
+
+| command | kubectl's | does |
+|---|---|---|
+| \`arbor config get-contexts [-o table\|name\|json]\` | \`get-contexts\` | lists them; \`*\` marks the one commands use |
+| \`arbor config current-context\` | \`current-context\` | prints the name of the one commands use |
+| \`arbor config use-context NAME\` | \`use-context\` | makes it the current context |
+| \`arbor config create-context NAME [--api URL] [--issuer URL] [--group G] [--use]\` | (\`set-context\`) | adds one; refuses a name taken |
+| \`arbor config rename-context NAME NEW\` | \`rename-context\` | renames it, keeping its logins |
+| \`arbor config delete-context NAME\` | \`delete-context\` | deletes it and its cached logins; not the current one |
+| \`arbor config set\|get\|unset\|list\` | \`set\`, \`view\` | edit the settings of the context commands use |
+
+A file of the first format, a bare map of \`api\`, \`issuer\` and \`group\`, is read as the context
+\`default\`; the first command that writes the file converts it, keeping the old file as
+\`config.yaml.bak\`. A malformed file is an error naming the file and the line.
 
 The default group does three things. Names are looked up within it and below it (see below).
 Lists of groups, identities, role bindings, identity providers, invites, repos, tags and audit events show what lies below it
@@ -130,9 +156,18 @@ asks, and scripts (no terminal) are never asked.
 
 ## Shell completion
 
-\`arbor completion bash\` and \`arbor completion zsh\` print completion scripts generated from the
-command tree: \`source <(arbor completion bash)\` in \`~/.bashrc\`, \`source <(arbor completion zsh)\` in
-\`~/.zshrc\` after \`compinit\`. They complete commands and flags.
+\`arbor completion bash|zsh|fish\` prints a completion script generated from the command tree:
+\`source <(arbor completion bash)\` in \`~/.bashrc\`, \`source <(arbor completion zsh)\` in \`~/.zshrc\`
+after \`compinit\`, \`arbor completion fish > ~/.config/fish/completions/arbor.fish\`. The scripts
+complete commands, flags, the choices of flags and arguments that have them (\`-o table|wide|...\`,
+\`--log-level\`, \`config set KEY\`), context names, and the names of groups, identities and roles
+(\`--parent\`, \`--group\`, \`--identity\`, \`--role\`, \`groups get NAME\`, ...). For those they call the
+hidden \`arbor __complete\`, which asks the server of the command line's context with the token it
+would use (\`ARBOR_TOKEN\`, else a cached login that has not expired: completion never renews one),
+waits at most 1 s, and keeps an answer 30 s in \`$XDG_CACHE_HOME/arbor/completion\` (one \`0600\` file
+per server, identity and kind). Offline, logged out or slow, it offers nothing and prints no error.
+Each script registers for \`arbor\` and for \`npx\`, where it completes \`npx arbor ...\` and leaves any
+other npx command to file names (in fish, to npx's own completions).
 
 ## Versions
 
@@ -143,8 +178,10 @@ prints the version number alone.
 
 ## Tokens on disk
 
-\`arbor auth\` caches tokens in \`$XDG_CACHE_HOME/arbor\` (else \`~/.cache/arbor\`), one folder per API
-URL: \`session.json\` (how to get new tokens: the login's refresh token, or a workload's identity and
+\`arbor auth\` caches tokens in \`$XDG_CACHE_HOME/arbor/contexts/<context>\` (else
+\`~/.cache/arbor/contexts/<context>\`), one folder per API URL, so no context ever sends another's
+token (logins cached before contexts existed, in \`$XDG_CACHE_HOME/arbor\` itself, are moved into the
+\`default\` context's folder by the first command that uses it): \`session.json\` (how to get new tokens: the login's refresh token, or a workload's identity and
 the path of its token file) and \`tokens/<audience>.json\` (the last API token for each audience).
 Folders are created \`0700\` and files \`0600\`. Only one \`arbor\` process at a time renews the tokens
 of one API (a lock file in the folder), because a refresh token works once.

@@ -4,5 +4,4 @@ export interface Clock {
   now(): number;
 }
 
-/** The system clock. */
 export const systemClock: Clock = { now: () => Date.now() };

@@ -2,6 +2,7 @@
  * Errors as typed values. Domain, store and service code throw ApiError; only server/ turns one
  * into a google.rpc.Status on the wire (see server/status.ts).
  */
+import { reasonSentence, type ReasonParams, type UnauthenticatedReason } from "./unauthenticated-reasons.js";
 
 /** The gRPC status codes Arbor answers with (google.rpc.Code). */
 export const Code = {
@@ -117,9 +118,25 @@ export function permissionDenied(what: string): ApiError {
   return new ApiError(Code.PERMISSION_DENIED, `Permission denied: ${what}`);
 }
 
-/** `Unauthenticated: <why>`. */
-export function unauthenticated(why: string): ApiError {
-  return new ApiError(Code.UNAUTHENTICATED, `Unauthenticated: ${why}`);
+/**
+ * An UNAUTHENTICATED error: `Unauthenticated: <why>`, where why is the sentence of its reason
+ * code. Code that must tell refusals apart reads reason; code that shows the sentence elsewhere (a
+ * WWW-Authenticate challenge, a log line, an exchange check) reads why, never the message.
+ */
+export class UnauthenticatedError extends ApiError {
+  readonly reason: UnauthenticatedReason;
+  readonly why: string;
+
+  constructor(reason: UnauthenticatedReason, why: string, options?: ErrorOptions) {
+    super(Code.UNAUTHENTICATED, `Unauthenticated: ${why}`, {}, options);
+    this.reason = reason;
+    this.why = why;
+  }
+}
+
+/** `Unauthenticated: <the reason's sentence>`. */
+export function unauthenticated<R extends UnauthenticatedReason>(reason: R, ...params: ReasonParams<R>): UnauthenticatedError {
+  return new UnauthenticatedError(reason, reasonSentence(reason, ...params));
 }
 
 /** `Unavailable: <why>`, for a store that cannot be reached. */

@@ -12,7 +12,6 @@ export interface OidcSettings {
   groupsClaim: string;
 }
 
-/** An identity provider. */
 export interface IdentityProviderRecord {
   uid: string;
   parentUid: string;

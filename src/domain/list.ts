@@ -32,7 +32,7 @@ export function resolvePageSize(pageSize: number): number {
   return Math.min(pageSize, MAX_PAGE_SIZE);
 }
 
-/** Checks skip. */
+/** skip as given; negative is INVALID_ARGUMENT (DESIGN 1.4). */
 export function resolveSkip(skip: number): number {
   if (skip < 0) throw invalidArgument("skip", "must not be negative");
   return skip;

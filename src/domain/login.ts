@@ -1,6 +1,7 @@
 /**
  * People's logins in progress as the store keeps them: the attempt between the redirect to the
- * upstream provider and its callback, and Arbor's one-time code the CLI redeems.
+ * upstream provider and its callback, Arbor's one-time code the CLI redeems, and a headless
+ * login's device authorization (RFC 8628).
  */
 
 /** Who an upstream token named: the `act` claim of the tokens a login yields. */
@@ -35,6 +36,8 @@ export interface LoginAttemptRecord {
   addressHash: string;
   /** The organization whose identity provider the login goes through; '' for the default login provider. */
   organizationUid: string;
+  /** SHA-256 of the device code of the headless login this attempt finishes; null for a browser login. */
+  deviceCodeHash: string | null;
 }
 
 /** How many logins may be in progress at once: in all, from one address, and per organization. */
@@ -57,4 +60,34 @@ export interface LoginCodeRecord {
   codeChallenge: string;
   createTime: number;
   expireTime: number;
+}
+
+/** Where a headless login stands: waiting for the person, logged in as someone, or refused with a reason. */
+export type DeviceOutcome = { state: "pending" } | { state: "approved"; identityUid: string; actor: UpstreamActor } | { state: "denied"; denial: string };
+
+/** A headless login (RFC 8628): from the CLI's device authorization request to its last poll. */
+export interface DeviceAuthorizationRecord {
+  /** SHA-256 (hex) of the device code the CLI polls with. */
+  deviceCodeHash: string;
+  /** SHA-256 (hex) of the normalized user code the person types. */
+  userCodeHash: string;
+  /** The provider the login goes through, as LoginAttemptRecord. */
+  providerUid: string | null;
+  issuer: string;
+  clientId: string;
+  inviteCodeHash: string | null;
+  addressHash: string;
+  organizationUid: string;
+  /** How long the CLI must wait between polls; every slow_down adds 5 s. */
+  intervalMs: number;
+  lastPollTime: number | null;
+  outcome: DeviceOutcome;
+  createTime: number;
+  expireTime: number;
+}
+
+/** A poll as the store saw it: the authorization, and whether it came sooner than its interval allows. */
+export interface DevicePoll {
+  record: DeviceAuthorizationRecord;
+  tooSoon: boolean;
 }

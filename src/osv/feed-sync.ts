@@ -67,7 +67,6 @@ export type SyncResult = ({ kind: "imported"; summary: ImportSummary } | { kind:
   fetched: { documents: number; bytes: number };
 };
 
-/** A running sync. */
 export type FeedSync = Periodic;
 
 /** Syncs the feed once; `etag` carries the last archive's ETag between calls. */

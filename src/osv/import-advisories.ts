@@ -48,7 +48,6 @@ export interface ImportOptions {
 /** Documents per transaction: large enough to amortise the commit, small enough to hold the write lock briefly. */
 export const DEFAULT_BATCH_SIZE = 500;
 
-/** An empty summary. */
 export function emptySummary(): ImportSummary {
   return { imported: 0, updated: 0, unchanged: 0, skipped: 0, unreadable: 0 };
 }

@@ -7,18 +7,17 @@ import { createConnectRouter, createContextKey, type ConnectRouter, type Handler
 import type { UniversalHandler } from "@connectrpc/connect/protocol";
 import { compressionBrotli, compressionGzip } from "@connectrpc/connect-node";
 import type { ServiceBinding } from "../services/service-impl.js";
-import type { CallRecord, Invoker } from "./invoker.js";
+import type { Invoker } from "./invoker.js";
 import { registerReflection } from "./reflection/reflection-service.js";
-import { Code } from "../domain/errors.js";
 import { errorDomainFor, toApiError, toConnectError } from "./status.js";
+import { recordFailure, type RequestLog } from "./request-log.js";
 
 /** Carries the access-log record of a request into the Connect handler. */
-export const callRecordKey = createContextKey<CallRecord & { code?: number }>({});
+export const callRecordKey = createContextKey<RequestLog>({});
 
 /** The smallest answer worth compressing for a client that accepts it (a full page of 200 resources is about this size). */
 export const COMPRESS_MIN_BYTES = 64 * 1024;
 
-/** Options of the Connect handlers. */
 export interface ConnectHandlersOptions {
   services: readonly ServiceBinding[];
   invoker: Invoker;
@@ -67,8 +66,7 @@ async function call(options: ConnectHandlersOptions, method: DescMethod, request
     return response;
   } catch (e) {
     const err = toApiError(e);
-    record.code = err.code;
-    if (err.cause !== undefined && err.code === Code.INTERNAL) (record as { error?: unknown }).error = err.cause;
+    recordFailure(record, err);
     // A refused exchange carries its failed check as a text cause, for the access log.
     if (typeof err.cause === "string") record.reason = err.cause;
     throw toConnectError(err, errorDomainFor(method.parent.typeName, options.domain));

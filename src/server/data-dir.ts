@@ -8,9 +8,8 @@ import { join } from "node:path";
 import { SQLITE_FILES } from "../store/dialect.js";
 import { SECRETS_KEY_FILE } from "./secrets-key.js";
 
-/** The mode of the data directory. */
+/** Owner only: the data directory holds the database and the key that seals its secrets. */
 export const DATA_DIR_MODE = 0o700;
-/** The mode of the files in it. */
 export const DATA_FILE_MODE = 0o600;
 
 /** Where a running Arbor reports what it changed or could not (the server's log, an admin command's stderr). */

@@ -3,6 +3,7 @@
  * unauthenticated health, metrics and issuer endpoints, then REST derived from the
  * google.api.http annotations. Every request gets one access-log line and its metrics.
  */
+import { DEVICE_CODE_GRANT } from "../auth/device-poll.js";
 import { performance } from "node:perf_hooks";
 import type { JsonValue } from "@bufbuild/protobuf";
 import type { UniversalHandler } from "@connectrpc/connect/protocol";
@@ -20,7 +21,7 @@ import type { Cors } from "./cors.js";
 import { dropFarDeadline } from "./far-deadline.js";
 import type { OAuthEndpoints } from "./oauth-endpoints.js";
 import type { RegistryEndpoints } from "./registry-endpoints.js";
-import type { CallRecord, Invoker } from "./invoker.js";
+import type { Invoker } from "./invoker.js";
 import { header, readBody, splitTarget, writeJson, type AnyRequest, type AnyResponse } from "./http-util.js";
 import { completeRuntimeRefusal } from "./runtime-refusals.js";
 import type { Metrics } from "./metrics.js";
@@ -32,6 +33,8 @@ import type { RouteTable } from "./rest/route-table.js";
 import { errorDomainFor, grpcMessageEncode, httpStatusOf, statusJson, toApiError } from "./status.js";
 import { exchangePath, serveExchange } from "./sts-exchange.js";
 import { BUILD_INFO } from "../build-info.js";
+import { recordFailure, type RequestLog } from "./request-log.js";
+import { fixedRouteTable, readOnly, type FixedHandler, type FixedRoute, type FixedRoutes } from "./fixed-routes.js";
 
 /** What the handler serves from. */
 export interface HttpHandlerDeps {
@@ -67,17 +70,12 @@ export interface HttpHandlerDeps {
   clientAddress: ClientAddress;
 }
 
-interface Record extends CallRecord {
-  code?: number;
-  error?: unknown;
-  route?: string;
-}
-
-/** Creates the handler. */
 export function createHttpHandler(deps: HttpHandlerDeps): (req: AnyRequest, res: AnyResponse) => void {
+  let table: FixedRoutes | undefined;
+  const fixedRoutes = () => (table ??= fixedRoutesOf(deps));
   return (req, res) => {
     const start = performance.now();
-    const record: Record = { address: deps.clientAddress(req) };
+    const record: RequestLog = { address: deps.clientAddress(req) };
     const connect = deps.connect.get(splitTarget(req).path);
     const transport = connect ? connectTransportOf(req) : "rest";
     if (deps.draining() && req.httpVersionMajor === 1) res.setHeader("connection", "close");
@@ -87,11 +85,10 @@ export function createHttpHandler(deps: HttpHandlerDeps): (req: AnyRequest, res:
       record.code = 0;
       return;
     }
-    const served = connect ? serveConnect(connect, req, res, record, errorDomainFor(splitTarget(req).path.slice(1), deps.domain())) : dispatch(deps, req, res, record);
+    const served = connect ? serveConnect(connect, req, res, record, errorDomainFor(splitTarget(req).path.slice(1), deps.domain())) : dispatch(deps, fixedRoutes, req, res, record);
     served.catch((e: unknown) => {
       const err = toApiError(e);
-      record.code = err.code;
-      if (err.code === Code.INTERNAL) record.error = err.cause ?? e;
+      recordFailure(record, err);
       if (res.headersSent) {
         res.destroy();
         return;
@@ -99,7 +96,7 @@ export function createHttpHandler(deps: HttpHandlerDeps): (req: AnyRequest, res:
       const path = splitTarget(req).path;
       const headers: { [name: string]: string } = {};
       if (err.details.retryDelayMs !== undefined) headers["retry-after"] = String(Math.ceil(err.details.retryDelayMs / 1000));
-      if (err.code === Code.UNAUTHENTICATED) headers["www-authenticate"] = bearerChallenge(req, err.message);
+      if (err.code === Code.UNAUTHENTICATED) headers["www-authenticate"] = bearerChallenge(req, err);
       writeJson(res, httpStatusOf(err), statusJson(err, errorDomainFor(path, deps.domain())), headers);
     });
   };
@@ -112,7 +109,7 @@ const CREDENTIAL_PATH = /\/(?:sts\/exchange|oauth\/token|registry\/token)$/;
 /** More headers than this is abuse, not a client. */
 export const MAX_HEADERS = 100;
 
-async function dispatch(deps: HttpHandlerDeps, req: AnyRequest, res: AnyResponse, record: Record): Promise<void> {
+async function dispatch(deps: HttpHandlerDeps, fixedRoutes: () => FixedRoutes, req: AnyRequest, res: AnyResponse, record: RequestLog): Promise<void> {
   const path = splitTarget(req).path;
   const method = req.method ?? "GET";
   if (!UNLIMITED.has(path)) {
@@ -121,16 +118,11 @@ async function dispatch(deps: HttpHandlerDeps, req: AnyRequest, res: AnyResponse
     if (CREDENTIAL_PATH.test(path)) deps.limits.credentials(record.address);
   }
   if (headerCount(req) > MAX_HEADERS) throw invalidArgument("headers", `a request may carry at most ${MAX_HEADERS} headers`);
-  if (path === exchangePath(deps.issuer())) return exchangeRoute(deps, method, req, res, record);
-  const oauth = await deps.oauth.serve(path, method, req, res, record);
-  if (oauth === true) return;
-  if (oauth !== false) return methodNotAllowed(deps, res, record, method, path, oauth.allowed);
-  const registry = await deps.registry.serve(path, method, req, res, record);
-  if (registry === true) return;
-  if (registry !== false) return methodNotAllowed(deps, res, record, method, path, registry.allowed);
-  if (method === "GET" || method === "HEAD") {
-    const fixed = await serveFixed(deps, path, req, res, record);
-    if (fixed) return;
+  const fixed = fixedRoutes().get(path);
+  if (fixed !== undefined) {
+    const handle = fixed[method];
+    if (handle === undefined) return methodNotAllowed(deps, res, record, method, path, Object.keys(fixed));
+    return handle(req, res, record);
   }
   // HEAD is GET without the body (RFC 9110 9.3.2): same route, status and headers, Content-Length
   // included; node:http and node:http2 leave the body out of a HEAD response themselves.
@@ -165,61 +157,69 @@ function headerCount(req: AnyRequest): number {
   return n;
 }
 
-async function exchangeRoute(deps: HttpHandlerDeps, method: string, req: AnyRequest, res: AnyResponse, record: Record): Promise<void> {
-  if (method === "GET" || method === "POST") return serveExchange(deps.exchange, deps.limits, deps.domain(), req, res, record);
-  methodNotAllowed(deps, res, record, method, splitTarget(req).path, ["GET", "POST"]);
-}
-
 /** A known path under another method: 405 with Allow, as HTTP asks, carrying code 12. */
-function methodNotAllowed(deps: HttpHandlerDeps, res: AnyResponse, record: Record, method: string, path: string, allowed: readonly string[]): void {
+function methodNotAllowed(deps: HttpHandlerDeps, res: AnyResponse, record: RequestLog, method: string, path: string, allowed: readonly string[]): void {
   record.route = "unmatched";
   record.code = Code.UNIMPLEMENTED;
   const err = new ApiError(Code.UNIMPLEMENTED, `Method not allowed: ${method} ${path} (allowed: ${allowed.join(", ")})`);
   writeJson(res, 405, statusJson(err, errorDomainFor(path, deps.domain())), { allow: allowed.join(", ") });
 }
 
-async function serveFixed(deps: HttpHandlerDeps, path: string, req: AnyRequest, res: AnyResponse, record: Record): Promise<boolean> {
+/**
+ * Every endpoint that is no RPC, by path: the exchange, people's login, the registry's, and the
+ * server's own (probes, OpenAPI, metrics, discovery and keys). Asked for once the server listens:
+ * the issuer's path prefixes several.
+ */
+function fixedRoutesOf(deps: HttpHandlerDeps): FixedRoutes {
   const issuerPath = new URL(deps.issuer()).pathname.replace(/\/$/, "");
-  switch (path) {
-    case "/healthz":
-      record.route = "GET /healthz";
-      // The version and commit, as `arbor version` shows them; nothing else about the build.
-      writeJson(res, 200, { status: "SERVING", version: BUILD_INFO.version, commit: BUILD_INFO.commit });
-      break;
-    case "/readyz":
-      record.route = "GET /readyz";
-      if (deps.draining()) throw unavailable("the server is shutting down");
-      await deps.store.ping();
-      writeJson(res, 200, { status: "SERVING" });
-      break;
-    case "/openapi.json":
-      record.route = "GET /openapi.json";
-      writeJson(res, 200, deps.openapi(), { "cache-control": "public, max-age=300" });
-      break;
-    case "/metrics":
-      record.route = "GET /metrics";
-      await serveMetrics(deps.metrics, deps.metricsToken, true, req, res);
-      break;
-    case `${issuerPath}/.well-known/openid-configuration`:
-      record.route = "GET /.well-known/openid-configuration";
-      writeJson(res, 200, discovery(deps.issuer()), { "cache-control": "public, max-age=300" });
-      break;
-    case `${issuerPath}/.well-known/jwks.json`:
-      record.route = "GET /.well-known/jwks.json";
-      writeJson(res, 200, await deps.keys.jwks(), { "cache-control": "public, max-age=300" });
-      break;
-    default:
-      return false;
-  }
-  record.code = 0;
-  return true;
+  const exchange: FixedHandler = (req, res, record) => serveExchange(deps.exchange, deps.limits, deps.domain(), req, res, record);
+  const json = (route: string, body: () => unknown, headers: { [name: string]: string } = {}): FixedHandler => async (_req, res, record) => {
+    record.route = route;
+    writeJson(res, 200, await body(), headers);
+    record.code = 0;
+  };
+  const cached = { "cache-control": "public, max-age=300" };
+  const own = new Map<string, FixedRoute>([
+    // The version and commit, as `arbor version` shows them; nothing else about the build.
+    ["/healthz", readOnly(json("GET /healthz", () => ({ status: "SERVING", version: BUILD_INFO.version, commit: BUILD_INFO.commit })))],
+    [
+      "/readyz",
+      readOnly(
+        json("GET /readyz", async () => {
+          if (deps.draining()) throw unavailable("the server is shutting down");
+          await deps.store.ping();
+          return { status: "SERVING" };
+        }),
+      ),
+    ],
+    ["/openapi.json", readOnly(json("GET /openapi.json", deps.openapi, cached))],
+    [
+      "/metrics",
+      readOnly(async (req, res, record) => {
+        record.route = "GET /metrics";
+        await serveMetrics(deps.metrics, deps.metricsToken, true, req, res);
+        record.code = 0;
+      }),
+    ],
+    [`${issuerPath}/.well-known/openid-configuration`, readOnly(json("GET /.well-known/openid-configuration", () => discovery(deps.issuer()), cached))],
+    [`${issuerPath}/.well-known/jwks.json`, readOnly(json("GET /.well-known/jwks.json", () => deps.keys.jwks(), cached))],
+    [exchangePath(deps.issuer()), { GET: exchange, POST: exchange }],
+  ]);
+  return fixedRouteTable(own, deps.oauth.routes(), deps.registry.routes());
 }
 
-/** The OpenID discovery document of Arbor as a token issuer. */
+/**
+ * The OpenID discovery document of Arbor as a token issuer, with the endpoints of people's login
+ * that OAuth clients look up here (RFC 8414; the device endpoint, RFC 8628 section 4).
+ */
 function discovery(issuer: string) {
   return {
     issuer,
     jwks_uri: `${issuer}/.well-known/jwks.json`,
+    token_endpoint: `${issuer}/oauth/token`,
+    revocation_endpoint: `${issuer}/oauth/revoke`,
+    device_authorization_endpoint: `${issuer}/oauth/device_authorization`,
+    grant_types_supported: ["authorization_code", "refresh_token", DEVICE_CODE_GRANT],
     response_types_supported: ["id_token"],
     subject_types_supported: ["public"],
     id_token_signing_alg_values_supported: ["ES256"],
@@ -227,7 +227,7 @@ function discovery(issuer: string) {
   };
 }
 
-async function serveConnect(handler: UniversalHandler, req: AnyRequest, res: AnyResponse, record: Record, domain: string): Promise<void> {
+async function serveConnect(handler: UniversalHandler, req: AnyRequest, res: AnyResponse, record: RequestLog, domain: string): Promise<void> {
   const values = createContextValues().set(callRecordKey, record);
   dropFarDeadline(req.headers);
   const uReq = universalRequestFromNodeRequest(req, res, undefined, values);
@@ -243,7 +243,7 @@ async function serveConnect(handler: UniversalHandler, req: AnyRequest, res: Any
   await universalResponseToNodeResponse(uRes, res);
 }
 
-function finish(deps: HttpHandlerDeps, req: AnyRequest, res: AnyResponse, record: Record, transport: string, start: number): void {
+function finish(deps: HttpHandlerDeps, req: AnyRequest, res: AnyResponse, record: RequestLog, transport: string, start: number): void {
   const seconds = (performance.now() - start) / 1000;
   const code = record.code ?? (res.writableFinished ? Code.UNKNOWN : Code.CANCELLED);
   const rpc = record.rpc ?? record.route ?? "unmatched";

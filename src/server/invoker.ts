@@ -27,18 +27,7 @@ import { bearerToken } from "./http-util.js";
 import { createNulRefusal, type NulRefusal } from "./nul-refusal.js";
 import type { RequestLimits } from "./request-limits.js";
 import { attemptedIdentity, spendOnRefusal } from "./sts-exchange.js";
-
-/** What the access log records of a call; the invoker fills in what it learns. */
-export interface CallRecord {
-  rpc?: string;
-  caller?: string;
-  /** The client's address, as the transport saw it (rate limits are kept per address). */
-  address?: string;
-  /** Set once this request was counted against its address's rate limit (REST counts it on arrival). */
-  addressCounted?: boolean;
-  /** Why a token exchange was refused: the failed check (a fixed text, never a token). */
-  reason?: string;
-}
+import type { RequestLog } from "./request-log.js";
 
 /** One call, as a transport hands it over. */
 export interface Call {
@@ -47,10 +36,9 @@ export interface Call {
   /** The Authorization header, if any. */
   authorization: string | undefined;
   signal: AbortSignal;
-  record: CallRecord;
+  record: RequestLog;
 }
 
-/** Dependencies of the invoker. */
 export interface InvokerDeps {
   services: readonly ServiceBinding[];
   tokens: Tokens;
@@ -133,7 +121,7 @@ export function createInvoker(deps: InvokerDeps): Invoker {
       deps.limits.identity(principal.uid);
       // Read for every call, scoped or not: it is also where a deleted identity's token ends.
       const permissions = await deps.authorizer.callerPermissions(principal.uid);
-      if (permissions === undefined) throw unauthenticated(NO_IDENTITY);
+      if (permissions === undefined) throw unauthenticated("TOKEN_IDENTITY_GONE");
       const ctx: CallContext = { principal, permissions: () => Promise.resolve(permissions), signal: call.signal };
       const scope = entry.scope ? scopeOf(entry.scope, call.request) : "";
       if (entry.scope && !(await ctx.permissions()).allows(entry.capabilities, scope)) throw denied(entry.capabilities, scope);
@@ -141,12 +129,12 @@ export function createInvoker(deps: InvokerDeps): Invoker {
       // Permissions were read before the transaction opens: read inside it, they could be
       // remembered from a change that then rolls back (see Authorizer).
       const { getter } = entry.mutation;
-      return deps.atomically(async (changes) => {
+      return deps.atomically(async (tx) => {
         const before = actionOf(entry.method.name) === "create" ? undefined : await readBefore(getter, scope, ctx);
         const response = await entry.handler(call.request, ctx);
         // The one place no escalation is enforced: whatever the call wrote, through whichever
         // service or store, it commits only if the caller holds everything it hands out.
-        await deps.guard.check({ uid: principal.uid, permissions: await ctx.permissions() }, changes);
+        await deps.guard.check({ uid: principal.uid, permissions: await ctx.permissions() }, tx.authorityChanges);
         await deps.audit.record({ method: entry.method, principal, scope, response, ...(before && { before }) });
         return response;
       });
@@ -222,17 +210,14 @@ function scopeOf(scope: NonNullable<Entry["scope"]>, request: Message): string {
 
 async function authenticate(deps: InvokerDeps, header: string | undefined): Promise<Principal> {
   if (header === undefined || header.trim() === "") {
-    throw unauthenticated("send an API token as Authorization: Bearer <token>");
+    throw unauthenticated("BEARER_MISSING");
   }
   // The one reading of the header every endpoint shares (RFC 6750: the scheme, spaces or tabs, the token).
   const token = bearerToken(header);
-  if (token === undefined) throw unauthenticated("the Authorization header must be of the form Bearer <token>");
+  if (token === undefined) throw unauthenticated("BEARER_MALFORMED");
   const claims = await deps.tokens.verify(token, deps.audience());
   return { uid: claims.sub, claims };
 }
-
-/** Why the token of an identity that is not (or no longer) in the store is refused. */
-export const NO_IDENTITY = "the token's identity does not exist (deleted, or never registered)";
 
 function denied(caps: readonly Capability[], scope: string) {
   const names = caps.map(capabilityName).join(", ");

@@ -31,7 +31,6 @@ export interface ListenerOptions {
   tls?: { cert: Buffer; key: Buffer };
 }
 
-/** The defaults. */
 export const DEFAULT_LISTENER_OPTIONS: Readonly<ListenerOptions> = {
   headersTimeoutMs: 20_000,
   requestTimeoutMs: 60_000,

@@ -1,7 +1,9 @@
 /**
- * Builds the login endpoints from the configuration and the core: the flow (with the default
- * login provider, if configured), the token endpoint and the refresh tokens behind it.
+ * Builds the login endpoints from the configuration and the core: the browser and device flows
+ * (with the default login provider, if configured), the token endpoint and the refresh tokens
+ * behind it.
  */
+import { DeviceFlow } from "../auth/device-flow.js";
 import { LoginFlow } from "../auth/login-flow.js";
 import type { DefaultLoginProvider } from "../auth/login-provider.js";
 import { LoginTokenEndpoint } from "../auth/login-token.js";
@@ -27,22 +29,22 @@ export function defaultLoginProviderOf(config: Pick<Config, "loginIssuer" | "log
     : undefined;
 }
 
-/** The login endpoints of a server. */
 export function createLoginEndpoints(config: Config, core: Core, urls: ServerUrls, limits: RequestLimits): OAuthEndpoints {
   const { store, deps, tokens, verifier, issuerFetch, audiences } = core;
   const { clock, ids } = deps;
   const allowHttpLoopback = config.allowHttpLoopbackIssuers;
   const defaultProvider = defaultLoginProviderOf(config);
-  const flow = new LoginFlow({
+  const begin = {
     store,
     clock,
     ids,
-    verifier,
     upstream: new LoginUpstream({ allowHttpLoopback, clock }, issuerFetch),
     issuer: urls.issuer,
     defaultProvider,
     limits: { perAddress: config.loginAttemptsPerAddress, perOrganization: config.loginAttemptsPerOrganization },
-  });
+  };
+  const flow = new LoginFlow({ ...begin, verifier });
+  const device = new DeviceFlow(begin);
   const token = new LoginTokenEndpoint({
     store,
     clock,
@@ -50,5 +52,5 @@ export function createLoginEndpoints(config: Config, core: Core, urls: ServerUrl
     refresh: new RefreshTokens(store.refreshTokens, clock, ids),
     audiences,
   });
-  return createOAuthEndpoints({ flow, token, issuer: urls.issuer, domain: urls.domain, throttle: limits });
+  return createOAuthEndpoints({ flow, device, token, ids, issuer: urls.issuer, domain: urls.domain, throttle: limits });
 }

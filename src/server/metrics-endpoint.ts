@@ -15,11 +15,10 @@ import type { Metrics } from "./metrics.js";
 /** Serves `/metrics`, or refuses; throws NOT_FOUND when the API port has no metrics, UNAUTHENTICATED for a missing or wrong token. */
 export async function serveMetrics(metrics: Metrics, token: string | undefined, onApiPort: boolean, req: AnyRequest, res: AnyResponse): Promise<void> {
   if (onApiPort && token === undefined) throw notFound("route", `${req.method ?? "GET"} /metrics`);
-  if (token !== undefined && !bearerIs(req, token)) throw unauthenticated("send the metrics token (ARBOR_METRICS_TOKEN) as Authorization: Bearer <token>");
+  if (token !== undefined && !bearerIs(req, token)) throw unauthenticated("METRICS_TOKEN");
   writeText(res, 200, await metrics.registry.metrics(), metrics.registry.contentType);
 }
 
-/** A running metrics listener. */
 export interface MetricsListener {
   /** Its bound port. */
   readonly port: number;

@@ -1,57 +1,55 @@
 /**
- * The login endpoints under the issuer URL's path (DESIGN 1.7): `GET /oauth/login` and
- * `GET /oauth/callback` face a browser (redirects, or a page saying what failed);
- * `POST /oauth/token` and `POST /oauth/revoke` face the CLI (form or JSON in, JSON out, errors as
- * google.rpc.Status). Secrets travel only in query strings of redirects and in bodies, and the
+ * The login endpoints under the issuer URL's path (DESIGN 1.7): `GET /oauth/login`,
+ * `GET /oauth/callback` and the device verification page `GET|POST /oauth/device` face a browser
+ * (redirects, or a page); `POST /oauth/token`, `/oauth/revoke`, `/oauth/device_authorization`
+ * and `/oauth/preflight` face the CLI (form or JSON in, JSON out, errors as google.rpc.Status
+ * with the OAuth `error` beside it where OAuth defines one). Secrets travel only in query strings of redirects and in bodies, and the
  * access log records paths without their queries, so none reaches the log.
  */
 import { invalidArgument, isApiError, Code } from "../domain/errors.js";
+import type { DeviceFlow } from "../auth/device-flow.js";
+import { DEVICE_ERRORS } from "../auth/device-poll.js";
 import type { LoginFlow, LoginOutcome } from "../auth/login-flow.js";
+import type { ApiError } from "../domain/errors.js";
+import type { IdSource } from "../domain/uid.js";
+import { createDevicePage } from "./device-page.js";
 import type { LoginTokenEndpoint } from "../auth/login-token.js";
 import { queryOf, refuseNulParams, readBody, writeJson, type AnyRequest, type AnyResponse } from "./http-util.js";
 import type { RequestLimits } from "./request-limits.js";
-import { writeErrorPage, writeRedirect } from "./oauth-pages.js";
+import { writeErrorPage, writePage, writeRedirect } from "./oauth-pages.js";
 import { errorDomainFor, httpStatusOf, statusJson } from "./status.js";
+import type { FixedHandler, FixedRoutes } from "./fixed-routes.js";
+import { recordFailure, type RequestLog } from "./request-log.js";
 
 /** The largest token or revocation request body: a few short parameters. */
 const MAX_FORM_BYTES = 16 * 1024;
 
-/** What the access log learns of a login request. */
-export interface OAuthRecord {
-  /** The client's address (src/server/client-address.ts). */
-  address?: string;
-  code?: number;
-  error?: unknown;
-  route?: string;
-}
-
-/** The login endpoints. */
+/** The login endpoints, at {auth_url}'s path plus /oauth/... */
 export interface OAuthEndpoints {
-  /**
-   * Serves the request when path is one of the endpoints: true when it did, the allowed methods
-   * when the path is one but the method is not, false when the path is none of them.
-   */
-  serve(path: string, method: string, req: AnyRequest, res: AnyResponse, record: OAuthRecord): Promise<boolean | { allowed: string[] }>;
+  /** The endpoints' routes; the issuer's path prefixes them, so they are asked for once it is known. */
+  routes(): FixedRoutes;
 }
 
 /** What the endpoints are built from. */
 export interface OAuthEndpointsDeps {
   flow: LoginFlow;
+  device: DeviceFlow;
   token: LoginTokenEndpoint;
+  ids: IdSource;
   /** {auth_url}: its path prefixes the endpoints. */
   issuer: () => string;
   /** The suffix of error domains. */
   domain: () => string;
   /**
-   * The throttle of refused credentials at `/oauth/token`: per address only, as a code or a
-   * refresh token that is not found names no identity.
+   * The throttle of refused credentials at `/oauth/token` and the verification page: per address
+   * only, as a code, refresh token or user code that is not found names no identity.
    */
   throttle: Pick<RequestLimits, "authAllowed" | "authFailed">;
 }
 
 /** Creates the login endpoints. */
 export function createOAuthEndpoints(deps: OAuthEndpointsDeps): OAuthEndpoints {
-  const browser = (step: (q: URLSearchParams, address: string | undefined) => Promise<LoginOutcome>) => async (req: AnyRequest, res: AnyResponse, record: OAuthRecord) => {
+  const browser = (step: (q: URLSearchParams, address: string | undefined) => Promise<LoginOutcome>) => async (req: AnyRequest, res: AnyResponse, record: RequestLog) => {
     let query: URLSearchParams;
     try {
       query = refuseNulParams(queryOf(req));
@@ -62,18 +60,19 @@ export function createOAuthEndpoints(deps: OAuthEndpointsDeps): OAuthEndpoints {
       return;
     }
     const outcome = await step(query, record.address);
-    const error = "page" in outcome ? outcome.page : outcome.error;
-    record.code = error?.code ?? 0;
-    if (error?.code === Code.INTERNAL) record.error = error.cause ?? error;
+    const error = "page" in outcome ? outcome.page : "error" in outcome ? outcome.error : undefined;
+    if (error === undefined) record.code = 0;
+    else recordFailure(record, error);
     if ("page" in outcome) writeErrorPage(res, outcome.page);
+    else if ("deviceLoggedIn" in outcome) writePage(res, 200, "device logged in", DEVICE_LOGGED_IN);
     else writeRedirect(res, outcome.location);
   };
   /** A JSON endpoint; throttled ones refuse early past the budget and spend on refused credentials. */
-  const api = (step: (p: URLSearchParams) => Promise<object>, throttled: boolean) => async (req: AnyRequest, res: AnyResponse, record: OAuthRecord) => {
+  const api = (step: (p: URLSearchParams, address: string | undefined) => Promise<object>, throttled: boolean) => async (req: AnyRequest, res: AnyResponse, record: RequestLog) => {
     const address = record.address;
     try {
       if (throttled) deps.throttle.authAllowed(address, undefined);
-      const answer = await step(await paramsOf(req));
+      const answer = await step(await paramsOf(req), address);
       record.code = 0;
       writeJson(res, 200, answer, { pragma: "no-cache" });
     } catch (e) {
@@ -81,29 +80,50 @@ export function createOAuthEndpoints(deps: OAuthEndpointsDeps): OAuthEndpoints {
       if (throttled && e.code === Code.UNAUTHENTICATED) deps.throttle.authFailed(address, undefined);
       record.code = e.code;
       const retry: Record<string, string> = e.details.retryDelayMs === undefined ? {} : { "retry-after": String(Math.ceil(e.details.retryDelayMs / 1000)) };
-      writeJson(res, httpStatusOf(e), statusJson(e, errorDomainFor("arbor.iam.", deps.domain())), retry);
+      const oauth = oauthErrorOf(e);
+      const body = { ...statusJson(e, errorDomainFor("arbor.iam.", deps.domain())), ...(oauth !== undefined && { error: oauth, error_description: e.message }) };
+      writeJson(res, httpStatusOf(e), body, retry);
     }
   };
-  const routes: Record<string, { method: string; handle: (req: AnyRequest, res: AnyResponse, record: OAuthRecord) => Promise<void> }> = {
-    "/oauth/login": { method: "GET", handle: browser((q, address) => deps.flow.start(q, address)) },
-    "/oauth/callback": { method: "GET", handle: browser((q) => deps.flow.callback(q)) },
-    "/oauth/token": { method: "POST", handle: api((p) => deps.token.token(p), true) },
+  const page = createDevicePage({ device: deps.device, ids: deps.ids, issuer: deps.issuer, throttle: deps.throttle });
+  const routes: Record<string, Record<string, FixedHandler>> = {
+    "/oauth/login": { GET: browser((q, address) => deps.flow.start(q, address)) },
+    "/oauth/callback": { GET: browser((q) => deps.flow.callback(q)) },
+    "/oauth/token": { POST: api((p) => deps.token.token(p), true) },
     // Revocation refuses no credential (an unknown token is revoked all the same): nothing to throttle.
-    "/oauth/revoke": { method: "POST", handle: api(async (p) => (await deps.token.revoke(p), {}), false) },
+    "/oauth/revoke": { POST: api(async (p) => (await deps.token.revoke(p), {}), false) },
+    // Bounded by the limits of logins in progress, per address and overall, as /oauth/login is.
+    "/oauth/device_authorization": { POST: api((p, address) => deps.device.authorize(p, address), false) },
+    "/oauth/device": { GET: page.show, POST: page.submit },
+    "/oauth/preflight": { POST: api((p) => deps.flow.preflight(p), false) },
   };
   return {
-    async serve(path, method, req, res, record) {
+    routes() {
       const prefix = new URL(deps.issuer()).pathname.replace(/\/$/, "");
-      if (!path.startsWith(`${prefix}/oauth/`)) return false;
-      const sub = path.slice(prefix.length);
-      const route = routes[sub];
-      if (route === undefined) return false;
-      if (method !== route.method) return { allowed: [route.method] };
-      record.route = `${route.method} ${sub}`;
-      await route.handle(req, res, record);
-      return true;
+      return new Map(
+        Object.entries(routes).map(([sub, byMethod]) => [
+          `${prefix}${sub}`,
+          // The log names the endpoint without the issuer's prefix.
+          Object.fromEntries(Object.entries(byMethod).map(([method, handle]) => [method, (req, res, record) => ((record.route = `${method} ${sub}`), handle(req, res, record))])),
+        ]),
+      );
     },
   };
+}
+
+/** What the browser reads once a headless login is done. */
+const DEVICE_LOGGED_IN = "<h1>Logged in</h1>\n<p>Your device is logged in to Arbor. Return to its terminal; you can close this window.</p>";
+
+/**
+ * The OAuth error code (RFC 6749 5.2, RFC 8628 3.5) of a failure at a JSON endpoint, for OAuth
+ * clients that read `error`: undefined where OAuth has none for it.
+ */
+function oauthErrorOf(e: ApiError): string | undefined {
+  const type = e.details.preconditionViolations?.[0]?.type ?? "";
+  if (e.code === Code.FAILED_PRECONDITION && (DEVICE_ERRORS as readonly string[]).includes(type)) return type.toLowerCase();
+  if (e.code === Code.INVALID_ARGUMENT) return e.details.fieldViolations?.[0]?.field === "grant_type" ? "unsupported_grant_type" : "invalid_request";
+  if (e.code === Code.UNAUTHENTICATED) return "invalid_grant";
+  return undefined;
 }
 
 /**

@@ -11,10 +11,10 @@ import type { Clock } from "../domain/clock.js";
 import type { Authorizer } from "../services/authorizer.js";
 import type { RegistryIndex } from "../services/registry-index.js";
 import type { SettingsStore } from "../store/settings-store.js";
-import type { AnyRequest, AnyResponse } from "./http-util.js";
 import type { RequestLimits } from "./request-limits.js";
-import { serveRegistryNotifications, type NotificationsRecord } from "./registry-notifications.js";
-import { serveRegistryToken, type RegistryTokenRecord } from "./registry-token.js";
+import { serveRegistryNotifications } from "./registry-notifications.js";
+import { serveRegistryToken } from "./registry-token.js";
+import type { FixedHandler, FixedRoute, FixedRoutes } from "./fixed-routes.js";
 
 /** The path of the notifications endpoint, below {base_url}. */
 export const NOTIFICATIONS_PATH = "/registry/notifications";
@@ -24,16 +24,10 @@ export function registryTokenPath(issuerUrl: string): string {
   return `${new URL(issuerUrl).pathname.replace(/\/$/, "")}/registry/token`;
 }
 
-/** What the access log learns of a registry request. */
-export type RegistryRecord = RegistryTokenRecord & NotificationsRecord;
-
-/** The registry endpoints. */
+/** The registry endpoints: {auth_url}/registry/token and {base_url}/registry/notifications. */
 export interface RegistryEndpoints {
-  /**
-   * Serves the request when path is one of the endpoints: true when it did, the allowed methods
-   * when the path is one but the method is not, false when the path is none of them.
-   */
-  serve(path: string, method: string, req: AnyRequest, res: AnyResponse, record: RegistryRecord): Promise<boolean | { allowed: string[] }>;
+  /** The endpoints' routes; the issuer's path prefixes the token endpoint, so they are asked for once it is known. */
+  routes(): FixedRoutes;
 }
 
 /** What the endpoints are built from. */
@@ -74,18 +68,12 @@ export function createRegistryEndpoints(deps: RegistryEndpointsDeps): RegistryEn
     maxBodyBytes: deps.maxBodyBytes,
   };
   return {
-    async serve(path, method, req, res, record) {
-      if (path === registryTokenPath(deps.issuer())) {
-        if (method !== "GET" && method !== "POST") return { allowed: ["GET", "POST"] };
-        await serveRegistryToken(token, req, res, record);
-        return true;
-      }
-      if (path === NOTIFICATIONS_PATH) {
-        if (method !== "POST") return { allowed: ["POST"] };
-        await serveRegistryNotifications(notifications, req, res, record);
-        return true;
-      }
-      return false;
+    routes() {
+      const tokenEndpoint: FixedHandler = (req, res, record) => serveRegistryToken(token, req, res, record);
+      return new Map<string, FixedRoute>([
+        [registryTokenPath(deps.issuer()), { GET: tokenEndpoint, POST: tokenEndpoint }],
+        [NOTIFICATIONS_PATH, { POST: (req, res, record) => serveRegistryNotifications(notifications, req, res, record) }],
+      ]);
     },
   };
 }

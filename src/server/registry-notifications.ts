@@ -13,6 +13,7 @@ import { Code, invalidArgument, isApiError, unauthenticated } from "../domain/er
 import type { RegistryIndex } from "../services/registry-index.js";
 import { bearerIs, bearerToken, readBody, writeJson, type AnyRequest, type AnyResponse } from "./http-util.js";
 import { parseRegistryEvents, type RegistryEvent } from "./registry-events.js";
+import type { RequestLog } from "./request-log.js";
 
 /** What the endpoint is built from. */
 export interface RegistryNotificationsDeps {
@@ -23,20 +24,14 @@ export interface RegistryNotificationsDeps {
   maxBodyBytes: number;
 }
 
-/** What the access log learns of a delivery. */
-export interface NotificationsRecord {
-  code?: number;
-  route?: string;
-}
-
 /** Codes of errors that retrying the same event cannot cure. */
 const PERMANENT: ReadonlySet<number> = new Set([Code.INVALID_ARGUMENT, Code.NOT_FOUND, Code.FAILED_PRECONDITION, Code.OUT_OF_RANGE]);
 
 /** Serves one delivery; refusals are thrown as ApiErrors for the handler to answer. */
-export async function serveRegistryNotifications(deps: RegistryNotificationsDeps, req: AnyRequest, res: AnyResponse, record: NotificationsRecord): Promise<void> {
+export async function serveRegistryNotifications(deps: RegistryNotificationsDeps, req: AnyRequest, res: AnyResponse, record: RequestLog): Promise<void> {
   record.route = "POST /registry/notifications";
   if (!(await authorized(req, deps.secret))) {
-    throw unauthenticated("send the registry notifications secret as Authorization: Bearer <secret> (see arbor admin registry-config)");
+    throw unauthenticated("NOTIFICATIONS_SECRET");
   }
   const body = await readBody(req, deps.maxBodyBytes);
   let json: unknown;

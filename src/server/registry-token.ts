@@ -19,10 +19,10 @@ import type { Tokens } from "../auth/tokens.js";
 import { Code, codeName, failedPrecondition, invalidArgument, isApiError, unauthenticated } from "../domain/errors.js";
 import type { Authorizer } from "../services/authorizer.js";
 import type { RegistryIndex } from "../services/registry-index.js";
-import { NO_IDENTITY } from "./invoker.js";
 import { bearerToken, header, queryOf, refuseNulParams, readBody, writeJson, type AnyRequest, type AnyResponse } from "./http-util.js";
 import type { RequestLimits } from "./request-limits.js";
 import { httpStatusOf } from "./status.js";
+import type { RequestLog } from "./request-log.js";
 
 /** The user name registry clients send with an Arbor token as password. */
 export const TOKEN_USER = "_token";
@@ -43,19 +43,8 @@ export interface RegistryTokenDeps {
   throttle: Pick<RequestLimits, "authAllowed" | "authFailed">;
 }
 
-/** What the access log learns of a token request. */
-export interface RegistryTokenRecord {
-  /** The client's address (src/server/client-address.ts). */
-  address?: string;
-  code?: number;
-  route?: string;
-  caller?: string;
-  /** Why the request was refused (never any part of a token). */
-  reason?: string;
-}
-
 /** Serves one token request, answering refusals itself in Docker's error format. */
-export async function serveRegistryToken(deps: RegistryTokenDeps, req: AnyRequest, res: AnyResponse, record: RegistryTokenRecord): Promise<void> {
+export async function serveRegistryToken(deps: RegistryTokenDeps, req: AnyRequest, res: AnyResponse, record: RequestLog): Promise<void> {
   record.route = `${req.method} /registry/token`;
   const address = record.address;
   try {
@@ -69,7 +58,7 @@ export async function serveRegistryToken(deps: RegistryTokenDeps, req: AnyReques
     const claims = await deps.tokens.verify(credentialOf(req, params), deps.registryHost);
     record.caller = claims.sub;
     const permissions = await deps.authorizer.callerPermissions(claims.sub);
-    if (permissions === undefined) throw unauthenticated(NO_IDENTITY);
+    if (permissions === undefined) throw unauthenticated("TOKEN_IDENTITY_GONE");
     const access = await grantAccess(requested, permissions, deps.index);
     const issued = await deps.registryTokens.issue(claims.sub, service, access);
     record.code = 0;
@@ -99,14 +88,14 @@ function credentialOf(req: AnyRequest, params: URLSearchParams): string {
     const colon = text.indexOf(":");
     [user, password] = colon < 0 ? [text, ""] : [text.slice(0, colon), text.slice(colon + 1)];
   } else if (authorization !== undefined) {
-    throw unauthenticated("the Authorization header must be Basic (user _token) or Bearer");
+    throw unauthenticated("REGISTRY_AUTH_SCHEME");
   } else if (req.method === "POST") {
     [user, password] = [single(params, "username"), single(params, "password")];
   }
   if (user === undefined || password === undefined || password === "") {
-    throw unauthenticated(`log in with user ${TOKEN_USER} and an Arbor token for the registry as password (docker-credential-arbor does it)`);
+    throw unauthenticated("REGISTRY_LOGIN_MISSING", { user: TOKEN_USER });
   }
-  if (user !== TOKEN_USER) throw unauthenticated(`the user name must be ${TOKEN_USER}; the password is an Arbor token for the registry`);
+  if (user !== TOKEN_USER) throw unauthenticated("REGISTRY_USER", { user: TOKEN_USER });
   return password;
 }
 

@@ -11,7 +11,7 @@ import { KeyRing } from "../auth/key-ring.js";
 import { isLoginIssuer } from "../auth/login-provider.js";
 import { Tokens } from "../auth/tokens.js";
 import { UpstreamVerifier } from "../auth/upstream-verifier.js";
-import { baseUrlOf, ConfigError, errorDomainOf, issuerUrlOf, type Config } from "../config.js";
+import { baseUrlOf, ConfigError, type Config } from "../config.js";
 import { systemClock, type Clock } from "../domain/clock.js";
 import { parseAddressRanges } from "../domain/address-ranges.js";
 import { PageTokens } from "../domain/page-token.js";
@@ -36,6 +36,7 @@ import { createCors } from "./cors.js";
 import { createHttpHandler } from "./http-handler.js";
 import { createInvoker } from "./invoker.js";
 import { createListener, DEFAULT_LISTENER_OPTIONS, type ListenerOptions } from "./listener.js";
+import { createServerUrls } from "./server-urls.js";
 import { createLoginEndpoints, defaultLoginProviderOf } from "./login-setup.js";
 import { createMetrics } from "./metrics.js";
 import { startMetricsListener, type MetricsListener } from "./metrics-endpoint.js";
@@ -50,7 +51,6 @@ import { recordServedUrls } from "./served-urls.js";
 import { startEvents } from "./events-setup.js";
 import type { Delivery } from "../services/event-delivery.js";
 
-/** A running server. */
 export interface ArborServer {
   /** {base_url}. */
   readonly url: string;
@@ -164,13 +164,13 @@ export async function openCore(
 /** Starts a server and resolves once it listens. */
 export async function startServer(config: Config, env: ServerEnvironment): Promise<ArborServer> {
   const clock = env.clock ?? systemClock;
-  let boundPort = config.port;
+  const urls = createServerUrls(config);
   const core = await openCore(
     config,
     clock,
     env.ids ?? cryptoIds,
-    () => issuerUrlOf(config, boundPort),
-    () => baseUrlOf(config, boundPort),
+    urls.issuer,
+    urls.base,
     env.resolve,
     (message, fields) => env.logger.warn(fields, message),
   );
@@ -185,7 +185,7 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
     services,
     tokens: core.tokens,
     authorizer,
-    audience: () => baseUrlOf(config, boundPort),
+    audience: urls.base,
     audit: withEvents(createAuditTrail(core.deps, toApiJson), core.store),
     atomically: async (fn) => {
       const result = await core.store.atomically(fn);
@@ -195,26 +195,25 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
     guard: createEscalationGuard(core.store),
     limits,
   });
-  const domain = () => errorDomainOf(config, boundPort);
   const metrics = createMetrics();
-  // eslint-disable-next-line prefer-const -- the handler needs the listener's drain state
-  let listener: ReturnType<typeof createListener>;
+  // Set by close(): the handler answers /readyz 503 and ends HTTP/1.1 keep-alive from then on.
+  let closing: Promise<void> | undefined;
   const routes = createRouteTable(services.map((s) => s.service));
   const handler = createHttpHandler({
     limits,
-    connect: createConnectHandlers({ services, invoker, domain: domain(), readMaxBytes: config.maxBodyBytes }),
+    connect: createConnectHandlers({ services, invoker, domain: urls.domain(), readMaxBytes: config.maxBodyBytes }),
     routes,
     invoker,
     store: core.store,
     keys: core.keys,
     exchange: core.deps.exchange,
-    oauth: createLoginEndpoints(config, core, { issuer: () => issuerUrlOf(config, boundPort), domain }, limits),
+    oauth: createLoginEndpoints(config, core, { issuer: urls.issuer, domain: urls.domain }, limits),
     metrics,
     logger: env.logger,
-    domain,
-    issuer: () => issuerUrlOf(config, boundPort),
+    domain: urls.domain,
+    issuer: urls.issuer,
     maxBodyBytes: config.maxBodyBytes,
-    draining: () => listener.draining,
+    draining: () => closing !== undefined,
     registry: createRegistryEndpoints({
       settings: core.store.settings,
       clock,
@@ -222,7 +221,7 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
       authorizer,
       index: createRegistryIndex(core.deps),
       registryHost: config.registryHost,
-      issuer: () => issuerUrlOf(config, boundPort),
+      issuer: urls.issuer,
       logger: env.logger,
       maxBodyBytes: config.maxBodyBytes,
       throttle: limits,
@@ -230,9 +229,9 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
     cors: createCors(config.corsOrigins),
     metricsToken: config.metricsToken,
     clientAddress: createClientAddress(parseAddressRanges(config.trustedProxies)),
-    openapi: memoize(() => createOpenApiDocument({ routes, baseUrl: baseUrlOf(config, boundPort), issuerUrl: issuerUrlOf(config, boundPort) })),
+    openapi: memoize(() => createOpenApiDocument({ routes, baseUrl: urls.base(), issuerUrl: urls.issuer() })),
   });
-  listener = createListener(handler, {
+  const listener = createListener(handler, {
     ...DEFAULT_LISTENER_OPTIONS,
     headersTimeoutMs: config.headersTimeoutMs,
     requestTimeoutMs: config.requestTimeoutMs,
@@ -244,16 +243,15 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
   });
   let metricsListener: MetricsListener | undefined;
   try {
-    boundPort = (await listener.listen(config.port, config.host)).port;
+    urls.bound((await listener.listen(config.port, config.host)).port);
     if (config.metricsAddress !== undefined) metricsListener = await startMetricsListener(config.metricsAddress, metrics, config.metricsToken);
     // Only now is the port, and so the default issuer, known.
-    await recordServedUrls(core.store.settings, { issuer: issuerUrlOf(config, boundPort), baseUrl: baseUrlOf(config, boundPort) });
+    await recordServedUrls(core.store.settings, { issuer: urls.issuer(), baseUrl: urls.base() });
   } catch (e) {
     await listener.close(0);
     await core.store.close();
     throw e;
   }
-  let closing: Promise<void> | undefined;
   const sync = startConfiguredSync(config, core.store, env.logger, clock, (r) => metrics.feedSynced(r.mode, r.fetched.documents, r.fetched.bytes));
   const retention = startAuditRetention(core.store.audit, clock, config.auditRetentionMs, env.logger, core.store.leads);
   events = startEvents({
@@ -262,8 +260,8 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
     keys: core.keys,
     clock,
     authorizer,
-    issuer: () => issuerUrlOf(config, boundPort),
-    baseUrl: () => baseUrlOf(config, boundPort),
+    issuer: urls.issuer,
+    baseUrl: urls.base,
     ...(env.resolve !== undefined && { resolve: env.resolve }),
     logger: env.logger,
   });
@@ -274,8 +272,8 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
     core.store.leads,
   );
   return {
-    url: baseUrlOf(config, boundPort),
-    port: boundPort,
+    url: urls.base(),
+    port: urls.port,
     metricsPort: metricsListener?.port,
     store: core.store,
     tokens: core.tokens,

@@ -12,23 +12,14 @@
  */
 import { decodeJwt } from "jose";
 import { isSignedRefusal, type TokenExchange } from "../auth/exchange.js";
-import { ApiError, Code, isApiError, unauthenticated } from "../domain/errors.js";
+import { ApiError, Code, isApiError, unauthenticated, UnauthenticatedError } from "../domain/errors.js";
 import { bearerToken, queryOf, refuseNulParams, readBody, writeJson, type AnyRequest, type AnyResponse } from "./http-util.js";
 import type { RequestLimits } from "./request-limits.js";
 import { errorDomainFor, httpStatusOf, statusJson } from "./status.js";
+import type { RequestLog } from "./request-log.js";
 
 /** The largest form body accepted: it carries two short parameters. */
 const MAX_FORM_BYTES = 8 * 1024;
-
-/** What the access log learns of an exchange. */
-export interface ExchangeRecord {
-  /** The client's address (src/server/client-address.ts). */
-  address?: string;
-  code?: number;
-  route?: string;
-  /** The failed check of a refusal (never any part of a token). */
-  reason?: string;
-}
 
 /** Where the exchange lives: the issuer URL's path plus `/sts/exchange`. */
 export function exchangePath(issuerUrl: string): string {
@@ -45,7 +36,7 @@ export async function serveExchange(
   domain: string,
   req: AnyRequest,
   res: AnyResponse,
-  record: ExchangeRecord,
+  record: RequestLog,
 ): Promise<void> {
   record.route = `${req.method} /sts/exchange`;
   const address = record.address;
@@ -64,7 +55,7 @@ export async function serveExchange(
     if (!isApiError(e)) throw e;
     spendOnRefusal(throttle, address, attempted, e);
     record.code = e.code;
-    record.reason = typeof e.cause === "string" ? e.cause : e.message.replace(/^Unauthenticated: /, "");
+    record.reason = typeof e.cause === "string" ? e.cause : e instanceof UnauthenticatedError ? e.why : e.message;
     const body = statusJson(e, errorDomainFor("arbor.iam.", domain));
     const headers: Record<string, string> = { "www-authenticate": "Bearer" };
     if (e.details.retryDelayMs !== undefined) headers["retry-after"] = String(Math.ceil(e.details.retryDelayMs / 1000));
@@ -100,7 +91,7 @@ export function attemptedIdentity(identity: string | undefined, token: string): 
 
 function bearerOf(header: string | string[] | undefined): string {
   const token = bearerToken(header);
-  if (token === undefined) throw unauthenticated("send the upstream OIDC token as Authorization: Bearer <token>");
+  if (token === undefined) throw unauthenticated("EXCHANGE_TOKEN_MISSING");
   return token;
 }
 
@@ -112,13 +103,13 @@ async function paramsOf(req: AnyRequest): Promise<URLSearchParams> {
   try {
     body = await readBody(req, MAX_FORM_BYTES);
   } catch (e) {
-    if (e instanceof ApiError) throw unauthenticated(`the request body must be at most ${MAX_FORM_BYTES} bytes`);
+    if (e instanceof ApiError) throw unauthenticated("EXCHANGE_BODY_TOO_LARGE", { maxBytes: MAX_FORM_BYTES });
     throw e;
   }
   if (body.length === 0) return params;
   const type = String(req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
   if (type !== "application/x-www-form-urlencoded") {
-    throw unauthenticated("the request body must be application/x-www-form-urlencoded");
+    throw unauthenticated("EXCHANGE_BODY_TYPE");
   }
   for (const [name, value] of new URLSearchParams(body.toString("utf8"))) params.append(name, value);
   return refuseNulParams(params);
@@ -127,6 +118,6 @@ async function paramsOf(req: AnyRequest): Promise<URLSearchParams> {
 /** The one value of a parameter; UNAUTHENTICATED when it is given more than once. */
 function single(params: URLSearchParams, name: string): string | undefined {
   const values = params.getAll(name);
-  if (values.length > 1) throw unauthenticated(`${name} must be given once`);
+  if (values.length > 1) throw unauthenticated("EXCHANGE_PARAMETER_REPEATED", { name });
   return values[0];
 }

@@ -122,7 +122,7 @@ export function createAccountAssociationsService(deps: ServiceDeps) {
       const mask = resolveUpdateMask(req.updateMask?.paths, accountAssociationUpdatable, populatedPaths(sent));
       // The row is held from the read to the write: "at least one provider" is checked against
       // what is stored, so two PATCHes removing different providers must not both pass on one read.
-      const updated = await store.transaction(async (tx) => {
+      const updated = await store.atomically(async (tx) => {
         const stored = await tx.accountAssociations.lock(uid);
         if (!stored || mask.size === 0) return stored;
         const changes: Parameters<typeof store.accountAssociations.update>[1] = namedChanges(mask, sent);

@@ -20,7 +20,6 @@ import { roleCapabilities } from "../domain/role-rules.js";
 import type { BindingStore } from "../store/binding-store.js";
 import type { IdentityStore } from "../store/identity-store.js";
 
-/** Options of the authorizer. */
 export interface AuthorizerOptions {
   /** Whether people (root-level identities) may create organizations. */
   allowOrgCreation: boolean;

@@ -13,7 +13,6 @@ export interface Principal {
   claims: TokenClaims;
 }
 
-/** The context of one call. */
 export interface CallContext {
   /** The caller; undefined only for public RPCs. */
   readonly principal: Principal | undefined;

@@ -32,7 +32,7 @@ export async function createOrganization(
   const now = deps.clock.now();
   const group: GroupRecord = { uid: newRootUid(deps.ids), parentUid: null, ...fields, createTime: now, updateTime: now };
   const owner = ownerOf(group.uid);
-  await deps.store.transaction(async (tx) => {
+  await deps.store.atomically(async (tx) => {
     await tx.groups.insert(group);
     if (owner === adminIdentityUid(group.uid)) await tx.identities.insert(adminIdentity(group, now));
     await tx.bindings.insert({

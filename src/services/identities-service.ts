@@ -112,7 +112,7 @@ export function createIdentitiesService(deps: ServiceDeps) {
       // write share one transaction holding the row, so a concurrent PATCH of another member waits
       // for this one instead of writing back a relationship read before it (a lost update).
       const updated = masksRelationship(mask)
-        ? await store.transaction(async (tx) => {
+        ? await store.atomically(async (tx) => {
             const current = await tx.identities.lock(uid);
             if (!current) return undefined;
             const relationship = validateRelationship(updatedRelationship(current.relationship, sent, mask), rules(now));

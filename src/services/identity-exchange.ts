@@ -42,7 +42,7 @@ export async function explainExchange(deps: ServiceDeps, req: ExplainExchangeReq
   if (identity === undefined) throw notFound("identity", uid);
   const audience = req.audience === "" ? deps.exchange.defaultAudience : req.audience;
   const { checks, passed } = await deps.exchange.evaluate(identity.relationship, req.token, audience);
-  return create(ExplainExchangeResponseSchema, { checks, wouldIssue: passed });
+  return create(ExplainExchangeResponseSchema, { checks: checks.map(({ check, passed, reason }) => ({ check, passed, reason })), wouldIssue: passed });
 }
 
 /**
@@ -50,7 +50,7 @@ export async function explainExchange(deps: ServiceDeps, req: ExplainExchangeReq
  * HTTP endpoint it answers every refusal with UNAUTHENTICATED, a missing token included.
  */
 export async function exchangeToken(deps: ServiceDeps, req: ExchangeTokenRequest): Promise<ExchangeTokenResponse> {
-  if (req.token === "") throw unauthenticated("token is required: the upstream OIDC token");
+  if (req.token === "") throw unauthenticated("EXCHANGE_TOKEN_REQUIRED");
   const issued = await deps.exchange.exchange({ token: req.token, audience: req.aud, identity: req.identity });
   return create(ExchangeTokenResponseSchema, { token: issued.token, expiry: timestampFromMs(issued.expiry) });
 }

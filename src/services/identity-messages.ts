@@ -96,7 +96,7 @@ export function relationshipInput(identity: Identity | undefined): RelationshipI
         ...(k.expirationTime !== undefined && { expirationTime: timestampDate(k.expirationTime).getTime() }),
       };
     }
-    default:
+    case undefined:
       return undefined;
   }
 }

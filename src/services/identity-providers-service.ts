@@ -139,7 +139,7 @@ export function createIdentityProvidersService(deps: ServiceDeps) {
       const mask = resolveUpdateMask(req.updateMask?.paths, identityProviderUpdatable, populatedPaths(sent));
       // The row is held from the read to the write: the OIDC settings are validated as a whole
       // (stored merged with sent), so a concurrent PATCH must not change what was validated.
-      const updated = await store.transaction(async (tx) => {
+      const updated = await store.atomically(async (tx) => {
         const stored = await tx.identityProviders.lock(uid);
         if (!stored || mask.size === 0) return stored;
         const changes: Parameters<Stores["identityProviders"]["update"]>[1] = namedChanges(mask, sent);

@@ -44,7 +44,7 @@ export interface Listing<Q, R> {
   page(request: PageRequest, query: Q, visibleUnder: readonly string[] | undefined): Promise<ListEnvelope<R>>;
 }
 
-/** The list spec declares. */
+/** The list a spec declares: each page planned, read (its rows and the total count at once, over one filter) and cut alike. */
 export function listing<Q extends object, R>(spec: ListingSpec<Q, R>): Listing<Q, R> {
   return {
     async page(request, query, visibleUnder) {

@@ -120,7 +120,7 @@ export function createRegistryIndex(deps: Pick<ServiceDeps, "store" | "ids">): R
   async function claim(at: ResolvedRepository): Promise<boolean> {
     if (at.unbound.length === 0) return true;
     try {
-      await store.transaction((tx) => tx.registryPaths.bind(at.unbound));
+      await store.atomically((tx) => tx.registryPaths.bind(at.unbound));
     } catch (e) {
       if (isApiError(e) && e.code === Code.FAILED_PRECONDITION) return false;
       throw e;
@@ -158,7 +158,7 @@ export function createRegistryIndex(deps: Pick<ServiceDeps, "store" | "ids">): R
    * An event that changed what the API shows writes its CloudEvent in the same transaction.
    */
   function inRepo(repoUid: string, event: Pick<RegistryChange, "kind" | "body">, apply: (tx: Stores) => Promise<number | undefined>): Promise<boolean> {
-    return store.transaction(async (tx) => {
+    return store.atomically(async (tx) => {
       if (!(await tx.repos.touch(repoUid, 0))) return false;
       const changedAt = await apply(tx);
       if (changedAt !== undefined) {

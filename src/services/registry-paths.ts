@@ -64,5 +64,5 @@ export async function bindCurrentPath(store: Store, group: string): Promise<void
   if ((await store.registryPaths.lookup({ groups: [group] })).length > 0) return;
   const paths = await currentPaths(store, group);
   if (paths.at(-1)?.groupUid !== group) return;
-  await store.transaction((tx) => tx.registryPaths.bind(paths));
+  await store.atomically((tx) => tx.registryPaths.bind(paths));
 }

@@ -87,11 +87,11 @@ export function createRoleBindingsService(deps: ServiceDeps) {
         if (!current) throw notFound("role binding", uid);
         return (await hydrateBindings(store, [current], ctx.principal?.uid))[0] as RoleBinding;
       }
-      // Permissions first: inside the transaction only its own stores may be used.
+      // Permissions first: they are never read inside a transaction that changes bindings (Authorizer).
       const permissions = await ctx.permissions();
       // The binding is held from the read to the write, so a concurrent PATCH of the other field
       // waits and then builds on this one (no lost update), and the pair written is the pair checked.
-      const done = await store.transaction(async (tx) => {
+      const done = await store.atomically(async (tx) => {
         const current = await tx.bindings.lock(uid);
         if (!current) return undefined;
         // The binding as it would be is checked whole: a new identity is granted the role as surely

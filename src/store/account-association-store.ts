@@ -18,7 +18,7 @@ export interface AccountAssociationStore {
   insert(association: AccountAssociationRecord): Promise<void>;
   /** The association, or undefined. */
   get(uid: string): Promise<AccountAssociationRecord | undefined>;
-  /** As get, the row held until the surrounding store.transaction ends: the read of a read-modify-write. */
+  /** As get, the row held until the surrounding store.atomically ends: the read of a read-modify-write. */
   lock(uid: string): Promise<AccountAssociationRecord | undefined>;
   /** Replaces the fields given (a provider set to null is removed) and sets updateTime; undefined when none exists. */
   update(

@@ -14,6 +14,7 @@ import { foldAuditCounts, type Engine } from "./dialect.js";
 import { byMembership, FEW_SCOPES, strictlyBelow, uidSet } from "./hierarchy-filter.js";
 import { listConditions } from "./resource-filter.js";
 import { resourceTable } from "./resource-table.js";
+import { applyWindow } from "./row-window.js";
 import { guard } from "./translate-error.js";
 import type { RowWindow } from "./row-window.js";
 
@@ -41,12 +42,14 @@ export interface AuditStore {
 
 /**
  * A filter with how its page is read: walking in time order the (root_uid, create_time, uid)
- * index of a root (0014), or with `root` undefined the whole log's (create_time, uid) index; or
- * gathering the events of many subtrees, each by its uid range, and sorting them.
+ * index of a root (0014), or with `root` undefined the whole log's (create_time, uid) index.
  */
 interface PageFilter extends AuditFilter {
-  read?: { walk: string | undefined } | { gather: readonly string[] };
+  walk?: { root: string | undefined };
 }
+
+/** How a page is read: by walking (PageFilter), by gathering many subtrees' uid ranges, or by the filter's own ranges. */
+type PageRead = { walk: { root: string | undefined } } | { gather: readonly string[] } | undefined;
 
 /** The audit store over an executor. */
 export function createAuditStore(db: Executor, engine: Engine): AuditStore {
@@ -54,19 +57,16 @@ export function createAuditStore(db: Executor, engine: Engine): AuditStore {
     table: "audit_events",
     toRecord: toEvent,
     matching: (f: PageFilter) => [
-      ...(f.read !== undefined && "walk" in f.read
-        ? walkConditions(f, f.read.walk)
-        : f.read !== undefined
-          ? [gathered(f.read.gather)]
-          : listConditions(
+      ...(f.walk !== undefined
+        ? walkConditions(f, f.walk.root)
+        : listConditions(
             { uidp: f.uidp, ...(f.visibleUnder !== undefined && { visibleUnder: f.visibleUnder }) },
             { uid: "uid", parent: "group_uid" },
             { actor_uid: f.actorUid, resource_uid: f.resourceUid, method: f.method },
           )),
-      ...(f.createdSince !== undefined ? [sql<SqlBool>`create_time >= ${f.createdSince}`] : []),
-      ...(f.createdBefore !== undefined ? [sql<SqlBool>`create_time < ${f.createdBefore}`] : []),
+      ...timeConditions(f),
     ],
-    sortColumns: { create_time: "create_time", uid: "uid" },
+    sortColumns: SORT_COLUMNS,
   });
 
   /** The events a plan counts, read off the kept counts. */
@@ -120,10 +120,10 @@ export function createAuditStore(db: Executor, engine: Engine): AuditStore {
    * ANALYZE ran, and PostgreSQL's estimate of a uid prefix range was off fifty times on a
    * 40,000-event log (test/store/audit-pages.store.test.ts).
    */
-  async function readFor(filter: AuditFilter, window: RowWindow): Promise<PageFilter["read"]> {
+  async function readFor(filter: AuditFilter, window: RowWindow): Promise<PageRead> {
     const page = pageRoot(filter, window.order[0]?.field);
     if (page === undefined) return undefined;
-    const walk = { walk: page.root };
+    const walk = { walk: { root: page.root } };
     if (!page.narrower) return walk;
     const inside = auditCountPlan(filter);
     if (inside === undefined) return undefined;
@@ -133,18 +133,21 @@ export function createAuditStore(db: Executor, engine: Engine): AuditStore {
   }
 
   /**
-   * The events of the subtrees (none below another), as one condition: the uids of each
-   * subtree's range, the subtrees a set bound as one parameter and read first (SQLite by CROSS
-   * JOIN, PostgreSQL by a lateral subquery OFFSET 0 keeps from flattening). Only chosen when the
-   * kept counts say they hold few events (readFor).
+   * A page of the events of the subtrees (none below another): each subtree's uid range read
+   * once, whole rows, the subtrees a set bound as one parameter and read first (SQLite by CROSS
+   * JOIN, PostgreSQL by a lateral subquery OFFSET 0 keeps from flattening), then ordered and cut.
+   * Only chosen when the kept counts say they hold few events (readFor).
    */
-  function gathered(subtrees: readonly string[]): Expression<SqlBool> {
+  async function gatheredPage(filter: AuditFilter, subtrees: readonly string[], window: RowWindow): Promise<AuditEventRecord[]> {
     const ranges =
       engine === "postgres"
-        ? sql`select e.uid from (${uidSet(subtrees)}) as s cross join lateral (
-            select uid from audit_events where uid > s."key" || '/' and uid < s."key" || '0' offset 0) as e`
-        : sql`select e.uid from (${uidSet(subtrees)}) as s cross join audit_events as e on e.uid > s."key" || '/' and e.uid < s."key" || '0'`;
-    return sql<SqlBool>`uid in (${ranges})`;
+        ? sql<AuditEventsTable>`(select e.* from (${uidSet(subtrees)}) as s cross join lateral (
+            select * from audit_events where uid > s."key" || '/' and uid < s."key" || '0' offset 0) as e)`
+        : sql<AuditEventsTable>`(select e.* from (${uidSet(subtrees)}) as s cross join audit_events as e on e.uid > s."key" || '/' and e.uid < s."key" || '0')`;
+    let query = db.selectFrom(ranges.as("t")).selectAll();
+    for (const condition of timeConditions(filter)) query = query.where(condition);
+    const rows = await guard(() => applyWindow(query, window, sortColumn).execute());
+    return rows.map((row) => toEvent(row as AuditEventsTable));
   }
 
   return {
@@ -152,7 +155,8 @@ export function createAuditStore(db: Executor, engine: Engine): AuditStore {
     get: table.get,
     list: async (filter, window) => {
       const read = await readFor(filter, window);
-      return table.list({ ...filter, ...(read !== undefined && { read }) }, window);
+      if (read !== undefined && "gather" in read) return gatheredPage(filter, read.gather, window);
+      return table.list({ ...filter, ...(read !== undefined && { walk: read.walk }) }, window);
     },
 
     count: (filter) => {
@@ -215,6 +219,21 @@ function walkedVisible(uid: Expression<string>, tops: readonly string[]): Expres
 /** A walked event lies strictly below top: a range inside coalesce(), which no planner reads as one. */
 function walkedBelow(uid: Expression<string>, top: string): Expression<SqlBool> {
   return sql<SqlBool>`coalesce(${uid} > ${`${top}/`} and ${uid} < ${`${top}0`}, false)`;
+}
+
+const SORT_COLUMNS = { create_time: "create_time", uid: "uid" } as const;
+
+function sortColumn(field: string): string {
+  if (field === "create_time" || field === "uid") return SORT_COLUMNS[field];
+  throw new RangeError(`audit events are not sortable by ${field}`);
+}
+
+/** The filter's time bounds (created_since, created_before), whichever way its page is read. */
+function timeConditions(f: AuditFilter): Expression<SqlBool>[] {
+  return [
+    ...(f.createdSince !== undefined ? [sql<SqlBool>`create_time >= ${f.createdSince}`] : []),
+    ...(f.createdBefore !== undefined ? [sql<SqlBool>`create_time < ${f.createdBefore}`] : []),
+  ];
 }
 
 /** The rows of audit_event_counts a plan sums. */

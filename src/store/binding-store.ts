@@ -27,7 +27,7 @@ export interface BindingStore {
   insert(binding: BindingRecord): Promise<void>;
   /** The binding with this uid, or undefined. */
   get(uid: string): Promise<BindingRecord | undefined>;
-  /** As get, the row held until the surrounding store.transaction ends: the read of a read-modify-write. */
+  /** As get, the row held until the surrounding store.atomically ends: the read of a read-modify-write. */
   lock(uid: string): Promise<BindingRecord | undefined>;
   /** The binding of identity to role at group, if there is one. */
   find(groupUid: string, identityUid: string, roleUid: string): Promise<BindingRecord | undefined>;

@@ -1,11 +1,11 @@
 /**
  * Opens the store: picks the engine from the options, brings the schema up to date, and hands
- * out the resource stores with transactions over them.
+ * out the resource stores with atomically() over them (ambient-transaction.ts).
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import { Kysely, sql } from "kysely";
 import type { AuthorityChange } from "../domain/authority.js";
 import type { SecretBox } from "../domain/secret-box.js";
+import { ambientTransactions } from "./ambient-transaction.js";
 import type { Database, Executor } from "./database.js";
 import { engineSetup, type Engine } from "./dialect.js";
 import type { LeaderLock } from "./leader-lock.js";
@@ -13,8 +13,8 @@ import { pruneListChanges } from "./list-changes.js";
 import { migrate, schemaStatus } from "./migrate.js";
 import { ScopeMemory } from "./scope-memory.js";
 import { createStores } from "./stores.js";
-import { storeUnreachable, translateError } from "./translate-error.js";
-import type { Store } from "./types.js";
+import { storeUnreachable } from "./translate-error.js";
+import type { Store, StoreTransaction } from "./types.js";
 
 /** Where the data lives. */
 export interface StoreOptions {
@@ -81,40 +81,27 @@ export async function createStore(options: StoreOptions): Promise<Store> {
   return storeOver(new Kysely<Database>({ dialect: setup.dialect }), setup.engine, options.secrets, setup.leaderLock());
 }
 
-/** The open transaction of an atomically() call, and the authority changes written in it. */
-interface Ambient {
-  tx: Executor;
+/** An atomically() call's transaction: its stores, and the authority changes written in it. */
+interface Unit {
+  tx: StoreTransaction;
   changes: AuthorityChange[];
 }
 
 function storeOver(db: Executor, engine: Engine, secrets: SecretBox | undefined, leader: LeaderLock): Store {
-  const ambient = new AsyncLocalStorage<Ambient>();
-  // Outside atomically() there is no API caller to hold to account: the admin commands act for
-  // the installation, and a login redeems what someone who could grant it already granted.
-  const record = (change: AuthorityChange) => ambient.getStore()?.changes.push(change);
   const memory = new ScopeMemory();
-  const storesOver = (executor: Executor) => createStores(executor, engine, secrets, record, memory);
+  const units = ambientTransactions(db, (tx): Unit => {
+    const changes: AuthorityChange[] = [];
+    const stores = createStores(tx, engine, secrets, (change) => changes.push(change), memory);
+    return { tx: { ...stores, authorityChanges: changes }, changes };
+  });
+  // Only atomically() collects changes, and only the invoker hands them to the escalation guard:
+  // the admin commands act for the installation, and a login redeems what someone who could
+  // grant it already granted.
+  const record = (change: AuthorityChange) => units.current()?.changes.push(change);
   return {
     engine,
-    ...storesOver(ambientExecutor(db, ambient)),
-    transaction: (fn) => {
-      // Inside atomically() the transaction is already open: fn joins it.
-      const current = ambient.getStore();
-      if (current !== undefined) return fn(storesOver(current.tx));
-      return transaction(db, storesOver, fn);
-    },
-    atomically: (fn) => {
-      const current = ambient.getStore();
-      if (current !== undefined) return fn(current.changes);
-      return transaction(
-        db,
-        (tx) => tx,
-        (tx) => {
-          const joined: Ambient = { tx, changes: [] };
-          return ambient.run(joined, () => fn(joined.changes));
-        },
-      );
-    },
+    ...createStores(units.executor, engine, secrets, record, memory),
+    atomically: (fn) => units.run((unit) => fn(unit.tx)),
     pruneListChanges: () => pruneListChanges(db, engine),
     async ping() {
       try {
@@ -129,48 +116,4 @@ function storeOver(db: Executor, engine: Engine, secrets: SecretBox | undefined,
       await db.destroy();
     },
   };
-}
-
-/**
- * The pool, except in the async context of an atomically() call, where it is that call's
- * transaction: the stores made over it join the transaction of the call they serve without
- * being handed it. Kysely keeps its state in private fields, which a Proxy does not forward, so
- * methods are bound to the executor they belong to (once per executor and name).
- */
-function ambientExecutor(db: Executor, ambient: AsyncLocalStorage<Ambient>): Executor {
-  const bound = new WeakMap<Executor, Map<PropertyKey, unknown>>();
-  return new Proxy(db, {
-    get(_target, name) {
-      const current = ambient.getStore()?.tx ?? db;
-      const value: unknown = Reflect.get(current, name, current);
-      if (typeof value !== "function") return value;
-      let methods = bound.get(current);
-      if (methods === undefined) bound.set(current, (methods = new Map()));
-      let method = methods.get(name);
-      if (method === undefined) methods.set(name, (method = (value as (...args: unknown[]) => unknown).bind(current)));
-      return method;
-    },
-  });
-}
-
-/**
- * Runs fn in a transaction. fn must use only the stores it is given: on SQLite the one
- * connection is fn's until it settles, so a statement on the outer store would wait forever.
- */
-async function transaction<S, T>(db: Executor, storesOf: (tx: Executor) => S, fn: (tx: S) => Promise<T>): Promise<T> {
-  // fn's own errors reach the caller as thrown; only begin, commit and rollback are translated.
-  let thrownByFn: { error: unknown } | undefined;
-  try {
-    return await db.transaction().execute(async (tx) => {
-      try {
-        return await fn(storesOf(tx));
-      } catch (error) {
-        thrownByFn = { error };
-        throw error;
-      }
-    });
-  } catch (error) {
-    if (thrownByFn !== undefined && thrownByFn.error === error) throw error;
-    throw translateError(error);
-  }
 }

@@ -128,6 +128,29 @@ export interface LoginAttemptsTable {
   expire_time: number;
   address_hash: string;
   organization_uid: string;
+  /** The device authorization this login finishes (0020); null for a browser login. */
+  device_code_hash: string | null;
+}
+
+/** A row of `device_authorizations` (0020): a headless login, RFC 8628. */
+export interface DeviceAuthorizationsTable {
+  device_code_hash: string;
+  user_code_hash: string;
+  provider_uid: string | null;
+  issuer: string;
+  client_id: string;
+  invite_code_hash: string | null;
+  address_hash: string;
+  organization_uid: string;
+  interval_ms: number;
+  last_poll_time: number | null;
+  state: "pending" | "approved" | "denied";
+  identity_uid: string | null;
+  /** JSON of the upstream actor, once approved. */
+  actor: string | null;
+  denial: string | null;
+  create_time: number;
+  expire_time: number;
 }
 
 /** A row of `login_codes`: Arbor's one-time authorization code for the CLI. */
@@ -285,7 +308,7 @@ export interface OrganizationMembersTable {
   join_time: number;
 }
 
-/** A row of `event_outbox`: one change's CloudEvent, until every subscription is done with it (migration 0020). */
+/** A row of `event_outbox`: one change's CloudEvent, until every subscription is done with it (migration 0021). */
 export interface EventOutboxTable {
   position: Generated<number>;
   /** The writing transaction's id on PostgreSQL; 0 on SQLite. */
@@ -301,7 +324,7 @@ export interface EventOutboxTable {
   data: string;
 }
 
-/** A row of `event_subscriptions` (migration 0020). */
+/** A row of `event_subscriptions` (migration 0021). */
 export interface EventSubscriptionsTable {
   uid: string;
   parent_uid: string;
@@ -344,6 +367,7 @@ export interface Database {
   login_attempts: LoginAttemptsTable;
   organization_members: OrganizationMembersTable;
   login_codes: LoginCodesTable;
+  device_authorizations: DeviceAuthorizationsTable;
   refresh_families: RefreshFamiliesTable;
   refresh_tokens: RefreshTokensTable;
   repos: ReposTable;
@@ -357,7 +381,11 @@ export interface Database {
 /** The pool or a transaction: a Kysely Transaction is a Kysely too. */
 export type Executor = Kysely<Database>;
 
-/** Runs fn in a transaction: the caller's, when db already is one, else a new one. */
+/**
+ * Runs fn in a transaction: the one open, when db is one (inside store.atomically, the stores'
+ * executor is), else a new one. For a store call of several statements; code outside store/
+ * uses store.atomically (types.ts, Store).
+ */
 export async function inTransaction<T>(db: Executor, fn: (tx: Executor) => Promise<T>): Promise<T> {
   return db.isTransaction ? fn(db) : db.transaction().execute(fn);
 }

@@ -1,5 +1,5 @@
 /**
- * The outbox (`event_outbox`, migration 0020): one row per change, written in the change's
+ * The outbox (`event_outbox`, migration 0021): one row per change, written in the change's
  * transaction by one insert, read by delivery in (xid, position) order, pruned once delivered.
  */
 import { sql, type Expression, type Selectable, type SqlBool } from "kysely";

@@ -1,5 +1,5 @@
 /**
- * Event subscriptions in `event_subscriptions` (migration 0020): what each says, and where its
+ * Event subscriptions in `event_subscriptions` (migration 0021): what each says, and where its
  * delivery stands (its cursor in the outbox, its failures). They go with their group (ON DELETE
  * CASCADE).
  */
@@ -53,7 +53,7 @@ export function createEventSubscriptionStore(db: Executor, engine: Engine): Even
     matching: (filter: ResourceFilter) => listConditions(filter, { uid: "uid", parent: "parent_uid" }),
     sortColumns: SORT_COLUMNS,
   });
-  // The current transaction's id: the cursor of a subscription made now (see 0020).
+  // The current transaction's id: the cursor of a subscription made now (see 0021).
   const ownXid = engine === "postgres" ? sql<number>`pg_current_xact_id()::text::bigint` : sql<number>`0`;
 
   return {

@@ -16,7 +16,6 @@ import { guard } from "./translate-error.js";
 import type { InviteFilter } from "../domain/group-invites.js";
 import type { RowWindow } from "./row-window.js";
 
-/** Group invites. */
 export interface GroupInviteStore {
   /** Inserts an invite. NOT_FOUND when its group is gone. */
   insert(invite: GroupInviteRecord): Promise<void>;

@@ -17,7 +17,6 @@ import type { ScopeMemory } from "./scope-memory.js";
 import { guard } from "./translate-error.js";
 import type { RowWindow } from "./row-window.js";
 
-/** Groups. */
 export interface GroupStore {
   /**
    * Inserts a group. ALREADY_EXISTS when a sibling (or, for an organization, another

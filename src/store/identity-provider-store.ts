@@ -18,13 +18,12 @@ import { missingGroupOrRole, nameTaken, NAMED_SORT_COLUMNS, resourceTable } from
 import type { ResourceFilter } from "../domain/hierarchy.js";
 import type { RowWindow } from "./row-window.js";
 
-/** Identity providers. */
 export interface IdentityProviderStore {
   /** Inserts a provider. ALREADY_EXISTS for a sibling's name; NOT_FOUND when its group or default role is gone. */
   insert(provider: IdentityProviderRecord): Promise<void>;
   /** The provider, or undefined. */
   get(uid: string): Promise<IdentityProviderRecord | undefined>;
-  /** As get, the row held until the surrounding store.transaction ends: the read of a read-modify-write. */
+  /** As get, the row held until the surrounding store.atomically ends: the read of a read-modify-write. */
   lock(uid: string): Promise<IdentityProviderRecord | undefined>;
   /** Applies changes and sets updateTime; undefined when it does not exist. */
   update(

@@ -20,13 +20,12 @@ import { guard } from "./translate-error.js";
 import type { ResourceFilter } from "../domain/hierarchy.js";
 import type { RowWindow } from "./row-window.js";
 
-/** Identities. */
 export interface IdentityStore {
   /** Inserts an identity. ALREADY_EXISTS for a sibling's name; NOT_FOUND when its group is gone. */
   insert(identity: IdentityRecord): Promise<void>;
   /** The identity, or undefined. */
   get(uid: string): Promise<IdentityRecord | undefined>;
-  /** As get, the row held until the surrounding store.transaction ends: the read of a read-modify-write. */
+  /** As get, the row held until the surrounding store.atomically ends: the read of a read-modify-write. */
   lock(uid: string): Promise<IdentityRecord | undefined>;
   /** The identities among uids that exist (for hydrating bindings). */
   getMany(uids: readonly string[]): Promise<IdentityRecord[]>;

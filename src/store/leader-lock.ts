@@ -42,7 +42,6 @@ export function soleLeader(): LeaderLock {
   return { holds: async () => true, release: async () => {} };
 }
 
-/** The lock on PostgreSQL. */
 export function postgresLeaderLock(options: PostgresLockOptions): LeaderLock {
   let holder: pg.Client | undefined;
   let trying: Promise<boolean> | undefined;

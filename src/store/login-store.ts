@@ -106,6 +106,7 @@ function attemptRow(a: LoginAttemptRecord): LoginAttemptsTable {
     expire_time: a.expireTime,
     address_hash: a.addressHash,
     organization_uid: a.organizationUid,
+    device_code_hash: a.deviceCodeHash,
   };
 }
 
@@ -125,6 +126,7 @@ function toAttempt(row: LoginAttemptsTable): LoginAttemptRecord {
     expireTime: row.expire_time,
     addressHash: row.address_hash,
     organizationUid: row.organization_uid,
+    deviceCodeHash: row.device_code_hash,
   };
 }
 

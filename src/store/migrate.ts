@@ -29,7 +29,8 @@ import * as m0016 from "./migrations/0016_advisory_create_time.js";
 import * as m0017 from "./migrations/0017_list_changes.js";
 import * as m0018 from "./migrations/0018_more_list_changes.js";
 import * as m0019 from "./migrations/0019_advisory_feed_cursors.js";
-import * as m0020 from "./migrations/0020_events.js";
+import * as m0020 from "./migrations/0020_device_logins.js";
+import * as m0021 from "./migrations/0021_events.js";
 import { storeUnreachable } from "./translate-error.js";
 
 /** Every migration by name; names sort in the order they run. */
@@ -54,7 +55,8 @@ function migrations(engine: Engine): Record<string, Migration> {
     "0017_list_changes": { up: (db) => m0017.up(db, engine) },
     "0018_more_list_changes": { up: (db) => m0018.up(db, engine) },
     "0019_advisory_feed_cursors": { up: (db) => m0019.up(db, engine) },
-    "0020_events": { up: (db) => m0020.up(db, engine) },
+    "0020_device_logins": { up: (db) => m0020.up(db, engine) },
+    "0021_events": { up: (db) => m0021.up(db, engine) },
   };
 }
 

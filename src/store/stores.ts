@@ -15,6 +15,7 @@ import { createGroupStore } from "./group-store.js";
 import { createIdentityProviderStore } from "./identity-provider-store.js";
 import { createIdentityStore } from "./identity-store.js";
 import { createKeyStore } from "./key-store.js";
+import { createDeviceAuthorizationStore } from "./device-authorization-store.js";
 import { createLoginStore } from "./login-store.js";
 import { createRefreshTokenStore } from "./refresh-token-store.js";
 import { createRegistryPathStore } from "./registry-path-store.js";
@@ -47,6 +48,7 @@ export function createStores(db: Executor, engine: Engine, secrets: SecretBox | 
     feedCursors: createFeedCursorStore(db),
     audit: createAuditStore(db, engine),
     logins: createLoginStore(db),
+    devices: createDeviceAuthorizationStore(db),
     refreshTokens: createRefreshTokenStore(db),
     repos: createRepoStore(db, engine, memory),
     tags: createTagStore(db, engine, memory),

@@ -43,12 +43,12 @@ describe("tokens", () => {
     const { clock, tokens } = setup();
     const { token } = await tokens.issue("a".repeat(40), "https://api.example");
     await tokens.verify(token, "https://api.example");
-    await expect(tokens.verify(token, "https://registry.example")).rejects.toMatchObject({ code: Code.UNAUTHENTICATED });
+    await expect(tokens.verify(token, "https://registry.example")).rejects.toMatchObject({ code: Code.UNAUTHENTICATED, reason: "TOKEN_AUDIENCE" });
     await tokens.verify(token, "https://api.example");
     clock.t += 3_600_000 + CLOCK_TOLERANCE_S * 1000 - 1;
     await expect(tokens.verify(token, "https://api.example")).resolves.toBeDefined();
     clock.t += 2;
-    await expect(tokens.verify(token, "https://api.example")).rejects.toMatchObject({ code: Code.UNAUTHENTICATED, message: "Unauthenticated: the token has expired" });
+    await expect(tokens.verify(token, "https://api.example")).rejects.toMatchObject({ code: Code.UNAUTHENTICATED, reason: "TOKEN_EXPIRED" });
   });
 
   it("a changed token is verified afresh, not served from the cache", async () => {
@@ -57,6 +57,6 @@ describe("tokens", () => {
     await tokens.verify(token, "https://api.example");
     const [h, p, sig] = token.split(".");
     const forged = `${h}.${p}.${sig!.slice(0, -2)}${sig!.endsWith("AA") ? "BB" : "AA"}`;
-    await expect(tokens.verify(forged, "https://api.example")).rejects.toMatchObject({ code: Code.UNAUTHENTICATED });
+    await expect(tokens.verify(forged, "https://api.example")).rejects.toMatchObject({ code: Code.UNAUTHENTICATED, reason: "TOKEN_SIGNATURE" });
   });
 });

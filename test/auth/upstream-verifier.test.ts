@@ -5,7 +5,8 @@
  */
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK, type JWTPayload } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
-import { UpstreamReason } from "../../src/auth/upstream-token.js";
+import { UnauthenticatedError } from "../../src/domain/errors.js";
+import type { UnauthenticatedReason } from "../../src/domain/unauthenticated-reasons.js";
 import { UpstreamVerifier, type UpstreamVerifierOptions } from "../../src/auth/upstream-verifier.js";
 
 const ISSUER = "https://issuer.example";
@@ -57,10 +58,14 @@ function verifier(issuer: Scripted, options: Partial<UpstreamVerifierOptions> & 
   return new UpstreamVerifier({ allowHttpLoopback: false, clock: { now: at ?? (() => NOW * 1000) }, ...rest }, issuer.fetch);
 }
 
-function reasonOf(p: Promise<unknown>): Promise<string> {
+/** "verified", or the reason code of the refusal (any other error fails the test). */
+function reasonOf(p: Promise<unknown>): Promise<UnauthenticatedReason | "verified"> {
   return p.then(
     () => "verified",
-    (e: Error) => e.message.replace(/^Unauthenticated: /, ""),
+    (e: unknown) => {
+      if (!(e instanceof UnauthenticatedError)) throw e;
+      return e.reason;
+    },
   );
 }
 
@@ -95,14 +100,14 @@ describe("UpstreamVerifier", () => {
     const v = verifier(issuer, { at: () => now });
     await v.verify(await sign(key1));
     issuer.keys = [key1.jwk, key2.jwk];
-    expect(await reasonOf(v.verify(await sign(key2)))).toBe(UpstreamReason.unknownKey);
+    expect(await reasonOf(v.verify(await sign(key2)))).toBe("UPSTREAM_UNKNOWN_KEY");
     now += 30_000;
     expect(await reasonOf(v.verify(await sign(key2)))).toBe("verified");
-    expect(await reasonOf(v.verify(await sign(key2, {}, "k3")))).toBe(UpstreamReason.unknownKey);
+    expect(await reasonOf(v.verify(await sign(key2, {}, "k3")))).toBe("UPSTREAM_UNKNOWN_KEY");
     expect(issuer.requests.filter((u) => u.endsWith("/keys"))).toHaveLength(2);
     issuer.keys = [key2.jwk];
     now += 10 * 60_000;
-    expect(await reasonOf(v.verify(await sign(key1, { exp: NOW + 3600 })))).toBe(UpstreamReason.unknownKey);
+    expect(await reasonOf(v.verify(await sign(key1, { exp: NOW + 3600 })))).toBe("UPSTREAM_UNKNOWN_KEY");
     expect(issuer.requests.filter((u) => u.endsWith("/openid-configuration"))).toHaveLength(2);
   });
 
@@ -117,18 +122,18 @@ describe("UpstreamVerifier", () => {
     issuer.keys = [key1.jwk];
     const v = verifier(issuer);
     const token = await sign(key1, { nonce: "n-1" });
-    expect(await reasonOf(v.verify(token, { issuer: "https://other.example" }))).toBe(UpstreamReason.issuerNotAccepted);
-    expect(await reasonOf(v.verify(token, { audience: "else" }))).toBe(UpstreamReason.audience);
+    expect(await reasonOf(v.verify(token, { issuer: "https://other.example" }))).toBe("UPSTREAM_ISSUER_NOT_ACCEPTED");
+    expect(await reasonOf(v.verify(token, { audience: "else" }))).toBe("UPSTREAM_AUDIENCE");
     expect(await reasonOf(v.verify(token, { audience: (aud) => aud.includes("arbor") }))).toBe("verified");
-    expect(await reasonOf(v.verify(token, { nonce: "n-2" }))).toBe(UpstreamReason.nonce);
+    expect(await reasonOf(v.verify(token, { nonce: "n-2" }))).toBe("UPSTREAM_NONCE");
     expect(await reasonOf(v.verify(token, { issuer: ISSUER, audience: "arbor", nonce: "n-1" }))).toBe("verified");
   });
 
-  const policy: { name: string; issuer: string; allowHttpLoopback: boolean; reason: string }[] = [
-    { name: "http on a public host", issuer: "http://issuer.example", allowHttpLoopback: true, reason: UpstreamReason.issuerNotHttps },
-    { name: "http on loopback without the setting", issuer: "http://127.0.0.1:9", allowHttpLoopback: false, reason: UpstreamReason.issuerNotHttps },
-    { name: "a non-URL issuer", issuer: "issuer.example", allowHttpLoopback: true, reason: UpstreamReason.issuerNotHttps },
-    { name: "credentials in the issuer", issuer: "https://user:pw@issuer.example", allowHttpLoopback: true, reason: UpstreamReason.issuerNotHttps },
+  const policy: { name: string; issuer: string; allowHttpLoopback: boolean; reason: UnauthenticatedReason }[] = [
+    { name: "http on a public host", issuer: "http://issuer.example", allowHttpLoopback: true, reason: "UPSTREAM_ISSUER_NOT_HTTPS" },
+    { name: "http on loopback without the setting", issuer: "http://127.0.0.1:9", allowHttpLoopback: false, reason: "UPSTREAM_ISSUER_NOT_HTTPS" },
+    { name: "a non-URL issuer", issuer: "issuer.example", allowHttpLoopback: true, reason: "UPSTREAM_ISSUER_NOT_HTTPS" },
+    { name: "credentials in the issuer", issuer: "https://user:pw@issuer.example", allowHttpLoopback: true, reason: "UPSTREAM_ISSUER_NOT_HTTPS" },
   ];
   for (const c of policy) {
     it(`refuses ${c.name} before fetching anything`, async () => {
@@ -147,25 +152,25 @@ describe("UpstreamVerifier", () => {
     }
   });
 
-  const documents: { name: string; script: (s: Scripted) => void; reason: string }[] = [
-    { name: "a discovery document for another issuer", script: (s) => s.routes.set(`${ISSUER}/.well-known/openid-configuration`, () => Response.json({ issuer: `${ISSUER}/`, jwks_uri: `${ISSUER}/keys` })), reason: UpstreamReason.discoveryIssuer },
-    { name: "no discovery document", script: (s) => s.routes.delete(`${ISSUER}/.well-known/openid-configuration`), reason: UpstreamReason.issuerUnreachable },
-    { name: "a discovery document that is not JSON", script: (s) => s.routes.set(`${ISSUER}/.well-known/openid-configuration`, () => new Response("<html>")), reason: UpstreamReason.noDiscovery },
-    { name: "an http jwks_uri", script: (s) => s.routes.set(`${ISSUER}/.well-known/openid-configuration`, () => Response.json({ issuer: ISSUER, jwks_uri: "http://issuer.example/keys" })), reason: UpstreamReason.noDiscovery },
-    { name: "a key set that is no JWKS", script: (s) => s.routes.set(`${ISSUER}/keys`, () => Response.json({ keys: "none" })), reason: UpstreamReason.noKeys },
-    { name: "a document over 256 KiB", script: (s) => s.routes.set(`${ISSUER}/keys`, () => new Response(JSON.stringify({ keys: [], pad: "x".repeat(256 * 1024) }))), reason: UpstreamReason.noKeys },
+  const documents: { name: string; script: (s: Scripted) => void; reason: UnauthenticatedReason }[] = [
+    { name: "a discovery document for another issuer", script: (s) => s.routes.set(`${ISSUER}/.well-known/openid-configuration`, () => Response.json({ issuer: `${ISSUER}/`, jwks_uri: `${ISSUER}/keys` })), reason: "UPSTREAM_DISCOVERY_ISSUER" },
+    { name: "no discovery document", script: (s) => s.routes.delete(`${ISSUER}/.well-known/openid-configuration`), reason: "UPSTREAM_ISSUER_UNREACHABLE" },
+    { name: "a discovery document that is not JSON", script: (s) => s.routes.set(`${ISSUER}/.well-known/openid-configuration`, () => new Response("<html>")), reason: "UPSTREAM_NO_DISCOVERY" },
+    { name: "an http jwks_uri", script: (s) => s.routes.set(`${ISSUER}/.well-known/openid-configuration`, () => Response.json({ issuer: ISSUER, jwks_uri: "http://issuer.example/keys" })), reason: "UPSTREAM_NO_DISCOVERY" },
+    { name: "a key set that is no JWKS", script: (s) => s.routes.set(`${ISSUER}/keys`, () => Response.json({ keys: "none" })), reason: "UPSTREAM_NO_KEYS" },
+    { name: "a document over 256 KiB", script: (s) => s.routes.set(`${ISSUER}/keys`, () => new Response(JSON.stringify({ keys: [], pad: "x".repeat(256 * 1024) }))), reason: "UPSTREAM_NO_KEYS" },
     {
       name: "a redirect to another origin",
       script: (s) => {
         s.routes.set(`${ISSUER}/keys`, () => new Response(null, { status: 302, headers: { location: "https://elsewhere.example/keys" } }));
         s.routes.set("https://elsewhere.example/keys", () => Response.json({ keys: s.keys }));
       },
-      reason: UpstreamReason.issuerUnreachable,
+      reason: "UPSTREAM_ISSUER_UNREACHABLE",
     },
     {
       name: "a fetch that does not finish in time",
       script: (s) => s.routes.set(`${ISSUER}/keys`, () => new Promise<Response>(() => {})),
-      reason: UpstreamReason.issuerUnreachable,
+      reason: "UPSTREAM_ISSUER_UNREACHABLE",
     },
   ];
   for (const c of documents) {
@@ -192,9 +197,9 @@ describe("UpstreamVerifier", () => {
     const v = verifier(issuer);
     const token = await sign(key1);
     expect(await reasonOf(v.verifyWithKeys(token, { keys: [key1.jwk] }, { issuer: ISSUER, audience: "arbor" }))).toBe("verified");
-    expect(await reasonOf(v.verifyWithKeys(token, { keys: [{ ...key2.jwk, kid: "k1" }] }, { issuer: ISSUER }))).toBe(UpstreamReason.signature);
-    expect(await reasonOf(v.verifyWithKeys(token, { keys: [key2.jwk] }, { issuer: ISSUER }))).toBe(UpstreamReason.unknownKey);
-    expect(await reasonOf(v.verifyWithKeys(token, { keys: [key1.jwk] }, { issuer: "https://else.example" }))).toBe(UpstreamReason.issuerNotAccepted);
+    expect(await reasonOf(v.verifyWithKeys(token, { keys: [{ ...key2.jwk, kid: "k1" }] }, { issuer: ISSUER }))).toBe("UPSTREAM_SIGNATURE");
+    expect(await reasonOf(v.verifyWithKeys(token, { keys: [key2.jwk] }, { issuer: ISSUER }))).toBe("UPSTREAM_UNKNOWN_KEY");
+    expect(await reasonOf(v.verifyWithKeys(token, { keys: [key1.jwk] }, { issuer: "https://else.example" }))).toBe("UPSTREAM_ISSUER_NOT_ACCEPTED");
     expect(issuer.requests).toEqual([]);
   });
 });

@@ -41,7 +41,7 @@ describe("arbor config and the settings file", { timeout: 120_000 }, () => {
   it("sets, gets, lists and unsets settings in the file", async () => {
     expect((await runArbor(["config", "set", "api", fileApi], env)).code).toBe(0);
     expect((await runArbor(["config", "set", "group", "acme"], env)).code).toBe(0);
-    expect(await readFile(file(), "utf8")).toBe(`api: ${fileApi}\ngroup: acme\n`);
+    expect(await readFile(file(), "utf8")).toBe(`contexts:\n  default:\n    api: ${fileApi}\n    group: acme\n`);
     expect((await runArbor(["config", "get", "group"], env)).stdout).toBe("acme\n");
     const list = await runArbor(["config", "list"], env);
     expect(list.stdout).toBe(`api: ${fileApi}\ngroup: acme\n`);

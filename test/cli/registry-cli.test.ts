@@ -49,7 +49,7 @@ describe("registry commands", () => {
     const again = await runArbor(["auth", "configure-docker", "--registry", "registry.example.com:5000", "--config", file], env);
     expect([again.code, again.stderr]).toEqual([0, expect.stringContaining("already uses docker-credential-arbor")]);
     expect(JSON.parse(await readFile(join(dir, "config", "arbor", "registries.json"), "utf8"))).toEqual({
-      "registry.example.com:5000": { api: "http://127.0.0.1:1", issuer: "http://127.0.0.1:1" },
+      "registry.example.com:5000": { api: "http://127.0.0.1:1", issuer: "http://127.0.0.1:1", context: "default" },
     });
   });
 

@@ -66,6 +66,13 @@ describe("what a command loads", () => {
     expect(heavy(modules)).toEqual([]);
   });
 
+  it("arbor __complete, which every TAB runs, loads nothing of the server or the store", async () => {
+    const { run, modules } = await loading(["__complete", "--", "groups", "", "arbor iam groups get --api http://127.0.0.1:1 "], { ARBOR_TOKEN: "not-a-token" });
+    expect([run.code, run.stdout, run.stderr]).toEqual([0, "", ""]);
+    expect(modules.some((m) => m.endsWith("/src/cli/completion/complete-values.js")), "it did try the server").toBe(true);
+    expect(heavy(modules)).toEqual([]);
+  });
+
   it("a store command does load the store (so the checks above can see it)", async () => {
     const { run, modules } = await loading(["admin", "migrate", "--check", "--data-dir", join(dir, "no-store")]);
     expect(run.code, run.stderr).toBe(3);

@@ -20,6 +20,8 @@ interface Case {
   status: number;
   code: number;
   field?: string;
+  /** The Allow header of a 405. */
+  allow?: string;
 }
 
 interface Ctx {
@@ -65,6 +67,10 @@ const cases: Case[] = [
   { name: "a missing organization", path: () => `/iam/v2beta1/groups/${"0".repeat(40)}`, status: 403, code: 7 },
   { name: "an unknown route", path: () => "/iam/v2beta1/widgets", status: 404, code: 5 },
   { name: "a wrong method", method: "PUT", path: (c) => `/iam/v2beta1/groups/${c.org}`, body: "{}", status: 405, code: 12 },
+  // Fixed endpoints answer a method they do not take as REST routes do, with what they allow.
+  { name: "a probe posted to", method: "POST", path: () => "/healthz", body: "{}", status: 405, code: 12, allow: "GET, HEAD" },
+  { name: "a GET of the token endpoint", path: () => "/oauth/token", status: 405, code: 12, allow: "POST" },
+  { name: "a DELETE of the exchange", method: "DELETE", path: () => "/sts/exchange", status: 405, code: 12, allow: "GET, POST" },
 ];
 
 describe(`errors over REST [${engine.name}]`, () => {
@@ -104,6 +110,7 @@ describe(`errors over REST [${engine.name}]`, () => {
     }
     expect(status.message).not.toMatch(/\bat .*\.(ts|js):\d+|SQL|sqlite|postgres|TypeError|undefined/i);
     if (c.status === 401) expect(res.headers.get("www-authenticate")).toMatch(/^Bearer realm="arbor"/);
+    if (c.allow !== undefined) expect(res.headers.get("allow")).toBe(c.allow);
   });
 
   describe("tokens", () => {

@@ -66,9 +66,9 @@ for (const engine of engines) {
       const store = t.server.store;
       const permissions = await new Authorizer(store.bindings, store.identities, { allowOrgCreation: false }).permissionsOf(w.me);
       let response: Promise<Response> | undefined;
-      await store.atomically(async (changes) => {
+      await store.atomically(async (tx) => {
         await store.roles.update(w.role, { capabilities: GROWN.map(capabilityName) }, Date.now());
-        await createEscalationGuard(store).check({ uid: w.me, permissions }, changes);
+        await createEscalationGuard(store).check({ uid: w.me, permissions }, tx.authorityChanges);
         response = racing();
         await Promise.race([response, new Promise((resolve) => setTimeout(resolve, WINDOW_MS))]);
       });
@@ -109,11 +109,11 @@ for (const engine of engines) {
       let response: Promise<Response> | undefined;
       const grow = { capabilities: GROWN.map((c) => Capability[c]) };
       // The attacker's CreateGroupInvite as the invoker runs it, held between its guard and its commit.
-      await store.atomically(async (changes) => {
+      await store.atomically(async (tx) => {
         const now = Date.now();
         const invite = { uid: `${w.a}/${randomBytes(8).toString("hex")}`, parentUid: w.a, roleUid: w.role, email: "", singleUse: false };
         await store.groupInvites.insert({ ...invite, codeHash: randomBytes(32).toString("hex"), keyId: randomBytes(8).toString("hex"), expirationTime: now + 3_600_000, createTime: now, redeemTime: null });
-        await createEscalationGuard(store).check({ uid: w.me, permissions }, changes);
+        await createEscalationGuard(store).check({ uid: w.me, permissions }, tx.authorityChanges);
         response = t.fetch(`/iam/v2beta1/roles/${w.role}?updateMask=capabilities`, {
           method: "PATCH",
           token: w.token,

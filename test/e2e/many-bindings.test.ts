@@ -51,7 +51,7 @@ for (const engine of engines) {
         })(),
       ];
       for (let start = 0; start < BOUND + HIDDEN; start += BATCH) {
-        await store.transaction(async (tx) => {
+        await store.atomically(async (tx) => {
           for (let n = start; n < Math.min(start + BATCH, BOUND + HIDDEN); n++) {
             const g = childUid(org, n + 1);
             await tx.groups.insert(group(g, `g-${n}`, { createTime: T0 + n }));

@@ -77,7 +77,7 @@ describeEachEngine("advisory store", (t) => {
     });
 
     it("writes nothing of a call whose transaction rolls back", async () => {
-      const failing = t.store().transaction(async (tx) => {
+      const failing = t.store().atomically(async (tx) => {
         await tx.advisories.put([doc("OSV-2024-3", 1, { aliases: ["CVE-ROLLED-BACK"] })], T);
         throw new Error("rolled back");
       });

@@ -38,7 +38,7 @@ describeEachEngine("authorization generation", (t) => {
     expect.soft(await moves(() => store.bindings.update(first, { roleUid: OWNER }))).toBe(true);
     expect.soft(await moves(() => store.roles.update(CUSTOM, { capabilities: ["groups.list", "groups.update"] }, 2))).toBe(true);
     expect.soft(await moves(() => store.bindings.delete(first))).toBe(true);
-    expect.soft(await moves(() => store.transaction((tx) => tx.bindings.insert(binding(childUid(TEAM, 0x31), ROBOT, CUSTOM))))).toBe(true);
+    expect.soft(await moves(() => store.atomically((tx) => tx.bindings.insert(binding(childUid(TEAM, 0x31), ROBOT, CUSTOM))))).toBe(true);
     // Deleting the group takes its binding and custom role along (ON DELETE CASCADE).
     expect.soft(await moves(() => store.groups.delete(TEAM))).toBe(true);
     expect(await store.bindings.grantsOf(ROBOT)).toEqual([]);
@@ -88,7 +88,7 @@ describeEachEngine("authorization generation", (t) => {
     expect(
       await moves(() =>
         store
-          .transaction(async (tx) => {
+          .atomically(async (tx) => {
             await tx.bindings.insert(binding(childUid(ORG, 0x41), ROBOT, OWNER));
             throw new Error("changed my mind");
           })

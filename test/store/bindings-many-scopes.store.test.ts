@@ -212,7 +212,7 @@ describeEachEngine("binding store, callers with many scopes", (t) => {
       const before = countNow();
       const rolledBack = new Error("rolled back on purpose");
       await expect(
-        t.store().transaction(async (tx) => {
+        t.store().atomically(async (tx) => {
           await tx.bindings.insert(bind(inScope));
           expect(await tx.bindings.count(filter)).toBe(before + 1);
           throw rolledBack;
@@ -240,7 +240,7 @@ describeEachEngine("binding store, callers with many scopes", (t) => {
         let wrote!: () => void;
         const written = new Promise<void>((resolve) => (wrote = resolve));
         const late = bind(inScope);
-        const committing = replica.transaction(async (tx) => {
+        const committing = replica.atomically(async (tx) => {
           await tx.bindings.insert(late);
           wrote();
           await held;

@@ -84,7 +84,7 @@ describeEachEngine("binding store", (t) => {
 
   it("names the missing role inside a transaction too, which goes on", async () => {
     const kept = binding(childUid(TEAM, 0x14), BOB, OWNER);
-    await t.store().transaction(async (tx) => {
+    await t.store().atomically(async (tx) => {
       await expect(tx.bindings.insert(binding(childUid(TEAM, 0x15), BOB, MISSING_ROLE))).rejects.toMatchObject(gone("role", MISSING_ROLE));
       await tx.bindings.insert(kept);
     });

@@ -45,7 +45,7 @@ describeEachEngine("event outbox", (t) => {
     const held = new Promise<void>((r) => (release = r));
     let written = () => {};
     const wrote = new Promise<void>((r) => (written = r));
-    const open = t.store().transaction(async (tx) => {
+    const open = t.store().atomically(async (tx) => {
       await tx.outbox.insert(event("early", o));
       written();
       await held;

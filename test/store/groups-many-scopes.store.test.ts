@@ -174,7 +174,7 @@ describeEachEngine("group store, callers with many scopes", (t) => {
       const before = countNow();
       const rolledBack = new Error("rolled back on purpose");
       await expect(
-        t.store().transaction(async (tx) => {
+        t.store().atomically(async (tx) => {
           await tx.groups.insert(group(childUid(inScope, 0xf00), "gone", { createTime: T }));
           expect(await tx.groups.count(filter)).toBe(before + 1);
           throw rolledBack;

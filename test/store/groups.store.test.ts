@@ -196,14 +196,23 @@ describeEachEngine("group store", (t) => {
     ])("is refused by the foreign key when $name appears after the checks", async ({ n, add }) => {
       const racer = childUid(org, n);
       await groups().insert(group(racer, `racer ${n}`));
-      let deleting: Promise<boolean> | undefined;
-      await t.store().transaction(async (tx) => {
+      let added!: () => void;
+      const isAdded = new Promise<void>((resolve) => (added = resolve));
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const adding = t.store().atomically(async (tx) => {
         await add(tx, racer);
-        // The uncommitted child is invisible to the checks; the delete then waits on its row lock.
-        deleting = groups().delete(racer);
-        deleting.catch(() => undefined);
-        await waitForLockWait(t.options().databaseUrl ?? "");
+        added();
+        await held;
       });
+      await isAdded;
+      // Outside the transaction (a store call inside it would join it): the uncommitted child is
+      // invisible to the checks; the delete then waits on its row lock.
+      const deleting = groups().delete(racer);
+      deleting.catch(() => undefined);
+      await waitForLockWait(t.options().databaseUrl ?? "");
+      release();
+      await adding;
       await expect(deleting).rejects.toMatchObject(notEmpty(racer, "child resources"));
     });
   });

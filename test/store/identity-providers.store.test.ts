@@ -53,7 +53,7 @@ describeEachEngine("identity provider store", (t) => {
 
     it("names the missing role inside a transaction too, which goes on", async () => {
       const kept = provider(childUid(TEAM, 0x13), "kept");
-      await t.store().transaction(async (tx) => {
+      await t.store().atomically(async (tx) => {
         await expect(tx.identityProviders.insert(provider(childUid(TEAM, 0x14), "x", MISSING_ROLE))).rejects.toMatchObject(gone("role", MISSING_ROLE));
         await tx.identityProviders.insert(kept);
       });

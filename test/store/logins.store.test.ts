@@ -24,6 +24,7 @@ function attempt(stateHash: string, more: Partial<LoginAttemptRecord> = {}): Log
     expireTime: NOW + 600_000,
     addressHash: "a".repeat(64),
     organizationUid: "",
+    deviceCodeHash: null,
     ...more,
   };
 }
@@ -49,7 +50,7 @@ describeEachEngine("login store", (t) => {
 
   describe("attempts", () => {
     it("stores an attempt with every field and gives it out once", async () => {
-      const a = attempt("once", { providerUid: `${"b".repeat(40)}/0123456789abcdef`, inviteCodeHash: "f".repeat(64), organizationUid: "b".repeat(40) });
+      const a = attempt("once", { providerUid: `${"b".repeat(40)}/0123456789abcdef`, inviteCodeHash: "f".repeat(64), organizationUid: "b".repeat(40), deviceCodeHash: "d".repeat(64) });
       expect(await logins().insertAttempt(a, within())).toBe("stored");
       expect(await logins().takeAttempt("once", NOW + 1)).toEqual(a);
       expect(await logins().takeAttempt("once", NOW + 1)).toBeUndefined();

@@ -25,7 +25,7 @@ async function refusal(binding: Promise<void>): Promise<unknown[]> {
 
 describeEachEngine("registry path bindings", (t) => {
   const paths = () => t.store().registryPaths;
-  const bind = (...list: RegistryPath[]) => t.store().transaction((tx) => tx.registryPaths.bind(list));
+  const bind = (...list: RegistryPath[]) => t.store().atomically((tx) => tx.registryPaths.bind(list));
 
   it("binds each path to its group once, and finds them by path or by group", async () => {
     const [org, team] = [rootUid(0x10), childUid(rootUid(0x10), 1)];

@@ -123,7 +123,7 @@ describeEachEngine("role store", (t) => {
 
     it("says so inside a transaction too, which goes on", async () => {
       const kept = role(childUid(ORG, 0x14), "kept");
-      await t.store().transaction(async (tx) => {
+      await t.store().atomically(async (tx) => {
         await expect(tx.roles.delete(defaulted.uid)).rejects.toMatchObject(
           inUse(defaulted.uid, "cannot delete a role that is the default role of an identity provider"),
         );

@@ -23,7 +23,7 @@ describeEachEngine("row locks", (t) => {
     const held = new Promise<void>((resolve) => (release = resolve));
     let locked = () => {};
     const isLocked = new Promise<void>((resolve) => (locked = resolve));
-    const first = store.transaction(async (tx) => {
+    const first = store.atomically(async (tx) => {
       expect((await tx.identities.lock(ROBOT))?.uid).toBe(ROBOT);
       locked();
       await held;
@@ -41,6 +41,6 @@ describeEachEngine("row locks", (t) => {
   });
 
   it("finds nothing to lock for a uid that is not there", async () => {
-    expect(await t.store().transaction((tx) => tx.identities.lock(childUid(ORG, 0x99)))).toBeUndefined();
+    expect(await t.store().atomically((tx) => tx.identities.lock(childUid(ORG, 0x99)))).toBeUndefined();
   });
 });

@@ -19,7 +19,7 @@ describeEachEngine("store", (t) => {
 
   describe("transaction", () => {
     it("commits when fn resolves", async () => {
-      const result = await store().transaction(async (tx) => {
+      const result = await store().atomically(async (tx) => {
         await tx.groups.insert(group(rootUid(1), "committed"));
         return "done";
       });
@@ -29,7 +29,7 @@ describeEachEngine("store", (t) => {
 
     it("rolls back when fn throws, and rethrows fn's own error", async () => {
       const own = new Error("changed my mind");
-      const attempt = store().transaction(async (tx) => {
+      const attempt = store().atomically(async (tx) => {
         await tx.groups.insert(group(rootUid(2), "rolled-back"));
         await tx.settings.getOrCreate("rolled-back", () => "x");
         throw own;
@@ -40,7 +40,7 @@ describeEachEngine("store", (t) => {
     });
 
     it("rolls back everything when a store call inside fails", async () => {
-      const attempt = store().transaction(async (tx) => {
+      const attempt = store().atomically(async (tx) => {
         await tx.groups.insert(group(rootUid(3), "first"));
         await tx.groups.insert(group(rootUid(4), "first"));
       });
@@ -51,7 +51,7 @@ describeEachEngine("store", (t) => {
     it("holds a delete with the rest of the transaction", async () => {
       await store().groups.insert(group(rootUid(5), "kept"));
       await store().groups.insert(group(childUid(rootUid(5), 1), "kept child"));
-      const attempt = store().transaction(async (tx) => {
+      const attempt = store().atomically(async (tx) => {
         expect(await tx.groups.delete(childUid(rootUid(5), 1))).toBe(true);
         expect(await tx.groups.delete(rootUid(5))).toBe(true);
         throw new Error("undo");
@@ -74,7 +74,8 @@ describeEachEngine("store", (t) => {
                                     'additional_scopes', 'groups_claim', 'code_verifier', 'nonce', 'redirect_uri',
                                     'code_challenge', 'client_state', 'actor', 'search', 'document', 'before', 'after',
                                     'data', 'read_caps', 'sink', 'types', 'last_error')
-            and table_name || '.' || column_name not in ('identity_providers.issuer', 'login_attempts.issuer')
+            and table_name || '.' || column_name not in ('identity_providers.issuer', 'login_attempts.issuer', 'device_authorizations.issuer',
+                                                         'device_authorizations.denial')
           order by 1`,
         [schema],
       ),
@@ -89,6 +90,9 @@ describeEachEngine("store", (t) => {
       "audit_events.action", "audit_events.actor_uid", "audit_events.group_uid", "audit_events.method", "audit_events.resource_type",
       "audit_events.resource_uid", "audit_events.root_uid", "audit_events.uid",
       "authz_identity_generations.identity_uid",
+      "device_authorizations.address_hash", "device_authorizations.device_code_hash", "device_authorizations.identity_uid",
+      "device_authorizations.invite_code_hash", "device_authorizations.organization_uid", "device_authorizations.provider_uid",
+      "device_authorizations.state", "device_authorizations.user_code_hash",
       "event_outbox.group_uid", "event_outbox.id", "event_outbox.subject", "event_outbox.type",
       "event_subscriptions.creator_uid", "event_subscriptions.parent_uid", "event_subscriptions.uid",
       "group_descendant_counts.ancestor_uid",
@@ -97,7 +101,7 @@ describeEachEngine("store", (t) => {
       "identities.issuer", "identities.name", "identities.parent_uid", "identities.subject", "identities.uid",
       "identity_providers.default_role", "identity_providers.name", "identity_providers.parent_uid", "identity_providers.uid",
       "list_changes.row_uid", "list_changes.scope_uid", "list_changes.table_name",
-      "login_attempts.address_hash", "login_attempts.invite_code_hash", "login_attempts.organization_uid", "login_attempts.provider_uid",
+      "login_attempts.address_hash", "login_attempts.device_code_hash", "login_attempts.invite_code_hash", "login_attempts.organization_uid", "login_attempts.provider_uid",
       "login_attempts.state_hash",
       "login_codes.code_hash", "login_codes.identity_uid",
       "manifest_deletes.digest", "manifest_deletes.repo_uid",

@@ -19,9 +19,26 @@ export class TestBrowser {
 
   /** GETs url with this browser's cookies, without following a redirect. */
   async get(url: string): Promise<Response> {
+    return this.#send(url, {});
+  }
+
+  /**
+   * POSTs a form to url with this browser's cookies, as a form on a page of the same origin is
+   * sent (headers may add or override, to play another site's form), without following a redirect.
+   */
+  async post(url: string, form: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
+    return this.#send(url, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", "sec-fetch-site": "same-origin", origin: "null", ...headers },
+      body: new URLSearchParams(form),
+    });
+  }
+
+  async #send(url: string, init: RequestInit): Promise<Response> {
     const host = new URL(url).hostname;
     const cookies = [...(this.#jar.get(host) ?? new Map<string, string>())].map(([k, v]) => `${k}=${v}`).join("; ");
-    const res = await fetch(url, { redirect: "manual", headers: cookies === "" ? {} : { cookie: cookies } });
+    const headers = { ...(init.headers as Record<string, string>), ...(cookies === "" ? {} : { cookie: cookies }) };
+    const res = await fetch(url, { ...init, redirect: "manual", headers });
     for (const line of res.headers.getSetCookie()) this.#keep(host, line);
     return res;
   }

@@ -5,6 +5,7 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import type { Config } from "../../src/config.js";
+import type { Clock } from "../../src/domain/clock.js";
 import type { GroupRecord } from "../../src/domain/groups.js";
 import type { StoreOptions } from "../../src/store/create-store.js";
 import { builtinRoleUid } from "../../src/domain/roles.js";
@@ -42,8 +43,8 @@ export interface LoginWorld {
   close(): Promise<void>;
 }
 
-/** Starts the world on engine. */
-export async function startLoginWorld(engine: TestEngine, settings: Partial<Config> = {}): Promise<LoginWorld> {
+/** Starts the world on engine; env.clock replaces the server's clock. */
+export async function startLoginWorld(engine: TestEngine, settings: Partial<Config> = {}, env: { clock?: Clock } = {}): Promise<LoginWorld> {
   const issuer = await startLoginIssuer();
   const location = await engine.location();
   const o = location.options;
@@ -55,7 +56,7 @@ export async function startLoginWorld(engine: TestEngine, settings: Partial<Conf
     allowHttpLoopbackIssuers: true,
     registryHost: REGISTRY_HOST,
     ...settings,
-  });
+  }, env);
   const callback = `${t.url}/oauth/callback`;
   await issuer.configure([
     { client_id: DEFAULT_CLIENT.id, client_secret: DEFAULT_CLIENT.secret, redirect_uris: [callback], token_endpoint_auth_method: "client_secret_basic" },
@@ -150,7 +151,7 @@ export async function browserLogin(w: LoginWorld, person: TestPerson, options: B
 }
 
 /** POSTs a form to one of Arbor's /oauth endpoints; status and parsed JSON body. */
-export async function oauthPost(w: LoginWorld, endpoint: "token" | "revoke", form: Record<string, string>): Promise<{ status: number; body: Record<string, any> }> {
+export async function oauthPost(w: LoginWorld, endpoint: "token" | "revoke" | "device_authorization" | "preflight", form: Record<string, string>): Promise<{ status: number; body: Record<string, any> }> {
   const res = await w.t.fetch(`/oauth/${endpoint}`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },

@@ -44,10 +44,11 @@ interface KeyPair {
 /** Starts an issuer whose clients are the given audiences. */
 export async function startTestIssuer(audiences: readonly string[]): Promise<TestIssuer> {
   const requests: string[] = [];
-  let handler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => res.end();
+  // Koa's callback answers its own errors, so its promise is left to settle on its own.
+  let handler: (req: IncomingMessage, res: ServerResponse) => Promise<void> = async (_req, res) => void res.end();
   const server = createServer((req, res) => {
     requests.push((req.url ?? "/").split("?")[0] as string);
-    handler(req, res);
+    void handler(req, res);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -47,7 +47,8 @@ export async function startLoginIssuer(): Promise<LoginIssuer> {
   const { privateKey } = await generateKeyPair("ES256", { extractable: true });
   const privateJwk: JWK = { ...(await exportJWK(privateKey)), kid: KID, alg: "ES256", use: "sig" };
   let provider: Provider | undefined;
-  let callback: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
+  // Koa's callback answers its own errors, so its promise is left to settle on its own.
+  let callback: ((req: IncomingMessage, res: ServerResponse) => Promise<void>) | undefined;
   const server = createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0] as string;
     requests.push(path);
@@ -61,7 +62,7 @@ export async function startLoginIssuer(): Promise<LoginIssuer> {
       });
       return;
     }
-    callback(req, res);
+    void callback(req, res);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -12,7 +12,6 @@ import type { TokenSource } from "./token-source.js";
 /** How long one call may take. */
 const TIMEOUT_MS = 30_000;
 
-/** Options of an ApiClient. */
 export interface ApiClientOptions {
   /** {base_url}. */
   baseUrl: string;
@@ -21,6 +20,8 @@ export interface ApiClientOptions {
   binary?: boolean;
   /** Hears each request and response, as lines without credentials (`--log-http`). */
   log?: (line: string) => void;
+  /** How long one call may take (default 30 s). */
+  timeoutMs?: number;
 }
 
 /** Calls any unary RPC of any service with JSON in and the API's JSON out. */
@@ -104,7 +105,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       }
       let answer: Message;
       try {
-        answer = await (client[name] as UnaryCall)(fromJson(method.input, request), { timeoutMs: TIMEOUT_MS });
+        answer = await (client[name] as UnaryCall)(fromJson(method.input, request), { timeoutMs: options.timeoutMs ?? TIMEOUT_MS });
       } catch (e) {
         const cause = e instanceof ConnectError ? unreachableCause(e) : undefined;
         if (cause !== undefined) throw new UnreachableError(`cannot reach ${options.baseUrl}: ${cause}`, { cause: e });

@@ -12,10 +12,10 @@ import { withExamples } from "../resource/help-text.js";
 import { addGetCommand } from "../resource/item-commands.js";
 import { addListCommand } from "../resource/list-command.js";
 import { timestamp } from "../resource/parsers.js";
-import type { ResourceSpec } from "../resource/spec.js";
+import { resourceSpec } from "../resource/spec.js";
 
 /** Audit events as commands see them: read-only, unnamed, under the group each change was made in. */
-export const AUDIT_EVENTS: ResourceSpec = {
+export const AUDIT_EVENTS = resourceSpec({
   noun: "events",
   singular: "audit event",
   service: AuditService,
@@ -57,7 +57,7 @@ export const AUDIT_EVENTS: ResourceSpec = {
     ],
     get: ["arbor audit get 0123456789abcdef0123456789abcdef01234567/0123456789abcdef -o yaml"],
   },
-};
+});
 
 /** Adds `arbor audit` (list, get) to program. */
 export function addAuditApiCommands(program: Command, io: CliIo): void {

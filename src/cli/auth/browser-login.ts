@@ -1,6 +1,7 @@
 /**
  * `arbor auth login` for people (RFC 8252): a listener on 127.0.0.1 and a free port receives the
- * browser at the end of the login; the URL to open is always printed, and opened with the
+ * browser at the end of the login, so the browser must run on this machine (device-login.ts is
+ * for one that does not); the URL to open is always printed, and opened with the
  * platform's opener when there is one. Arbor sends back a one-time code, redeemed here with this
  * process's PKCE verifier: the tokens never pass through the browser.
  */
@@ -11,10 +12,9 @@ import { escapeHtml } from "../../server/oauth-pages.js";
 import type { ClientConfig } from "./client-config.js";
 import { postForm } from "./http.js";
 import { openBrowser } from "./open-browser.js";
-import { TokenCache } from "./token-cache.js";
-import { AuthError, savePersonTokens } from "./tokens.js";
+import { keepPersonLogin, loginForm, preflight } from "./person-login.js";
+import { AuthError } from "./tokens.js";
 
-/** Options of a browser login. */
 export interface BrowserLoginOptions {
   org?: string;
   invite?: string;
@@ -26,8 +26,12 @@ export interface BrowserLoginOptions {
   say: (text: string) => void;
 }
 
-/** Logs a person in; resolves with their identity uid once the tokens are cached. */
+/**
+ * Logs a person in; resolves with their identity uid once the tokens are cached. The server is
+ * asked first whether the login can work, so a refusal shows at once rather than after the wait.
+ */
 export async function browserLogin(config: ClientConfig, options: BrowserLoginOptions): Promise<string> {
+  await preflight(config, options.org, options.invite);
   const verifier = randomBytes(32).toString("base64url");
   const state = randomBytes(16).toString("base64url");
   let finish: (result: { identity: string } | { error: Error }) => void = () => undefined;
@@ -53,12 +57,7 @@ export async function browserLogin(config: ClientConfig, options: BrowserLoginOp
     try {
       const code = url.searchParams.get("code") ?? "";
       const tokens = await postForm(`${config.issuer}/oauth/token`, { grant_type: "authorization_code", code, code_verifier: verifier, redirect_uri: redirectUri });
-      const identity = subjectOf(String(tokens.access_token));
-      const cache = new TokenCache(config.cacheDir, config.api);
-      const previous = await cache.readSession();
-      await savePersonTokens(cache, { kind: "person", api: config.api, issuer: config.issuer, identity }, config.api, tokens);
-      // The login this one replaces ends at the server too; if that fails, it expires on its own.
-      if (previous?.kind === "person") await postForm(`${previous.issuer}/oauth/revoke`, { token: previous.refreshToken }).catch(() => undefined);
+      const identity = await keepPersonLogin(config, tokens);
       page(res, 200, "Logged in", "You are logged in to Arbor. You can close this window and return to the terminal.");
       return { identity };
     } catch (e) {
@@ -74,12 +73,11 @@ export async function browserLogin(config: ClientConfig, options: BrowserLoginOp
     code_challenge_method: "S256",
     state,
   });
-  if (options.org !== undefined) query.set("org", options.org);
-  if (options.invite !== undefined) query.set("invite", options.invite);
+  for (const [k, v] of Object.entries(loginForm(options.org, options.invite))) query.set(k, v);
   const loginUrl = `${config.issuer}/oauth/login?${query}`;
-  options.say(`Open this URL in a browser to log in:\n\n  ${loginUrl}\n\nWaiting for the browser...`);
+  options.say(`Open this URL in a browser on this machine to log in:\n\n  ${loginUrl}\n\nWaiting for the browser... (on another machine, use arbor auth login --headless)`);
   if (!options.noBrowser) openBrowser(loginUrl, config.env);
-  const timer = setTimeout(() => finish({ error: new AuthError(`no login arrived within ${Math.round(options.timeoutMs / 1000)}s; run arbor auth login again`) }), options.timeoutMs);
+  const timer = setTimeout(() => finish({ error: new AuthError(`no login arrived within ${Math.round(options.timeoutMs / 1000)}s; run arbor auth login again (arbor auth login --headless if the browser is on another machine)`) }), options.timeoutMs);
   try {
     const result = await done;
     if ("error" in result) throw result.error;
@@ -89,18 +87,6 @@ export async function browserLogin(config: ClientConfig, options: BrowserLoginOp
     server.closeAllConnections();
     server.close();
   }
-}
-
-/** The sub claim of a JWT, read without verifying it (the server just issued it to us over the channel we chose). */
-export function subjectOf(token: string): string {
-  const payload = token.split(".")[1] ?? "";
-  try {
-    const sub = (JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as { sub?: unknown }).sub;
-    if (typeof sub === "string") return sub;
-  } catch {
-    // reported below
-  }
-  throw new AuthError("the server answered with a token that names nobody");
 }
 
 function page(res: ServerResponse, status: number, title: string, text: string): void {

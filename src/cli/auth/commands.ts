@@ -1,16 +1,17 @@
 /**
- * The `arbor auth` command group: log in (a person through the browser, or a workload with its
- * platform's OIDC token), print a valid token, show the login's status, log out. Each loads its
+ * The `arbor auth` command group: log in (a person through the browser, here or, headless, on
+ * another device, or a workload with its platform's OIDC token), print a valid token, show the login's status, log out. Each loads its
  * code when it runs (the login's loopback server imports node:http, which is slow to load).
  */
 import { Command, Option } from "commander";
 import { UsageError } from "../usage-error.js";
-import { DEFAULT_API_URL, resolveClientConfig, type ClientFlags } from "./client-config.js";
+import { DEFAULT_CONTEXT } from "../config/client-file.js";
+import { DEFAULT_API_URL, resolveClientConfig, type ClientConfig, type ClientFlags } from "./client-config.js";
 import { addPullTokenCommand } from "./pull-token.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** How long `arbor auth login` waits for the browser by default, in seconds. */
+/** How long `arbor auth login` waits for the browser by default, in seconds (--headless waits until its code expires). */
 export const DEFAULT_LOGIN_TIMEOUT_S = 300;
 
 function withClientOptions(cmd: Command): Command {
@@ -26,7 +27,7 @@ export function addAuthCommands(program: Command, env: Env): void {
     .description("log in to an Arbor server and print API tokens")
     .addHelpText(
       "after",
-      "\nTokens are cached in $XDG_CACHE_HOME/arbor (else ~/.cache/arbor), per API URL and audience.\n\n" +
+      "\nTokens are cached in $XDG_CACHE_HOME/arbor/contexts (else ~/.cache/arbor/contexts), per context, API URL\nand audience: each context (arbor config get-contexts) has logins of its own.\n\n" +
         "Examples:\n  arbor auth login\n  arbor auth status\n",
     );
   const say = (text: string) => process.stderr.write(`${text}\n`);
@@ -34,34 +35,42 @@ export function addAuthCommands(program: Command, env: Env): void {
   withClientOptions(
     auth
       .command("login")
-      .description("log in: as a person through the browser, or as a workload with --identity and --identity-token")
+      .description("log in: as a person through the browser (--headless: a browser on another device), or as a workload with --identity and --identity-token")
       .option("--org <name>", "log in through this organization's identity provider (its name or uid)")
       .option("--invite <code>", "redeem a group invite code: its role binding is created at login")
-      .option("--no-browser", "do not open a browser; only print the URL to open")
+      .option("--headless", "log in with a browser on another device (over SSH, in a container): print a code and a page to enter it on, then wait")
+      .option("--no-browser", "do not open a browser; only print the URL to open in a browser on this machine (it returns to 127.0.0.1 here; on another machine use --headless)")
       .option("--identity <uid>", "a workload: assume this identity (with --identity-token)")
       .option("--identity-token <file>", "a workload: the file holding its platform's OIDC token (with --identity)")
-      .addOption(new Option("--timeout <seconds>", "how long to wait for the browser").default(DEFAULT_LOGIN_TIMEOUT_S).argParser(seconds))
+      .addOption(new Option("--timeout <seconds>", `how long to wait for the browser (default: ${DEFAULT_LOGIN_TIMEOUT_S}; with --headless, until the code expires)`).argParser(seconds))
       .addHelpText(
         "after",
         "\nExamples:\n" +
           "  arbor auth login\n" +
           "  arbor auth login --org acme --invite arbinv_...\n" +
           "  arbor auth login --no-browser --api https://arbor.example.com\n" +
+          "  arbor auth login --headless --org acme\n" +
           "  arbor auth login --identity <identity uid> --identity-token /var/run/secrets/tokens/oidc-token\n",
       ),
-  ).action(async (opts: ClientFlags & { org?: string; invite?: string; browser: boolean; identity?: string; identityToken?: string; timeout: number }) => {
+  ).action(async (opts: ClientFlags & { org?: string; invite?: string; browser: boolean; headless?: boolean; identity?: string; identityToken?: string; timeout?: number }) => {
     const config = resolveClientConfig(opts, env);
     if ((opts.identity === undefined) !== (opts.identityToken === undefined)) throw new UsageError("--identity and --identity-token go together");
     if (opts.identity !== undefined) {
-      if (opts.org !== undefined || opts.invite !== undefined) throw new UsageError("--org and --invite are for people; a workload logs in with --identity alone");
+      if (opts.org !== undefined || opts.invite !== undefined || opts.headless === true) throw new UsageError("--org, --invite and --headless are for people; a workload logs in with --identity alone");
       const { workloadLogin } = await import("./workload-login.js");
       const identity = await workloadLogin(config, opts.identity, opts.identityToken as string);
-      say(`Logged in to ${config.api} as ${identity}.`);
+      say(`Logged in to ${config.api}${contextNote(config)} as ${identity}.`);
       return;
     }
-    const { browserLogin } = await import("./browser-login.js");
-    const identity = await browserLogin(config, { org: opts.org, invite: opts.invite, noBrowser: !opts.browser, timeoutMs: opts.timeout * 1000, say });
-    say(`Logged in to ${config.api} as ${identity}.`);
+    let identity: string;
+    if (opts.headless === true) {
+      const { deviceLogin } = await import("./device-login.js");
+      identity = await deviceLogin(config, { org: opts.org, invite: opts.invite, timeoutMs: opts.timeout === undefined ? undefined : opts.timeout * 1000, say });
+    } else {
+      const { browserLogin } = await import("./browser-login.js");
+      identity = await browserLogin(config, { org: opts.org, invite: opts.invite, noBrowser: !opts.browser, timeoutMs: (opts.timeout ?? DEFAULT_LOGIN_TIMEOUT_S) * 1000, say });
+    }
+    say(`Logged in to ${config.api}${contextNote(config)} as ${identity}.`);
   });
 
   withClientOptions(
@@ -125,10 +134,15 @@ export function addAuthCommands(program: Command, env: Env): void {
   ).action(async (opts: ClientFlags) => {
     const config = resolveClientConfig(opts, env);
     const { logout } = await import("./logout.js");
-    say((await logout(config)) ? `Logged out of ${config.api}.` : `Not logged in to ${config.api}; nothing to do.`);
+    say((await logout(config)) ? `Logged out of ${config.api}${contextNote(config)}.` : `Not logged in to ${config.api}${contextNote(config)}; nothing to do.`);
   });
 
   addPullTokenCommand(auth, env);
+}
+
+/** Which context a login belongs to, when it is not the default one (each has its own). */
+function contextNote(config: ClientConfig): string {
+  return config.context === DEFAULT_CONTEXT ? "" : ` (context ${config.context})`;
 }
 
 function seconds(text: string): number {

@@ -15,7 +15,6 @@ import { isRegistryHost, registriesPath, saveRegistry } from "./registries.js";
 /** The helper's name in docker's config: docker runs `docker-credential-<name>`. */
 export const HELPER_NAME = "arbor";
 
-/** Options of the command. */
 export interface ConfigureDockerOptions {
   /** The registry host; default ARBOR_REGISTRY_HOST. */
   registry?: string;
@@ -45,7 +44,7 @@ export async function configureDocker(config: ClientConfig, options: ConfigureDo
   if (typeof helpers !== "object" || helpers === null || Array.isArray(helpers)) throw new UsageError(`${file}: credHelpers is not an object`);
   const changed = (helpers as Record<string, unknown>)[host] !== HELPER_NAME;
   if (changed) await writeDockerConfig(file, { ...doc, credHelpers: { ...(helpers as object), [host]: HELPER_NAME } });
-  await saveRegistry(registriesPath(config.configFile), host, { api: config.api, issuer: config.issuer });
+  await saveRegistry(registriesPath(config.configFile), host, { api: config.api, issuer: config.issuer, context: config.context });
   return { host, file, changed, helperOnPath: await onPath(`docker-credential-${HELPER_NAME}`, config.env.PATH) };
 }
 

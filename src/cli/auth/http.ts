@@ -11,16 +11,18 @@ export type JsonObject = Record<string, unknown>;
 /** How long one call may take. */
 const TIMEOUT_MS = 30_000;
 
-/** The server answered with an error; code is the google.rpc code when it sent one. */
+/** The server answered with an error; code is the google.rpc code when it sent one, oauthError the OAuth `error` (RFC 6749 5.2) when it sent one. */
 export class ServerError extends Error {
   override readonly name = "ServerError";
   readonly status: number;
   readonly code: number | undefined;
+  readonly oauthError: string | undefined;
 
-  constructor(status: number, code: number | undefined, message: string) {
+  constructor(status: number, code: number | undefined, message: string, oauthError?: string) {
     super(message);
     this.status = status;
     this.code = code;
+    this.oauthError = oauthError;
   }
 }
 
@@ -51,7 +53,8 @@ export async function callJson(url: string, init: RequestInit = {}): Promise<Jso
   if (res.ok) throw new ServerError(res.status, undefined, `${new URL(url).pathname} answered something other than JSON`);
   const code = typeof object?.code === "number" ? object.code : undefined;
   const message = typeof object?.message === "string" ? object.message : `HTTP ${res.status}`;
-  throw new ServerError(res.status, code, code === undefined ? message : `${message} (${statusText(code)})`);
+  const oauthError = typeof object?.error === "string" ? object.error : undefined;
+  throw new ServerError(res.status, code, code === undefined ? message : `${message} (${statusText(code)})`, oauthError);
 }
 
 /** POSTs a form to url; the JSON answer. */

@@ -13,6 +13,8 @@ export interface RegistryLogin {
   api: string;
   /** {auth_url}. */
   issuer: string;
+  /** The context whose login it uses (files written before contexts have none: the current one). */
+  context?: string;
 }
 
 /** Registries by host. */
@@ -38,7 +40,9 @@ export async function readRegistries(path: string): Promise<Registries> {
     const out: Registries = {};
     for (const [host, v] of Object.entries(doc as Record<string, unknown>)) {
       const entry = v as Partial<RegistryLogin> | null;
-      if (typeof entry?.api === "string" && typeof entry.issuer === "string") out[host] = { api: entry.api, issuer: entry.issuer };
+      if (typeof entry?.api === "string" && typeof entry.issuer === "string") {
+        out[host] = { api: entry.api, issuer: entry.issuer, ...(typeof entry.context === "string" && { context: entry.context }) };
+      }
     }
     return out;
   } catch {

@@ -14,7 +14,6 @@ export type Session =
   | { kind: "person"; api: string; issuer: string; identity: string; refreshToken: string }
   | { kind: "workload"; api: string; issuer: string; identity: string; identityTokenFile: string };
 
-/** A cached API token. */
 export interface CachedToken {
   token: string;
   /** RFC 3339. */

@@ -6,7 +6,7 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import { AccountAssociationsService } from "../../gen/arbor/iam/v2beta1/account_associations_pb.js";
 import { UsageError } from "../usage-error.js";
 import { fieldColumn, uidColumn, timeColumn, type Item } from "../output/cells.js";
-import type { ResourceSpec } from "../resource/spec.js";
+import { resourceSpec } from "../resource/spec.js";
 import { DESCRIPTION_FLAG } from "./common-flags.js";
 
 const PROVIDERS = ["amazon", "google", "azure", "github"] as const;
@@ -19,7 +19,7 @@ function installation(text: string): JsonObject {
 }
 
 /** Account associations as commands see them. */
-export const ACCOUNT_ASSOCIATIONS: ResourceSpec = {
+export const ACCOUNT_ASSOCIATIONS = resourceSpec({
   noun: "account-associations",
   singular: "account association",
   service: AccountAssociationsService,
@@ -59,4 +59,4 @@ export const ACCOUNT_ASSOCIATIONS: ResourceSpec = {
     update: ["arbor iam account-associations update acme-accounts --github-installation 4242=acme-org"],
     delete: ["arbor iam account-associations delete acme-accounts"],
   },
-};
+});

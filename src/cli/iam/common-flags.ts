@@ -3,5 +3,4 @@
  */
 import type { FieldFlag } from "../resource/spec.js";
 
-/** `--description`. */
 export const DESCRIPTION_FLAG: FieldFlag = { flags: "--description <text>", help: "free text, at most 512 characters", path: "description" };

@@ -21,7 +21,6 @@ export interface TreeNode {
   children: TreeNode[];
 }
 
-/** Adds `tree` to the groups command. */
 export function addGroupsTreeCommand(groups: Command, io: CliIo): void {
   const cmd = groups
     .command("tree")

@@ -4,11 +4,11 @@
 import { GroupsService } from "../../gen/arbor/iam/v2beta1/groups_pb.js";
 import { fieldColumn, uidColumn, timeColumn } from "../output/cells.js";
 import { GROUP_LOOKUP } from "../resource/group-lookup.js";
-import type { ResourceSpec } from "../resource/spec.js";
+import { resourceSpec } from "../resource/spec.js";
 import { DESCRIPTION_FLAG } from "./common-flags.js";
 
 /** Groups as commands see them. */
-export const GROUPS: ResourceSpec = {
+export const GROUPS = resourceSpec({
   ...GROUP_LOOKUP,
   service: GroupsService,
   description: "groups: organizations and the groups below them",
@@ -30,4 +30,4 @@ export const GROUPS: ResourceSpec = {
     update: ["arbor iam groups update engineering --description \"builds things\"", "arbor iam groups update engineering --name eng"],
     delete: ["arbor iam groups delete engineering", "arbor iam groups delete --quiet $(arbor iam groups list --parent old -o id)"],
   },
-};
+});

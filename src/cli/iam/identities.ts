@@ -3,7 +3,7 @@
  * (IdentitiesService).
  */
 import { fieldColumn, uidColumn, textAt, timeColumn, type Item } from "../output/cells.js";
-import type { FieldFlag, ResourceSpec } from "../resource/spec.js";
+import { resourceSpec, type FieldFlag } from "../resource/spec.js";
 import { DESCRIPTION_FLAG } from "./common-flags.js";
 import { ROLE_STEP } from "./identity-role.js";
 import { IDENTITY_LOOKUP } from "./lookups.js";
@@ -22,7 +22,7 @@ function subjectOf(item: Item): string {
 }
 
 /** Identities as commands see them. */
-export const IDENTITIES: ResourceSpec = {
+export const IDENTITIES = resourceSpec({
   ...IDENTITY_LOOKUP,
   description: "identities: workloads (and people) recognised by their OIDC tokens' claims",
   rpcs: { get: "getIdentity", create: "createIdentity", update: "updateIdentity", delete: "deleteIdentity" },
@@ -69,4 +69,4 @@ export const IDENTITIES: ResourceSpec = {
     update: ["arbor iam identities update ci-bot --description \"GitHub Actions of acme\"", "arbor iam identities update ci-bot --subject repo:acme/app:ref:refs/heads/main"],
     delete: ["arbor iam identities delete ci-bot"],
   },
-};
+});

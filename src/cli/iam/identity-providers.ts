@@ -4,13 +4,13 @@
  */
 import { IdentityProvidersService } from "../../gen/arbor/iam/v2beta1/identity_providers_pb.js";
 import { fieldColumn, uidColumn, timeColumn } from "../output/cells.js";
-import type { ResourceSpec } from "../resource/spec.js";
+import { resourceSpec } from "../resource/spec.js";
 import { DESCRIPTION_FLAG } from "./common-flags.js";
 import { ROLE_LOOKUP, uidOf } from "./lookups.js";
 import { fileText } from "../resource/parsers.js";
 
 /** Identity providers as commands see them. */
-export const IDENTITY_PROVIDERS: ResourceSpec = {
+export const IDENTITY_PROVIDERS = resourceSpec({
   noun: "identity-providers",
   singular: "identity provider",
   service: IdentityProvidersService,
@@ -42,4 +42,4 @@ export const IDENTITY_PROVIDERS: ResourceSpec = {
     update: ["arbor iam identity-providers update okta --default-role editor"],
     delete: ["arbor iam identity-providers delete okta"],
   },
-};
+});

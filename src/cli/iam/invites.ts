@@ -4,12 +4,12 @@
  */
 import { GroupInvitesService } from "../../gen/arbor/iam/v2beta1/group_invites_pb.js";
 import { fieldColumn, uidColumn, timeColumn } from "../output/cells.js";
-import type { ResourceSpec } from "../resource/spec.js";
+import { resourceSpec } from "../resource/spec.js";
 import { ROLE_LOOKUP, uidOf } from "./lookups.js";
 import { boolean, duration } from "../resource/parsers.js";
 
 /** Group invites as commands see them. */
-export const INVITES: ResourceSpec = {
+export const INVITES = resourceSpec({
   noun: "invites",
   singular: "invite",
   service: GroupInvitesService,
@@ -47,4 +47,4 @@ export const INVITES: ResourceSpec = {
     update: ["arbor iam invites update 0123456789abcdef0123456789abcdef01234567/0123456789abcdef --ttl 48h"],
     delete: ["arbor iam invites delete 0123456789abcdef0123456789abcdef01234567/0123456789abcdef"],
   },
-};
+});

@@ -6,10 +6,10 @@ import { IdentitiesService } from "../../gen/arbor/iam/v2beta1/identities_pb.js"
 import { RolesService } from "../../gen/arbor/iam/v2beta1/roles_pb.js";
 import { GROUP_LOOKUP } from "../resource/group-lookup.js";
 import { resolveUid } from "../resource/resolve.js";
-import type { FlagParser, Lookup } from "../resource/spec.js";
+import { lookup, type FlagParser, type Lookup } from "../resource/spec.js";
 
 /** Identities: named, in the group tree (people who logged in are root-level). */
-export const IDENTITY_LOOKUP: Lookup = {
+export const IDENTITY_LOOKUP = lookup({
   noun: "identities",
   singular: "identity",
   service: IdentitiesService,
@@ -18,10 +18,10 @@ export const IDENTITY_LOOKUP: Lookup = {
   named: true,
   scope: "subtree",
   hierarchical: true,
-};
+});
 
 /** Roles: built-in ones are root-level, custom ones live in a group. */
-export const ROLE_LOOKUP: Lookup = {
+export const ROLE_LOOKUP = lookup({
   noun: "roles",
   singular: "role",
   service: RolesService,
@@ -30,7 +30,7 @@ export const ROLE_LOOKUP: Lookup = {
   named: true,
   scope: "role",
   hierarchical: true,
-};
+});
 
 /** A flag parser resolving a name or uid of lookup's resource to its uid. */
 export function uidOf(lookup: Lookup): FlagParser {

@@ -4,11 +4,11 @@
  */
 import { RoleBindingsService } from "../../gen/arbor/iam/v2beta1/role_bindings_pb.js";
 import { fieldColumn, uidColumn, timeColumn } from "../output/cells.js";
-import type { ResourceSpec } from "../resource/spec.js";
+import { resourceSpec } from "../resource/spec.js";
 import { groupUid, IDENTITY_LOOKUP, ROLE_LOOKUP, uidOf } from "./lookups.js";
 
 /** Role bindings as commands see them. */
-export const ROLE_BINDINGS: ResourceSpec = {
+export const ROLE_BINDINGS = resourceSpec({
   noun: "role-bindings",
   singular: "role binding",
   service: RoleBindingsService,
@@ -49,4 +49,4 @@ export const ROLE_BINDINGS: ResourceSpec = {
     update: ["arbor iam role-bindings update 0123456789abcdef0123456789abcdef01234567/0123456789abcdef --role editor"],
     delete: ["arbor iam role-bindings delete $(arbor iam role-bindings list --identity ci-bot -o id)"],
   },
-};
+});

@@ -8,7 +8,7 @@ import { UsageError } from "../usage-error.js";
 import { capabilityByName, capabilityName } from "../../domain/capabilities.js";
 import { CapabilitySchema } from "../../gen/arbor/api/v1/authz_pb.js";
 import { fieldColumn, uidColumn, type Item } from "../output/cells.js";
-import type { ResourceSpec } from "../resource/spec.js";
+import { resourceSpec } from "../resource/spec.js";
 import { DESCRIPTION_FLAG } from "./common-flags.js";
 import { ROLE_LOOKUP } from "./lookups.js";
 
@@ -36,7 +36,7 @@ function dottedView(item: Item): Item {
 }
 
 /** Roles as commands see them. */
-export const ROLES: ResourceSpec = {
+export const ROLES = resourceSpec({
   ...ROLE_LOOKUP,
   description: "roles: named sets of capabilities, built-in (owner, editor, viewer, ...) or custom",
   rpcs: { get: "getRole", create: "createRole", update: "updateRole", delete: "deleteRole" },
@@ -61,4 +61,4 @@ export const ROLES: ResourceSpec = {
     update: ["arbor iam roles update auditor --capabilities groups.list,identity.list", "arbor iam roles update auditor --description \"reads the tree\""],
     delete: ["arbor iam roles delete auditor"],
   },
-};
+});

@@ -6,15 +6,13 @@
 import { Option } from "commander";
 import { UsageError } from "../usage-error.js";
 
-/** The output formats. */
 export const OUTPUT_FORMATS = ["table", "wide", "json", "yaml", "id"] as const;
 
-/** One of the output formats. */
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** The `-o, --output` option. */
 export function outputOption(): Option {
-  return new Option("-o, --output <format>", "table, wide (every column, full uids), json, yaml or id (one uid a line); default table on a terminal, else json");
+  return new Option("-o, --output <format>", "how to print; wide: every column and full uids, id: one uid a line (default table on a terminal, else json)").choices(OUTPUT_FORMATS);
 }
 
 /** The format asked for, or the default for where stdout goes. */

@@ -4,10 +4,10 @@
  */
 import { ReposService } from "../../gen/arbor/registry/v2beta1/repos_pb.js";
 import { fieldColumn, uidColumn, timeColumn } from "../output/cells.js";
-import type { Lookup, ResourceSpec } from "../resource/spec.js";
+import { resourceSpec, lookup } from "../resource/spec.js";
 
 /** How repo names are found. */
-export const REPO_LOOKUP: Lookup = {
+export const REPO_LOOKUP = lookup({
   noun: "repos",
   singular: "repo",
   service: ReposService,
@@ -16,10 +16,10 @@ export const REPO_LOOKUP: Lookup = {
   named: true,
   scope: "subtree",
   hierarchical: true,
-};
+});
 
 /** Repos as commands see them. */
-export const REPOS: ResourceSpec = {
+export const REPOS = resourceSpec({
   ...REPO_LOOKUP,
   description: "registry repos: the repositories images are pushed to (read-only)",
   rpcs: { get: "getRepo" },
@@ -32,4 +32,4 @@ export const REPOS: ResourceSpec = {
     list: ["arbor registry repos list", "arbor registry repos list --parent backend-team --order-by \"updated_at desc\""],
     get: ["arbor registry repos get acme/backend-team/nginx", "arbor registry repos get nginx", "arbor registry repos get nginx --group backend-team -o json"],
   },
-};
+});

@@ -4,11 +4,11 @@
  */
 import { TagsService } from "../../gen/arbor/registry/v2beta1/tags_pb.js";
 import { fieldColumn, uidColumn, timeColumn } from "../output/cells.js";
-import type { ResourceSpec } from "../resource/spec.js";
+import { resourceSpec } from "../resource/spec.js";
 import { REPO_LOOKUP } from "./repos.js";
 
 /** Tags as commands see them. */
-export const TAGS: ResourceSpec = {
+export const TAGS = resourceSpec({
   noun: "tags",
   singular: "tag",
   service: TagsService,
@@ -33,4 +33,4 @@ export const TAGS: ResourceSpec = {
     list: ["arbor registry tags list --parent nginx", "arbor registry tags list --digest sha256:4c1e... -o id"],
     get: ["arbor registry tags get 0123456789abcdef0123456789abcdef01234567/0123456789abcdef/0123456789abcdef"],
   },
-};
+});

@@ -3,10 +3,10 @@
  * and the hierarchy filters.
  */
 import { GroupsService } from "../../gen/arbor/iam/v2beta1/groups_pb.js";
-import type { Lookup } from "./spec.js";
+import { lookup } from "./spec.js";
 
 /** How group names are found. */
-export const GROUP_LOOKUP: Lookup = {
+export const GROUP_LOOKUP = lookup({
   noun: "groups",
   singular: "group",
   service: GroupsService,
@@ -15,4 +15,4 @@ export const GROUP_LOOKUP: Lookup = {
   named: true,
   scope: "subtree",
   hierarchical: true,
-};
+});

@@ -92,3 +92,26 @@ export interface ResourceSpec extends Lookup {
   notes?: Partial<Record<"list" | "get" | "create" | "update" | "delete", string>>;
   examples: Examples;
 }
+
+/** The local names of a service's RPCs (`listGroups`, ...). */
+export type RpcOf<S extends DescService> = keyof S["method"] & string;
+
+/** A lookup whose RPC name is checked against its service. */
+export type TypedLookup<S extends DescService> = Omit<Lookup, "service" | "listRpc"> & { service: S; listRpc: RpcOf<S> };
+
+/** A resource spec whose RPC names are checked against its service. */
+export type TypedSpec<S extends DescService> = Omit<ResourceSpec, "service" | "listRpc" | "rpcs"> & {
+  service: S;
+  listRpc: RpcOf<S>;
+  rpcs: { get: RpcOf<S>; create?: RpcOf<S>; update?: RpcOf<S>; delete?: RpcOf<S> };
+};
+
+/** A lookup, its list RPC's name checked against the service's descriptor: a typo fails the build, not a command. */
+export function lookup<S extends DescService>(spec: TypedLookup<S>): TypedLookup<S> {
+  return spec;
+}
+
+/** A resource spec, its RPC names checked against the service's descriptor (as lookup()). */
+export function resourceSpec<S extends DescService>(spec: TypedSpec<S>): TypedSpec<S> {
+  return spec;
+}

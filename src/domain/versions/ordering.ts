@@ -37,7 +37,6 @@ export interface VersionOrdering<V = unknown> {
  */
 export const MAX_VERSION_LENGTH = 256;
 
-/** A refusal. */
 export function refuse(ordering: OrderingName, reason: VersionErrorReason, at: number, message: string): { ok: false; error: VersionError } {
   return { ok: false, error: { ordering, reason, at, message } };
 }
@@ -51,7 +50,6 @@ export function refuseBounds(ordering: OrderingName, text: string): { ok: false;
   return undefined;
 }
 
-/** A success. */
 export function accept<V>(version: V): { ok: true; version: V } {
   return { ok: true, version };
 }

@@ -70,6 +70,9 @@ export function scalarSchema(scalar: ScalarType, input: boolean): JsonObject {
     case ScalarType.UINT32:
     case ScalarType.FIXED32:
       return { type: "integer", format: "uint32", minimum: 0, maximum: 2 ** 32 - 1 };
+    case ScalarType.INT32:
+    case ScalarType.SINT32:
+    case ScalarType.SFIXED32:
     default:
       return { type: "integer", format: "int32", minimum: -(2 ** 31), maximum: 2 ** 31 - 1 };
   }
@@ -88,7 +91,9 @@ export function fieldSchema(components: Components, field: DescField, flavor: Sc
       return { type: "array", items: itemSchema(components, field, flavor) };
     case "map":
       return { type: "object", additionalProperties: itemSchema(components, field, flavor), ...mapKeys(field.mapKey) };
-    default:
+    case "enum":
+    case "message":
+    case "scalar":
       return itemSchema(components, field, flavor);
   }
 }

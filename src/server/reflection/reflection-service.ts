@@ -14,13 +14,8 @@ import {
 } from "../../gen/grpc/reflection/v1/reflection_pb.js";
 import { ServerReflection as ServerReflectionV1Alpha } from "../../gen/grpc/reflection/v1alpha/reflection_pb.js";
 import { createDescriptorIndex, type DescriptorIndex } from "./descriptor-index.js";
+import type { RequestLog } from "../request-log.js";
 
-
-/** What a reflection handler reports to the access log of its call. */
-export interface ReflectionCallRecord {
-  rpc?: string;
-  code?: number;
-}
 
 /**
  * Registers both reflection services on a router, describing `services` and themselves.
@@ -30,7 +25,7 @@ export interface ReflectionCallRecord {
 export function registerReflection(
   router: ConnectRouter,
   services: readonly DescService[],
-  recordOf: (ctx: HandlerContext) => ReflectionCallRecord,
+  recordOf: (ctx: HandlerContext) => RequestLog,
 ): void {
   const index = createDescriptorIndex([...services, ServerReflection, ServerReflectionV1Alpha]);
   router.service(ServerReflection, {

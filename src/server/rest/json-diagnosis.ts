@@ -67,7 +67,8 @@ function checkField(schema: DescMessage, field: DescField, value: JsonValue, at:
       }
       return undefined;
     }
-    default:
+    case "enum":
+    case "scalar":
       return accepts(schema, { [field.name]: value }) ? undefined : violation(at, valueRequirement(valueTypeOf(field), textOf(value)));
   }
 }

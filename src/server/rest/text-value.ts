@@ -86,6 +86,16 @@ export function parseScalarText(scalar: ScalarType, text: string): string | numb
       const max = scalar === ScalarType.FLOAT ? FLOAT32_MAX : Number.MAX_VALUE;
       return Number.isFinite(n) && Math.abs(n) <= max ? n : undefined;
     }
+    case ScalarType.INT32:
+    case ScalarType.SINT32:
+    case ScalarType.SFIXED32:
+    case ScalarType.UINT32:
+    case ScalarType.FIXED32:
+    case ScalarType.INT64:
+    case ScalarType.SINT64:
+    case ScalarType.SFIXED64:
+    case ScalarType.UINT64:
+    case ScalarType.FIXED64:
     default: {
       const range = INTEGER_RANGES.get(scalar);
       if (range === undefined || !(range[0] < 0n ? /^-?\d+$/ : /^\d+$/).test(text)) return undefined;
@@ -107,6 +117,16 @@ function scalarRequirement(scalar: ScalarType, text: string | undefined): string
     case ScalarType.DOUBLE:
     case ScalarType.FLOAT:
       return "must be a number";
+    case ScalarType.INT32:
+    case ScalarType.SINT32:
+    case ScalarType.SFIXED32:
+    case ScalarType.UINT32:
+    case ScalarType.FIXED32:
+    case ScalarType.INT64:
+    case ScalarType.SINT64:
+    case ScalarType.SFIXED64:
+    case ScalarType.UINT64:
+    case ScalarType.FIXED64:
     default: {
       const range = INTEGER_RANGES.get(scalar);
       if (range !== undefined && text !== undefined && /^-?\d+$/.test(text)) {

@@ -1,5 +1,5 @@
 /**
- * 0020: events (issue 21, docs/events.md). `event_outbox` holds the CloudEvent of every change,
+ * 0021: events (issue 21, docs/events.md). `event_outbox` holds the CloudEvent of every change,
  * written by the change's own transaction; `event_subscriptions` the sinks they go to, each with
  * where its delivery stands.
  *
