@@ -36,9 +36,21 @@ export interface EventsSetup {
 export function startEvents(s: EventsSetup): Delivery {
   const { config, store, clock } = s;
   const fetch = createIssuerFetch({ allowLoopback: config.allowHttpLoopbackSinks, allowPrivate: config.allowPrivateSinks }, s.resolve);
-  const send = createEventSender({ fetch, sign: createDeliverySigner(s.keys, clock, s.issuer), source: s.baseUrl, timeoutMs: config.eventsTimeoutMs });
+  const send = createEventSender({
+    fetch,
+    sign: createDeliverySigner(s.keys, clock, s.issuer),
+    source: s.baseUrl,
+    timeoutMs: config.eventsTimeoutMs,
+  });
   const delivery = startDelivery(
-    { store, clock, authorizer: s.authorizer, send, random: Math.random, onError: (e) => s.logger.warn({ err: e }, "delivering events failed; trying again") },
+    {
+      store,
+      clock,
+      authorizer: s.authorizer,
+      send,
+      random: Math.random,
+      onError: (e) => s.logger.warn({ err: e }, "delivering events failed; trying again"),
+    },
     { ...DELIVERY_DEFAULTS, maxAgeMs: config.eventsMaxAgeMs, concurrency: config.eventsConcurrency },
   );
   const pruning = startPeriodic(

@@ -109,7 +109,11 @@ export function startDelivery(deps: DeliveryDeps, options: DeliveryOptions): Del
 
   /** Sends sub's next events until it has none, one fails, or the batch ends. */
   async function deliver(sub: SubscriptionRecord): Promise<void> {
-    const events = await deps.store.outbox.after(sub.cursor, { groupUid: sub.parentUid, includeDescendants: sub.includeDescendants }, options.batch);
+    const events = await deps.store.outbox.after(
+      sub.cursor,
+      { groupUid: sub.parentUid, includeDescendants: sub.includeDescendants },
+      options.batch,
+    );
     if (events.length === 0) {
       idle.set(sub.uid, deps.clock.now() + options.pollMs * 2);
       return;
@@ -131,11 +135,18 @@ export function startDelivery(deps: DeliveryDeps, options: DeliveryOptions): Del
       if (outcome.kind === "delivered") {
         state = { cursor: event.at, attempts: 0, nextAttemptTime: 0, lastDeliveryTime: now, lastError: "" };
       } else if (outcome.kind === "rejected" || now - event.time >= options.maxAgeMs) {
-        const error = outcome.kind === "rejected" ? outcome.error : `${outcome.error}; the event was dropped after retrying for its maximum age`;
+        const error =
+          outcome.kind === "rejected" ? outcome.error : `${outcome.error}; the event was dropped after retrying for its maximum age`;
         state = { ...state, cursor: event.at, attempts: 0, nextAttemptTime: 0, firstFailureTime: undefined, lastError: error };
       } else {
         const attempts = state.attempts + 1;
-        state = { ...state, attempts, nextAttemptTime: now + backoff(attempts), firstFailureTime: state.firstFailureTime ?? now, lastError: outcome.error };
+        state = {
+          ...state,
+          attempts,
+          nextAttemptTime: now + backoff(attempts),
+          firstFailureTime: state.firstFailureTime ?? now,
+          lastError: outcome.error,
+        };
         dirty = true;
         break;
       }

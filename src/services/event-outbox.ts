@@ -37,7 +37,10 @@ export function eventOfChange(method: DescMethod, audit: AuditEventRecord): Outb
     time: audit.createTime,
     readCaps: readCapsOf(method),
     data: {
-      actor: { subject: actor.uid, ...(actor.upstreamIssuer !== undefined && { act: { iss: actor.upstreamIssuer, sub: actor.upstreamSubject } }) },
+      actor: {
+        subject: actor.uid,
+        ...(actor.upstreamIssuer !== undefined && { act: { iss: actor.upstreamIssuer, sub: actor.upstreamSubject } }),
+      },
       // A delete answers nothing: its event carries the resource as it was, when it could be read.
       body: audit.after ?? audit.before ?? { uid: audit.resourceUid },
     },

@@ -45,7 +45,8 @@ export function createEventSender(deps: SenderDeps): EventSender {
     if (status >= 200 && status < 300) return { kind: "delivered" };
     const error = `delivering event ${event.id}: the sink answered ${status}`;
     // A sink that says the request itself is wrong will say so again; 408 and 429 are "later".
-    if (status >= 400 && status < 500 && status !== 408 && status !== 429) return { kind: "rejected", error: `${error}; the event was dropped` };
+    if (status >= 400 && status < 500 && status !== 408 && status !== 429)
+      return { kind: "rejected", error: `${error}; the event was dropped` };
     return { kind: "retry", error };
   };
 }

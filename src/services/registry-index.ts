@@ -157,7 +157,11 @@ export function createRegistryIndex(deps: Pick<ServiceDeps, "store" | "ids">): R
    * time; apply returns the time the repo changed at, if it did. False when the repo is gone.
    * An event that changed what the API shows writes its CloudEvent in the same transaction.
    */
-  function inRepo(repoUid: string, event: Pick<RegistryChange, "kind" | "body">, apply: (tx: Stores) => Promise<number | undefined>): Promise<boolean> {
+  function inRepo(
+    repoUid: string,
+    event: Pick<RegistryChange, "kind" | "body">,
+    apply: (tx: Stores) => Promise<number | undefined>,
+  ): Promise<boolean> {
     return store.atomically(async (tx) => {
       if (!(await tx.repos.touch(repoUid, 0))) return false;
       const changedAt = await apply(tx);
@@ -182,7 +186,9 @@ export function createRegistryIndex(deps: Pick<ServiceDeps, "store" | "ids">): R
         const repoUid = await ensureRepo(at, event.time);
         if (repoUid === undefined) return;
         const tag = event.tag;
-        const held = await inRepo(repoUid, { kind: "push", body: event }, async (tx) => (tag === undefined ? undefined : pushTag(tx, repoUid, tag, event)));
+        const held = await inRepo(repoUid, { kind: "push", body: event }, async (tx) =>
+          tag === undefined ? undefined : pushTag(tx, repoUid, tag, event),
+        );
         if (held) return;
         delete at.repoUid;
       }
@@ -215,12 +221,23 @@ export function createRegistryIndex(deps: Pick<ServiceDeps, "store" | "ids">): R
   async function pushTag(tx: Stores, repoUid: string, name: string, event: PushEvent): Promise<number | undefined> {
     const before = await tx.tags.state(repoUid, name);
     const manifestDeletedAt = await tx.tags.manifestDeleted(repoUid, event.digest);
-    return write(tx, before, applyPush(before, { repoUid, name, digest: event.digest, time: event.time }, manifestDeletedAt, newUid(repoUid)));
+    return write(
+      tx,
+      before,
+      applyPush(before, { repoUid, name, digest: event.digest, time: event.time }, manifestDeletedAt, newUid(repoUid)),
+    );
   }
 }
 
 /** The first row of a list, in name order. */
-const FIRST = { order: [{ field: "name", desc: false }, { field: "uid", desc: false }], offset: 0, limit: 1 };
+const FIRST = {
+  order: [
+    { field: "name", desc: false },
+    { field: "uid", desc: false },
+  ],
+  offset: 0,
+  limit: 1,
+};
 
 /**
  * Writes a tag change; the time it changed at when it is one a caller can see (a tag came, moved

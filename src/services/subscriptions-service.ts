@@ -8,8 +8,20 @@ import { EmptySchema, timestampFromMs, timestampMs, type Empty } from "@bufbuild
 import { Capability } from "../domain/capabilities.js";
 import { failedPrecondition, invalidArgument, notFound } from "../domain/errors.js";
 import { resolveUpdateMask } from "../domain/field-mask.js";
-import { MAX_SUBSCRIPTIONS_PER_ORGANIZATION, subscriptionUpdatable, validateSink, validateSubscription, validateTypes, type SinkPolicy } from "../domain/event-subscription-rules.js";
-import { subscriptionSortable, subscriptionSortValue, type SubscriptionRecord, type SubscriptionSettings } from "../domain/event-subscriptions.js";
+import {
+  MAX_SUBSCRIPTIONS_PER_ORGANIZATION,
+  subscriptionUpdatable,
+  validateSink,
+  validateSubscription,
+  validateTypes,
+  type SinkPolicy,
+} from "../domain/event-subscription-rules.js";
+import {
+  subscriptionSortable,
+  subscriptionSortValue,
+  type SubscriptionRecord,
+  type SubscriptionSettings,
+} from "../domain/event-subscriptions.js";
 import { hierarchyFilter } from "../domain/hierarchy.js";
 import { newChildUid, requireUid, rootOf } from "../domain/uid.js";
 import {
@@ -50,13 +62,23 @@ async function subscriptionMessage(store: Store, s: SubscriptionRecord): Promise
 
 /** The update mask paths an update without a mask changes: the fields sent (gRPC). */
 function populatedPaths(s: Subscription): string[] {
-  return [...(s.sink !== "" ? ["sink"] : []), ...(s.types.length > 0 ? ["types"] : []), ...(s.includeDescendants ? ["include_descendants"] : [])];
+  return [
+    ...(s.sink !== "" ? ["sink"] : []),
+    ...(s.types.length > 0 ? ["types"] : []),
+    ...(s.includeDescendants ? ["include_descendants"] : []),
+  ];
 }
 
 /** Creates the subscriptions service implementation. */
 export function createSubscriptionsService(deps: ServiceDeps) {
   const { store, clock, ids, pageTokens } = deps;
-  const subscriptions = listing({ resource: "subscriptions", sortable: subscriptionSortable, sortValue: subscriptionSortValue, source: store.subscriptions, tokens: pageTokens });
+  const subscriptions = listing({
+    resource: "subscriptions",
+    sortable: subscriptionSortable,
+    sortValue: subscriptionSortValue,
+    source: store.subscriptions,
+    tokens: pageTokens,
+  });
   const policy: SinkPolicy = { allowLoopback: deps.settings.allowHttpLoopbackSinks, allowPrivate: deps.settings.allowPrivateSinks };
   const message = (s: SubscriptionRecord) => subscriptionMessage(store, s);
   return {
@@ -82,7 +104,11 @@ export function createSubscriptionsService(deps: ServiceDeps) {
       // A bound, not a lock: creates racing at the limit may pass it by a few.
       const org = rootOf(parent);
       if ((await store.subscriptions.count({ uidp: { descendantsOf: org } })) >= MAX_SUBSCRIPTIONS_PER_ORGANIZATION) {
-        throw failedPrecondition("SUBSCRIPTION_LIMIT", org, `an organization has at most ${MAX_SUBSCRIPTIONS_PER_ORGANIZATION} subscriptions`);
+        throw failedPrecondition(
+          "SUBSCRIPTION_LIMIT",
+          org,
+          `an organization has at most ${MAX_SUBSCRIPTIONS_PER_ORGANIZATION} subscriptions`,
+        );
       }
       const now = clock.now();
       const created = await store.subscriptions.insert({
@@ -116,7 +142,12 @@ export function createSubscriptionsService(deps: ServiceDeps) {
 
     async replaySubscription(req: ReplaySubscriptionRequest): Promise<Subscription> {
       const uid = requireUid("uid", req.uid);
-      const from = req.from.case === "fromTime" ? { time: timestampMs(req.from.value) } : req.from.case === "fromEventId" ? { id: req.from.value } : undefined;
+      const from =
+        req.from.case === "fromTime"
+          ? { time: timestampMs(req.from.value) }
+          : req.from.case === "fromEventId"
+            ? { id: req.from.value }
+            : undefined;
       if (from === undefined) throw invalidArgument("from", "from_time or from_event_id is required");
       const found = await store.subscriptions.get(uid);
       if (!found) throw notFound("subscription", uid);

@@ -46,7 +46,15 @@ export function createEventOutboxStore(db: Executor, engine: Engine): EventOutbo
       await guard(() =>
         db
           .insertInto("event_outbox")
-          .values({ id: e.id, type: e.type, subject: e.subject, group_uid: e.groupUid, time: e.time, read_caps: e.readCaps.join(","), data: JSON.stringify(e.data) })
+          .values({
+            id: e.id,
+            type: e.type,
+            subject: e.subject,
+            group_uid: e.groupUid,
+            time: e.time,
+            read_caps: e.readCaps.join(","),
+            data: JSON.stringify(e.data),
+          })
           .execute(),
       );
     },
@@ -80,7 +88,15 @@ export function createEventOutboxStore(db: Executor, engine: Engine): EventOutbo
     },
 
     async end() {
-      const row = await guard(() => db.selectFrom("event_outbox").select(["xid", "position"]).orderBy("xid", "desc").orderBy("position", "desc").limit(1).executeTakeFirst());
+      const row = await guard(() =>
+        db
+          .selectFrom("event_outbox")
+          .select(["xid", "position"])
+          .orderBy("xid", "desc")
+          .orderBy("position", "desc")
+          .limit(1)
+          .executeTakeFirst(),
+      );
       return row ? { xid: Number(row.xid), position: Number(row.position) } : { xid: 0, position: 0 };
     },
 

@@ -133,7 +133,9 @@ export function createEventSubscriptionStore(db: Executor, engine: Engine): Even
   };
 }
 
-function settingsColumns(s: Partial<SubscriptionSettings>): Partial<Pick<EventSubscriptionsTable, "sink" | "types" | "include_descendants">> {
+function settingsColumns(
+  s: Partial<SubscriptionSettings>,
+): Partial<Pick<EventSubscriptionsTable, "sink" | "types" | "include_descendants">> {
   return {
     sink: s.sink,
     types: s.types && JSON.stringify(s.types),

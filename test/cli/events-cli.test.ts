@@ -29,10 +29,25 @@ describe("arbor events", { timeout: 120_000 }, () => {
 
   it("creates, lists, updates and deletes subscriptions", async () => {
     const made = await json([
-      "events", "subscriptions", "create", "--parent", "backend-team", "--sink", "https://siem.example.com/in",
-      "--types", "dev.arbor.api.iam.", "--types", "dev.arbor.api.registry.", "--include-descendants",
+      "events",
+      "subscriptions",
+      "create",
+      "--parent",
+      "backend-team",
+      "--sink",
+      "https://siem.example.com/in",
+      "--types",
+      "dev.arbor.api.iam.",
+      "--types",
+      "dev.arbor.api.registry.",
+      "--include-descendants",
     ]);
-    expect(made).toMatchObject({ sink: "https://siem.example.com/in", types: ["dev.arbor.api.iam.", "dev.arbor.api.registry."], includeDescendants: true, pending: "0" });
+    expect(made).toMatchObject({
+      sink: "https://siem.example.com/in",
+      types: ["dev.arbor.api.iam.", "dev.arbor.api.registry."],
+      includeDescendants: true,
+      pending: "0",
+    });
     const table = await cli.ok(["events", "subscriptions", "list", "-o", "table"]);
     expect(table.split("\n")[0], table).toMatch(/^UID +SINK +PENDING +LAST DELIVERY( +LAST ERROR)?$/);
     expect((await json(["events", "subscriptions", "list", "--parent", "backend-team"])).map((s: any) => s.uid)).toEqual([made.uid]);
@@ -41,7 +56,11 @@ describe("arbor events", { timeout: 120_000 }, () => {
     const usage = await cli.run(["events", "subscriptions", "replay", made.uid]);
     expect({ code: usage.code, stderr: usage.stderr }).toEqual({ code: 2, stderr: "arbor: replay: give --from-time or --from-event\n" });
     const updated = await json(["events", "subscriptions", "update", made.uid, "--include-descendants", "false"]);
-    expect(updated).toMatchObject({ sink: "https://siem.example.com/in", types: ["dev.arbor.api.iam.", "dev.arbor.api.registry."], includeDescendants: false });
+    expect(updated).toMatchObject({
+      sink: "https://siem.example.com/in",
+      types: ["dev.arbor.api.iam.", "dev.arbor.api.registry."],
+      includeDescendants: false,
+    });
     await cli.ok(["events", "subscriptions", "delete", made.uid]);
     expect((await json(["events", "subscriptions", "list"])).length).toBe(0);
   });

@@ -62,7 +62,13 @@ for (const engine of engines) {
       const first = sink.accepted[0];
       expect(first?.claims).toMatchObject({ iss: t.server.tokens.issuer, sub, aud: sink.url });
       expect((first?.claims.exp ?? 0) - (first?.claims.iat ?? 0)).toBeLessThanOrEqual(300);
-      expect(first?.event).toMatchObject({ specversion: "1.0", type: "dev.arbor.api.iam.group.created.v1", source: t.url, subject: made[0], group: made[0] });
+      expect(first?.event).toMatchObject({
+        specversion: "1.0",
+        type: "dev.arbor.api.iam.group.created.v1",
+        source: t.url,
+        subject: made[0],
+        group: made[0],
+      });
       expect(first?.event.data).toMatchObject({ actor: { subject: expect.any(String) }, body: { uid: made[0], name: expect.any(String) } });
       const shown = await api.get(`${SUBS}/${sub}`);
       expect(shown.body).toMatchObject({ lastError: "", pending: "0" });
@@ -131,7 +137,10 @@ for (const engine of engines) {
         name: `creator-${++n}`,
         claimMatch: { issuer: "https://token.actions.githubusercontent.com", subject: `repo:acme/c${n}:ref:refs/heads/main` },
       });
-      const binding = await api.post(`/iam/v2beta1/roleBindings/${org}`, { identityUid: identity.body.uid, roleUid: builtinRoleUid("editor") });
+      const binding = await api.post(`/iam/v2beta1/roleBindings/${org}`, {
+        identityUid: identity.body.uid,
+        roleUid: builtinRoleUid("editor"),
+      });
       const creator = restClient(t, (await t.server.tokens.issue(identity.body.uid as string, t.url)).token);
       const sink = await receiver();
       const sub = await subscribe(creator, org, sink.url);

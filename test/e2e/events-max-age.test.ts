@@ -21,7 +21,11 @@ for (const engine of engines) {
     let offset = 0;
 
     beforeAll(async () => {
-      t = await startTestServer(engine, { allowHttpLoopbackSinks: true, eventsMaxAgeMs: MAX_AGE }, { clock: { now: () => Date.now() + offset } });
+      t = await startTestServer(
+        engine,
+        { allowHttpLoopbackSinks: true, eventsMaxAgeMs: MAX_AGE },
+        { clock: { now: () => Date.now() + offset } },
+      );
       const made = await t.organization("max-age");
       org = made.org.uid;
       api = restClient(t, made.token);
@@ -34,7 +38,13 @@ for (const engine of engines) {
 
     it("drops an event still failing at its maximum age, says so, and sends the next", async () => {
       sink.answer = () => 503;
-      const sub = (await api.post(`/events/v2beta1/subscriptions/${org}`, { sink: sink.url, types: ["dev.arbor.api.iam.group."], includeDescendants: true })).body.uid as string;
+      const sub = (
+        await api.post(`/events/v2beta1/subscriptions/${org}`, {
+          sink: sink.url,
+          types: ["dev.arbor.api.iam.group."],
+          includeDescendants: true,
+        })
+      ).body.uid as string;
       const old = (await api.post(`/iam/v2beta1/groups/${org}`, { name: "old" })).body.uid as string;
       await expect.poll(() => sink.all.length, WAIT).toBeGreaterThan(0);
       const failing = (await api.get(`/events/v2beta1/subscriptions/${sub}`)).body;
@@ -42,7 +52,9 @@ for (const engine of engines) {
       // Still within its age: the event waits for its next try, nothing is dropped.
       expect(Number(failing.pending)).toBeGreaterThan(0);
       offset = MAX_AGE + 10 * 60_000;
-      await expect.poll(async () => (await api.get(`/events/v2beta1/subscriptions/${sub}`)).body.lastError, WAIT).toMatch(/dropped after retrying for its maximum age$/);
+      await expect
+        .poll(async () => (await api.get(`/events/v2beta1/subscriptions/${sub}`)).body.lastError, WAIT)
+        .toMatch(/dropped after retrying for its maximum age$/);
       sink.answer = () => 200;
       const next = (await api.post(`/iam/v2beta1/groups/${org}`, { name: "next" })).body.uid as string;
       await expect.poll(() => sink.accepted.map((r) => r.event.subject), WAIT).toEqual([next]);

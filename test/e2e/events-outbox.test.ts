@@ -24,10 +24,17 @@ const VIEWER = builtinRoleUid("viewer");
 const EDITOR = builtinRoleUid("editor");
 const SECRET = "client-s3cret-never-shown";
 const oidc = { issuer: "https://accounts.example.com", clientId: "arbor", clientSecret: SECRET };
-const identity = (w: W) => ({ name: w.n(), claimMatch: { issuer: "https://token.actions.githubusercontent.com", subject: `repo:acme/${w.n()}:ref:refs/heads/main` } });
+const identity = (w: W) => ({
+  name: w.n(),
+  claimMatch: { issuer: "https://token.actions.githubusercontent.com", subject: `repo:acme/${w.n()}:ref:refs/heads/main` },
+});
 const group = (w: W) => w.make(`/iam/v2beta1/groups/${w.org}`, { name: w.n() });
 const idp = (w: W) => w.make(`/iam/v2beta1/identityProviders/${w.org}`, { name: w.n(), defaultRole: VIEWER, oidc });
-const binding = async (w: W) => w.make(`/iam/v2beta1/roleBindings/${w.org}`, { identityUid: await w.make(`/iam/v2beta1/identities/${w.org}`, identity(w)), roleUid: VIEWER });
+const binding = async (w: W) =>
+  w.make(`/iam/v2beta1/roleBindings/${w.org}`, {
+    identityUid: await w.make(`/iam/v2beta1/identities/${w.org}`, identity(w)),
+    roleUid: VIEWER,
+  });
 const subscription = (w: W) => w.make(`/events/v2beta1/subscriptions/${w.org}`, { sink: "https://sink.example.com/x" });
 
 /** A valid request per mutating RPC, and the uid its event is about (the request's own, else the answer's). */
@@ -44,24 +51,35 @@ const REQUESTS: Record<string, (w: W) => Promise<{ request: JsonObject; subject?
     return { request: { identity: { uid, description: "changed" }, updateMask: "description" }, subject: uid };
   },
   "arbor.iam.v2beta1.IdentitiesService/DeleteIdentity": async (w) => withUid(await w.make(`/iam/v2beta1/identities/${w.org}`, identity(w))),
-  "arbor.iam.v2beta1.RolesService/CreateRole": async (w) => ({ request: { parent: w.org, role: { name: w.n(), capabilities: ["CAP_IAM_GROUPS_LIST"] } } }),
+  "arbor.iam.v2beta1.RolesService/CreateRole": async (w) => ({
+    request: { parent: w.org, role: { name: w.n(), capabilities: ["CAP_IAM_GROUPS_LIST"] } },
+  }),
   "arbor.iam.v2beta1.RolesService/UpdateRole": async (w) => {
     const uid = await w.make(`/iam/v2beta1/roles/${w.org}`, { name: w.n(), capabilities: ["CAP_IAM_GROUPS_LIST"] });
     return { request: { role: { uid, description: "changed" }, updateMask: "description" }, subject: uid };
   },
-  "arbor.iam.v2beta1.RolesService/DeleteRole": async (w) => withUid(await w.make(`/iam/v2beta1/roles/${w.org}`, { name: w.n(), capabilities: ["CAP_IAM_GROUPS_LIST"] })),
+  "arbor.iam.v2beta1.RolesService/DeleteRole": async (w) =>
+    withUid(await w.make(`/iam/v2beta1/roles/${w.org}`, { name: w.n(), capabilities: ["CAP_IAM_GROUPS_LIST"] })),
   "arbor.iam.v2beta1.RoleBindingsService/CreateRoleBinding": async (w) => ({
-    request: { parent: w.org, roleBinding: { identityUid: await w.make(`/iam/v2beta1/identities/${w.org}`, identity(w)), roleUid: VIEWER } },
+    request: {
+      parent: w.org,
+      roleBinding: { identityUid: await w.make(`/iam/v2beta1/identities/${w.org}`, identity(w)), roleUid: VIEWER },
+    },
   }),
   "arbor.iam.v2beta1.RoleBindingsService/UpdateRoleBinding": async (w) => {
     const uid = await binding(w);
     return { request: { roleBinding: { uid, roleUid: EDITOR }, updateMask: "roleUid" }, subject: uid };
   },
   "arbor.iam.v2beta1.RoleBindingsService/DeleteRoleBinding": async (w) => withUid(await binding(w)),
-  "arbor.iam.v2beta1.IdentityProvidersService/CreateIdentityProvider": async (w) => ({ request: { parent: w.org, identityProvider: { name: w.n(), defaultRole: VIEWER, oidc } } }),
+  "arbor.iam.v2beta1.IdentityProvidersService/CreateIdentityProvider": async (w) => ({
+    request: { parent: w.org, identityProvider: { name: w.n(), defaultRole: VIEWER, oidc } },
+  }),
   "arbor.iam.v2beta1.IdentityProvidersService/UpdateIdentityProvider": async (w) => {
     const uid = await idp(w);
-    return { request: { identityProvider: { uid, oidc: { ...oidc, clientSecret: `${SECRET}-2` } }, updateMask: "oidc.clientSecret" }, subject: uid };
+    return {
+      request: { identityProvider: { uid, oidc: { ...oidc, clientSecret: `${SECRET}-2` } }, updateMask: "oidc.clientSecret" },
+      subject: uid,
+    };
   },
   "arbor.iam.v2beta1.IdentityProvidersService/DeleteIdentityProvider": async (w) => withUid(await idp(w)),
   "arbor.iam.v2beta1.AccountAssociationsService/CreateAccountAssociation": async (w) => {
@@ -78,12 +96,15 @@ const REQUESTS: Record<string, (w: W) => Promise<{ request: JsonObject; subject?
     await w.make(`/iam/v2beta1/accountAssociations/${uid}`, { name: "aws", amazon: { account: "123456789012" } });
     return withUid(uid);
   },
-  "arbor.iam.v2beta1.GroupInvitesService/CreateGroupInvite": async (w) => ({ request: { parent: w.org, groupInvite: { roleUid: VIEWER, ttl: "3600s" } } }),
+  "arbor.iam.v2beta1.GroupInvitesService/CreateGroupInvite": async (w) => ({
+    request: { parent: w.org, groupInvite: { roleUid: VIEWER, ttl: "3600s" } },
+  }),
   "arbor.iam.v2beta1.GroupInvitesService/UpdateGroupInvite": async (w) => {
     const uid = await w.make(`/iam/v2beta1/groupInvites/${w.org}`, { roleUid: VIEWER, ttl: "3600s" });
     return { request: { groupInvite: { uid, ttl: "7200s" }, updateMask: "ttl" }, subject: uid };
   },
-  "arbor.iam.v2beta1.GroupInvitesService/DeleteGroupInvite": async (w) => withUid(await w.make(`/iam/v2beta1/groupInvites/${w.org}`, { roleUid: VIEWER, ttl: "3600s" })),
+  "arbor.iam.v2beta1.GroupInvitesService/DeleteGroupInvite": async (w) =>
+    withUid(await w.make(`/iam/v2beta1/groupInvites/${w.org}`, { roleUid: VIEWER, ttl: "3600s" })),
   "arbor.registry.v1.RegistryService/CreateRepo": async (w) => ({ request: { parentId: w.org, repo: { name: w.n() } } }),
   "arbor.registry.v1.RegistryService/UpdateRepo": async (w) => {
     const id = await w.make(`/registry/v1/repos/${w.org}`, { name: w.n() });
@@ -93,7 +114,9 @@ const REQUESTS: Record<string, (w: W) => Promise<{ request: JsonObject; subject?
     const id = await w.make(`/registry/v1/repos/${w.org}`, { name: w.n() });
     return { request: { id }, subject: id };
   },
-  "arbor.events.v2beta1.SubscriptionsService/CreateSubscription": async (w) => ({ request: { parent: w.org, subscription: { sink: "https://sink.example.com/y" } } }),
+  "arbor.events.v2beta1.SubscriptionsService/CreateSubscription": async (w) => ({
+    request: { parent: w.org, subscription: { sink: "https://sink.example.com/y" } },
+  }),
   "arbor.events.v2beta1.SubscriptionsService/UpdateSubscription": async (w) => {
     const uid = await subscription(w);
     return { request: { subscription: { uid, types: ["dev.arbor.api.iam."] }, updateMask: "types" }, subject: uid };
@@ -135,7 +158,8 @@ for (const engine of engines) {
     let seq = 0;
 
     /** Every event of the organization so far, in delivery order. */
-    const events = async (): Promise<StoredEvent[]> => t.server.store.outbox.after({ xid: 0, position: 0 }, { groupUid: w.org, includeDescendants: true }, 100_000);
+    const events = async (): Promise<StoredEvent[]> =>
+      t.server.store.outbox.after({ xid: 0, position: 0 }, { groupUid: w.org, includeDescendants: true }, 100_000);
 
     beforeAll(async () => {
       t = await startTestServer(engine);
@@ -168,7 +192,8 @@ for (const engine of engines) {
       // An invite's code is shown once, to its creator, and never again (debug_redact).
       const code = outcome.body.code as string | undefined;
       if (code !== undefined) expect(JSON.stringify(event)).not.toContain(code);
-      if (!method.name.startsWith("Delete")) expect(event.data.body).toEqual({ ...outcome.body, ...(code !== undefined && { code: "[redacted]" }) });
+      if (!method.name.startsWith("Delete"))
+        expect(event.data.body).toEqual({ ...outcome.body, ...(code !== undefined && { code: "[redacted]" }) });
       else expect((event.data.body as { uid?: string; id?: string }).uid ?? (event.data.body as { id?: string }).id).toBe(about);
       expect(JSON.stringify(event)).not.toContain(SECRET);
       // What receiving it takes: never nothing, and a read capability wherever the resource has one.

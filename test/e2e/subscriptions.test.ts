@@ -37,10 +37,19 @@ for (const engine of engines) {
     let created: Record<string, any>;
 
     it("creates a subscription with its creator, no delivery yet", async () => {
-      const { status, body } = await api.post(`${BASE}/${org}`, { sink: "https://siem.example.com/in", types: ["dev.arbor.api.iam."], includeDescendants: true });
+      const { status, body } = await api.post(`${BASE}/${org}`, {
+        sink: "https://siem.example.com/in",
+        types: ["dev.arbor.api.iam."],
+        includeDescendants: true,
+      });
       expect(status, JSON.stringify(body)).toBe(200);
       expect(body.uid).toMatch(new RegExp(`^${org}/[0-9a-f]{16}$`));
-      expect(body).toMatchObject({ sink: "https://siem.example.com/in", types: ["dev.arbor.api.iam."], includeDescendants: true, creator: expect.stringMatching(/^[0-9a-f]{40}$/) });
+      expect(body).toMatchObject({
+        sink: "https://siem.example.com/in",
+        types: ["dev.arbor.api.iam."],
+        includeDescendants: true,
+        creator: expect.stringMatching(/^[0-9a-f]{40}$/),
+      });
       expect(body.lastDeliveryTime).toBeUndefined();
       created = body;
     });
@@ -89,14 +98,20 @@ for (const engine of engines) {
     it("holds an organization to 100 subscriptions", async () => {
       const other = await t.organization(`subs-limit`);
       const as = restClient(t, other.token);
-      for (let i = 0; i < 100; i++) expect((await as.post(`${BASE}/${other.org.uid}`, { sink: `https://s.example.com/${i}` })).status).toBe(200);
+      for (let i = 0; i < 100; i++)
+        expect((await as.post(`${BASE}/${other.org.uid}`, { sink: `https://s.example.com/${i}` })).status).toBe(200);
       const res = await as.post(`${BASE}/${other.org.uid}`, { sink: "https://s.example.com/101" });
       expect({ status: res.status, code: res.body.code }).toEqual({ status: 400, code: 9 });
       expect(res.body.message).toBe("Precondition failed: an organization has at most 100 subscriptions");
     });
 
     it("serves the same over gRPC, and deletes", async () => {
-      const made = await call(grpcClient, "createSubscription", { parent: org, subscription: { sink: "https://siem.example.com/grpc" } }, token);
+      const made = await call(
+        grpcClient,
+        "createSubscription",
+        { parent: org, subscription: { sink: "https://siem.example.com/grpc" } },
+        token,
+      );
       expect(made.sink).toBe("https://siem.example.com/grpc");
       expect((await call(grpcClient, "getSubscription", { uid: made.uid }, token)).uid).toBe(made.uid);
       const err = await failure(call(grpcClient, "createSubscription", { parent: org, subscription: { sink: "ftp://x" } }, token));

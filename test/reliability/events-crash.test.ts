@@ -39,7 +39,11 @@ for (const engine of engines) {
         const org = (JSON.parse(made.stdout) as { uid: string }).uid;
         const token = (await runArbor(["admin", "token", "--org", "crash"], env)).stdout.trim();
         const call = (base: string, path: string, body: unknown) =>
-          fetch(`${base}${path}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+          fetch(`${base}${path}`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+            body: JSON.stringify(body),
+          });
 
         for (let round = 0; round <= ROUNDS; round++) {
           const served = await serveArbor([], env);
@@ -48,7 +52,11 @@ for (const engine of engines) {
             // The keys live in the store, so those of the first run verify every later run's tokens.
             const jwks = (await (await fetch(`${base}/.well-known/jwks.json`)).json()) as JSONWebKeySet;
             receiver = await startEventReceiver(ISSUER, "/crash", createLocalJWKSet(jwks), 20);
-            const sub = await call(base, `/events/v2beta1/subscriptions/${org}`, { sink: receiver.url, types: ["dev.arbor.api.iam.group."], includeDescendants: true });
+            const sub = await call(base, `/events/v2beta1/subscriptions/${org}`, {
+              sink: receiver.url,
+              types: ["dev.arbor.api.iam.group."],
+              includeDescendants: true,
+            });
             expect(sub.status, await sub.clone().text()).toBe(200);
           }
           if (round === ROUNDS) {

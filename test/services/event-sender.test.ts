@@ -33,7 +33,12 @@ describe("the event sender", () => {
     });
   });
   const send = (rules = { allowLoopback: true, allowPrivate: false }, timeoutMs = 2_000) =>
-    createEventSender({ fetch: createIssuerFetch(rules), sign: async (sub, aud) => `token-for-${sub}-${aud}`, source: () => "https://arbor.example", timeoutMs });
+    createEventSender({
+      fetch: createIssuerFetch(rules),
+      sign: async (sub, aud) => `token-for-${sub}-${aud}`,
+      source: () => "https://arbor.example",
+      timeoutMs,
+    });
 
   beforeAll(async () => {
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));

@@ -13,7 +13,15 @@ const ZERO = { xid: 0, position: 0 };
 let n = 0;
 
 function event(id: string, groupUid: string, time = 1_000): OutboxEvent {
-  return { id, type: "dev.arbor.api.iam.group.created.v1", subject: groupUid, groupUid, time, readCaps: ["groups.list"], data: { actor: { subject: "x" }, body: { id } } };
+  return {
+    id,
+    type: "dev.arbor.api.iam.group.created.v1",
+    subject: groupUid,
+    groupUid,
+    time,
+    readCaps: ["groups.list"],
+    data: { actor: { subject: "x" }, body: { id } },
+  };
 }
 
 describeEachEngine("event outbox", (t) => {
@@ -23,12 +31,18 @@ describeEachEngine("event outbox", (t) => {
     await t.store().groups.insert(group(uid, `org-${n}`));
     return uid;
   };
-  const ids = async (reach: { groupUid: string; includeDescendants: boolean }, cursor = ZERO) => (await t.store().outbox.after(cursor, reach, 100)).map((e) => e.id);
+  const ids = async (reach: { groupUid: string; includeDescendants: boolean }, cursor = ZERO) =>
+    (await t.store().outbox.after(cursor, reach, 100)).map((e) => e.id);
 
   it("reads events after a cursor, in order, within the reach", async () => {
     const o = await org();
     const child = `${o}/0123456789abcdef`;
-    for (const [id, g] of [["1", o], ["2", child], ["3", o]] as const) await t.store().outbox.insert(event(id, g));
+    for (const [id, g] of [
+      ["1", o],
+      ["2", child],
+      ["3", o],
+    ] as const)
+      await t.store().outbox.insert(event(id, g));
     expect(await ids({ groupUid: o, includeDescendants: true })).toEqual(["1", "2", "3"]);
     expect(await ids({ groupUid: o, includeDescendants: false })).toEqual(["1", "3"]);
     expect(await ids({ groupUid: child, includeDescendants: true })).toEqual(["2"]);
@@ -82,7 +96,9 @@ describeEachEngine("event outbox", (t) => {
     // Older than the maximum age: gone even though the subscription never got it.
     expect(await ids(reach, made.cursor)).toEqual(["pending"]);
     const [pending] = await t.store().outbox.after(made.cursor, reach, 1);
-    await t.store().subscriptions.record(made.uid, made.cursor, { cursor: pending?.at ?? ZERO, attempts: 0, nextAttemptTime: 0, lastError: "" });
+    await t
+      .store()
+      .subscriptions.record(made.uid, made.cursor, { cursor: pending?.at ?? ZERO, attempts: 0, nextAttemptTime: 0, lastError: "" });
     await t.store().subscriptions.delete(made.uid);
     await t.store().outbox.prune(30, 0);
     expect(await ids(reach)).not.toContain("pending");

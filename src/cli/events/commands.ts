@@ -11,6 +11,9 @@ import { SUBSCRIPTIONS } from "./subscriptions.js";
 /** Adds `arbor events` and its resources to program. */
 export function addEventsCommands(program: Command, io: CliIo): void {
   const events = program.command("events").description("subscriptions delivering changes as CloudEvents, through the API");
-  withExamples(events, ["arbor events subscriptions list", "arbor events subscriptions create --sink https://siem.example/arbor --include-descendants"]);
+  withExamples(events, [
+    "arbor events subscriptions list",
+    "arbor events subscriptions create --sink https://siem.example/arbor --include-descendants",
+  ]);
   addReplayCommand(addResourceCommands(events, SUBSCRIPTIONS, io), io);
 }

@@ -31,9 +31,20 @@ export const SUBSCRIPTIONS: ResourceSpec = {
   ],
   fields: [
     { flags: "--sink <url>", path: "sink", help: "where events are POSTed: an https URL", required: true },
-    { flags: "--types <type>", path: "types", help: "an event type, or a prefix ending in . (repeatable; none: every type)", shape: "list" },
+    {
+      flags: "--types <type>",
+      path: "types",
+      help: "an event type, or a prefix ending in . (repeatable; none: every type)",
+      shape: "list",
+    },
     { flags: "--include-descendants", path: "includeDescendants", help: "send the events of the groups below too", on: "create" },
-    { flags: "--include-descendants <true|false>", path: "includeDescendants", help: "whether the events of the groups below are sent too", parse: boolean("--include-descendants"), on: "update" },
+    {
+      flags: "--include-descendants <true|false>",
+      path: "includeDescendants",
+      help: "whether the events of the groups below are sent too",
+      parse: boolean("--include-descendants"),
+      on: "update",
+    },
   ],
   defaultScoped: true,
   createsNamed: false,
@@ -41,7 +52,9 @@ export const SUBSCRIPTIONS: ResourceSpec = {
   examples: {
     list: ["arbor events subscriptions list"],
     get: [`arbor events subscriptions get ${UID}`],
-    create: ["arbor events subscriptions create --parent acme --sink https://siem.example/arbor --include-descendants \\\n      --types dev.arbor.api.iam."],
+    create: [
+      "arbor events subscriptions create --parent acme --sink https://siem.example/arbor --include-descendants \\\n      --types dev.arbor.api.iam.",
+    ],
     update: [`arbor events subscriptions update ${UID} --sink https://siem.example/arbor/v2`],
     delete: [`arbor events subscriptions delete ${UID}`],
   },

@@ -72,6 +72,10 @@ export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promis
     .addColumn("last_error", "text", (c) => c.notNull().defaultTo(""))
     .execute();
   for (const columns of [["parent_uid", "uid"], ["create_time", "uid"], ["update_time", "uid"], ["next_attempt_time"]]) {
-    await db.schema.createIndex(`event_subscriptions_${columns.join("_")}_idx`).on("event_subscriptions").columns(columns).execute();
+    await db.schema
+      .createIndex(`event_subscriptions_${columns.join("_")}_idx`)
+      .on("event_subscriptions")
+      .columns(columns)
+      .execute();
   }
 }
