@@ -82,7 +82,9 @@ function layers(spec) {
     for (const [file, extra] of Object.entries(except)) {
       sets.push({
         files: [file],
-        rules: { "@typescript-eslint/no-restricted-imports": ["error", { patterns: rule(forbidden(layer, [...may, ...types, ...extra]), false) }] },
+        rules: {
+          "@typescript-eslint/no-restricted-imports": ["error", { patterns: rule(forbidden(layer, [...may, ...types, ...extra]), false) }],
+        },
       });
     }
     return sets;

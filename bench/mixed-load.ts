@@ -66,16 +66,21 @@ function run(spec: MixedLoadSpec): Promise<void> {
         }
         resolve();
       };
-      const req = http.request(`${spec.base}${path}`, { method, headers: { ...headers, ...(body && { "content-type": "application/json" }) }, agent }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => {
-          const text = Buffer.concat(chunks).toString();
-          // A group is back in the pool once its create or rename has answered.
-          if (res.statusCode === 200 && (method === "POST" || method === "PATCH") && path.startsWith("/iam/v2beta1/groups/")) created.push((JSON.parse(text) as { uid: string }).uid);
-          done(res.statusCode ?? 0, text);
-        });
-      });
+      const req = http.request(
+        `${spec.base}${path}`,
+        { method, headers: { ...headers, ...(body && { "content-type": "application/json" }) }, agent },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () => {
+            const text = Buffer.concat(chunks).toString();
+            // A group is back in the pool once its create or rename has answered.
+            if (res.statusCode === 200 && (method === "POST" || method === "PATCH") && path.startsWith("/iam/v2beta1/groups/"))
+              created.push((JSON.parse(text) as { uid: string }).uid);
+            done(res.statusCode ?? 0, text);
+          });
+        },
+      );
       req.on("error", (e) => done(0, e.message));
       req.end(body);
     });
@@ -91,7 +96,8 @@ function run(spec: MixedLoadSpec): Promise<void> {
     }
     if (kind < 9) {
       const pick = i % 3;
-      if (pick === 0 || created.length < 20) return request("POST", `/iam/v2beta1/groups/${spec.org}`, auth, JSON.stringify({ name: `${run}-${i}` }));
+      if (pick === 0 || created.length < 20)
+        return request("POST", `/iam/v2beta1/groups/${spec.org}`, auth, JSON.stringify({ name: `${run}-${i}` }));
       // Taken out of the pool while in flight, so no two requests race on one group.
       const uid = created.shift() as string;
       if (pick === 1) return request("PATCH", `/iam/v2beta1/groups/${uid}`, auth, JSON.stringify({ description: `seen ${i}` }));
@@ -106,7 +112,15 @@ function run(spec: MixedLoadSpec): Promise<void> {
     window = fresh();
     w.latencies.sort((a, b) => a - b);
     const pct = (p: number) => w.latencies[Math.min(w.latencies.length - 1, Math.floor(p * w.latencies.length))] ?? 0;
-    const out: LoadWindow = { t: (performance.now() - start) / 1000, requests: w.requests, errors: w.errors, shed: w.shed, p50: pct(0.5), p99: pct(0.99), samples: w.samples };
+    const out: LoadWindow = {
+      t: (performance.now() - start) / 1000,
+      requests: w.requests,
+      errors: w.errors,
+      shed: w.shed,
+      p50: pct(0.5),
+      p99: pct(0.99),
+      samples: w.samples,
+    };
     parentPort?.postMessage({ window: out });
   };
   const report = setInterval(flush, spec.windowMs);
@@ -114,9 +128,11 @@ function run(spec: MixedLoadSpec): Promise<void> {
   const until = start + spec.seconds * 1000;
   const finished = (async () => {
     if (spec.rate === undefined) {
-      await Promise.all(Array.from({ length: spec.connections }, async () => {
-        while (performance.now() < until) await next();
-      }));
+      await Promise.all(
+        Array.from({ length: spec.connections }, async () => {
+          while (performance.now() < until) await next();
+        }),
+      );
       return;
     }
     // Open loop: send what the schedule says is due every tick, whatever came back.

@@ -8,7 +8,18 @@ import { writeFile } from "node:fs/promises";
 import { zipOf } from "./zip-writer.js";
 
 const ECOSYSTEMS = ["npm", "PyPI", "Maven", "Go", "crates.io", "Debian:12"] as const;
-const WORDS = ["prototype", "pollution", "injection", "overflow", "traversal", "denial", "service", "request", "smuggling", "deserialization"];
+const WORDS = [
+  "prototype",
+  "pollution",
+  "injection",
+  "overflow",
+  "traversal",
+  "denial",
+  "service",
+  "request",
+  "smuggling",
+  "deserialization",
+];
 
 /** The i-th document. */
 export function osvDocument(i: number): object {

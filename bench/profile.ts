@@ -47,14 +47,30 @@ async function httpLoad(base: string, org: string, token: string): Promise<strin
     which === "S1"
       ? `/iam/v2beta1/groups/${(await api<{ uid: string }>(base, token, "POST", `/iam/v2beta1/groups/${org}`, { name: "target" })).uid}`
       : `/iam/v2beta1/groups?uidp.descendants_of=${org}&page_size=50`;
-  const r = await runWrk({ url: `${base}${path}`, headers: { authorization: `Bearer ${token}` }, connections: which === "S1" ? 32 : 8, seconds });
+  const r = await runWrk({
+    url: `${base}${path}`,
+    headers: { authorization: `Bearer ${token}` },
+    connections: which === "S1" ? 32 : 8,
+    seconds,
+  });
   return `${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, errors ${r.errors}`;
 }
 
 async function grpcLoad(base: string, org: string, token: string): Promise<string> {
-  for (let i = 0; i < 20; i++) await api(base, token, "POST", `/iam/v2beta1/groups/${org}`, { name: `group-${i}`, description: `child ${i} of the organization` });
-  const request = Buffer.from(toBinary(ListGroupsRequestSchema, create(ListGroupsRequestSchema, { uidp: { childrenOf: org }, pageSize: 20 }))).toString("base64");
-  const spec = { target: new URL(base).host, method: "/arbor.iam.v2beta1.GroupsService/ListGroups", request, metadata: { authorization: `Bearer ${token}` }, concurrency: 32, channels: 4, seconds };
+  for (let i = 0; i < 20; i++)
+    await api(base, token, "POST", `/iam/v2beta1/groups/${org}`, { name: `group-${i}`, description: `child ${i} of the organization` });
+  const request = Buffer.from(
+    toBinary(ListGroupsRequestSchema, create(ListGroupsRequestSchema, { uidp: { childrenOf: org }, pageSize: 20 })),
+  ).toString("base64");
+  const spec = {
+    target: new URL(base).host,
+    method: "/arbor.iam.v2beta1.GroupsService/ListGroups",
+    request,
+    metadata: { authorization: `Bearer ${token}` },
+    concurrency: 32,
+    channels: 4,
+    seconds,
+  };
   const r = await runTool<GrpcLoadResult>("grpc-load", spec);
   return `${r.rps.toFixed(0)} calls/s, p50 ${r.p50.toFixed(2)} ms, errors ${r.errors}`;
 }

@@ -25,12 +25,27 @@ import { s7Memory } from "./scenarios/s7-memory.js";
 import { s8Keystone } from "./scenarios/s8-keystone.js";
 import { s9ManyBindings } from "./scenarios/s9-many-bindings.js";
 
-const SCENARIOS: Scenario[] = [s1Get, s2List, s3Create, s4Exchange, s5Authorization, s6Grpc, s7Memory, s8Keystone, s9ManyBindings, advisories, c1CliStartup];
+const SCENARIOS: Scenario[] = [
+  s1Get,
+  s2List,
+  s3Create,
+  s4Exchange,
+  s5Authorization,
+  s6Grpc,
+  s7Memory,
+  s8Keystone,
+  s9ManyBindings,
+  advisories,
+  c1CliStartup,
+];
 const RESULTS = join(ROOT, "docs/benchmarks/results.json");
 
 const options = benchOptions(process.env);
 const selected = SCENARIOS.filter((s) => options.only.size === 0 || options.only.has(s.id.toUpperCase()));
-const missing = checkPrerequisites(selected.map((s) => s.id), options.install);
+const missing = checkPrerequisites(
+  selected.map((s) => s.id),
+  options.install,
+);
 if (missing !== undefined) {
   process.stderr.write(`${missing}\n`);
   process.exit(1);
@@ -56,8 +71,19 @@ for (const scenario of selected) {
     fresh.push({ ...(await scenario.run(ctx)), ranAt: info.started });
   } catch (error) {
     failed++;
-    ctx.log(`${scenario.id} failed: ${(error as Error).stack ?? String(error)}${(error as Error).cause ? `\ncaused by: ${String((error as Error).cause)}` : ""}`);
-    fresh.push({ id: scenario.id, title: "could not run", method: [], figures: [], checks: [], charts: [], notes: [`The run of ${info.started} failed: ${(error as Error).message.split("\n")[0]}`], ranAt: info.started });
+    ctx.log(
+      `${scenario.id} failed: ${(error as Error).stack ?? String(error)}${(error as Error).cause ? `\ncaused by: ${String((error as Error).cause)}` : ""}`,
+    );
+    fresh.push({
+      id: scenario.id,
+      title: "could not run",
+      method: [],
+      figures: [],
+      checks: [],
+      charts: [],
+      notes: [`The run of ${info.started} failed: ${(error as Error).message.split("\n")[0]}`],
+      ranAt: info.started,
+    });
   }
 }
 
@@ -72,7 +98,10 @@ writeBenchmarksDoc(ROOT, info, results, [
   "",
   "Reproduce: `npm run bench` (all), `BENCH_ONLY=S1,S3 npm run bench` (a subset; the other sections keep their last results, each dated), `BENCH_QUICK=1 npm run bench` (small datasets, short runs, to check the suite). `BENCH_ROUNDS` (default 5), `BENCH_SECONDS` (default 5) and `BENCH_DATABASE_URL` (default postgres://postgres@127.0.0.1:5432/test) tune it; the suite needs `wrk`, `keystone`, `uwsgi-core` and `uwsgi-plugin-python3` from Debian and says how to install them when missing (`BENCH_INSTALL=1` as root installs them).",
   ...(busy || process.env.BENCH_PRELIMINARY === "1"
-    ? ["", `> **Preliminary figures.** This run was taken while the machine was busy with other work (${Math.round(othersBusy * 100)} % of the CPU in use by others as it began; load average ${load.map((l) => l.toFixed(1)).join(", ")} on ${cpus().length} cores), so absolute figures are low and noisy; the ratios are fairer than the absolutes but still affected. Rerun on a quiet machine before judging a target.`]
+    ? [
+        "",
+        `> **Preliminary figures.** This run was taken while the machine was busy with other work (${Math.round(othersBusy * 100)} % of the CPU in use by others as it began; load average ${load.map((l) => l.toFixed(1)).join(", ")} on ${cpus().length} cores), so absolute figures are low and noisy; the ratios are fairer than the absolutes but still affected. Rerun on a quiet machine before judging a target.`,
+      ]
     : []),
 ]);
 writeFileSync(RESULTS, `${JSON.stringify(results, null, 1)}\n`);
@@ -80,13 +109,19 @@ ctx.log(`wrote docs/benchmarks.md (${results.length} scenarios${failed ? `, ${fa
 process.exitCode = failed > 0 ? 1 : 0;
 
 function commandLine(): string {
-  const vars = ["BENCH_ONLY", "BENCH_QUICK", "BENCH_ROUNDS", "BENCH_SECONDS"].filter((v) => process.env[v]).map((v) => `${v}=${process.env[v]}`);
+  const vars = ["BENCH_ONLY", "BENCH_QUICK", "BENCH_ROUNDS", "BENCH_SECONDS"]
+    .filter((v) => process.env[v])
+    .map((v) => `${v}=${process.env[v]}`);
   return [...vars, "npm run bench"].join(" ");
 }
 
 /** The share of all cores' time spent busy over the next ms milliseconds (before this run does anything). */
 async function cpuBusy(ms: number): Promise<number> {
-  const sample = () => cpus().reduce((t, c) => ({ idle: t.idle + c.times.idle, all: t.all + Object.values(c.times).reduce((a, b) => a + b, 0) }), { idle: 0, all: 0 });
+  const sample = () =>
+    cpus().reduce((t, c) => ({ idle: t.idle + c.times.idle, all: t.all + Object.values(c.times).reduce((a, b) => a + b, 0) }), {
+      idle: 0,
+      all: 0,
+    });
   const before = sample();
   await new Promise((r) => setTimeout(r, ms));
   const after = sample();

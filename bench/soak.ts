@@ -46,7 +46,11 @@ function runLoad(spec: MixedLoadSpec, onWindow: (w: LoadWindow) => void): Promis
 }
 
 async function json(base: string, token: string, method: string, path: string, body: unknown): Promise<{ uid: string }> {
-  const res = await fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
   return (await res.json()) as { uid: string };
 }
@@ -57,7 +61,14 @@ export async function soak(log: (line: string) => void = (l) => process.stderr.w
   const issuer = await startBenchIssuer();
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const env = { ...process.env, ARBOR_DATA_DIR: dataDir, ARBOR_PORT: String(port), ARBOR_BASE_URL: base, ARBOR_EXCHANGE_RATE_LIMIT: "off", ARBOR_ALLOW_HTTP_LOOPBACK_ISSUERS: "true" };
+  const env = {
+    ...process.env,
+    ARBOR_DATA_DIR: dataDir,
+    ARBOR_PORT: String(port),
+    ARBOR_BASE_URL: base,
+    ARBOR_EXCHANGE_RATE_LIMIT: "off",
+    ARBOR_ALLOW_HTTP_LOOPBACK_ISSUERS: "true",
+  };
   const server = spawn(process.execPath, [ARBOR, "serve"], { env, stdio: ["ignore", "ignore", "inherit"] });
   try {
     for (let i = 0; ; i++) {
@@ -65,9 +76,14 @@ export async function soak(log: (line: string) => void = (l) => process.stderr.w
       if (i > 100) throw new Error("the server did not become ready");
       await new Promise((r) => setTimeout(r, 100));
     }
-    const org = (JSON.parse(execFileSync(process.execPath, [ARBOR, "admin", "bootstrap", "--org", "soak"], { env }).toString()) as { uid: string }).uid;
+    const org = (
+      JSON.parse(execFileSync(process.execPath, [ARBOR, "admin", "bootstrap", "--org", "soak"], { env }).toString()) as { uid: string }
+    ).uid;
     const token = execFileSync(process.execPath, [ARBOR, "admin", "token", "--org", "soak"], { env }).toString().trim();
-    const identity = await json(base, token, "POST", `/iam/v2beta1/identities/${org}`, { name: "ci", claimMatch: { issuer: issuer.url, subject: "ci" } });
+    const identity = await json(base, token, "POST", `/iam/v2beta1/identities/${org}`, {
+      name: "ci",
+      claimMatch: { issuer: issuer.url, subject: "ci" },
+    });
     await json(base, token, "POST", `/iam/v2beta1/roleBindings/${org}`, { identityUid: identity.uid, roleUid: builtinRoleUid("viewer") });
     const upstreamToken = await issuer.mint("ci", base, SECONDS + 3_600);
     const spec = { base, token, org, exchange: { upstreamToken, identity: identity.uid }, connections: 64 };
@@ -82,7 +98,9 @@ export async function soak(log: (line: string) => void = (l) => process.stderr.w
     await runLoad({ ...spec, seconds: SECONDS, rate, windowMs: WINDOW_MS }, (w) => {
       const row = { ...w, rssMb: rssMb(server.pid as number) };
       windows.push(row);
-      log(`t=${w.t.toFixed(0)}s requests ${w.requests} errors ${w.errors} shed ${w.shed} p50 ${w.p50.toFixed(2)} ms p99 ${w.p99.toFixed(2)} ms rss ${row.rssMb.toFixed(1)} MB${w.samples.length ? ` e.g. ${w.samples[0]}` : ""}`);
+      log(
+        `t=${w.t.toFixed(0)}s requests ${w.requests} errors ${w.errors} shed ${w.shed} p50 ${w.p50.toFixed(2)} ms p99 ${w.p99.toFixed(2)} ms rss ${row.rssMb.toFixed(1)} MB${w.samples.length ? ` e.g. ${w.samples[0]}` : ""}`,
+      );
     });
     return verdict(capacity, rate, windows);
   } finally {
@@ -113,7 +131,10 @@ function verdict(capacity: number, rate: number, all: SoakResult["windows"]): So
 
 /** The soak section of docs/reliability.md. */
 export function soakMarkdown(r: SoakResult, command: string): string {
-  const rows = r.windows.map((w) => `| ${w.t.toFixed(0)} | ${w.requests} | ${w.errors + w.shed} | ${w.p50.toFixed(2)} | ${w.p99.toFixed(2)} | ${w.rssMb.toFixed(1)} |`);
+  const rows = r.windows.map(
+    (w) =>
+      `| ${w.t.toFixed(0)} | ${w.requests} | ${w.errors + w.shed} | ${w.p50.toFixed(2)} | ${w.p99.toFixed(2)} | ${w.rssMb.toFixed(1)} |`,
+  );
   return [
     `Command: \`${command}\` (${new Date().toISOString().slice(0, 10)}, ${process.versions.node}, SQLite).`,
     "",

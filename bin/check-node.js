@@ -8,6 +8,8 @@ const minimum = Number(/^>=(\d+)/.exec(engines.node)?.[1]);
 const major = Number(process.versions.node.split(".")[0]);
 if (!(major >= minimum)) {
   const command = process.argv[1]?.replace(/^.*[\\/]/, "").replace(/\.js$/, "") || "arbor";
-  process.stderr.write(`${command}: Node.js ${process.versions.node} is too old; Arbor needs Node.js ${minimum} or later (${process.execPath})\n`);
+  process.stderr.write(
+    `${command}: Node.js ${process.versions.node} is too old; Arbor needs Node.js ${minimum} or later (${process.execPath})\n`,
+  );
   process.exit(2);
 }

@@ -34,7 +34,9 @@ const result = await build({
   // The release compiles into a folder outside the checkout: packages come from the checkout's.
   nodePaths: [join(import.meta.dirname, "../node_modules")],
   // CommonJS packages (pg, pino, prom-client) call require() on Node's own modules.
-  banner: { js: 'import { createRequire as __arborCreateRequire } from "node:module"; const require = __arborCreateRequire(import.meta.url);' },
+  banner: {
+    js: 'import { createRequire as __arborCreateRequire } from "node:module"; const require = __arborCreateRequire(import.meta.url);',
+  },
   // Error classes and others keep their names (messages and logs show them).
   keepNames: true,
   // Chunk names stay stable between builds of the same code, so the compile cache keeps serving.

@@ -4,11 +4,7 @@
 // by fully-qualified name. protoc-gen-es drops comments from the runtime descriptors, and the
 // OpenAPI document (src/server/openapi) wants them for summaries and descriptions.
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
-import {
-  CodeGeneratorRequestSchema,
-  CodeGeneratorResponse_Feature,
-  CodeGeneratorResponseSchema,
-} from "@bufbuild/protobuf/wkt";
+import { CodeGeneratorRequestSchema, CodeGeneratorResponse_Feature, CodeGeneratorResponseSchema } from "@bufbuild/protobuf/wkt";
 
 const chunks = [];
 for await (const chunk of process.stdin) chunks.push(chunk);
@@ -19,7 +15,14 @@ for (const file of request.protoFile.filter((f) => request.fileToGenerate.includ
   const byPath = new Map();
   for (const loc of file.sourceCodeInfo?.location ?? []) {
     const text = (loc.leadingComments ?? "").trim();
-    if (text !== "") byPath.set(loc.path.join(","), text.split("\n").map((l) => l.trim()).join("\n"));
+    if (text !== "")
+      byPath.set(
+        loc.path.join(","),
+        text
+          .split("\n")
+          .map((l) => l.trim())
+          .join("\n"),
+      );
   }
   const record = (name, path) => {
     const text = byPath.get(path.join(","));

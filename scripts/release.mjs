@@ -21,7 +21,11 @@ const stage = mkdtempSync(join(tmpdir(), "arbor-release-"));
 try {
   const tsc = join(root, "node_modules/typescript/bin/tsc");
   const built = join(stage, "dist");
-  execFileSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json"), "--outDir", built, "--incremental", "false", "--sourceMap", "false"], { stdio: "inherit" });
+  execFileSync(
+    process.execPath,
+    [tsc, "-p", join(root, "tsconfig.build.json"), "--outDir", built, "--incremental", "false", "--sourceMap", "false"],
+    { stdio: "inherit" },
+  );
   execFileSync(process.execPath, [join(root, "scripts/build-info.mjs"), built], { stdio: "inherit" });
   execFileSync(process.execPath, [join(root, "scripts/bundle-cli.mjs"), built], { stdio: "inherit" });
   for (const path of ["bin", "LICENSE", "README.md"]) cpSync(join(root, path), join(stage, path), { recursive: true });
@@ -32,7 +36,11 @@ try {
   for (const entry of Object.values(pkg.exports ?? {})) if (typeof entry === "object") delete entry.types;
   writeFileSync(join(stage, "package.json"), `${JSON.stringify(pkg, null, 2)}\n`);
   mkdirSync(destination, { recursive: true });
-  const out = execFileSync("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", destination], { cwd: stage, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+  const out = execFileSync("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", destination], {
+    cwd: stage,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   process.stdout.write(`${join(destination, JSON.parse(out)[0].filename)}\n`);
 } finally {
   rmSync(stage, { recursive: true, force: true });

@@ -379,7 +379,8 @@ function check(c: Config): void {
   if (c.advisoriesSyncIntervalMs < 60_000) throw new ConfigError("ARBOR_ADVISORIES_SYNC_INTERVAL must be at least 1m");
   if (c.advisoriesFeedMaxCursorAgeMs < 3_600_000) throw new ConfigError("ARBOR_ADVISORIES_FEED_MAX_CURSOR_AGE must be at least 1h");
   // A bare number is milliseconds: a retention of "90" meant as days must not empty the log.
-  if (c.auditRetentionMs !== undefined && c.auditRetentionMs < 86_400_000) throw new ConfigError("ARBOR_AUDIT_RETENTION must be at least 1d (such as 90d)");
+  if (c.auditRetentionMs !== undefined && c.auditRetentionMs < 86_400_000)
+    throw new ConfigError("ARBOR_AUDIT_RETENTION must be at least 1d (such as 90d)");
   if (c.maxHeaderBytes < 1024 || c.maxHeaderBytes > 1_048_576) throw new ConfigError("ARBOR_MAX_HEADER_BYTES must be from 1024 to 1048576");
   if (c.headersTimeoutMs < 1_000 || c.requestTimeoutMs < c.headersTimeoutMs) {
     throw new ConfigError("ARBOR_HEADERS_TIMEOUT must be at least 1s, and ARBOR_REQUEST_TIMEOUT at least as long");
@@ -387,9 +388,11 @@ function check(c: Config): void {
   if (c.metricsAddress !== undefined && parseListenAddress(c.metricsAddress) === undefined) {
     throw new ConfigError(`ARBOR_METRICS_ADDRESS must be host:port (such as 127.0.0.1:9464), [v6]:port or :port`);
   }
-  if (c.metricsToken !== undefined && c.metricsToken.length < 16) throw new ConfigError("ARBOR_METRICS_TOKEN must be at least 16 characters");
+  if (c.metricsToken !== undefined && c.metricsToken.length < 16)
+    throw new ConfigError("ARBOR_METRICS_TOKEN must be at least 16 characters");
   if (c.idleTimeoutMs < 100) throw new ConfigError("ARBOR_IDLE_TIMEOUT must be at least 100ms");
-  if (c.maxConcurrentStreams < 1 || c.maxConcurrentStreams > 10_000) throw new ConfigError("ARBOR_MAX_CONCURRENT_STREAMS must be from 1 to 10000");
+  if (c.maxConcurrentStreams < 1 || c.maxConcurrentStreams > 10_000)
+    throw new ConfigError("ARBOR_MAX_CONCURRENT_STREAMS must be from 1 to 10000");
   if (c.secretsKey !== undefined) {
     try {
       parseSecretKeys(c.secretsKey, "ARBOR_SECRETS_KEY");

@@ -62,12 +62,19 @@ export async function startArbor(start: ArborStart): Promise<ArborProcess> {
   const env = arborEnv(port, start.env);
   const base = `http://127.0.0.1:${port}`;
   const t0 = performance.now();
-  const child = spawn(process.execPath, [...(start.nodeArgs ?? []), ARBOR, "serve"], { env, cwd: start.cwd ?? ROOT, stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, [...(start.nodeArgs ?? []), ARBOR, "serve"], {
+    env,
+    cwd: start.cwd ?? ROOT,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   let stderr = "";
   child.stderr?.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
   const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
   for (;;) {
-    const ok = await fetch(`${base}/readyz`).then((r) => r.status === 200, () => false);
+    const ok = await fetch(`${base}/readyz`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ok) break;
     if (child.exitCode !== null) throw new Error(`arbor serve exited with ${child.exitCode}: ${stderr}`);
     if (performance.now() - t0 > 120_000) throw new Error(`arbor serve was not ready in 120 s: ${stderr}`);

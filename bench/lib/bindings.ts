@@ -23,7 +23,8 @@ export function generatedGroupUid(org: string, n: number): string {
  */
 export function spreadGroups(groups: number, count: number, lane: number, lanes: number): number[] {
   const stride = Math.floor(groups / count);
-  if (lane < 0 || lane >= lanes || stride < lanes) throw new Error(`${count} bindings in lane ${lane} of ${lanes} do not fit in ${groups} groups`);
+  if (lane < 0 || lane >= lanes || stride < lanes)
+    throw new Error(`${count} bindings in lane ${lane} of ${lanes} do not fit in ${groups} groups`);
   return Array.from({ length: count }, (_, i) => i * stride + lane + 1);
 }
 
@@ -36,21 +37,56 @@ export interface BoundIdentity {
 }
 
 /** Creates the identities in org with their bindings, in batches; returns their uids in order. */
-export async function insertBoundIdentities(target: DatasetTarget, org: string, identities: BoundIdentity[], now = Date.now()): Promise<string[]> {
-  const store = await createStore(target.engine === "sqlite" ? { dataDir: target.dataDir } : { dataDir: "", databaseUrl: target.url, schema: target.schema });
+export async function insertBoundIdentities(
+  target: DatasetTarget,
+  org: string,
+  identities: BoundIdentity[],
+  now = Date.now(),
+): Promise<string[]> {
+  const store = await createStore(
+    target.engine === "sqlite" ? { dataDir: target.dataDir } : { dataDir: "", databaseUrl: target.url, schema: target.schema },
+  );
   const viewer = builtinRoleUid("viewer");
   try {
     const uids: string[] = [];
     for (const [k, who] of identities.entries()) {
       const uid = `${org}/${hex16(0x5e0000 + k)}`;
-      const relationship = { kind: "claimMatch" as const, issuer: "https://bench.example", subject: who.name, claims: {}, claimPatterns: {} };
-      await store.identities.insert({ uid, parentUid: org, name: who.name, description: "", relationship, lastSeenTime: null, createTime: now, updateTime: now });
-      if (who.atOrganization === true) await store.bindings.insert({ uid: `${org}/${hex16(0xb0 + k)}`, groupUid: org, identityUid: uid, roleUid: viewer, createTime: now });
+      const relationship = {
+        kind: "claimMatch" as const,
+        issuer: "https://bench.example",
+        subject: who.name,
+        claims: {},
+        claimPatterns: {},
+      };
+      await store.identities.insert({
+        uid,
+        parentUid: org,
+        name: who.name,
+        description: "",
+        relationship,
+        lastSeenTime: null,
+        createTime: now,
+        updateTime: now,
+      });
+      if (who.atOrganization === true)
+        await store.bindings.insert({
+          uid: `${org}/${hex16(0xb0 + k)}`,
+          groupUid: org,
+          identityUid: uid,
+          roleUid: viewer,
+          createTime: now,
+        });
       for (let start = 0; start < who.groups.length; start += BATCH) {
         await store.atomically(async (tx) => {
           for (const n of who.groups.slice(start, start + BATCH)) {
             const groupUid = generatedGroupUid(org, n);
-            await tx.bindings.insert({ uid: `${groupUid}/${hex16(0xb0 + k)}`, groupUid, identityUid: uid, roleUid: viewer, createTime: now });
+            await tx.bindings.insert({
+              uid: `${groupUid}/${hex16(0xb0 + k)}`,
+              groupUid,
+              identityUid: uid,
+              roleUid: viewer,
+              createTime: now,
+            });
           }
         });
       }

@@ -14,7 +14,9 @@ export interface ChildServer {
 
 /** Spawns tools/<name>.js with spec as JSON and waits until it prints "ready". */
 export async function startChildServer(name: string, spec: unknown): Promise<ChildServer> {
-  const child = spawn(process.execPath, [join(import.meta.dirname, "../tools", `${name}.js`), JSON.stringify(spec)], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [join(import.meta.dirname, "../tools", `${name}.js`), JSON.stringify(spec)], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const exited = new Promise<unknown>((resolve) => child.once("exit", resolve));
   await new Promise<void>((resolve, reject) => {
     let out = "";

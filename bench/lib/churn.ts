@@ -30,11 +30,16 @@ export function startChurn(base: string, token: string, identityUid: string, gro
   let stopping = false;
   let created: string | undefined;
   const change = async (k: number) => {
-    const [method, path, body] = created === undefined
-      ? ["POST", `/iam/v2beta1/roleBindings/${groups[Math.floor(k / 2) % groups.length]}`, JSON.stringify({ identityUid, roleUid })]
-      : ["DELETE", `/iam/v2beta1/roleBindings/${created}`, undefined];
+    const [method, path, body] =
+      created === undefined
+        ? ["POST", `/iam/v2beta1/roleBindings/${groups[Math.floor(k / 2) % groups.length]}`, JSON.stringify({ identityUid, roleUid })]
+        : ["DELETE", `/iam/v2beta1/roleBindings/${created}`, undefined];
     try {
-      const res = await fetch(`${base}${path}`, { method, body, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" } });
+      const res = await fetch(`${base}${path}`, {
+        method,
+        body,
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      });
       const text = await res.text();
       if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 200)}`);
       created = method === "POST" ? (JSON.parse(text) as { uid: string }).uid : undefined;

@@ -8,5 +8,13 @@ const raw = (b: Buffer) => b;
 
 /** A unary method at path (`/package.Service/Method`) whose requests and answers are raw bytes. */
 export function rawUnaryMethod(path: string): MethodDefinition<Buffer, Buffer> {
-  return { path, requestStream: false, responseStream: false, requestSerialize: raw, requestDeserialize: raw, responseSerialize: raw, responseDeserialize: raw };
+  return {
+    path,
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: raw,
+    requestDeserialize: raw,
+    responseSerialize: raw,
+    responseDeserialize: raw,
+  };
 }

@@ -62,19 +62,42 @@ export async function startKeystone(log: (line: string) => void): Promise<Keysto
   await manage("db_sync");
   await manage("fernet_setup", ...user);
   await manage("credential_setup", ...user);
-  await manage("bootstrap", "--bootstrap-password", PASSWORD, "--bootstrap-admin-url", `${base}/v3/`, "--bootstrap-public-url", `${base}/v3/`, "--bootstrap-region-id", "RegionOne");
+  await manage(
+    "bootstrap",
+    "--bootstrap-password",
+    PASSWORD,
+    "--bootstrap-admin-url",
+    `${base}/v3/`,
+    "--bootstrap-public-url",
+    `${base}/v3/`,
+    "--bootstrap-region-id",
+    "RegionOne",
+  );
   log(`S8: Keystone set up in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   const processes = 2 * cpus().length;
   const child = spawn(
     "uwsgi",
     [
-      "--plugin", "python3",
-      "--http11-socket", `127.0.0.1:${port}`,
-      "--wsgi-file", "/usr/bin/keystone-wsgi-public",
-      "--master", "--lazy-apps", "--enable-threads", "--thunder-lock", "--die-on-term", "--need-app",
-      "--processes", String(processes), "--threads", "1",
-      "--buffer-size", "65535",
-      "--logto", join(dir, "uwsgi.log"),
+      "--plugin",
+      "python3",
+      "--http11-socket",
+      `127.0.0.1:${port}`,
+      "--wsgi-file",
+      "/usr/bin/keystone-wsgi-public",
+      "--master",
+      "--lazy-apps",
+      "--enable-threads",
+      "--thunder-lock",
+      "--die-on-term",
+      "--need-app",
+      "--processes",
+      String(processes),
+      "--threads",
+      "1",
+      "--buffer-size",
+      "65535",
+      "--logto",
+      join(dir, "uwsgi.log"),
     ],
     { env: { ...process.env, OS_KEYSTONE_CONFIG_FILES: conf }, cwd: dir, stdio: "ignore" },
   );
@@ -107,7 +130,7 @@ export async function startKeystone(log: (line: string) => void): Promise<Keysto
  */
 async function warmWorkers(base: string, token: string, processes: number): Promise<void> {
   const started = performance.now();
-  for (let ok = 0; ok < processes * 4; ) {
+  for (let ok = 0; ok < processes * 4;) {
     if (performance.now() - started > 120_000) throw new Error("Keystone's workers did not all answer in 120 s");
     const res = await request(`${base}/v3/domains`, "GET", { "x-auth-token": token }).catch(() => undefined);
     ok = res?.status === 200 ? ok + 1 : 0;
@@ -136,15 +159,30 @@ export async function keystoneApi<T>(ks: Keystone, method: string, path: string,
  * One request on a connection of its own: uWSGI may close an idle keep-alive connection just
  * as fetch reuses it, which fails the call for no fault of Keystone's.
  */
-function request(url: string, method: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; headers: Record<string, string | undefined>; text: string }> {
+function request(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body?: unknown,
+): Promise<{ status: number; headers: Record<string, string | undefined>; text: string }> {
   const payload = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, agent: false, headers: { ...headers, ...(payload !== undefined && { "content-type": "application/json" }) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers as Record<string, string | undefined>, text: Buffer.concat(chunks).toString() }));
-      res.on("error", reject);
-    });
+    const req = http.request(
+      url,
+      { method, agent: false, headers: { ...headers, ...(payload !== undefined && { "content-type": "application/json" }) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers as Record<string, string | undefined>,
+            text: Buffer.concat(chunks).toString(),
+          }),
+        );
+        res.on("error", reject);
+      },
+    );
     req.setTimeout(300_000, () => req.destroy(new Error(`Keystone ${method} ${url}: no answer in 300 s`)));
     req.on("error", reject);
     req.end(payload);

@@ -50,11 +50,20 @@ export function benchmarksMarkdown(info: RunInfo, results: ScenarioResult[], pre
     "|---|---|---:|---:|---|",
   ];
   for (const r of results) {
-    for (const c of r.checks) out.push(`| ${r.id} | ${c.label} (${c.how}) | ${format(c.measured)} ${c.unit} | ${c.op} ${format(c.bound)} ${c.unit} | ${passes(c) ? "PASS" : "**MISS**"}${c.errors ? ` (${c.errors} errors)` : ""} |`);
+    for (const c of r.checks)
+      out.push(
+        `| ${r.id} | ${c.label} (${c.how}) | ${format(c.measured)} ${c.unit} | ${c.op} ${format(c.bound)} ${c.unit} | ${passes(c) ? "PASS" : "**MISS**"}${c.errors ? ` (${c.errors} errors)` : ""} |`,
+      );
   }
   if (findings.length > 0) out.push("", `<!-- From ${FINDINGS}, kept by hand: the optimisations and the shortfalls. -->`, "", ...findings);
   for (const r of results) {
-    out.push("", `## ${r.id}: ${r.title}`, "", ...(r.ranAt && r.ranAt !== info.started ? [`_From an earlier run, started ${r.ranAt}._`, ""] : []), ...r.method.flatMap((p) => [p, ""]));
+    out.push(
+      "",
+      `## ${r.id}: ${r.title}`,
+      "",
+      ...(r.ranAt && r.ranAt !== info.started ? [`_From an earlier run, started ${r.ranAt}._`, ""] : []),
+      ...r.method.flatMap((p) => [p, ""]),
+    );
     for (const c of r.charts) out.push(`![${c.title}](benchmarks/${c.file}.svg)`, "");
     out.push("| figure | median | command |", "|---|---:|---|");
     for (const f of r.figures) out.push(`| ${f.label} | ${format(f.value)} ${f.unit} | \`${f.command.replaceAll("|", "\\|")}\` |`);

@@ -22,8 +22,14 @@ export interface BenchOptions {
 /** Reads the options from env, rejecting values that are not numbers or not scenario ids. */
 export function benchOptions(env: NodeJS.ProcessEnv): BenchOptions {
   const quick = env.BENCH_QUICK === "1";
-  const only = new Set((env.BENCH_ONLY ?? "").split(",").map((s) => s.trim().toUpperCase()).filter(Boolean));
-  for (const id of only) if (!/^(S[1-9]|C1|ADVISORIES)$/.test(id)) throw new Error(`BENCH_ONLY: "${id}" is not a scenario (S1 ... S9, C1, ADVISORIES)`);
+  const only = new Set(
+    (env.BENCH_ONLY ?? "")
+      .split(",")
+      .map((s) => s.trim().toUpperCase())
+      .filter(Boolean),
+  );
+  for (const id of only)
+    if (!/^(S[1-9]|C1|ADVISORIES)$/.test(id)) throw new Error(`BENCH_ONLY: "${id}" is not a scenario (S1 ... S9, C1, ADVISORIES)`);
   return {
     rounds: positive(env, "BENCH_ROUNDS", quick ? 3 : 5),
     seconds: positive(env, "BENCH_SECONDS", quick ? 2 : 5),

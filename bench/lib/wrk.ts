@@ -60,7 +60,17 @@ export async function runWrk(spec: WrkSpec): Promise<WrkResult> {
   try {
     const script = join(dir, "request.lua");
     writeFileSync(script, luaScript(spec));
-    const args = [`-t${spec.threads ?? 2}`, `-c${spec.connections}`, `-d${spec.seconds}s`, "--latency", "--timeout", "10s", "-s", script, spec.url];
+    const args = [
+      `-t${spec.threads ?? 2}`,
+      `-c${spec.connections}`,
+      `-d${spec.seconds}s`,
+      "--latency",
+      "--timeout",
+      "10s",
+      "-s",
+      script,
+      spec.url,
+    ];
     const { stdout } = await run("wrk", args, { maxBuffer: 1 << 20 });
     return parseWrk(stdout);
   } finally {
@@ -75,7 +85,7 @@ function luaScript(spec: WrkSpec): string {
     const [before, after] = spec.body.split("{n}");
     lines.push(
       "local thread_no = 0",
-      "function setup(thread) thread_no = thread_no + 1; thread:set(\"tid\", thread_no) end",
+      'function setup(thread) thread_no = thread_no + 1; thread:set("tid", thread_no) end',
       "local counter = 0",
       `function request() counter = counter + 1; return wrk.format(nil, nil, nil, ${lua(before ?? "")} .. tid .. "-" .. counter .. ${lua(after ?? "")}) end`,
     );

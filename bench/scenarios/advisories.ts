@@ -38,17 +38,35 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
       const summary = await importAdvisories(server.store, (await readSources([archive])).items());
       const seconds = (performance.now() - started) / 1000;
       if (summary.skipped + summary.unreadable > 0) throw new Error(`the generated documents did not import: ${JSON.stringify(summary)}`);
-      figures.push({ label: `import, ${scenario}`, value: count / seconds, unit: "documents/s", command: `BENCH_ONLY=advisories BENCH_ADVISORIES=${count} npm run bench` });
+      figures.push({
+        label: `import, ${scenario}`,
+        value: count / seconds,
+        unit: "documents/s",
+        command: `BENCH_ONLY=advisories BENCH_ADVISORIES=${count} npm run bench`,
+      });
       bars.push({ label: scenario, value: count / seconds });
       ctx.log(`advisory import, ${scenario}: ${(count / seconds).toFixed(0)} documents/s`);
     }
     const base = `http://127.0.0.1:${server.port}`;
-    for (const [label, query] of [["ecosystem=npm", "ecosystem=npm"], ["query=injection (a scan)", "query=injection"]] as const) {
-      const spec = { url: `${base}/vulnerabilities/v2beta1/advisories?${query}&page_size=50`, headers: { authorization: `Bearer ${token}` }, connections: 8, seconds: ctx.seconds };
+    for (const [label, query] of [
+      ["ecosystem=npm", "ecosystem=npm"],
+      ["query=injection (a scan)", "query=injection"],
+    ] as const) {
+      const spec = {
+        url: `${base}/vulnerabilities/v2beta1/advisories?${query}&page_size=50`,
+        headers: { authorization: `Bearer ${token}` },
+        connections: 8,
+        seconds: ctx.seconds,
+      };
       const runs = [];
       for (let round = 0; round < ctx.rounds; round++) runs.push(await runWrk(spec));
       figures.push(
-        { label: `GET advisories, ${label}, page of 50 + totalCount: requests/s`, value: median(runs.map((r) => r.rps)), unit: "req/s", command: wrkCommand(spec) },
+        {
+          label: `GET advisories, ${label}, page of 50 + totalCount: requests/s`,
+          value: median(runs.map((r) => r.rps)),
+          unit: "req/s",
+          command: wrkCommand(spec),
+        },
         { label: `GET advisories, ${label}: p50`, value: median(runs.map((r) => r.p50)), unit: "ms", command: wrkCommand(spec) },
       );
     }

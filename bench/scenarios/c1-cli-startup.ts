@@ -37,7 +37,14 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
     const { org, token } = await bootstrapOrg(server.env, "bench-c1");
     // As a user runs it: no ARBOR_* but the API and the token, a compile cache of its own (warmed
     // below), no settings file, no node flags.
-    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, XDG_CACHE_HOME: join(home, "cache"), XDG_CONFIG_HOME: join(home, "config"), ARBOR_API_URL: server.base, ARBOR_TOKEN: token };
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      HOME: home,
+      XDG_CACHE_HOME: join(home, "cache"),
+      XDG_CONFIG_HOME: join(home, "config"),
+      ARBOR_API_URL: server.base,
+      ARBOR_TOKEN: token,
+    };
     const version = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
     const commands: Timed[] = [
       { label: "node -e 0", args: ["-e", "0"], expect: "" },
@@ -64,7 +71,9 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
       runs.forEach((ms, i) => p50s[i]?.push(median(ms)));
       // The first run after an install or an upgrade: an empty compile cache.
       cold.push(time(commands[1] as Timed, 1, { ...env, XDG_CACHE_HOME: mkdtempSync(join(home, "cold-")) }));
-      ctx.log(`C1 round ${round + 1}: ${commands.map((c, i) => `${c.label} ${p50s[i]?.at(-1)?.toFixed(1)} ms`).join(", ")}; --version with an empty cache ${cold.at(-1)?.toFixed(0)} ms`);
+      ctx.log(
+        `C1 round ${round + 1}: ${commands.map((c, i) => `${c.label} ${p50s[i]?.at(-1)?.toFixed(1)} ms`).join(", ")}; --version with an empty cache ${cold.at(-1)?.toFixed(0)} ms`,
+      );
     }
     const [node, versionMs, listMs] = p50s.map(median) as [number, number, number];
     const command = (c: Timed) => `node ${c.args.map((a) => (a === ARBOR ? "bin/arbor.js" : a)).join(" ")}`;
@@ -76,12 +85,38 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
         `Targets: the issue asks for \`--version\` under 150 ms and a list under 350 ms on this machine, where \`node -e 0\` takes about 25 ms at most; as ratios to \`node -e 0\` of the same run, which hold on a busy machine where absolute times do not, ${VERSION_RATIO} and ${LIST_RATIO}. Also reported, without a target: \`--version\` right after an install or upgrade, with an empty compile cache (one run a round).`,
       ],
       figures: [
-        ...commands.map((c, i) => ({ label: `${c.label}, p50`, value: [node, versionMs, listMs][i] as number, unit: "ms", command: command(c) })),
-        { label: "arbor --version, empty compile cache", value: median(cold), unit: "ms", command: "XDG_CACHE_HOME=$(mktemp -d) node bin/arbor.js --version" },
+        ...commands.map((c, i) => ({
+          label: `${c.label}, p50`,
+          value: [node, versionMs, listMs][i] as number,
+          unit: "ms",
+          command: command(c),
+        })),
+        {
+          label: "arbor --version, empty compile cache",
+          value: median(cold),
+          unit: "ms",
+          command: "XDG_CACHE_HOME=$(mktemp -d) node bin/arbor.js --version",
+        },
       ],
       checks: [
-        { label: "arbor --version ÷ node -e 0", measured: versionMs / node, unit: "×", op: "≤", bound: VERSION_RATIO, how: "p50s of the same run", errors: (errors[0] ?? 0) + (errors[1] ?? 0) },
-        { label: "arbor iam groups list ÷ node -e 0", measured: listMs / node, unit: "×", op: "≤", bound: LIST_RATIO, how: "p50s of the same run, local server", errors: (errors[0] ?? 0) + (errors[2] ?? 0) },
+        {
+          label: "arbor --version ÷ node -e 0",
+          measured: versionMs / node,
+          unit: "×",
+          op: "≤",
+          bound: VERSION_RATIO,
+          how: "p50s of the same run",
+          errors: (errors[0] ?? 0) + (errors[1] ?? 0),
+        },
+        {
+          label: "arbor iam groups list ÷ node -e 0",
+          measured: listMs / node,
+          unit: "×",
+          op: "≤",
+          bound: LIST_RATIO,
+          how: "p50s of the same run, local server",
+          errors: (errors[0] ?? 0) + (errors[2] ?? 0),
+        },
       ],
       charts: [
         {

@@ -26,14 +26,22 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
   try {
     let server = await startArbor({ env, port });
     const { org, token } = await bootstrapOrg(server.env, "bench-s1");
-    const group = await api<{ uid: string }>(server.base, token, "POST", `/iam/v2beta1/groups/${org}`, { name: "target", description: "the group S1 reads" });
+    const group = await api<{ uid: string }>(server.base, token, "POST", `/iam/v2beta1/groups/${org}`, {
+      name: "target",
+      description: "the group S1 reads",
+    });
     const path = `/iam/v2beta1/groups/${group.uid}`;
     const sample = await fetch(`${server.base}${path}`, { headers: { authorization: `Bearer ${token}` } });
     const body = await sample.text();
     const contentType = sample.headers.get("content-type") ?? "application/json";
     await server.stop();
 
-    const spec = { url: `http://127.0.0.1:${port}${path}`, headers: { authorization: `Bearer ${token}` }, connections: CONNECTIONS, seconds: ctx.seconds };
+    const spec = {
+      url: `http://127.0.0.1:${port}${path}`,
+      headers: { authorization: `Bearer ${token}` },
+      connections: CONNECTIONS,
+      seconds: ctx.seconds,
+    };
     const arbor: WrkResult[] = [];
     const bare: WrkResult[] = [];
     const probes: { rate: number; p99: number; p50: number; errors: number }[] = [];
@@ -46,7 +54,9 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
         const rate = Math.round(a.rps / 2);
         const probe = await runOpenLoop({ url: spec.url, headers: spec.headers, rate, seconds: ctx.seconds });
         probes.push({ rate, p99: probe.p99, p50: probe.p50, errors: probe.errors });
-        ctx.log(`S1 round ${round + 1}: Arbor ${a.rps.toFixed(0)} req/s (p99 ${a.p99.toFixed(2)} ms, errors ${a.errors}); at ${rate} req/s open loop p99 ${probe.p99.toFixed(2)} ms`);
+        ctx.log(
+          `S1 round ${round + 1}: Arbor ${a.rps.toFixed(0)} req/s (p99 ${a.p99.toFixed(2)} ms, errors ${a.errors}); at ${rate} req/s open loop p99 ${probe.p99.toFixed(2)} ms`,
+        );
       } finally {
         await server.stop();
       }
@@ -79,17 +89,37 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
         { label: "Arbor GET p50 under full load", value: median(arbor.map((r) => r.p50)), unit: "ms", command: wrk },
         { label: "Arbor GET p99 under full load", value: median(arbor.map((r) => r.p99)), unit: "ms", command: wrk },
         { label: "bare node:http, same bytes, requests/s", value: bareRps, unit: "req/s", command: wrk },
-        { label: "open-loop rate (half of Arbor's throughput)", value: median(probes.map((p) => p.rate)), unit: "req/s", command: probeCmd },
+        {
+          label: "open-loop rate (half of Arbor's throughput)",
+          value: median(probes.map((p) => p.rate)),
+          unit: "req/s",
+          command: probeCmd,
+        },
         { label: "Arbor GET p50 at half load", value: median(probes.map((p) => p.p50)), unit: "ms", command: probeCmd },
         { label: "Arbor GET p99 at half load", value: p99Half, unit: "ms", command: probeCmd },
         { label: "errors (all rounds)", value: errors, unit: "", command: wrk },
       ],
       checks: [
-        { label: "throughput vs bare node:http", measured: ratio * 100, unit: "%", op: "≥", bound: 60, how: "Arbor req/s ÷ bare req/s, per round" },
+        {
+          label: "throughput vs bare node:http",
+          measured: ratio * 100,
+          unit: "%",
+          op: "≥",
+          bound: 60,
+          how: "Arbor req/s ÷ bare req/s, per round",
+        },
         { label: "p99 at half load", measured: p99Half, unit: "ms", op: "≤", bound: 5, how: "open loop at ½ Arbor req/s" },
       ],
       charts: [
-        { file: "s1-throughput", title: "S1: GET a group, requests/s (median)", unit: "req/s", bars: [{ label: "bare node:http (same bytes)", value: bareRps }, { label: "Arbor (auth + store)", value: arborRps }] },
+        {
+          file: "s1-throughput",
+          title: "S1: GET a group, requests/s (median)",
+          unit: "req/s",
+          bars: [
+            { label: "bare node:http (same bytes)", value: bareRps },
+            { label: "Arbor (auth + store)", value: arborRps },
+          ],
+        },
       ],
       notes: errors > 0 ? [`${errors} requests failed or answered non-200.`] : [],
     };

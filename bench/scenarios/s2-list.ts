@@ -34,15 +34,42 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
   const figures: Figure[] = [];
   const checks: Check[] = [];
   const bars: Chart["bars"] = [];
-  for (const [r, bound] of [[sqlite, 5], [postgres, 15]] as const) {
+  for (const [r, bound] of [
+    [sqlite, 5],
+    [postgres, 15],
+  ] as const) {
     figures.push(
-      { label: `${r.engine}, ${r.groups.toLocaleString("en-US")} groups: page 1 p50`, value: r.p50First, unit: "ms", command: r.commandFirst },
-      { label: `${r.engine}: page ${r.page.toLocaleString("en-US")} (by cursor) p50`, value: r.p50Deep, unit: "ms", command: r.commandDeep },
+      {
+        label: `${r.engine}, ${r.groups.toLocaleString("en-US")} groups: page 1 p50`,
+        value: r.p50First,
+        unit: "ms",
+        command: r.commandFirst,
+      },
+      {
+        label: `${r.engine}: page ${r.page.toLocaleString("en-US")} (by cursor) p50`,
+        value: r.p50Deep,
+        unit: "ms",
+        command: r.commandDeep,
+      },
       { label: `${r.engine}: totalCount returned`, value: r.total, unit: "", command: r.commandFirst },
     );
     checks.push(
-      { label: `${r.engine} page 1 p50`, measured: r.p50First, unit: "ms", op: "≤", bound, how: `${r.groups.toLocaleString("en-US")} groups, one connection` },
-      { label: `${r.engine} page ${r.page.toLocaleString("en-US")} vs page 1`, measured: r.ratio, unit: "×", op: "≤", bound: 1.2, how: "p50 deep ÷ p50 first, per round" },
+      {
+        label: `${r.engine} page 1 p50`,
+        measured: r.p50First,
+        unit: "ms",
+        op: "≤",
+        bound,
+        how: `${r.groups.toLocaleString("en-US")} groups, one connection`,
+      },
+      {
+        label: `${r.engine} page ${r.page.toLocaleString("en-US")} vs page 1`,
+        measured: r.ratio,
+        unit: "×",
+        op: "≤",
+        bound: 1.2,
+        how: "p50 deep ÷ p50 first, per round",
+      },
     );
     bars.push({ label: `${r.engine} page 1`, value: r.p50First }, { label: `${r.engine} page ${r.page}`, value: r.p50Deep });
   }
@@ -64,7 +91,10 @@ async function measureEngine(ctx: ScenarioContext, engine: EngineRun["engine"], 
   const dataDir = mkdtempSync(join(tmpdir(), "arbor-bench-s2-"));
   const schema = `bench_s2_${process.pid}`;
   const target: DatasetTarget = engine === "SQLite" ? { engine: "sqlite", dataDir } : { engine: "postgres", url: ctx.databaseUrl, schema };
-  const settings: Record<string, string> = { ARBOR_DATA_DIR: dataDir, ...(engine === "PostgreSQL" && { ARBOR_DATABASE_URL: ctx.databaseUrl, ARBOR_DATABASE_SCHEMA: schema }) };
+  const settings: Record<string, string> = {
+    ARBOR_DATA_DIR: dataDir,
+    ...(engine === "PostgreSQL" && { ARBOR_DATABASE_URL: ctx.databaseUrl, ARBOR_DATABASE_SCHEMA: schema }),
+  };
   try {
     const port = await freePort();
     const { org, token } = await bootstrapOrg(arborEnv(port, settings), "bench-s2");
@@ -83,14 +113,22 @@ async function measureEngine(ctx: ScenarioContext, engine: EngineRun["engine"], 
         if (!res.nextPageToken) throw new Error(`page ${p} of ${engine} had no nextPageToken`);
         deep = `${first}&page_token=${encodeURIComponent(res.nextPageToken)}`;
       }
-      const spec = (path: string) => ({ url: `${server.base}${path}`, headers: { authorization: `Bearer ${token}` }, connections: 1, threads: 1, seconds: ctx.seconds });
+      const spec = (path: string) => ({
+        url: `${server.base}${path}`,
+        headers: { authorization: `Bearer ${token}` },
+        connections: 1,
+        threads: 1,
+        seconds: ctx.seconds,
+      });
       await runWrk({ ...spec(first), seconds: 1 });
       const firsts: number[] = [];
       const deeps: number[] = [];
       for (let round = 0; round < ctx.rounds; round++) {
         firsts.push((await runWrk(spec(first))).p50);
         deeps.push((await runWrk(spec(deep))).p50);
-        ctx.log(`S2 ${engine} round ${round + 1}: page 1 p50 ${firsts.at(-1)?.toFixed(2)} ms, page ${page} p50 ${deeps.at(-1)?.toFixed(2)} ms`);
+        ctx.log(
+          `S2 ${engine} round ${round + 1}: page 1 p50 ${firsts.at(-1)?.toFixed(2)} ms, page ${page} p50 ${deeps.at(-1)?.toFixed(2)} ms`,
+        );
       }
       return {
         engine,

@@ -36,15 +36,31 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
       { label: "SQLite creates/s", measured: sqlite.rps, unit: "/s", op: "≥", bound: 2_000, how: `${CONNECTIONS} connections` },
       { label: "PostgreSQL creates/s", measured: postgres.rps, unit: "/s", op: "≥", bound: 1_000, how: `${CONNECTIONS} connections` },
     ],
-    charts: [{ file: "s3-create", title: "S3: create group, per second (median)", unit: "/s", bars: [{ label: "SQLite", value: sqlite.rps }, { label: "PostgreSQL", value: postgres.rps }] }],
+    charts: [
+      {
+        file: "s3-create",
+        title: "S3: create group, per second (median)",
+        unit: "/s",
+        bars: [
+          { label: "SQLite", value: sqlite.rps },
+          { label: "PostgreSQL", value: postgres.rps },
+        ],
+      },
+    ],
     notes: sqlite.errors + postgres.errors > 0 ? [`${sqlite.errors + postgres.errors} creates failed.`] : [],
   };
 }
 
-async function measure(ctx: ScenarioContext, engine: "SQLite" | "PostgreSQL"): Promise<{ rps: number; p99: number; errors: number; command: string }> {
+async function measure(
+  ctx: ScenarioContext,
+  engine: "SQLite" | "PostgreSQL",
+): Promise<{ rps: number; p99: number; errors: number; command: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), "arbor-bench-s3-"));
   const schema = `bench_s3_${process.pid}`;
-  const env: Record<string, string> = { ARBOR_DATA_DIR: dataDir, ...(engine === "PostgreSQL" && { ARBOR_DATABASE_URL: ctx.databaseUrl, ARBOR_DATABASE_SCHEMA: schema }) };
+  const env: Record<string, string> = {
+    ARBOR_DATA_DIR: dataDir,
+    ...(engine === "PostgreSQL" && { ARBOR_DATABASE_URL: ctx.databaseUrl, ARBOR_DATABASE_SCHEMA: schema }),
+  };
   try {
     const server = await startArbor({ env });
     try {
@@ -64,7 +80,12 @@ async function measure(ctx: ScenarioContext, engine: "SQLite" | "PostgreSQL"): P
         runs.push(r);
         ctx.log(`S3 ${engine} round ${round + 1}: ${r.rps.toFixed(0)} creates/s, p99 ${r.p99.toFixed(2)} ms, errors ${r.errors}`);
       }
-      return { rps: median(runs.map((r) => r.rps)), p99: median(runs.map((r) => r.p99)), errors: runs.reduce((n, r) => n + r.errors, 0), command: wrkCommand(spec("r{round}", ctx.seconds)) };
+      return {
+        rps: median(runs.map((r) => r.rps)),
+        p99: median(runs.map((r) => r.p99)),
+        errors: runs.reduce((n, r) => n + r.errors, 0),
+        command: wrkCommand(spec("r{round}", ctx.seconds)),
+      };
     } finally {
       await server.stop();
     }

@@ -21,11 +21,19 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
   const dataDir = mkdtempSync(join(tmpdir(), "arbor-bench-s4-"));
   const issuer = await startBenchIssuer();
   try {
-    const server = await startArbor({ env: { ARBOR_DATA_DIR: dataDir, ARBOR_EXCHANGE_RATE_LIMIT: "off", ARBOR_ALLOW_HTTP_LOOPBACK_ISSUERS: "true" } });
+    const server = await startArbor({
+      env: { ARBOR_DATA_DIR: dataDir, ARBOR_EXCHANGE_RATE_LIMIT: "off", ARBOR_ALLOW_HTTP_LOOPBACK_ISSUERS: "true" },
+    });
     try {
       const { org, token } = await bootstrapOrg(server.env, "bench-s4");
-      const identity = await api<{ uid: string }>(server.base, token, "POST", `/iam/v2beta1/identities/${org}`, { name: "ci", claimMatch: { issuer: issuer.url, subject: "ci" } });
-      await api(server.base, token, "POST", `/iam/v2beta1/roleBindings/${org}`, { identityUid: identity.uid, roleUid: builtinRoleUid("viewer") });
+      const identity = await api<{ uid: string }>(server.base, token, "POST", `/iam/v2beta1/identities/${org}`, {
+        name: "ci",
+        claimMatch: { issuer: issuer.url, subject: "ci" },
+      });
+      await api(server.base, token, "POST", `/iam/v2beta1/roleBindings/${org}`, {
+        identityUid: identity.uid,
+        roleUid: builtinRoleUid("viewer"),
+      });
       const upstream = await issuer.mint("ci", server.base, 3_600);
       const spec = {
         url: `${server.base}/sts/exchange?aud=${encodeURIComponent(server.base)}&identity=${encodeURIComponent(identity.uid)}`,
@@ -56,7 +64,17 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
           { label: "errors (all rounds)", value: errors, unit: "", command },
         ],
         checks: [{ label: "exchanges/s", measured: rps, unit: "/s", op: "≥", bound: 1_500, how: `${CONNECTIONS} connections` }],
-        charts: [{ file: "s4-exchange", title: "S4: STS exchanges per second (median)", unit: "/s", bars: [{ label: "exchange (ES256 in, token out)", value: rps }, { label: "target", value: 1_500 }] }],
+        charts: [
+          {
+            file: "s4-exchange",
+            title: "S4: STS exchanges per second (median)",
+            unit: "/s",
+            bars: [
+              { label: "exchange (ES256 in, token out)", value: rps },
+              { label: "target", value: 1_500 },
+            ],
+          },
+        ],
         notes: errors > 0 ? [`${errors} exchanges failed.`] : [],
       };
     } finally {

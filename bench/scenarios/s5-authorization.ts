@@ -40,7 +40,12 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
     const rootCaller = `${tree[0]}/${hex(0x2007, 16)}`;
     await bind(tree[0] as string, rootCaller, builtinRoleUid("viewer"));
     // The other bindings: 2,000 identities spread over the tree with various roles.
-    for (let i = n; i < bindingCount; i++) await bind(tree[(i * 7919) % tree.length] as string, `${tree[0]}/${hex(0x10000 + (i % 2_000), 16)}`, ROLES[Math.floor(i / 2_000) % ROLES.length] as string);
+    for (let i = n; i < bindingCount; i++)
+      await bind(
+        tree[(i * 7919) % tree.length] as string,
+        `${tree[0]}/${hex(0x10000 + (i % 2_000), 16)}`,
+        ROLES[Math.floor(i / 2_000) % ROLES.length] as string,
+      );
     const authorizer = new Authorizer(store.bindings, store.identities, { allowOrgCreation: true });
     const iterations = ctx.quick ? 2_000 : 10_000;
     const deep = await timeChecks(ctx, authorizer, caller, deepest, iterations);
@@ -58,8 +63,28 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
         { label: "caller bound deep in the tree: p99 of single checks", value: deep.p99, unit: "ms", command },
         { label: "caller bound at the root: authorization per request (mean)", value: root.mean, unit: "ms", command },
       ],
-      checks: [{ label: "authorization added per request, warm", measured: deep.mean, unit: "ms", op: "≤", bound: 0.2, how: "mean of permissionsOf + allows, caller with 5 bindings" }],
-      charts: [{ file: "s5-authorization", title: "S5: authorization per request (ms, warm)", unit: "ms", bars: [{ label: "bound deep (5 bindings)", value: deep.mean }, { label: "bound at the root", value: root.mean }, { label: "target", value: 0.2 }] }],
+      checks: [
+        {
+          label: "authorization added per request, warm",
+          measured: deep.mean,
+          unit: "ms",
+          op: "≤",
+          bound: 0.2,
+          how: "mean of permissionsOf + allows, caller with 5 bindings",
+        },
+      ],
+      charts: [
+        {
+          file: "s5-authorization",
+          title: "S5: authorization per request (ms, warm)",
+          unit: "ms",
+          bars: [
+            { label: "bound deep (5 bindings)", value: deep.mean },
+            { label: "bound at the root", value: root.mean },
+            { label: "target", value: 0.2 },
+          ],
+        },
+      ],
       notes: [],
     };
   } finally {
@@ -94,10 +119,17 @@ async function binaryTree(store: Store): Promise<string[]> {
   return out;
 }
 
-async function timeChecks(ctx: ScenarioContext, authorizer: Authorizer, identity: string, scope: string, iterations: number): Promise<{ mean: number; p99: number }> {
+async function timeChecks(
+  ctx: ScenarioContext,
+  authorizer: Authorizer,
+  identity: string,
+  scope: string,
+  iterations: number,
+): Promise<{ mean: number; p99: number }> {
   const check = async () => {
     const permissions = await authorizer.permissionsOf(identity);
-    if (!permissions.allows([Capability.CAP_IAM_GROUPS_LIST], scope)) throw new Error(`${identity} may not read ${scope}: the dataset is wrong`);
+    if (!permissions.allows([Capability.CAP_IAM_GROUPS_LIST], scope))
+      throw new Error(`${identity} may not read ${scope}: the dataset is wrong`);
   };
   for (let i = 0; i < iterations / 10; i++) await check();
   const means: number[] = [];
@@ -111,7 +143,12 @@ async function timeChecks(ctx: ScenarioContext, authorizer: Authorizer, identity
       each.push(performance.now() - t0);
     }
     means.push((performance.now() - start) / iterations);
-    p99s.push(percentile(each.sort((a, b) => a - b), 99));
+    p99s.push(
+      percentile(
+        each.sort((a, b) => a - b),
+        99,
+      ),
+    );
     ctx.log(`S5 round ${round + 1} (${identity.slice(-6)}): ${(means.at(-1) as number).toFixed(4)} ms per check`);
   }
   return { mean: median(means), p99: median(p99s) };

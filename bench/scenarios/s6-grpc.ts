@@ -30,9 +30,23 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
   try {
     let server = await startArbor({ env, port });
     const { org, token } = await bootstrapOrg(server.env, "bench-s6");
-    for (let i = 0; i < PAGE; i++) await api(server.base, token, "POST", `/iam/v2beta1/groups/${org}`, { name: `group-${i}`, description: `child ${i} of the organization` });
-    const request = Buffer.from(toBinary(ListGroupsRequestSchema, create(ListGroupsRequestSchema, { uidp: { childrenOf: org }, pageSize: PAGE }))).toString("base64");
-    const spec: GrpcLoadSpec = { target: `127.0.0.1:${port}`, method: METHOD, request, metadata: { authorization: `Bearer ${token}` }, concurrency: CONCURRENCY, channels: CHANNELS, seconds: ctx.seconds };
+    for (let i = 0; i < PAGE; i++)
+      await api(server.base, token, "POST", `/iam/v2beta1/groups/${org}`, {
+        name: `group-${i}`,
+        description: `child ${i} of the organization`,
+      });
+    const request = Buffer.from(
+      toBinary(ListGroupsRequestSchema, create(ListGroupsRequestSchema, { uidp: { childrenOf: org }, pageSize: PAGE })),
+    ).toString("base64");
+    const spec: GrpcLoadSpec = {
+      target: `127.0.0.1:${port}`,
+      method: METHOD,
+      request,
+      metadata: { authorization: `Bearer ${token}` },
+      concurrency: CONCURRENCY,
+      channels: CHANNELS,
+      seconds: ctx.seconds,
+    };
     const response = await captureResponse(spec);
     await server.stop();
 
@@ -49,7 +63,11 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
       }
       for (const [tool, toolSpec, into] of [
         ["grpc-plain-server", { port, response }, plain],
-        ["grpc-js-arbor-server", { port, env: Object.fromEntries(Object.entries(server.env).filter(([k]) => k.startsWith("ARBOR_"))) }, dedicated],
+        [
+          "grpc-js-arbor-server",
+          { port, env: Object.fromEntries(Object.entries(server.env).filter(([k]) => k.startsWith("ARBOR_"))) },
+          dedicated,
+        ],
       ] as const) {
         const baseline = await startChildServer(tool, toolSpec);
         try {
@@ -89,18 +107,39 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
         { label: "errors (all rounds)", value: errors, unit: "", command },
       ],
       checks: [
-        { label: "Arbor vs grpc-js server doing the same work", measured: sameWork, unit: "×", op: "≥", bound: 1.0, how: "Arbor calls/s ÷ dedicated grpc-js calls/s, per round" },
-        { label: "Arbor vs plain grpc-js server (canned bytes)", measured: ratio, unit: "×", op: "≥", bound: 1.0, how: "Arbor calls/s ÷ plain calls/s, per round" },
+        {
+          label: "Arbor vs grpc-js server doing the same work",
+          measured: sameWork,
+          unit: "×",
+          op: "≥",
+          bound: 1.0,
+          how: "Arbor calls/s ÷ dedicated grpc-js calls/s, per round",
+        },
+        {
+          label: "Arbor vs plain grpc-js server (canned bytes)",
+          measured: ratio,
+          unit: "×",
+          op: "≥",
+          bound: 1.0,
+          how: "Arbor calls/s ÷ plain calls/s, per round",
+        },
       ],
       charts: [
         {
           file: "s6-grpc",
           title: "S6: gRPC ListGroups calls/s (median)",
           unit: "/s",
-          bars: [{ label: "plain @grpc/grpc-js (canned bytes)", value: plainRps }, { label: "@grpc/grpc-js + Arbor's services", value: dedicatedRps }, { label: "Arbor, shared port (Connect)", value: arborRps }],
+          bars: [
+            { label: "plain @grpc/grpc-js (canned bytes)", value: plainRps },
+            { label: "@grpc/grpc-js + Arbor's services", value: dedicatedRps },
+            { label: "Arbor, shared port (Connect)", value: arborRps },
+          ],
         },
       ],
-      notes: errors > 0 ? [`${errors} calls failed, e.g. ${[...arbor, ...plain, ...dedicated].find((r) => r.firstError)?.firstError ?? "?"}.`] : [],
+      notes:
+        errors > 0
+          ? [`${errors} calls failed, e.g. ${[...arbor, ...plain, ...dedicated].find((r) => r.firstError)?.firstError ?? "?"}.`]
+          : [],
     };
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
@@ -115,7 +154,14 @@ async function captureResponse(spec: GrpcLoadSpec): Promise<string> {
   for (const [k, v] of Object.entries(spec.metadata)) md.set(k, v);
   try {
     return await new Promise<string>((resolve, reject) =>
-      client.makeUnaryRequest(spec.method, (b: Buffer) => b, (b: Buffer) => b, Buffer.from(spec.request, "base64"), md, (err, res) => (err || !res ? reject(err ?? new Error("no answer")) : resolve(res.toString("base64")))),
+      client.makeUnaryRequest(
+        spec.method,
+        (b: Buffer) => b,
+        (b: Buffer) => b,
+        Buffer.from(spec.request, "base64"),
+        md,
+        (err, res) => (err || !res ? reject(err ?? new Error("no answer")) : resolve(res.toString("base64"))),
+      ),
     );
   } finally {
     client.close();

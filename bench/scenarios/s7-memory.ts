@@ -34,7 +34,12 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
     try {
       const { org, token } = await bootstrapOrg(server.env, "bench-s7");
       const group = await api<{ uid: string }>(server.base, token, "POST", `/iam/v2beta1/groups/${org}`, { name: "target" });
-      const spec: WrkSpec = { url: `${server.base}/iam/v2beta1/groups/${group.uid}`, headers: { authorization: `Bearer ${token}` }, connections: 32, seconds: ctx.seconds };
+      const spec: WrkSpec = {
+        url: `${server.base}/iam/v2beta1/groups/${group.uid}`,
+        headers: { authorization: `Bearer ${token}` },
+        connections: 32,
+        seconds: ctx.seconds,
+      };
       const idle = rssMb(server.pid);
       const underLoad: number[] = [];
       for (let round = 0; round < ctx.rounds; round++) {
@@ -66,20 +71,54 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
           `Memory: the resident set (VmRSS of /proc/<pid>/status) of one server process under the S1 load (wrk, 32 connections, authenticated GET of a group). The target is judged on the peak over the whole long run (${total.toLocaleString("en-US")} requests after the warm-up, sampled every 100 ms), because V8 sizes its heap to the allocation rate over tens of seconds: the short rounds (sampled every 100 ms, peak per round, median over rounds) are reported too but would flatter it. Growth: the RSS after the first tenth of the requests (the warm-up) against the RSS after all of them, same process, same load.`,
         ],
         figures: [
-          { label: "start-up to ready (empty store)", value: median(startups), unit: "ms", command: "ARBOR_DATA_DIR=$(mktemp -d) node bin/arbor.js serve, until GET /readyz = 200" },
+          {
+            label: "start-up to ready (empty store)",
+            value: median(startups),
+            unit: "ms",
+            command: "ARBOR_DATA_DIR=$(mktemp -d) node bin/arbor.js serve, until GET /readyz = 200",
+          },
           { label: "RSS idle after bootstrap", value: idle, unit: "MB", command: "grep VmRSS /proc/$PID/status" },
           { label: `RSS peak under S1 load, ${ctx.seconds} s rounds`, value: median(underLoad), unit: "MB", command },
-          { label: `RSS after ${(total / 10).toLocaleString("en-US")} requests (baseline)`, value: before, unit: "MB", command: longCommand },
+          {
+            label: `RSS after ${(total / 10).toLocaleString("en-US")} requests (baseline)`,
+            value: before,
+            unit: "MB",
+            command: longCommand,
+          },
           { label: `RSS after ${served.toLocaleString("en-US")} requests`, value: after, unit: "MB", command: longCommand },
           { label: "RSS peak during the long run", value: peak, unit: "MB", command: longCommand },
         ],
         checks: [
           { label: "start-up to ready", measured: median(startups), unit: "ms", op: "≤", bound: 1_000, how: "empty embedded store" },
-          { label: "RSS under S1 load", measured: peak, unit: "MB", op: "≤", bound: 200, how: `peak over ${served.toLocaleString("en-US")} requests` },
-          { label: `memory growth over ${total.toLocaleString("en-US")} requests`, measured: growth, unit: "%", op: "≤", bound: 10, how: "RSS after ÷ RSS after warm-up − 1" },
+          {
+            label: "RSS under S1 load",
+            measured: peak,
+            unit: "MB",
+            op: "≤",
+            bound: 200,
+            how: `peak over ${served.toLocaleString("en-US")} requests`,
+          },
+          {
+            label: `memory growth over ${total.toLocaleString("en-US")} requests`,
+            measured: growth,
+            unit: "%",
+            op: "≤",
+            bound: 10,
+            how: "RSS after ÷ RSS after warm-up − 1",
+          },
         ],
         charts: [
-          { file: "s7-memory", title: "S7: resident memory (MB)", unit: "MB", bars: [{ label: "idle", value: idle }, { label: "under S1 load (peak, long run)", value: peak }, { label: "after warm-up", value: before }, { label: `after ${served.toLocaleString("en-US")} requests`, value: after }] },
+          {
+            file: "s7-memory",
+            title: "S7: resident memory (MB)",
+            unit: "MB",
+            bars: [
+              { label: "idle", value: idle },
+              { label: "under S1 load (peak, long run)", value: peak },
+              { label: "after warm-up", value: before },
+              { label: `after ${served.toLocaleString("en-US")} requests`, value: after },
+            ],
+          },
         ],
         notes: [],
       };

@@ -52,12 +52,32 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
-  const ratio = (label: string, a: number, k: number, how: string): Check => ({ label, measured: a / k, unit: "×", op: "≥", bound: 5, how });
+  const ratio = (label: string, a: number, k: number, how: string): Check => ({
+    label,
+    measured: a / k,
+    unit: "×",
+    op: "≥",
+    bound: 5,
+    how,
+  });
   const figures: Figure[] = [];
-  for (const [name, side] of [["Keystone", keystone], ["Arbor", arbor]] as const) {
+  for (const [name, side] of [
+    ["Keystone", keystone],
+    ["Arbor", arbor],
+  ] as const) {
     figures.push(
-      { label: `${name}: list all ${projects.toLocaleString("en-US")} projects/groups`, value: side.listAllMs, unit: "ms", command: side.commands.list },
-      { label: `${name}: list role assignments/bindings (${people * 3})`, value: side.assignmentsRps, unit: "req/s", command: side.commands.assignments },
+      {
+        label: `${name}: list all ${projects.toLocaleString("en-US")} projects/groups`,
+        value: side.listAllMs,
+        unit: "ms",
+        command: side.commands.list,
+      },
+      {
+        label: `${name}: list role assignments/bindings (${people * 3})`,
+        value: side.assignmentsRps,
+        unit: "req/s",
+        command: side.commands.assignments,
+      },
       { label: `${name}: create nested project/group`, value: side.createRps, unit: "/s", command: side.commands.create },
       { label: `${name}: errors`, value: side.errors, unit: "", command: side.commands.create },
     );
@@ -77,24 +97,56 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
       ratio("create project", arbor.createRps, keystone.createRps, "Arbor /s ÷ Keystone /s"),
     ],
     charts: [
-      { file: "s8-list", title: `S8: time to list ${projects.toLocaleString("en-US")} projects (ms, lower is better)`, unit: "ms", bars: [{ label: "Keystone (one request)", value: keystone.listAllMs }, { label: `Arbor (${Math.ceil(projects / 200)} pages of 200)`, value: arbor.listAllMs }] },
-      { file: "s8-rates", title: "S8: requests per second (higher is better)", unit: "/s", bars: [{ label: "Keystone role assignments", value: keystone.assignmentsRps }, { label: "Arbor role bindings", value: arbor.assignmentsRps }, { label: "Keystone create project", value: keystone.createRps }, { label: "Arbor create group", value: arbor.createRps }] },
+      {
+        file: "s8-list",
+        title: `S8: time to list ${projects.toLocaleString("en-US")} projects (ms, lower is better)`,
+        unit: "ms",
+        bars: [
+          { label: "Keystone (one request)", value: keystone.listAllMs },
+          { label: `Arbor (${Math.ceil(projects / 200)} pages of 200)`, value: arbor.listAllMs },
+        ],
+      },
+      {
+        file: "s8-rates",
+        title: "S8: requests per second (higher is better)",
+        unit: "/s",
+        bars: [
+          { label: "Keystone role assignments", value: keystone.assignmentsRps },
+          { label: "Arbor role bindings", value: arbor.assignmentsRps },
+          { label: "Keystone create project", value: keystone.createRps },
+          { label: "Arbor create group", value: arbor.createRps },
+        ],
+      },
     ],
-    notes: keystone.errors + arbor.errors > 0 ? [`errors: Keystone ${keystone.errors}, Arbor ${arbor.errors} (non-2xx answers and socket errors under wrk).`] : [],
+    notes:
+      keystone.errors + arbor.errors > 0
+        ? [`errors: Keystone ${keystone.errors}, Arbor ${arbor.errors} (non-2xx answers and socket errors under wrk).`]
+        : [],
   };
 }
 
 async function measureKeystone(ctx: ScenarioContext, ks: Keystone, projects: number, people: number): Promise<Side> {
   const domain = (await keystoneApi<{ domain: { id: string } }>(ks, "POST", "/v3/domains", { domain: { name: "bench" } })).domain.id;
-  const parent = (await keystoneApi<{ project: { id: string } }>(ks, "POST", "/v3/projects", { project: { name: "parent", domain_id: domain } })).project.id;
-  const roles = (await keystoneApi<{ roles: { id: string; name: string }[] }>(ks, "GET", "/v3/roles")).roles.filter((r) => ["admin", "member", "reader"].includes(r.name));
+  const parent = (
+    await keystoneApi<{ project: { id: string } }>(ks, "POST", "/v3/projects", { project: { name: "parent", domain_id: domain } })
+  ).project.id;
+  const roles = (await keystoneApi<{ roles: { id: string; name: string }[] }>(ks, "GET", "/v3/roles")).roles.filter((r) =>
+    ["admin", "member", "reader"].includes(r.name),
+  );
   const users: string[] = [];
-  for (let i = 0; i < people; i++) users.push((await keystoneApi<{ user: { id: string } }>(ks, "POST", "/v3/users", { user: { name: `user-${i}`, domain_id: domain } })).user.id);
+  for (let i = 0; i < people; i++)
+    users.push(
+      (await keystoneApi<{ user: { id: string } }>(ks, "POST", "/v3/users", { user: { name: `user-${i}`, domain_id: domain } })).user.id,
+    );
   const db = new Database(ks.database);
   try {
     db.pragma("busy_timeout = 30000");
-    const project = db.prepare("insert into project (id, name, extra, description, enabled, domain_id, parent_id, is_domain) values (?, ?, '{}', '', 1, ?, ?, 0)");
-    const assignment = db.prepare("insert into assignment (type, actor_id, target_id, role_id, inherited) values ('UserProject', ?, ?, ?, 0)");
+    const project = db.prepare(
+      "insert into project (id, name, extra, description, enabled, domain_id, parent_id, is_domain) values (?, ?, '{}', '', 1, ?, ?, 0)",
+    );
+    const assignment = db.prepare(
+      "insert into assignment (type, actor_id, target_id, role_id, inherited) values ('UserProject', ?, ?, ?, 0)",
+    );
     db.transaction(() => {
       for (let i = 1; i < projects; i++) project.run(randomBytes(16).toString("hex"), `p-${String(i).padStart(6, "0")}`, domain, domain);
       for (const u of users) for (const r of roles) assignment.run(u, parent, r.id);
@@ -102,14 +154,21 @@ async function measureKeystone(ctx: ScenarioContext, ks: Keystone, projects: num
   } finally {
     db.close();
   }
-  ctx.log(`S8 Keystone: ${projects} projects in the domain (parent + ${projects - 1} generated), ${users.length * roles.length} assignments`);
+  ctx.log(
+    `S8 Keystone: ${projects} projects in the domain (parent + ${projects - 1} generated), ${users.length * roles.length} assignments`,
+  );
   const listPath = `/v3/projects?domain_id=${domain}`;
   const listAll = await roundsOf(ctx, "Keystone list", async () => {
     const res = await keystoneApi<{ projects: unknown[] }>(ks, "GET", listPath);
     if (res.projects.length !== projects) throw new Error(`Keystone listed ${res.projects.length} projects, not ${projects}`);
   });
   const headers = { "x-auth-token": ks.token };
-  const assignments: WrkSpec = { url: `${ks.base}/v3/role_assignments?scope.project.id=${parent}&include_subtree=true`, headers, connections: CONNECTIONS, seconds: ctx.seconds };
+  const assignments: WrkSpec = {
+    url: `${ks.base}/v3/role_assignments?scope.project.id=${parent}&include_subtree=true`,
+    headers,
+    connections: CONNECTIONS,
+    seconds: ctx.seconds,
+  };
   const create = (prefix: string): WrkSpec => ({
     url: `${ks.base}/v3/projects`,
     method: "POST",
@@ -121,7 +180,11 @@ async function measureKeystone(ctx: ScenarioContext, ks: Keystone, projects: num
   return {
     listAllMs: listAll,
     ...(await rates(ctx, "Keystone", assignments, create)),
-    commands: { list: `curl -H 'X-Auth-Token: …' 'http://127.0.0.1:$PORT${listPath.replace(domain, "$DOMAIN")}'`, assignments: wrkCommand(assignments), create: wrkCommand(create("r{round}")) },
+    commands: {
+      list: `curl -H 'X-Auth-Token: …' 'http://127.0.0.1:$PORT${listPath.replace(domain, "$DOMAIN")}'`,
+      assignments: wrkCommand(assignments),
+      create: wrkCommand(create("r{round}")),
+    },
   };
 }
 
@@ -129,14 +192,21 @@ async function measureArbor(ctx: ScenarioContext, server: ArborProcess, dataDir:
   const { org, token } = await bootstrapOrg(server.env, "bench-s8");
   const parent = (await api<{ uid: string }>(server.base, token, "POST", `/iam/v2beta1/groups/${org}`, { name: "parent" })).uid;
   for (let i = 0; i < people; i++) {
-    const identity = await api<{ uid: string }>(server.base, token, "POST", `/iam/v2beta1/identities/${org}`, { name: `user-${i}`, claimMatch: { issuer: "https://issuer.example", subject: `user-${i}` } });
-    for (const role of ROLES) await api(server.base, token, "POST", `/iam/v2beta1/roleBindings/${parent}`, { identityUid: identity.uid, roleUid: builtinRoleUid(role) });
+    const identity = await api<{ uid: string }>(server.base, token, "POST", `/iam/v2beta1/identities/${org}`, {
+      name: `user-${i}`,
+      claimMatch: { issuer: "https://issuer.example", subject: `user-${i}` },
+    });
+    for (const role of ROLES)
+      await api(server.base, token, "POST", `/iam/v2beta1/roleBindings/${parent}`, {
+        identityUid: identity.uid,
+        roleUid: builtinRoleUid(role),
+      });
   }
   await insertGroups({ engine: "sqlite", dataDir }, org, projects - 1);
   const first = `/iam/v2beta1/groups?uidp.descendants_of=${org}&page_size=200`;
   const listAll = await roundsOf(ctx, "Arbor list", async () => {
     let seen = 0;
-    for (let path: string | undefined = first; path !== undefined; ) {
+    for (let path: string | undefined = first; path !== undefined;) {
       const page: { groups: unknown[]; nextPageToken?: string } = await api(server.base, token, "GET", path);
       seen += page.groups.length;
       path = page.nextPageToken ? `${first}&page_token=${encodeURIComponent(page.nextPageToken)}` : undefined;
@@ -144,7 +214,12 @@ async function measureArbor(ctx: ScenarioContext, server: ArborProcess, dataDir:
     if (seen !== projects) throw new Error(`Arbor listed ${seen} groups, not ${projects}`);
   });
   const headers = { authorization: `Bearer ${token}` };
-  const assignments: WrkSpec = { url: `${server.base}/iam/v2beta1/roleBindings?uidp.descendants_of=${parent}&page_size=200`, headers, connections: CONNECTIONS, seconds: ctx.seconds };
+  const assignments: WrkSpec = {
+    url: `${server.base}/iam/v2beta1/roleBindings?uidp.descendants_of=${parent}&page_size=200`,
+    headers,
+    connections: CONNECTIONS,
+    seconds: ctx.seconds,
+  };
   const create = (prefix: string): WrkSpec => ({
     url: `${server.base}/iam/v2beta1/groups/${parent}`,
     method: "POST",
@@ -156,7 +231,11 @@ async function measureArbor(ctx: ScenarioContext, server: ArborProcess, dataDir:
   return {
     listAllMs: listAll,
     ...(await rates(ctx, "Arbor", assignments, create)),
-    commands: { list: `GET http://127.0.0.1:$PORT${first.replace(org, "$ORG")}, then &page_token=… until no nextPageToken (bench/scenarios/s8-keystone.ts)`, assignments: wrkCommand(assignments), create: wrkCommand(create("r{round}")) },
+    commands: {
+      list: `GET http://127.0.0.1:$PORT${first.replace(org, "$ORG")}, then &page_token=… until no nextPageToken (bench/scenarios/s8-keystone.ts)`,
+      assignments: wrkCommand(assignments),
+      create: wrkCommand(create("r{round}")),
+    },
   };
 }
 
@@ -173,14 +252,25 @@ async function roundsOf(ctx: ScenarioContext, label: string, fn: () => Promise<v
   return median(times);
 }
 
-async function rates(ctx: ScenarioContext, name: string, assignments: WrkSpec, create: (prefix: string) => WrkSpec): Promise<{ assignmentsRps: number; createRps: number; errors: number }> {
+async function rates(
+  ctx: ScenarioContext,
+  name: string,
+  assignments: WrkSpec,
+  create: (prefix: string) => WrkSpec,
+): Promise<{ assignmentsRps: number; createRps: number; errors: number }> {
   await runWrk({ ...assignments, seconds: 1 });
   const a = [];
   const c = [];
   for (let round = 0; round < ctx.rounds; round++) {
     a.push(await runWrk(assignments));
     c.push(await runWrk(create(`r${round}`)));
-    ctx.log(`S8 ${name} round ${round + 1}: assignments ${a.at(-1)?.rps.toFixed(1)} req/s, create ${c.at(-1)?.rps.toFixed(1)}/s (errors ${(a.at(-1)?.errors ?? 0) + (c.at(-1)?.errors ?? 0)})`);
+    ctx.log(
+      `S8 ${name} round ${round + 1}: assignments ${a.at(-1)?.rps.toFixed(1)} req/s, create ${c.at(-1)?.rps.toFixed(1)}/s (errors ${(a.at(-1)?.errors ?? 0) + (c.at(-1)?.errors ?? 0)})`,
+    );
   }
-  return { assignmentsRps: median(a.map((r) => r.rps)), createRps: median(c.map((r) => r.rps)), errors: [...a, ...c].reduce((n, r) => n + r.errors, 0) };
+  return {
+    assignmentsRps: median(a.map((r) => r.rps)),
+    createRps: median(c.map((r) => r.rps)),
+    errors: [...a, ...c].reduce((n, r) => n + r.errors, 0),
+  };
 }

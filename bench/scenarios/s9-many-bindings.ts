@@ -56,16 +56,39 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
   for (const r of runs) {
     for (const c of r.callers) {
       figures.push(
-        { label: `${r.engine}, caller with ${callerName(c.bindings)}: groups page p50 (totalCount ${n(c.total)})`, value: c.groupsP50, unit: "ms", command: r.commands.groups },
-        { label: `${r.engine}, caller with ${callerName(c.bindings)}: roleBindings page p50`, value: c.bindingsP50, unit: "ms", command: r.commands.bindings },
+        {
+          label: `${r.engine}, caller with ${callerName(c.bindings)}: groups page p50 (totalCount ${n(c.total)})`,
+          value: c.groupsP50,
+          unit: "ms",
+          command: r.commands.groups,
+        },
+        {
+          label: `${r.engine}, caller with ${callerName(c.bindings)}: roleBindings page p50`,
+          value: c.bindingsP50,
+          unit: "ms",
+          command: r.commands.bindings,
+        },
       );
       bars.push({ label: `${r.engine}, ${n(c.bindings)} bindings`, value: c.groupsP50 });
     }
     figures.push(
-      { label: `${r.engine}: binding changes a second achieved in the background`, value: r.churn.achieved, unit: "/s", command: "bench/lib/churn.ts (POST and DELETE /iam/v2beta1/roleBindings, owner token)" },
+      {
+        label: `${r.engine}: binding changes a second achieved in the background`,
+        value: r.churn.achieved,
+        unit: "/s",
+        command: "bench/lib/churn.ts (POST and DELETE /iam/v2beta1/roleBindings, owner token)",
+      },
       { label: `${r.engine}: errors (lists and changes, all rounds)`, value: r.errors, unit: "", command: r.commands.groups },
     );
-    checks.push({ label: `${r.engine} groups page p50, ${most} bindings vs 1`, measured: r.ratio, unit: "×", op: "≤", bound: 2, how: "p50 ÷ p50, per round, under 10 binding changes/s", errors: r.errors });
+    checks.push({
+      label: `${r.engine} groups page p50, ${most} bindings vs 1`,
+      measured: r.ratio,
+      unit: "×",
+      op: "≤",
+      bound: 2,
+      how: "p50 ÷ p50, per round, under 10 binding changes/s",
+      errors: r.errors,
+    });
   }
   return {
     id: "S9",
@@ -76,10 +99,14 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
     ],
     figures,
     checks,
-    charts: [{ file: "s9-many-bindings", title: "S9: groups page of 50 + totalCount by the caller's bindings, p50 (ms)", unit: "ms", bars }],
+    charts: [
+      { file: "s9-many-bindings", title: "S9: groups page of 50 + totalCount by the caller's bindings, p50 (ms)", unit: "ms", bars },
+    ],
     notes: runs.flatMap((r) => [
       ...(r.churn.firstError ? [`${r.engine}: ${r.churn.errors} binding changes failed, e.g. ${r.churn.firstError}`] : []),
-      ...(r.churn.achieved < CHANGES_PER_SECOND * 0.95 ? [`${r.engine}: the background changes fell behind (${r.churn.achieved.toFixed(1)} a second of ${CHANGES_PER_SECOND}).`] : []),
+      ...(r.churn.achieved < CHANGES_PER_SECOND * 0.95
+        ? [`${r.engine}: the background changes fell behind (${r.churn.achieved.toFixed(1)} a second of ${CHANGES_PER_SECOND}).`]
+        : []),
     ]),
   };
 }
@@ -88,7 +115,10 @@ async function measureEngine(ctx: ScenarioContext, engine: EngineRun["engine"], 
   const dataDir = mkdtempSync(join(tmpdir(), "arbor-bench-s9-"));
   const schema = `bench_s9_${process.pid}`;
   const target: DatasetTarget = engine === "SQLite" ? { engine: "sqlite", dataDir } : { engine: "postgres", url: ctx.databaseUrl, schema };
-  const settings: Record<string, string> = { ARBOR_DATA_DIR: dataDir, ...(engine === "PostgreSQL" && { ARBOR_DATABASE_URL: ctx.databaseUrl, ARBOR_DATABASE_SCHEMA: schema }) };
+  const settings: Record<string, string> = {
+    ARBOR_DATA_DIR: dataDir,
+    ...(engine === "PostgreSQL" && { ARBOR_DATABASE_URL: ctx.databaseUrl, ARBOR_DATABASE_SCHEMA: schema }),
+  };
   try {
     const port = await freePort();
     const env = arborEnv(port, settings);
@@ -100,23 +130,40 @@ async function measureEngine(ctx: ScenarioContext, engine: EngineRun["engine"], 
     // caller's page then holds 50 groups, and the ratio compares the cost of bindings, not of
     // serialising 50 groups against one (a single binding at one leaf group lists one group).
     const bound = [
-      ...sizes.map((count, lane) => (count === 1 ? { name: "caller-1", groups: [], atOrganization: true } : { name: `caller-${count}`, groups: spreadGroups(groups, count, lane, lanes) })),
+      ...sizes.map((count, lane) =>
+        count === 1
+          ? { name: "caller-1", groups: [], atOrganization: true }
+          : { name: `caller-${count}`, groups: spreadGroups(groups, count, lane, lanes) },
+      ),
       { name: "churn", groups: [] },
     ];
     const uids = await insertBoundIdentities(target, org, bound);
     // Statistics of the whole dataset: taken with the groups only, they had SQLite take
     // role_bindings for one row and scan it for every scope of a caller (67 ms a page).
     await analyze(target);
-    ctx.log(`S9 ${engine}: ${groups} groups and ${sizes.reduce((a, b) => a + b, 0)} bindings in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    ctx.log(
+      `S9 ${engine}: ${groups} groups and ${sizes.reduce((a, b) => a + b, 0)} bindings in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    );
     const tokens = await Promise.all(uids.slice(0, -1).map((uid) => identityToken(env, uid)));
     const server = await startArbor({ env: settings, port });
     const churnAt = spreadGroups(groups, CHURN_GROUPS, sizes.length, lanes).map((g) => generatedGroupUid(org, g));
     const churn = startChurn(server.base, token, uids.at(-1) as string, churnAt, CHANGES_PER_SECOND);
     let churned: ChurnResult | undefined;
     try {
-      const paths = { groups: `/iam/v2beta1/groups?uidp.descendants_of=${org}&page_size=50`, bindings: `/iam/v2beta1/roleBindings?uidp.descendants_of=${org}&page_size=50` };
-      const spec = (path: string, caller: number): WrkSpec => ({ url: `${server.base}${path}`, headers: { authorization: `Bearer ${tokens[caller]}` }, connections: 1, threads: 1, seconds: ctx.seconds });
-      const totals = await Promise.all(tokens.map((t) => api<{ totalCount?: string }>(server.base, t, "GET", paths.groups).then((r) => Number(r.totalCount))));
+      const paths = {
+        groups: `/iam/v2beta1/groups?uidp.descendants_of=${org}&page_size=50`,
+        bindings: `/iam/v2beta1/roleBindings?uidp.descendants_of=${org}&page_size=50`,
+      };
+      const spec = (path: string, caller: number): WrkSpec => ({
+        url: `${server.base}${path}`,
+        headers: { authorization: `Bearer ${tokens[caller]}` },
+        connections: 1,
+        threads: 1,
+        seconds: ctx.seconds,
+      });
+      const totals = await Promise.all(
+        tokens.map((t) => api<{ totalCount?: string }>(server.base, t, "GET", paths.groups).then((r) => Number(r.totalCount))),
+      );
       for (const [i] of tokens.entries()) await runWrk({ ...spec(paths.groups, i), seconds: 1 });
       const groupsP50 = sizes.map((): number[] => []);
       const bindingsP50 = sizes.map((): number[] => []);
@@ -130,13 +177,20 @@ async function measureEngine(ctx: ScenarioContext, engine: EngineRun["engine"], 
           bindingsP50[i]?.push(b.p50);
           errors += g.errors + b.errors;
         }
-        ctx.log(`S9 ${engine} round ${round + 1}: groups p50 ${groupsP50.map((p, i) => `${sizes[i]}: ${p.at(-1)?.toFixed(2)}`).join(", ")} ms; errors ${errors}`);
+        ctx.log(
+          `S9 ${engine} round ${round + 1}: groups p50 ${groupsP50.map((p, i) => `${sizes[i]}: ${p.at(-1)?.toFixed(2)}`).join(", ")} ms; errors ${errors}`,
+        );
       }
       churned = await churn.stop();
       const first = groupsP50[0] as number[];
       return {
         engine,
-        callers: sizes.map((bindings, i) => ({ bindings, total: totals[i] as number, groupsP50: median(groupsP50[i] as number[]), bindingsP50: median(bindingsP50[i] as number[]) })),
+        callers: sizes.map((bindings, i) => ({
+          bindings,
+          total: totals[i] as number,
+          groupsP50: median(groupsP50[i] as number[]),
+          bindingsP50: median(bindingsP50[i] as number[]),
+        })),
         ratio: median((groupsP50.at(-1) as number[]).map((p, round) => p / (first[round] as number))),
         errors: errors + churned.errors,
         churn: churned,

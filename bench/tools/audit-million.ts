@@ -39,9 +39,17 @@ const ROWS_PER_TRANSACTION = 50_000;
 function row(i: number): AuditEventsTable {
   const group = GROUPS[(i * 7) % GROUPS.length] ?? ORG;
   return {
-    uid: `${group}/${hex(i, 16)}`, group_uid: group, create_time: 1_700_000_000_000 + i * 1000, actor_uid: actor(i), actor: "{}",
-    method: METHODS[i % METHODS.length] ?? "", action: "update", resource_type: "arbor.iam.v2beta1.Group", resource_uid: resource(i),
-    before: null, after: '{"description":"a change"}',
+    uid: `${group}/${hex(i, 16)}`,
+    group_uid: group,
+    create_time: 1_700_000_000_000 + i * 1000,
+    actor_uid: actor(i),
+    actor: "{}",
+    method: METHODS[i % METHODS.length] ?? "",
+    action: "update",
+    resource_type: "arbor.iam.v2beta1.Group",
+    resource_uid: resource(i),
+    before: null,
+    after: '{"description":"a change"}',
   };
 }
 
@@ -60,10 +68,16 @@ const FILTERS: [string, AuditFilter][] = [
   // subtrees, their pages walk the log testing membership or gather the subtrees' ranges.
   ["an auditor bound at the 90 projects, unfiltered (sees 89 %)", { uidp: {}, visibleUnder: PROJECTS }],
   ["an auditor bound at the 90 projects, method", { uidp: {}, method: METHODS[3] ?? "", visibleUnder: PROJECTS }],
-  ["an auditor bound at 20 projects, descendants_of the organization (sees 20 %)", { uidp: { descendantsOf: ORG }, visibleUnder: PROJECTS.slice(0, 20) }],
+  [
+    "an auditor bound at 20 projects, descendants_of the organization (sees 20 %)",
+    { uidp: { descendantsOf: ORG }, visibleUnder: PROJECTS.slice(0, 20) },
+  ],
   ["a caller bound at a project and 30 groups without events (sees 1 %)", { uidp: {}, visibleUnder: [PROJECTS[0] ?? "", ...EMPTY] }],
 ];
-const ORDER = [{ field: "create_time", desc: true }, { field: "uid", desc: true }];
+const ORDER = [
+  { field: "create_time", desc: true },
+  { field: "uid", desc: true },
+];
 
 async function main(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), "arbor-audit-bench-"));
@@ -89,8 +103,18 @@ async function main(): Promise<void> {
     started = performance.now();
     await audit.foldCounts();
     await sql`analyze`.execute(db);
-    out(`${store.engine}: ${N} events loaded in ${loadS.toFixed(0)} s, counts folded and ANALYZE in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-    for (const [name, filter] of FILTERS) out(`plan, ${name}: ${await planOf(db, store.engine, () => audit.list(filter, { order: ORDER, offset: 0, limit: 51 }), () => last)}`);
+    out(
+      `${store.engine}: ${N} events loaded in ${loadS.toFixed(0)} s, counts folded and ANALYZE in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
+    for (const [name, filter] of FILTERS)
+      out(
+        `plan, ${name}: ${await planOf(
+          db,
+          store.engine,
+          () => audit.list(filter, { order: ORDER, offset: 0, limit: 51 }),
+          () => last,
+        )}`,
+      );
     out("| filter | totalCount | p50 ms | p90 ms |\n|---|---:|---:|---:|");
     for (const [name, filter] of FILTERS) {
       const times: number[] = [];
@@ -98,7 +122,10 @@ async function main(): Promise<void> {
       let after: (string | number)[] | undefined;
       for (let page = 0; page < 50; page++) {
         const t0 = performance.now();
-        const [rows, count] = await Promise.all([audit.list(filter, { order: ORDER, ...(after && { after }), offset: 0, limit: 51 }), audit.count(filter)]);
+        const [rows, count] = await Promise.all([
+          audit.list(filter, { order: ORDER, ...(after && { after }), offset: 0, limit: 51 }),
+          audit.count(filter),
+        ]);
         times.push(performance.now() - t0);
         total = count;
         const lastRow = rows[49];
@@ -116,15 +143,28 @@ async function main(): Promise<void> {
 }
 
 /** The plan the engine chooses for the statement run() sends: its access path, in one line. */
-async function planOf(db: Kysely<Database>, engine: string, run: () => Promise<unknown>, sent: () => CompiledQuery | undefined): Promise<string> {
+async function planOf(
+  db: Kysely<Database>,
+  engine: string,
+  run: () => Promise<unknown>,
+  sent: () => CompiledQuery | undefined,
+): Promise<string> {
   await run();
   const query = sent();
   if (query === undefined) return "?";
   const params = [...query.parameters];
   const literal = (v: unknown) => (typeof v === "number" ? String(v) : `'${String(v).replaceAll("'", "''")}'`);
-  const text = engine === "postgres" ? query.sql.replace(/\$(\d+)/g, (_, n: string) => literal(params[Number(n) - 1])) : query.sql.replace(/\?/g, () => literal(params.shift()));
-  const { rows } = await sql<Record<string, string>>`${sql.raw(`explain ${engine === "postgres" ? "" : "query plan "}${text}`)}`.execute(db);
-  return rows.map((r) => (r["QUERY PLAN"] ?? r.detail ?? "").trim().replace(/\s+\(cost=[^)]*\)/, "")).filter((l) => !l.startsWith("Filter") && !l.startsWith("Index Cond")).join(" / ");
+  const text =
+    engine === "postgres"
+      ? query.sql.replace(/\$(\d+)/g, (_, n: string) => literal(params[Number(n) - 1]))
+      : query.sql.replace(/\?/g, () => literal(params.shift()));
+  const { rows } = await sql<Record<string, string>>`${sql.raw(`explain ${engine === "postgres" ? "" : "query plan "}${text}`)}`.execute(
+    db,
+  );
+  return rows
+    .map((r) => (r["QUERY PLAN"] ?? r.detail ?? "").trim().replace(/\s+\(cost=[^)]*\)/, ""))
+    .filter((l) => !l.startsWith("Filter") && !l.startsWith("Index Cond"))
+    .join(" / ");
 }
 
 await main();

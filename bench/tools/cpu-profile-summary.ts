@@ -61,7 +61,10 @@ export function summarize(profile: { nodes: ProfileNode[]; samples: number[]; st
     "",
     "| # | function (file:line) | self ms | self % of busy |",
     "|---:|---|---:|---:|",
-    ...rows.map(([name, n], i) => `| ${i + 1} | ${name.replaceAll("|", "\\|")} | ${(n * msPerSample).toFixed(0)} | ${((n / busy) * 100).toFixed(1)} |`),
+    ...rows.map(
+      ([name, n], i) =>
+        `| ${i + 1} | ${name.replaceAll("|", "\\|")} | ${(n * msPerSample).toFixed(0)} | ${((n / busy) * 100).toFixed(1)} |`,
+    ),
     "",
     "| area (inclusive; overlapping) | % of busy samples |",
     "|---|---:|",
@@ -78,4 +81,5 @@ function short(url: string): string {
 
 // Run as a command only, not when bench/profile.ts imports summarize.
 const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
-if (isMain && process.argv[2]) process.stdout.write(`${summarize(JSON.parse(readFileSync(process.argv[2], "utf8")), Number(process.argv[3] ?? 25))}\n`);
+if (isMain && process.argv[2])
+  process.stdout.write(`${summarize(JSON.parse(readFileSync(process.argv[2], "utf8")), Number(process.argv[3] ?? 25))}\n`);

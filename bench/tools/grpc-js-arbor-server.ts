@@ -27,7 +27,13 @@ import { rawUnaryMethod } from "../lib/grpc-raw.js";
 const spec = JSON.parse(process.argv[2] ?? "{}") as { port: number; env: Record<string, string> };
 const config = resolveConfig({ env: spec.env });
 const base = config.baseUrl ?? `http://127.0.0.1:${spec.port}`;
-const core = await openCore(config, systemClock, cryptoIds, () => config.issuerUrl ?? base, () => base);
+const core = await openCore(
+  config,
+  systemClock,
+  cryptoIds,
+  () => config.issuerUrl ?? base,
+  () => base,
+);
 const services = createServices(core.deps);
 const invoker = createInvoker({
   services,
@@ -49,13 +55,19 @@ for (const binding of services) {
   for (const method of binding.service.methods) {
     if (method.methodKind !== "unary") continue;
     definition[method.name] = rawUnaryMethod(`/${binding.service.typeName}/${method.name}`);
-    handlers[method.name] = ((call: { request: Buffer; metadata: { get(k: string): unknown[] } }, callback: (err: unknown, res?: Buffer) => void) => {
+    handlers[method.name] = ((
+      call: { request: Buffer; metadata: { get(k: string): unknown[] } },
+      callback: (err: unknown, res?: Buffer) => void,
+    ) => {
       const start = performance.now();
       const record: { rpc?: string; caller?: string } = {};
       const finish = (code: number) => {
         const seconds = (performance.now() - start) / 1000;
         metrics.observe(record.rpc ?? method.name, "grpc", code, seconds);
-        logger.info({ transport: "grpc", rpc: record.rpc, code, duration_ms: Math.round(seconds * 1e6) / 1e3, caller: record.caller }, "request");
+        logger.info(
+          { transport: "grpc", rpc: record.rpc, code, duration_ms: Math.round(seconds * 1e6) / 1e3, caller: record.caller },
+          "request",
+        );
       };
       const authorization = call.metadata.get("authorization")[0];
       invoker

@@ -36,7 +36,10 @@ const raw = (b: Buffer) => b;
 
 async function load(spec: GrpcLoadSpec): Promise<GrpcLoadResult> {
   // Distinct channel options keep grpc-js from sharing one subchannel among the clients.
-  const clients = Array.from({ length: spec.channels }, (_, i) => new Client(spec.target, credentials.createInsecure(), { "grpc.bench_channel": i }));
+  const clients = Array.from(
+    { length: spec.channels },
+    (_, i) => new Client(spec.target, credentials.createInsecure(), { "grpc.bench_channel": i }),
+  );
   const request = Buffer.from(spec.request, "base64");
   const metadata = new Metadata();
   for (const [k, v] of Object.entries(spec.metadata)) metadata.set(k, v);
@@ -68,7 +71,14 @@ async function load(spec: GrpcLoadSpec): Promise<GrpcLoadResult> {
   const seconds = (performance.now() - start) / 1000;
   for (const c of clients) c.close();
   latencies.sort((a, b) => a - b);
-  return { requests: latencies.length, errors, rps: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), ...(firstError !== undefined && { firstError }) };
+  return {
+    requests: latencies.length,
+    errors,
+    rps: latencies.length / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    ...(firstError !== undefined && { firstError }),
+  };
 }
 
 process.stdout.write(JSON.stringify(await load(JSON.parse(process.argv[2] ?? "{}") as GrpcLoadSpec)));

@@ -47,7 +47,9 @@ async function openLoop(spec: OpenLoopSpec): Promise<OpenLoopResult> {
   const url = new URL(spec.url);
   const request = Buffer.from(
     `GET ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n` +
-      Object.entries(spec.headers).map(([k, v]) => `${k}: ${v}\r\n`).join("") +
+      Object.entries(spec.headers)
+        .map(([k, v]) => `${k}: ${v}\r\n`)
+        .join("") +
       "\r\n",
   );
   const latencies: number[] = [];
@@ -122,7 +124,13 @@ async function openLoop(spec: OpenLoopSpec): Promise<OpenLoopResult> {
   const seconds = (performance.now() - start) / 1000;
   for (const c of idle) c.socket.destroy();
   latencies.sort((a, b) => a - b);
-  return { sent, errors: errors + (total - latencies.length), achieved: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+  return {
+    sent,
+    errors: errors + (total - latencies.length),
+    achieved: latencies.length / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+  };
 }
 
 process.stdout.write(JSON.stringify(await openLoop(JSON.parse(process.argv[2] ?? "{}") as OpenLoopSpec)));

@@ -48,11 +48,19 @@ const store = await createStore({ ...opts, secrets: createSecretBox([Buffer.allo
 await store.groups.insert({ uid: ORG, parentUid: null, name: "org", description: "", createTime: T, updateTime: T });
 for (let s = 0; s < GROUPS; s += 500) {
   await store.atomically(async (tx) => {
-    for (let n = s; n < s + 500; n++) await tx.groups.insert({ uid: child(n), parentUid: ORG, name: `g${n}`, description: "", createTime: T, updateTime: T });
+    for (let n = s; n < s + 500; n++)
+      await tx.groups.insert({ uid: child(n), parentUid: ORG, name: `g${n}`, description: "", createTime: T, updateTime: T });
   });
 }
 for (let n = 0; n < 10; n++) {
-  await store.repos.insert({ uid: `${child(n * 7)}/${"1".repeat(16)}`, parentUid: child(n * 7), name: "r", description: "", createTime: T, updateTime: T });
+  await store.repos.insert({
+    uid: `${child(n * 7)}/${"1".repeat(16)}`,
+    parentUid: child(n * 7),
+    name: "r",
+    description: "",
+    createTime: T,
+    updateTime: T,
+  });
 }
 const db = new Kysely<Record<string, { uid: string }>>({ dialect: engineSetup(opts).dialect });
 const forms = { ranges: inRanges, membership: byMembership };

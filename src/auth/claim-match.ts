@@ -53,9 +53,15 @@ export function claimChecks(r: AssumableRelationship, token: VerifiedUpstream, a
       : [
           () => exchangeCheck("subject", exactOrPattern(r.subject, r.subjectPattern, token.subject), subject),
           () => audienceCheck(audienceMatches(r, token.audience, authUrl)),
-          ...Object.entries(r.claims).map(([name, expected]) => () => customClaimCheck(`claims.${name}`, token.claims[name], (text) => text === expected)),
+          ...Object.entries(r.claims).map(
+            ([name, expected]) =>
+              () =>
+                customClaimCheck(`claims.${name}`, token.claims[name], (text) => text === expected),
+          ),
           ...Object.entries(r.claimPatterns).map(
-            ([name, pattern]) => () => customClaimCheck(`claimPatterns.${name}`, token.claims[name], (text) => matchesPattern(pattern, text)),
+            ([name, pattern]) =>
+              () =>
+                customClaimCheck(`claimPatterns.${name}`, token.claims[name], (text) => matchesPattern(pattern, text)),
           ),
         ];
   const checks: ExchangeCheck[] = [];
@@ -80,7 +86,8 @@ function audienceCheck(passed: boolean): ExchangeCheck {
 function customClaimCheck(check: string, value: unknown, accept: (text: string) => boolean): ExchangeCheck {
   const name = check.slice(check.indexOf(".") + 1);
   const text = claimText(value);
-  if (text === undefined) return exchangeCheck(check, false, value === undefined ? "EXCHANGE_CLAIM_ABSENT" : "EXCHANGE_CLAIM_NOT_TEXT", { name });
+  if (text === undefined)
+    return exchangeCheck(check, false, value === undefined ? "EXCHANGE_CLAIM_ABSENT" : "EXCHANGE_CLAIM_NOT_TEXT", { name });
   return exchangeCheck(check, accept(text), "EXCHANGE_CLAIM_NOT_MATCHING", { name });
 }
 
@@ -98,7 +105,12 @@ function exactOrPattern(exact: string | undefined, pattern: string | undefined, 
 }
 
 /** A check's outcome; the reason is kept only when it failed. */
-export function exchangeCheck<R extends UnauthenticatedReason>(check: string, passed: boolean, code: R, ...params: ReasonParams<R>): ExchangeCheck {
+export function exchangeCheck<R extends UnauthenticatedReason>(
+  check: string,
+  passed: boolean,
+  code: R,
+  ...params: ReasonParams<R>
+): ExchangeCheck {
   return passed ? passedCheck(check) : { check, passed, reason: reasonSentence(code, ...params), code };
 }
 

@@ -12,7 +12,16 @@ import { createRateLimiter, type RateLimiter } from "../domain/rate-limit.js";
 import { newUserCode, normalizeUserCode } from "../domain/user-code.js";
 import type { LoginAttemptAdmission, UpstreamActor } from "../domain/login.js";
 import type { Store } from "../store/types.js";
-import { addressHash, beginAtProvider, chooseLogin, loginsExhausted, MAX_LIVE_LOGIN_ATTEMPTS, organizationOf, type LoginBeginDeps, type LoginOutcome } from "./login-begin.js";
+import {
+  addressHash,
+  beginAtProvider,
+  chooseLogin,
+  loginsExhausted,
+  MAX_LIVE_LOGIN_ATTEMPTS,
+  organizationOf,
+  type LoginBeginDeps,
+  type LoginOutcome,
+} from "./login-begin.js";
 import { newSecret, secretHash } from "./login-secrets.js";
 import { providerOfAttempt } from "./login-provider.js";
 
@@ -108,7 +117,11 @@ export class DeviceFlow {
     const wait = this.#failures.wait("all");
     if (wait > 0) {
       const seconds = Math.ceil(wait / 1000);
-      throw new ApiError(Code.RESOURCE_EXHAUSTED, `Resource exhausted: too many wrong codes were entered at this server; retry in ${seconds}s`, { retryDelayMs: seconds * 1000 });
+      throw new ApiError(
+        Code.RESOURCE_EXHAUSTED,
+        `Resource exhausted: too many wrong codes were entered at this server; retry in ${seconds}s`,
+        { retryDelayMs: seconds * 1000 },
+      );
     }
     const userCode = normalizeUserCode(typed);
     const device = await store.devices.findPending(secretHash(userCode), clock.now());
@@ -124,9 +137,20 @@ export class DeviceFlow {
 }
 
 /** The callback of a device's login: the person is logged in; the CLI's next poll takes the tokens. */
-export async function finishDevice(deps: { store: Store; clock: Clock }, deviceCodeHash: string, identityUid: string, actor: UpstreamActor): Promise<LoginOutcome> {
+export async function finishDevice(
+  deps: { store: Store; clock: Clock },
+  deviceCodeHash: string,
+  identityUid: string,
+  actor: UpstreamActor,
+): Promise<LoginOutcome> {
   if (!(await deps.store.devices.settle(deviceCodeHash, { state: "approved", identityUid, actor }, deps.clock.now()))) {
-    return { page: failedPrecondition("DEVICE_LOGIN_OVER", "", "this device login has expired or finished already; run arbor auth login --headless again") };
+    return {
+      page: failedPrecondition(
+        "DEVICE_LOGIN_OVER",
+        "",
+        "this device login has expired or finished already; run arbor auth login --headless again",
+      ),
+    };
   }
   return { deviceLoggedIn: true };
 }

@@ -26,7 +26,10 @@ export const DEVICE_ERRORS = ["AUTHORIZATION_PENDING", "SLOW_DOWN", "ACCESS_DENI
  * FAILED_PRECONDITION (HTTP 400, as RFC 6749 5.2 asks); UNAUTHENTICATED (invalid_grant) for a
  * device code that is unknown or whose tokens were taken already.
  */
-export async function pollDevice(deps: { store: Store; clock: Clock }, deviceCode: string): Promise<{ identityUid: string; actor: UpstreamActor }> {
+export async function pollDevice(
+  deps: { store: Store; clock: Clock },
+  deviceCode: string,
+): Promise<{ identityUid: string; actor: UpstreamActor }> {
   const { store, clock } = deps;
   const hash = secretHash(deviceCode);
   const now = clock.now();

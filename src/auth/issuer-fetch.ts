@@ -17,7 +17,9 @@ import { addressProblem, type AddressRules } from "../domain/issuer-address.js";
 export type Resolve = (hostname: string) => Promise<LookupAddress[]>;
 
 export const systemResolve: Resolve = (hostname) =>
-  new Promise((resolve, reject) => dnsLookup(hostname, { all: true, verbatim: true }, (e, addresses) => (e ? reject(e) : resolve(addresses))));
+  new Promise((resolve, reject) =>
+    dnsLookup(hostname, { all: true, verbatim: true }, (e, addresses) => (e ? reject(e) : resolve(addresses))),
+  );
 
 /** A refused address: the request is never sent. */
 export class AddressRefused extends Error {
@@ -37,8 +39,13 @@ export function createIssuerFetch(rules: AddressRules, resolve: Resolve = system
       else callback(null, address.address, address.family);
     };
     const headers = new Headers(init.headers);
-    if (init.body instanceof URLSearchParams && !headers.has("content-type")) headers.set("content-type", "application/x-www-form-urlencoded");
-    const res = await send(url, { method: init.method ?? "GET", headers: Object.fromEntries(headers), lookup: pinned, signal: init.signal ?? undefined }, init.body);
+    if (init.body instanceof URLSearchParams && !headers.has("content-type"))
+      headers.set("content-type", "application/x-www-form-urlencoded");
+    const res = await send(
+      url,
+      { method: init.method ?? "GET", headers: Object.fromEntries(headers), lookup: pinned, signal: init.signal ?? undefined },
+      init.body,
+    );
     if (init.redirect === "error" && res.statusCode !== undefined && res.statusCode >= 300 && res.statusCode < 400) {
       res.destroy();
       throw new TypeError(`redirected to ${res.headers.location ?? "nowhere"}`);

@@ -70,7 +70,12 @@ export type LoginClient = Pick<LoginAttemptRecord, "redirectUri" | "codeChalleng
  * Stores an attempt for the provider and client, and answers the provider's authorization URL.
  * RESOURCE_EXHAUSTED (with a retry delay) when a limit refuses it: the browser then goes nowhere.
  */
-export async function beginAtProvider(deps: LoginBeginDeps, choice: LoginChoice, client: LoginClient, address: string | undefined): Promise<string> {
+export async function beginAtProvider(
+  deps: LoginBeginDeps,
+  choice: LoginChoice,
+  client: LoginClient,
+  address: string | undefined,
+): Promise<string> {
   const { store, clock, ids, upstream } = deps;
   const { provider } = choice;
   const endpoints = await upstream.endpoints(provider.issuer);
@@ -123,5 +128,7 @@ const REFUSALS = {
 
 /** RESOURCE_EXHAUSTED for a refused login, with when to retry. */
 export function loginsExhausted(admission: Exclude<LoginAttemptAdmission, "stored">): ApiError {
-  return new ApiError(Code.RESOURCE_EXHAUSTED, `Resource exhausted: ${REFUSALS[admission]}`, { retryDelayMs: admission === "address" ? LOGIN_ATTEMPT_TTL_MS : 60_000 });
+  return new ApiError(Code.RESOURCE_EXHAUSTED, `Resource exhausted: ${REFUSALS[admission]}`, {
+    retryDelayMs: admission === "address" ? LOGIN_ATTEMPT_TTL_MS : 60_000,
+  });
 }

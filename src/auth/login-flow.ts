@@ -57,7 +57,12 @@ export class LoginFlow {
       checkCodeChallenge(codeChallenge, query.get("code_challenge_method") ?? "");
       const choice = await chooseLogin(this.#deps, query.get("org") || undefined, query.get("invite") || undefined);
       // Only once the attempt is stored does the browser go anywhere: a refused login redirects to no provider.
-      const location = await beginAtProvider(this.#deps, choice, { redirectUri, codeChallenge, clientState, deviceCodeHash: null }, address);
+      const location = await beginAtProvider(
+        this.#deps,
+        choice,
+        { redirectUri, codeChallenge, clientState, deviceCodeHash: null },
+        address,
+      );
       return { location };
     } catch (e) {
       return toClient(redirectUri, clientState, e);
@@ -83,7 +88,8 @@ export class LoginFlow {
     }
     try {
       const refused = query.get("error");
-      if (refused !== null) throw unauthenticated("LOGIN_DENIED", { error: printable(refused), description: printable(query.get("error_description") ?? "") });
+      if (refused !== null)
+        throw unauthenticated("LOGIN_DENIED", { error: printable(refused), description: printable(query.get("error_description") ?? "") });
       const code = query.get("code") ?? "";
       if (code === "") throw invalidArgument("code", "the identity provider sent no code");
       const provider = await providerOfAttempt(store, this.#deps.defaultProvider, attempt);
@@ -98,7 +104,11 @@ export class LoginFlow {
       const verified = await verifier.verify(idToken, { issuer: provider.issuer, audience: provider.clientId, nonce: attempt.nonce });
       const person = { issuer: verified.issuer, subject: verified.subject, claims: verified.claims };
       const { identityUid } = await registerLogin({ store, clock, ids }, person, provider, attempt.inviteCodeHash);
-      const actor: UpstreamActor = { iss: verified.issuer, sub: verified.subject, aud: verified.audience.length === 1 ? verified.audience[0] : verified.audience };
+      const actor: UpstreamActor = {
+        iss: verified.issuer,
+        sub: verified.subject,
+        aud: verified.audience.length === 1 ? verified.audience[0] : verified.audience,
+      };
       if (attempt.deviceCodeHash !== null) return await finishDevice(this.#deps, attempt.deviceCodeHash, identityUid, actor);
       const loginCode = newSecret(ids, LOGIN_CODE_PREFIX);
       const now = clock.now();
@@ -126,7 +136,12 @@ export class LoginFlow {
 /** The failure sent back to the CLI as an OAuth error with Arbor's message. */
 function toClient(redirectUri: string, clientState: string, e: unknown): LoginOutcome {
   const error = asApiError(e);
-  const kind = error.code === Code.UNAVAILABLE || error.code === Code.RESOURCE_EXHAUSTED ? "temporarily_unavailable" : error.code === Code.INTERNAL ? "server_error" : "access_denied";
+  const kind =
+    error.code === Code.UNAVAILABLE || error.code === Code.RESOURCE_EXHAUSTED
+      ? "temporarily_unavailable"
+      : error.code === Code.INTERNAL
+        ? "server_error"
+        : "access_denied";
   return { location: withQuery(redirectUri, { error: kind, error_description: error.message, state: clientState }), error };
 }
 

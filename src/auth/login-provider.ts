@@ -49,17 +49,30 @@ export async function chooseProvider(
   let organization = org === undefined ? undefined : await findOrganization(store, org);
   if (invite !== undefined) {
     const invitedTo = rootOf(invite.parentUid);
-    if (org !== undefined && organization?.uid !== invitedTo) throw invalidArgument("invite", "the invite is for another organization than the one named");
+    if (org !== undefined && organization?.uid !== invitedTo)
+      throw invalidArgument("invite", "the invite is for another organization than the one named");
     organization ??= await store.groups.get(invitedTo);
   }
   if (organization !== undefined) {
-    const window = { order: [{ field: "create_time", desc: false }, { field: "uid", desc: false }], offset: 0, limit: 1 };
+    const window = {
+      order: [
+        { field: "create_time", desc: false },
+        { field: "uid", desc: false },
+      ],
+      offset: 0,
+      limit: 1,
+    };
     const [oldest] = await store.identityProviders.list({ uidp: { childrenOf: organization.uid } }, window);
     if (oldest !== undefined) return fromRecord(oldest);
   }
   if (fallback !== undefined) return { uid: null, ...fallback, scopes: BASE_SCOPES };
-  if (org !== undefined || invite !== undefined) throw failedPrecondition("NO_LOGIN_PROVIDER", "", "login is not available for this organization; ask its administrators");
-  throw failedPrecondition("NO_LOGIN_PROVIDER", "", "this server has no default login provider (ARBOR_LOGIN_ISSUER); name an organization to log in through its identity provider");
+  if (org !== undefined || invite !== undefined)
+    throw failedPrecondition("NO_LOGIN_PROVIDER", "", "login is not available for this organization; ask its administrators");
+  throw failedPrecondition(
+    "NO_LOGIN_PROVIDER",
+    "",
+    "this server has no default login provider (ARBOR_LOGIN_ISSUER); name an organization to log in through its identity provider",
+  );
 }
 
 /**
@@ -79,7 +92,11 @@ export async function providerOfAttempt(
     provider = record && fromRecord(record);
   }
   if (provider === undefined || provider.issuer !== attempt.issuer || provider.clientId !== attempt.clientId) {
-    throw failedPrecondition("LOGIN_PROVIDER_CHANGED", attempt.providerUid ?? "", "the identity provider changed during the login; log in again");
+    throw failedPrecondition(
+      "LOGIN_PROVIDER_CHANGED",
+      attempt.providerUid ?? "",
+      "the identity provider changed during the login; log in again",
+    );
   }
   return provider;
 }
@@ -88,7 +105,11 @@ export async function providerOfAttempt(
  * Whether people log in through issuer: it is the default login provider's, or an organization's
  * login provider's (the one chooseProvider picks for it).
  */
-export async function isLoginIssuer(store: Pick<Stores, "identityProviders">, fallback: DefaultLoginProvider | undefined, issuer: string): Promise<boolean> {
+export async function isLoginIssuer(
+  store: Pick<Stores, "identityProviders">,
+  fallback: DefaultLoginProvider | undefined,
+  issuer: string,
+): Promise<boolean> {
   return fallback?.issuer === issuer || store.identityProviders.isLoginIssuer(issuer);
 }
 

@@ -54,7 +54,13 @@ export async function registerLogin(
   }
 }
 
-async function register(deps: RegistrationDeps, tx: Stores, person: UpstreamPerson, provider: LoginProvider, inviteCodeHash: string | null): Promise<Registration> {
+async function register(
+  deps: RegistrationDeps,
+  tx: Stores,
+  person: UpstreamPerson,
+  provider: LoginProvider,
+  inviteCodeHash: string | null,
+): Promise<Registration> {
   const now = deps.clock.now();
   const uid = userIdentityUid(person.issuer, person.subject);
   const firstLogin = (await tx.identities.get(uid)) === undefined;
@@ -65,7 +71,12 @@ async function register(deps: RegistrationDeps, tx: Stores, person: UpstreamPers
       const { groupUid, roleUid } = provider.defaultGrant;
       // The person appears in the audit log under the organization that let them in.
       await tx.audit.insert(
-        loginEvent(deps, person, groupUid, "register", "arbor.iam.v2beta1.Identity", uid, { uid, name: identity.name, issuer: person.issuer, subject: person.subject }),
+        loginEvent(deps, person, groupUid, "register", "arbor.iam.v2beta1.Identity", uid, {
+          uid,
+          name: identity.name,
+          issuer: person.issuer,
+          subject: person.subject,
+        }),
       );
       await grant(deps, tx, person, uid, groupUid, roleUid, "DefaultGrant");
     }

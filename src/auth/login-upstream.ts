@@ -80,11 +80,14 @@ export class LoginUpstream {
     const authorization = this.#endpoint(doc.authorization_endpoint, "authorization_endpoint");
     // Arbor sends browsers there from its own domain: only to the issuer's origin, never to
     // wherever a document says, so /oauth/login cannot be made to redirect anywhere else.
-    if (new URL(authorization).origin !== new URL(issuer).origin) throw providerProblem("its authorization_endpoint is not at the issuer's origin");
+    if (new URL(authorization).origin !== new URL(issuer).origin)
+      throw providerProblem("its authorization_endpoint is not at the issuer's origin");
     const value = {
       authorization,
       token: this.#endpoint(doc.token_endpoint, "token_endpoint"),
-      authMethods: Array.isArray(doc.token_endpoint_auth_methods_supported) ? doc.token_endpoint_auth_methods_supported.filter((m) => typeof m === "string") : [],
+      authMethods: Array.isArray(doc.token_endpoint_auth_methods_supported)
+        ? doc.token_endpoint_auth_methods_supported.filter((m) => typeof m === "string")
+        : [],
     };
     this.#cache.delete(issuer);
     this.#cache.set(issuer, { value, fetchedAt: this.#clock.now() });
@@ -147,11 +150,21 @@ export class LoginUpstream {
     return value;
   }
 
-  async #post(url: string, form: URLSearchParams, headers: Record<string, string>): Promise<{ status: number; body: Record<string, unknown> | undefined }> {
+  async #post(
+    url: string,
+    form: URLSearchParams,
+    headers: Record<string, string>,
+  ): Promise<{ status: number; body: Record<string, unknown> | undefined }> {
     let res: Response;
     let text: string;
     try {
-      res = await this.#fetch(url, { method: "POST", body: form, headers, redirect: "error", signal: AbortSignal.timeout(this.#policy.timeoutMs) });
+      res = await this.#fetch(url, {
+        method: "POST",
+        body: form,
+        headers,
+        redirect: "error",
+        signal: AbortSignal.timeout(this.#policy.timeoutMs),
+      });
       text = await readBounded(res, this.#policy.maxBytes, url);
     } catch (e) {
       throw unavailable("the identity provider cannot be reached; try again later", e);

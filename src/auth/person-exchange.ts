@@ -54,9 +54,11 @@ export async function matchPerson(deps: PersonMatchDeps, token: string): Promise
   }
   if (!decoded.audience.includes(deps.authUrl())) throw refusal("UPSTREAM_AUDIENCE", `audience: ${reasonSentence("UPSTREAM_AUDIENCE")}`);
   const { iss, sub } = decoded.claims;
-  if (!(await deps.isLoginIssuer(iss))) throw refusal("EXCHANGE_PERSON_NOT_TRUSTED", "issuer: the token's issuer is no login provider of this server");
+  if (!(await deps.isLoginIssuer(iss)))
+    throw refusal("EXCHANGE_PERSON_NOT_TRUSTED", "issuer: the token's issuer is no login provider of this server");
   const person = await deps.identities.get(userIdentityUid(iss, sub));
-  if (!isPersonOf(person, iss, sub)) throw refusal("EXCHANGE_PERSON_NOT_TRUSTED", "person: no person is registered with the token's issuer and subject");
+  if (!isPersonOf(person, iss, sub))
+    throw refusal("EXCHANGE_PERSON_NOT_TRUSTED", "person: no person is registered with the token's issuer and subject");
   try {
     return { person, upstream: await deps.verifier.verify(token, { issuer: iss }) };
   } catch (e) {

@@ -98,7 +98,10 @@ async function createKey(clock: Clock): Promise<string> {
 }
 
 function pem(label: string, der: Buffer): string {
-  return `-----BEGIN ${label}-----\n${der.toString("base64").replace(/(.{64})/g, "$1\n").trim()}\n-----END ${label}-----\n`;
+  return `-----BEGIN ${label}-----\n${der
+    .toString("base64")
+    .replace(/(.{64})/g, "$1\n")
+    .trim()}\n-----END ${label}-----\n`;
 }
 
 function derOf(certificatePem: string): string {

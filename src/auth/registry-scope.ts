@@ -38,7 +38,8 @@ export function parseScopes(values: readonly string[]): RegistryAccess[] {
   const out: RegistryAccess[] = [];
   for (const text of values.flatMap((v) => v.split(" ")).filter((s) => s !== "")) {
     const m = SCOPE.exec(text);
-    if (m === null) throw invalidArgument("scope", `"${text.slice(0, 200)}" is not of the form type:name:actions (repository:acme/team/nginx:pull,push)`);
+    if (m === null)
+      throw invalidArgument("scope", `"${text.slice(0, 200)}" is not of the form type:name:actions (repository:acme/team/nginx:pull,push)`);
     const [, type, cls, name, actions] = m as unknown as [string, string, string | undefined, string, string];
     const same = out.find((a) => a.type === type && a.class === cls && a.name === name);
     const list = [...new Set(actions.split(","))];
@@ -67,7 +68,11 @@ export interface RepositoryResolver<R extends ResolvedPath> {
  * The actions granted for each requested scope, in request order. Only repositories are granted
  * anything: `registry:catalog:*` would list every organization's repos, so it is never granted.
  */
-export async function grantAccess<R extends ResolvedPath>(requested: readonly RegistryAccess[], permissions: Permissions, index: RepositoryResolver<R>): Promise<RegistryAccess[]> {
+export async function grantAccess<R extends ResolvedPath>(
+  requested: readonly RegistryAccess[],
+  permissions: Permissions,
+  index: RepositoryResolver<R>,
+): Promise<RegistryAccess[]> {
   const out: RegistryAccess[] = [];
   for (const access of requested) {
     const resolved = access.type === "repository" ? await index.resolve(access.name) : null;

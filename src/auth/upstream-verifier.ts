@@ -95,7 +95,11 @@ export class UpstreamVerifier {
   }
 
   /** Verifies a JWT with a given JWKS (static-key identities). */
-  async verifyWithKeys(token: string, jwks: { keys: object[] }, expect: { issuer: string; audience?: AudienceExpectation }): Promise<VerifiedUpstream> {
+  async verifyWithKeys(
+    token: string,
+    jwks: { keys: object[] },
+    expect: { issuer: string; audience?: AudienceExpectation },
+  ): Promise<VerifiedUpstream> {
     const decoded = this.decode(token);
     if (decoded.claims.iss !== expect.issuer) throw unauthenticated("UPSTREAM_ISSUER_NOT_ACCEPTED");
     let keys: JWTVerifyGetKey;
@@ -113,7 +117,11 @@ export class UpstreamVerifier {
   }
 
   /** Verifies the signature with the key set keysOf gives, asking once more (refetch) for an unknown key. */
-  async #verifySignature(token: string, decoded: DecodedUpstream, keysOf: (refetch: boolean) => Promise<JWTVerifyGetKey>): Promise<VerifiedUpstream> {
+  async #verifySignature(
+    token: string,
+    decoded: DecodedUpstream,
+    keysOf: (refetch: boolean) => Promise<JWTVerifyGetKey>,
+  ): Promise<VerifiedUpstream> {
     const options: JWTVerifyOptions = {
       algorithms: [...UPSTREAM_ALGORITHMS],
       clockTolerance: this.#leeway,
@@ -125,7 +133,12 @@ export class UpstreamVerifier {
         if (!(e instanceof joseErrors.JWKSNoMatchingKey)) throw e;
         return verifyAgainst(token, await keysOf(true), options);
       });
-      return { issuer: decoded.claims.iss, subject: decoded.claims.sub, audience: decoded.audience, claims: payload as Record<string, unknown> };
+      return {
+        issuer: decoded.claims.iss,
+        subject: decoded.claims.sub,
+        audience: decoded.audience,
+        claims: payload as Record<string, unknown>,
+      };
     } catch (e) {
       if (e instanceof UnauthenticatedError) throw e;
       throw unauthenticated(reasonOf(e));

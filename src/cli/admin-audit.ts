@@ -52,7 +52,14 @@ export async function adminAudit(config: Config, options: AuditOptions): Promise
       ...(options.before !== undefined && { createdBefore: timeOf(options.before) }),
     };
     if (options.export !== undefined) return `exported ${await exportEvents(store, filter, options.export)} events to ${options.export}`;
-    const events = await store.audit.list(filter, { order: [{ field: "create_time", desc: true }, { field: "uid", desc: true }], offset: 0, limit });
+    const events = await store.audit.list(filter, {
+      order: [
+        { field: "create_time", desc: true },
+        { field: "uid", desc: true },
+      ],
+      offset: 0,
+      limit,
+    });
     if (output === "json") {
       return events.map((e) => JSON.stringify(toApiJson(AuditEventSchema, auditEventMessage(e)))).join("\n");
     }
@@ -81,7 +88,10 @@ async function exportEvents(store: Awaited<ReturnType<typeof createStore>>, filt
   });
   let written = 0;
   try {
-    const order = [{ field: "create_time", desc: false }, { field: "uid", desc: false }];
+    const order = [
+      { field: "create_time", desc: false },
+      { field: "uid", desc: false },
+    ];
     let after: (string | number)[] | undefined;
     for (;;) {
       const events = await store.audit.list(filter, { order, ...(after !== undefined && { after }), offset: 0, limit: EXPORT_PAGE });

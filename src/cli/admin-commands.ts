@@ -43,7 +43,10 @@ export function addAdminCommands<F>(
       .option("--description <text>", "its description, when it is created")
       .option("--issuer <url>", "with --subject: make this person (as their OIDC issuer knows them) an owner")
       .option("--subject <sub>", "with --issuer: the person's subject")
-      .addHelpText("after", "\nExamples:\n  arbor admin bootstrap --org acme\n  arbor admin bootstrap --org acme --issuer https://accounts.example.com --subject 1234\n"),
+      .addHelpText(
+        "after",
+        "\nExamples:\n  arbor admin bootstrap --org acme\n  arbor admin bootstrap --org acme --issuer https://accounts.example.com --subject 1234\n",
+      ),
   ).action(async (opts: F & { org: string; description?: string; issuer?: string; subject?: string }, cmd: Command) => {
     const config = configOf(opts, (k) => cmd.getOptionValueSource(k) === "cli");
     const { bootstrap } = await import("./admin.js");
@@ -140,7 +143,11 @@ export function addAdminCommands<F>(
 }
 
 /** Adds `registry-config` to the admin command group. */
-function addRegistryConfigCommand<F>(admin: Command, storeOptions: (cmd: Command) => Command, configOf: (flags: F, explicit: (key: string) => boolean) => Config): void {
+function addRegistryConfigCommand<F>(
+  admin: Command,
+  storeOptions: (cmd: Command) => Command,
+  configOf: (flags: F, explicit: (key: string) => boolean) => Config,
+): void {
   storeOptions(
     admin
       .command("registry-config")
@@ -182,14 +189,16 @@ function addAuditCommand<F>(
       .option("--resource <uid>", "only changes of this resource")
       .option("--method <name>", "only calls of this RPC (arbor.iam.v2beta1.GroupsService/DeleteGroup)")
       .option("--before <time>", "only events created before this time (RFC 3339, such as 2026-01-01T00:00:00Z)")
-      .option("--export <file>", "write every matching event, oldest first, as JSON lines to a new file (mode 0600); --limit does not apply")
+      .option(
+        "--export <file>",
+        "write every matching event, oldest first, as JSON lines to a new file (mode 0600); --limit does not apply",
+      )
       .option("--limit <n>", "at most this many events", "50")
       .addOption(
-        new Option("-o, --output <format>", "table, wide (full uids), or json (one event per line, as the API shows it); default table on a terminal, else json").choices([
-          "table",
-          "wide",
-          "json",
-        ]),
+        new Option(
+          "-o, --output <format>",
+          "table, wide (full uids), or json (one event per line, as the API shows it); default table on a terminal, else json",
+        ).choices(["table", "wide", "json"]),
       )
       .addHelpText(
         "after",

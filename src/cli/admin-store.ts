@@ -38,7 +38,10 @@ export async function adminMigrate(config: Config, options: { check?: boolean })
   if (options.check === true && sqlite && !(await exists(join(config.dataDir, SQLITE_FILES[0])))) {
     // Opening would make the file (and the directory): a check of a mistyped path changes nothing.
     const pending = knownMigrations();
-    return { text: `no store at ${join(config.dataDir, SQLITE_FILES[0])} yet; ${pending.length} migration(s) pending:\n${pending.join("\n")}`, exitCode: MIGRATIONS_PENDING_EXIT_CODE };
+    return {
+      text: `no store at ${join(config.dataDir, SQLITE_FILES[0])} yet; ${pending.length} migration(s) pending:\n${pending.join("\n")}`,
+      exitCode: MIGRATIONS_PENDING_EXIT_CODE,
+    };
   }
   // Migrations may rightly run long: no statement timeout, as at start.
   const setup = engineSetup({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema, queryTimeoutMs: 0 });
@@ -48,7 +51,10 @@ export async function adminMigrate(config: Config, options: { check?: boolean })
     const newer = status.newer.length > 0 ? `\nthe store has also run migrations of a newer Arbor: ${status.newer.join(", ")}` : "";
     if (options.check === true) {
       if (status.pending.length === 0) return { text: `the schema is up to date${newer}`, exitCode: 0 };
-      return { text: `${status.pending.length} migration(s) pending:\n${status.pending.join("\n")}`, exitCode: MIGRATIONS_PENDING_EXIT_CODE };
+      return {
+        text: `${status.pending.length} migration(s) pending:\n${status.pending.join("\n")}`,
+        exitCode: MIGRATIONS_PENDING_EXIT_CODE,
+      };
     }
     const applied = await migrate(db, setup);
     if (applied.length === 0) return { text: `the schema is up to date; nothing applied${newer}`, exitCode: 0 };
@@ -63,9 +69,16 @@ export async function adminMigrate(config: Config, options: { check?: boolean })
  * snapshot through SQLite's online backup API, and the secrets key file unless withoutKey or the
  * key comes from ARBOR_SECRETS_KEY. Returns what it wrote, for stdout; warnings go to warn.
  */
-export async function adminBackup(config: Config, to: string, options: { withoutKey?: boolean }, warn: (text: string) => void): Promise<string> {
+export async function adminBackup(
+  config: Config,
+  to: string,
+  options: { withoutKey?: boolean },
+  warn: (text: string) => void,
+): Promise<string> {
   if (config.databaseUrl !== undefined && config.databaseUrl !== "") {
-    throw new UsageError("the store is PostgreSQL: back it up with pg_dump or continuous archiving (PITR), and keep ARBOR_SECRETS_KEY with it (docs/operations.md, Backup and restore)");
+    throw new UsageError(
+      "the store is PostgreSQL: back it up with pg_dump or continuous archiving (PITR), and keep ARBOR_SECRETS_KEY with it (docs/operations.md, Backup and restore)",
+    );
   }
   await announceStore(config, "existing");
   const source = join(config.dataDir, SQLITE_FILES[0]);
@@ -117,7 +130,9 @@ export async function adminBackup(config: Config, to: string, options: { without
  */
 export async function adminRestore(config: Config, from: string, options: { force?: boolean }): Promise<string> {
   if (config.databaseUrl !== undefined && config.databaseUrl !== "") {
-    throw new UsageError("the store is PostgreSQL: restore it with pg_restore or from your archive (docs/operations.md, Backup and restore)");
+    throw new UsageError(
+      "the store is PostgreSQL: restore it with pg_restore or from your archive (docs/operations.md, Backup and restore)",
+    );
   }
   await announceStore(config, "may-create");
   const backupDb = join(from, SQLITE_FILES[0]);
@@ -125,12 +140,16 @@ export async function adminRestore(config: Config, from: string, options: { forc
   const backupKey = join(from, SECRETS_KEY_FILE);
   const hasKey = await exists(backupKey);
   if (!hasKey && config.secretsKey === undefined) {
-    throw new UsageError(`${from} holds no ${SECRETS_KEY_FILE} and ARBOR_SECRETS_KEY is unset: give the key the backup's store was sealed with`);
+    throw new UsageError(
+      `${from} holds no ${SECRETS_KEY_FILE} and ARBOR_SECRETS_KEY is unset: give the key the backup's store was sealed with`,
+    );
   }
   checkIntegrity(backupDb);
   const present = await entries(config.dataDir);
   if (present.length > 0 && options.force !== true) {
-    throw new UsageError(`the data directory ${config.dataDir} is not empty (${present.join(", ")}): restore into a new one, or give --force to replace its store`);
+    throw new UsageError(
+      `the data directory ${config.dataDir} is not empty (${present.join(", ")}): restore into a new one, or give --force to replace its store`,
+    );
   }
   await mkdir(config.dataDir, { recursive: true, mode: DATA_DIR_MODE });
   await chmod(config.dataDir, DATA_DIR_MODE);
@@ -153,7 +172,8 @@ export async function adminRestore(config: Config, from: string, options: { forc
     }
   } catch (e) {
     // A store its key cannot open is no restore: nothing is left for a server to start on.
-    for (const name of [...SQLITE_FILES, ...(hasKey && config.secretsKey === undefined ? [SECRETS_KEY_FILE] : [])]) await rm(join(config.dataDir, name), { force: true });
+    for (const name of [...SQLITE_FILES, ...(hasKey && config.secretsKey === undefined ? [SECRETS_KEY_FILE] : [])])
+      await rm(join(config.dataDir, name), { force: true });
     throw e;
   }
   return `restored ${from} into ${config.dataDir}: integrity ok, the secrets key opens every sealed secret`;

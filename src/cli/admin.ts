@@ -113,19 +113,25 @@ export async function refuseForeignIssuer(settings: Pick<SettingsStore, "get">, 
   const served = await readServedUrls(settings);
   if (served === undefined) return;
   const mine = { issuer: issuerUrlOf(config), baseUrl: baseUrlOf(config) };
-  const hint = "give this command the server's settings (--issuer-url/ARBOR_ISSUER_URL, --base-url/ARBOR_BASE_URL, --port/ARBOR_PORT, or its --config file)";
+  const hint =
+    "give this command the server's settings (--issuer-url/ARBOR_ISSUER_URL, --base-url/ARBOR_BASE_URL, --port/ARBOR_PORT, or its --config file)";
   if (served.issuer !== mine.issuer) {
-    throw new UsageError(`the server over this store issues tokens as ${served.issuer}, but this command would mint them as ${mine.issuer}, which it refuses: ${hint}`);
+    throw new UsageError(
+      `the server over this store issues tokens as ${served.issuer}, but this command would mint them as ${mine.issuer}, which it refuses: ${hint}`,
+    );
   }
   if (checkAudience && served.baseUrl !== mine.baseUrl) {
-    throw new UsageError(`the server over this store answers as ${served.baseUrl}, but this command would mint tokens for ${mine.baseUrl}, which it refuses: ${hint}, or --audience`);
+    throw new UsageError(
+      `the server over this store answers as ${served.baseUrl}, but this command would mint tokens for ${mine.baseUrl}, which it refuses: ${hint}, or --audience`,
+    );
   }
 }
 
 async function withCore<T>(config: Config, need: StoreNeed, fn: (core: Core) => Promise<T>): Promise<T> {
   await announceStore(config, need);
   // What start changed (modes tightened, secrets sealed) goes to stderr, apart from the output.
-  const notice = (message: string, fields: Record<string, unknown>) => process.stderr.write(`arbor: ${message} ${JSON.stringify(fields)}\n`);
+  const notice = (message: string, fields: Record<string, unknown>) =>
+    process.stderr.write(`arbor: ${message} ${JSON.stringify(fields)}\n`);
   const core = await openCore(config, systemClock, cryptoIds, () => issuerUrlOf(config), undefined, undefined, notice);
   try {
     return await fn(core);

@@ -82,7 +82,12 @@ export function addCheckCommand(advisories: Command, io: CliIo): void {
     .command("check")
     .description("which advisories affect these package versions")
     .argument("[packages...]", "package versions, each ECOSYSTEM/NAME@VERSION (npm/lodash@4.17.20, Debian:12/curl@7.88.1-10)")
-    .addOption(new Option("-f, --file <path>", "also read package versions from a file (- for stdin): one ECOSYSTEM/NAME@VERSION a line, or a JSON array of {ecosystem, name, version}"))
+    .addOption(
+      new Option(
+        "-f, --file <path>",
+        "also read package versions from a file (- for stdin): one ECOSYSTEM/NAME@VERSION a line, or a JSON array of {ecosystem, name, version}",
+      ),
+    )
     .addOption(new Option("--include-withdrawn", "also answer withdrawn advisories"))
     .addOption(new Option("--fail-on-affected", "exit with 1 when an advisory affects any of them (for CI)"));
   withCommonOptions(cmd);
@@ -103,9 +108,12 @@ export function addCheckCommand(advisories: Command, io: CliIo): void {
   cmd.action(async (args: string[], flags: CheckFlags) => {
     const packages = args.map(parsePackageVersion);
     if (flags.file !== undefined) {
-      const content = flags.file === "-" ? await readStdin() : await readFile(flags.file, "utf8").catch((e: NodeJS.ErrnoException) => {
-        throw new UsageError(`--file: cannot read ${flags.file}: ${e.code ?? e.message}`);
-      });
+      const content =
+        flags.file === "-"
+          ? await readStdin()
+          : await readFile(flags.file, "utf8").catch((e: NodeJS.ErrnoException) => {
+              throw new UsageError(`--file: cannot read ${flags.file}: ${e.code ?? e.message}`);
+            });
       packages.push(...parsePackageList(content, flags.file === "-" ? "stdin" : flags.file));
     }
     if (packages.length === 0) throw new UsageError("name at least one package version, or --file");
@@ -120,7 +128,13 @@ export function addCheckCommand(advisories: Command, io: CliIo): void {
     }
     const affected = results.some((r) => Array.isArray(r.advisories) && r.advisories.length > 0);
     if (isTable(ctx.format)) printItems(io, ctx.format, COLUMNS, results.flatMap(rowsOf));
-    else printData(io, ctx.format, results, results.flatMap((r) => [...ids(r.advisories), ...ids(r.undecided)]));
+    else
+      printData(
+        io,
+        ctx.format,
+        results,
+        results.flatMap((r) => [...ids(r.advisories), ...ids(r.undecided)]),
+      );
     if (flags.failOnAffected === true && affected) process.exitCode = 1;
   });
 }
@@ -132,7 +146,12 @@ function rowsOf(result: Item): Row[] {
   const undecided = (Array.isArray(result.undecided) ? result.undecided : []) as Item[];
   const rows: Row[] = [
     ...advisories.map((a) => ({ ...base, advisory: a.advisoryId, fixed: a.fixedVersions, summary: a.summary })),
-    ...undecided.map((a) => ({ ...base, advisory: `${text(a.advisoryId)} (UNDECIDED)`, fixed: a.fixedVersions, summary: result.undecidedReason })),
+    ...undecided.map((a) => ({
+      ...base,
+      advisory: `${text(a.advisoryId)} (UNDECIDED)`,
+      fixed: a.fixedVersions,
+      summary: result.undecidedReason,
+    })),
   ];
   return rows.length > 0 ? rows : [{ ...base, advisory: "", fixed: "", summary: "no advisory affects it" }];
 }

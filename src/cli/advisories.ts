@@ -24,7 +24,11 @@ export function addAdvisoriesCommands<F>(
   io: CliIo,
 ): void {
   const advisories = program.command("advisories").description("vulnerability advisories (OSV documents)");
-  withExamples(advisories, ["arbor advisories list --ecosystem npm --package lodash", "arbor advisories get GHSA-jf85-cpcp-j695 -o yaml", "arbor advisories import ./advisories/"]);
+  withExamples(advisories, [
+    "arbor advisories list --ecosystem npm --package lodash",
+    "arbor advisories get GHSA-jf85-cpcp-j695 -o yaml",
+    "arbor advisories import ./advisories/",
+  ]);
   addListCommand(advisories, ADVISORIES, io);
   addGetCommand(advisories, ADVISORIES, io);
   addCheckCommand(advisories, io);

@@ -86,7 +86,13 @@ async function get(serverUrl: string, env: HelperIo["env"]): Promise<{ ServerURL
   const fallback = resolveClientConfig({}, env);
   // A registry set up with configure-docker names its Arbor; any other uses the CLI's default.
   const known = (await readRegistries(registriesPath(fallback.configFile)))[host];
-  const config = known === undefined ? fallback : resolveClientConfig({ api: known.api, issuer: known.issuer }, known.context === undefined ? env : { ...env, ARBOR_CONTEXT: known.context });
+  const config =
+    known === undefined
+      ? fallback
+      : resolveClientConfig(
+          { api: known.api, issuer: known.issuer },
+          known.context === undefined ? env : { ...env, ARBOR_CONTEXT: known.context },
+        );
   const token = await validToken(config, host);
   return { ServerURL: serverUrl, Username: "_token", Secret: token.token };
 }

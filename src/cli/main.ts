@@ -25,7 +25,11 @@ type Flags = Partial<Record<keyof Config, unknown>> & { config?: string };
 /** The store flags every command that opens the store takes. */
 function storeOptions(cmd: Command): Command {
   return cmd
-    .addOption(new Option("--data-dir <dir>", "where the embedded SQLite store and the secrets key file live (ARBOR_DATA_DIR)").default(DEFAULT_CONFIG.dataDir))
+    .addOption(
+      new Option("--data-dir <dir>", "where the embedded SQLite store and the secrets key file live (ARBOR_DATA_DIR)").default(
+        DEFAULT_CONFIG.dataDir,
+      ),
+    )
     .addOption(new Option("--database-url <url>", "a postgres:// URL: use PostgreSQL instead of SQLite (ARBOR_DATABASE_URL)"))
     .addOption(new Option("--database-schema <name>", "PostgreSQL schema for Arbor's tables (ARBOR_DATABASE_SCHEMA; default public)"))
     .addOption(new Option("--base-url <url>", "the public URL of the API, {base_url} (ARBOR_BASE_URL; default http://localhost:<port>)"))
@@ -51,7 +55,12 @@ export function buildProgram(): Command {
       "\nExit codes: 0 done, 1 failed, 2 called wrongly. Reference: docs/cli.md.\n\nExamples:\n" +
         "  arbor serve\n  arbor auth login\n  arbor iam groups tree acme\n  arbor iam identities list -o json\n",
     )
-    .addOption(new Option("--context <context>", "the context of the settings file to use (ARBOR_CONTEXT; default its current context): see arbor config get-contexts"))
+    .addOption(
+      new Option(
+        "--context <context>",
+        "the context of the settings file to use (ARBOR_CONTEXT; default its current context): see arbor config get-contexts",
+      ),
+    )
     .showHelpAfterError()
     .exitOverride();
   // The environment the commands read, with --context handed on as ARBOR_CONTEXT: one rule
@@ -67,10 +76,17 @@ export function buildProgram(): Command {
       .command("serve")
       .description("run the server: REST/JSON, gRPC, gRPC-Web and Connect on one port")
       .addOption(new Option("--host <address>", "address to listen on (ARBOR_HOST; default every interface)"))
-      .addOption(new Option("--log-level <level>", "how much to log (ARBOR_LOG_LEVEL)").choices(LOG_LEVELS).default(DEFAULT_CONFIG.logLevel))
+      .addOption(
+        new Option("--log-level <level>", "how much to log (ARBOR_LOG_LEVEL)").choices(LOG_LEVELS).default(DEFAULT_CONFIG.logLevel),
+      )
       .addOption(new Option("--tls-cert <file>", "PEM certificate chain: serve TLS, h2 and HTTP/1.1 by ALPN (ARBOR_TLS_CERT)"))
       .addOption(new Option("--tls-key <file>", "PEM private key of --tls-cert (ARBOR_TLS_KEY)"))
-      .addOption(new Option("--no-migrate", "do not migrate at start; refuse a store whose schema is behind (ARBOR_MIGRATE=false; see arbor admin migrate)"))
+      .addOption(
+        new Option(
+          "--no-migrate",
+          "do not migrate at start; refuse a store whose schema is behind (ARBOR_MIGRATE=false; see arbor admin migrate)",
+        ),
+      )
       .addHelpText(
         "after",
         "\nSIGTERM or SIGINT: finish in-flight requests and stop. SIGHUP: read --tls-cert and --tls-key again.\n\n" +

@@ -37,15 +37,22 @@ export async function registryConfig(config: Config, options: RegistryConfigOpti
   if (config.registryHost === undefined) {
     throw new UsageError("set the registry host (--registry-host or ARBOR_REGISTRY_HOST) to the value the Arbor server runs with");
   }
-  if (!/^(?:[A-Za-z0-9.-]*|\[[0-9A-Fa-f:.]+\]):\d{1,5}$/.test(options.listen)) throw new UsageError(`--listen: "${options.listen}" is not HOST:PORT or :PORT`);
+  if (!/^(?:[A-Za-z0-9.-]*|\[[0-9A-Fa-f:.]+\]):\d{1,5}$/.test(options.listen))
+    throw new UsageError(`--listen: "${options.listen}" is not HOST:PORT or :PORT`);
   const notifyBase = options.notifyUrl ?? baseUrlOf(config);
-  if (!URL.canParse(notifyBase) || !/^https?:$/.test(new URL(notifyBase).protocol)) throw new UsageError(`--notify-url: "${notifyBase}" is not an http(s) URL`);
+  if (!URL.canParse(notifyBase) || !/^https?:$/.test(new URL(notifyBase).protocol))
+    throw new UsageError(`--notify-url: "${notifyBase}" is not an http(s) URL`);
   const storage = resolve(options.storage);
   const certFile = resolve(options.certFile ?? join(storage, DEFAULT_CERT_NAME));
   // The registry's key and secrets are sealed in the store: the server's secrets key opens them.
   await announceStore(config, "existing");
   const box = await loadSecretBox(config);
-  const store = await createStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema, secrets: box });
+  const store = await createStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    schema: config.databaseSchema,
+    secrets: box,
+  });
   let secrets: { certificatePem: string; notifications: string; http: string };
   try {
     await refuseForeignIssuer(store.settings, config, options.notifyUrl === undefined);

@@ -43,7 +43,10 @@ export async function serve(config: Config): Promise<void> {
   process.once("SIGINT", () => stop("SIGINT"));
   // Only now, with the signals handled: whoever waits for this line (a supervisor, a test) may
   // signal at once, and a signal before its handler would kill the process outright.
-  logger.info({ url: server.url, port: server.port, store: server.store.engine, version: BUILD_INFO.version, commit: BUILD_INFO.commit }, "arbor is serving");
+  logger.info(
+    { url: server.url, port: server.port, store: server.store.engine, version: BUILD_INFO.version, commit: BUILD_INFO.commit },
+    "arbor is serving",
+  );
   // For the person at the terminal: stdout is for log collectors, this line is for reading.
   if (config.logLevel !== "silent") process.stderr.write(`${startupLine(config, server)}\n`);
 }

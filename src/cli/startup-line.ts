@@ -26,7 +26,11 @@ export function listenAddress(config: Pick<Config, "host" | "tlsCert">, port: nu
 }
 
 /** The start-up line (without its newline). */
-export function startupLine(config: Config, ports: { port: number; metricsPort: number | undefined }, build: BuildInfo = BUILD_INFO): string {
+export function startupLine(
+  config: Config,
+  ports: { port: number; metricsPort: number | undefined },
+  build: BuildInfo = BUILD_INFO,
+): string {
   const metricsHost = (config.metricsAddress ?? "").replace(/:\d+$/, "") || "*";
   const metrics = ports.metricsPort === undefined ? "" : `, metrics on http://${metricsHost}:${ports.metricsPort}/metrics`;
   return (

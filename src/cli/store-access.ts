@@ -13,7 +13,11 @@ import { UsageError } from "./usage-error.js";
 export type StoreNeed = "may-create" | "existing";
 
 /** Says on stderr which store the command opens; refuses (exit 2) when it needs one that does not exist. */
-export async function announceStore(config: Config, need: StoreNeed, stderr: (text: string) => void = (t) => process.stderr.write(t)): Promise<void> {
+export async function announceStore(
+  config: Config,
+  need: StoreNeed,
+  stderr: (text: string) => void = (t) => process.stderr.write(t),
+): Promise<void> {
   const options = { databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema };
   const where = describeStore(options);
   if (need === "existing" && !(await guard(() => storeExists(options)))) {

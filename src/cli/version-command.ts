@@ -35,7 +35,13 @@ export async function serverBuildInfo(api: string, fetchFn: typeof fetch = fetch
   const body = (await res.json().catch(() => undefined)) as Partial<Record<keyof BuildInfo, unknown>> | undefined;
   // What is printed to the terminal must be what a version looks like: a server (or whatever
   // answers at that URL) cannot slip escape sequences into the user's terminal this way.
-  if (!res.ok || typeof body?.version !== "string" || typeof body.commit !== "string" || !VERSION_TEXT.test(body.version) || !COMMIT_TEXT.test(body.commit)) {
+  if (
+    !res.ok ||
+    typeof body?.version !== "string" ||
+    typeof body.commit !== "string" ||
+    !VERSION_TEXT.test(body.version) ||
+    !COMMIT_TEXT.test(body.commit)
+  ) {
     throw new Error(`the server at ${api} did not say its version (GET /healthz answered ${res.status})`);
   }
   return { version: body.version, commit: body.commit };
@@ -56,7 +62,9 @@ export function addVersionCommand(program: Command, io: CliIo): void {
         opts.output === "json"
           ? `${JSON.stringify(report, null, 2)}\n`
           : `client: ${report.client.version} (commit ${report.client.commit}, node ${report.client.node})\n` +
-              (report.server === undefined ? "" : `server: ${report.server.version} (commit ${report.server.commit}) at ${report.server.url}\n`),
+              (report.server === undefined
+                ? ""
+                : `server: ${report.server.version} (commit ${report.server.commit}) at ${report.server.url}\n`),
       );
     if (opts.client === true) return void print();
     const { api } = resolveClientConfig({ ...(opts.api !== undefined && { api: opts.api }) }, io.env);

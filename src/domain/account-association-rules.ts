@@ -72,7 +72,8 @@ export function validateAzure(z: NonNullable<Providers["azure"]>): void {
   if (z.tenantId === "") throw invalidArgument("azure.tenantId", "is required");
   if (!UUID.test(z.tenantId)) throw invalidArgument("azure.tenantId", "must be a UUID");
   const entries = Object.entries(z.clientIds);
-  if (entries.length > MAX_AZURE_CLIENT_IDS) throw invalidArgument("azure.clientIds", `at most ${MAX_AZURE_CLIENT_IDS} client ids may be given`);
+  if (entries.length > MAX_AZURE_CLIENT_IDS)
+    throw invalidArgument("azure.clientIds", `at most ${MAX_AZURE_CLIENT_IDS} client ids may be given`);
   for (const [key, value] of entries) {
     if (key === "") throw invalidArgument("azure.clientIds", "keys must not be empty");
     if (key.length > MAX_AZURE_CLIENT_ID_KEY_LENGTH) {
@@ -94,7 +95,8 @@ export function validateGitHub(h: NonNullable<Providers["github"]>): void {
     if (!/^\d{1,19}$/.test(inst.installationId) || BigInt(inst.installationId) <= 0n || BigInt(inst.installationId) > INT64_MAX) {
       throw invalidArgument(`${field}.installationId`, "must be a positive integer");
     }
-    if (seen.has(inst.installationId)) throw invalidArgument(`${field}.installationId`, `installation ${inst.installationId} is listed more than once`);
+    if (seen.has(inst.installationId))
+      throw invalidArgument(`${field}.installationId`, `installation ${inst.installationId} is listed more than once`);
     seen.add(inst.installationId);
     if (inst.name.length > MAX_INSTALLATION_NAME_LENGTH) {
       throw invalidArgument(`${field}.name`, `must be at most ${MAX_INSTALLATION_NAME_LENGTH} characters`);

@@ -44,7 +44,8 @@ export function parseAddressRanges(entries: readonly string[]): AddressRanges {
     // `::ffff:10.0.0.0/104` is the IPv4 range 10.0.0.0/8: its prefix counts the 96 mapping bits.
     const written = { min: MAPPED.test(baseText) ? 96 : 0, max: v4 && !MAPPED.test(baseText) ? 32 : 128 };
     const given = prefixText === undefined ? written.max : Number(prefixText);
-    if (given < written.min || given > written.max) throw new Error(`"${entry}": the prefix length must be from ${written.min} to ${written.max}`);
+    if (given < written.min || given > written.max)
+      throw new Error(`"${entry}": the prefix length must be from ${written.min} to ${written.max}`);
     const prefix = v4 ? given - (written.max - 32) : given;
     list.addSubnet(base, prefix, v4 ? "ipv4" : "ipv6");
     normalized.push(prefix === (v4 ? 32 : 128) ? base : `${base}/${prefix}`);

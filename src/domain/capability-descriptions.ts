@@ -23,7 +23,8 @@ const DESCRIPTIONS: Record<Described, string> = {
   [Capability.CAP_IAM_ROLE_BINDINGS_UPDATE]: "change the role of role bindings",
   [Capability.CAP_IAM_ROLE_BINDINGS_LIST]: "list and read role bindings",
   [Capability.CAP_IAM_ROLE_BINDINGS_DELETE]: "delete role bindings",
-  [Capability.CAP_IAM_ACCOUNT_ASSOCIATIONS_CREATE]: "associate cloud accounts (AWS, Google Cloud, Azure, GitHub installations) with a group",
+  [Capability.CAP_IAM_ACCOUNT_ASSOCIATIONS_CREATE]:
+    "associate cloud accounts (AWS, Google Cloud, Azure, GitHub installations) with a group",
   [Capability.CAP_IAM_ACCOUNT_ASSOCIATIONS_UPDATE]: "change account associations",
   [Capability.CAP_IAM_ACCOUNT_ASSOCIATIONS_LIST]: "list and read account associations",
   [Capability.CAP_IAM_ACCOUNT_ASSOCIATIONS_DELETE]: "delete account associations",

@@ -63,9 +63,11 @@ export function validateClaimMatch(m: ClaimMatch, rules: IssuerRules): void {
         ? undefined
         : "must start with a literal of two parts each ended by ':' or '/' (like repo:acme/), in every alternative, so it pins the subject's prefix",
     );
-  }
-  else {
-    throw invalidArgument("claimMatch.subject", "an identity needs subject or subjectPattern: none may stand for every workload of an issuer");
+  } else {
+    throw invalidArgument(
+      "claimMatch.subject",
+      "an identity needs subject or subjectPattern: none may stand for every workload of an issuer",
+    );
   }
   if (m.audience !== undefined) exact("claimMatch.audience", m.audience);
   if (m.audiencePattern !== undefined) pattern("claimMatch.audiencePattern", m.audiencePattern, "audience");
@@ -109,7 +111,8 @@ function checkClaims(field: string, claims: Readonly<Record<string, string>>, ch
   for (const [name, value] of entries) {
     const at = `${field}[${JSON.stringify(name)}]`;
     if (name === "") throw invalidArgument(field, "claim names must not be empty");
-    if (name.length > MAX_CLAIM_NAME_LENGTH) throw invalidArgument(field, `claim names must be at most ${MAX_CLAIM_NAME_LENGTH} characters`);
+    if (name.length > MAX_CLAIM_NAME_LENGTH)
+      throw invalidArgument(field, `claim names must be at most ${MAX_CLAIM_NAME_LENGTH} characters`);
     if (RESERVED_CLAIMS.includes(name)) {
       throw invalidArgument(at, `"${name}" has a field of its own (issuer, subject, audience) or is checked on every token`);
     }
@@ -142,4 +145,3 @@ function issuerUrlProblem(issuer: string, rules: IssuerRules): string | undefine
   const address = hostProblem(url.hostname, { allowLoopback: rules.allowHttpLoopbackIssuers, allowPrivate: rules.allowPrivateIssuers });
   return address === undefined ? undefined : `must not name a host that ${address}`;
 }
-

@@ -29,11 +29,7 @@ const LOWER_CAMEL = /^[a-z][A-Za-z0-9]*$/;
  * The set of fields to change. With a mask, exactly its paths (camelCase or snake_case; `*` for
  * every mutable top-level field, each replaced whole). Without one, the fields the request populated.
  */
-export function resolveUpdateMask(
-  paths: readonly string[] | undefined,
-  spec: Updatable,
-  populated: readonly string[],
-): Set<string> {
+export function resolveUpdateMask(paths: readonly string[] | undefined, spec: Updatable, populated: readonly string[]): Set<string> {
   if (paths === undefined || paths.length === 0) {
     return new Set(populated.filter((f) => spec.mutable.includes(f)));
   }

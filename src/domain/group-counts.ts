@@ -24,7 +24,8 @@ export const MAX_COUNTED_SUBTREES = 16;
 /** The plan for filter, or undefined when the rows must be counted. */
 export function descendantCountPlan(filter: GroupFilter): DescendantCountPlan | undefined {
   const { descendantsOf, childrenOf, inRoot, ids } = filter.uidp;
-  if (descendantsOf === undefined || childrenOf !== undefined || inRoot !== undefined || ids !== undefined || filter.name !== undefined) return undefined;
+  if (descendantsOf === undefined || childrenOf !== undefined || inRoot !== undefined || ids !== undefined || filter.name !== undefined)
+    return undefined;
   // Everything below the group is visible when nothing is hidden or a visible subtree holds it;
   // otherwise only the visible subtrees below it count, each its top and everything under it
   // (the scopes never lie inside one another).

@@ -52,7 +52,8 @@ export function compilePattern(pattern: string): RE2JS {
     // re2js says `error parsing regexp: <reason>: \`<part>\``, which names no field.
     throw new PatternError(`is not a valid RE2 regular expression: ${e.message.replace(/^error parsing regexp: /, "")}`);
   }
-  if (re.programSize() > MAX_PROGRAM_SIZE) throw new PatternError(`is too complex: it compiles to more than ${MAX_PROGRAM_SIZE} instructions`);
+  if (re.programSize() > MAX_PROGRAM_SIZE)
+    throw new PatternError(`is too complex: it compiles to more than ${MAX_PROGRAM_SIZE} instructions`);
   if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
   cache.set(pattern, re);
   return re;

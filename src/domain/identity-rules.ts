@@ -40,7 +40,16 @@ export function validateRelationship(input: RelationshipInput | undefined, rules
 export const identitySortable: Sortable = namedSortable;
 
 /** The members of a claim match an update mask may name, by snake_case path. */
-export const CLAIM_MATCH_PATHS = ["issuer", "issuer_pattern", "subject", "subject_pattern", "audience", "audience_pattern", "claims", "claim_patterns"] as const;
+export const CLAIM_MATCH_PATHS = [
+  "issuer",
+  "issuer_pattern",
+  "subject",
+  "subject_pattern",
+  "audience",
+  "audience_pattern",
+  "claims",
+  "claim_patterns",
+] as const;
 /** The members of static keys an update mask may name, by snake_case path. */
 export const STATIC_KEYS_PATHS = ["issuer", "subject", "issuer_keys", "expiration_time"] as const;
 

@@ -56,7 +56,10 @@ export function updatedRelationship(
   mask: ReadonlySet<string>,
 ): RelationshipInput | undefined {
   let out: RelationshipInput | undefined = current.kind === "user" ? undefined : current;
-  for (const [path, kind] of [["claim_match", "claimMatch"], ["static_keys", "staticKeys"]] as const) {
+  for (const [path, kind] of [
+    ["claim_match", "claimMatch"],
+    ["static_keys", "staticKeys"],
+  ] as const) {
     if (!mask.has(path)) continue;
     if (requested?.kind === kind) out = requested;
     else if (out?.kind === kind) out = undefined;

@@ -110,13 +110,7 @@ export interface PagePlan {
  * its last item, so passing the same skip again with the token gives the next page (spec, List
  * rule 1), and a larger skip jumps past the token's position.
  */
-export function planPage(
-  req: PageRequest,
-  sortable: Sortable,
-  resource: string,
-  query: unknown,
-  tokens: PageTokens,
-): PagePlan {
+export function planPage(req: PageRequest, sortable: Sortable, resource: string, query: unknown, tokens: PageTokens): PagePlan {
   const pageSize = resolvePageSize(req.pageSize);
   const skip = resolveSkip(req.skip);
   const order = parseOrderBy(req.orderBy, sortable);

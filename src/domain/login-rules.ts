@@ -32,7 +32,8 @@ export function checkLoopbackRedirectUri(uri: string): void {
   if (uri.length > MAX_REDIRECT_URI_LENGTH) throw bad(`must be at most ${MAX_REDIRECT_URI_LENGTH} characters`);
   const url = URL.parse(uri);
   if (url === null || !/^http:\/\//i.test(uri)) throw bad("must be an http:// URL of a loopback listener (http://127.0.0.1:<port>/...)");
-  if (!LOOPBACK_HOSTS.has(url.hostname)) throw bad("must name 127.0.0.1, [::1] or localhost: Arbor sends logins only to a listener on your own machine");
+  if (!LOOPBACK_HOSTS.has(url.hostname))
+    throw bad("must name 127.0.0.1, [::1] or localhost: Arbor sends logins only to a listener on your own machine");
   if (url.port === "") throw bad("must name the listener's port");
   if (url.username !== "" || url.password !== "") throw bad("must not contain credentials");
   if (uri.includes("#")) throw bad("must not have a fragment");
@@ -53,13 +54,17 @@ export function loginAddressKey(address: string | undefined): string {
   const left = head === "" ? [] : head.split(":");
   const right = address.includes("::") ? (tail === "" ? [] : tail.split(":")) : [];
   const groups = [...left, ...Array<string>(8 - left.length - right.length).fill("0"), ...right];
-  return `${groups.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(":")}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => parseInt(g, 16).toString(16))
+    .join(":")}::/64`;
 }
 
 /** Throws INVALID_ARGUMENT unless the challenge is an S256 PKCE challenge. */
 export function checkCodeChallenge(challenge: string, method: string): void {
   if (method !== "S256") throw invalidArgument("code_challenge_method", "must be S256");
-  if (!S256_CHALLENGE.test(challenge)) throw invalidArgument("code_challenge", "must be the base64url SHA-256 of the verifier (43 characters)");
+  if (!S256_CHALLENGE.test(challenge))
+    throw invalidArgument("code_challenge", "must be the base64url SHA-256 of the verifier (43 characters)");
 }
 
 /** The S256 challenge of a PKCE verifier. */
@@ -119,7 +124,10 @@ export function inviteRefusal(invite: GroupInviteRecord, now: number, claims?: R
     return new ApiError(Code.PERMISSION_DENIED, "Permission denied: the invite is for another email address");
   }
   if (claims.email_verified !== true) {
-    return new ApiError(Code.PERMISSION_DENIED, "Permission denied: the invite needs a verified email address, and the identity provider does not vouch for yours");
+    return new ApiError(
+      Code.PERMISSION_DENIED,
+      "Permission denied: the invite needs a verified email address, and the identity provider does not vouch for yours",
+    );
   }
   return undefined;
 }

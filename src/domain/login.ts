@@ -63,7 +63,8 @@ export interface LoginCodeRecord {
 }
 
 /** Where a headless login stands: waiting for the person, logged in as someone, or refused with a reason. */
-export type DeviceOutcome = { state: "pending" } | { state: "approved"; identityUid: string; actor: UpstreamActor } | { state: "denied"; denial: string };
+export type DeviceOutcome =
+  { state: "pending" } | { state: "approved"; identityUid: string; actor: UpstreamActor } | { state: "denied"; denial: string };
 
 /** A headless login (RFC 8628): from the CLI's device authorization request to its last poll. */
 export interface DeviceAuthorizationRecord {

@@ -32,7 +32,10 @@ export function validateDescription(description: string): void {
  * The name and description an update changes: those the mask names, validated, taken from what
  * the request sent. The part of every named resource's update that is the same for all of them.
  */
-export function namedChanges(mask: ReadonlySet<string>, sent: { name: string; description: string }): { name?: string; description?: string } {
+export function namedChanges(
+  mask: ReadonlySet<string>,
+  sent: { name: string; description: string },
+): { name?: string; description?: string } {
   const changes: { name?: string; description?: string } = {};
   if (mask.has("name")) {
     validateName(sent.name);

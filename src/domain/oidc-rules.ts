@@ -88,7 +88,8 @@ export function validateAdditionalScopes(scopes: readonly string[]): void {
   const seen = new Set<string>();
   scopes.forEach((scope, i) => {
     const field = `oidc.additionalScopes[${i}]`;
-    if (!SCOPE_TOKEN.test(scope)) throw invalidArgument(field, "must be a scope token: printable ASCII without spaces, quotes or backslashes");
+    if (!SCOPE_TOKEN.test(scope))
+      throw invalidArgument(field, "must be a scope token: printable ASCII without spaces, quotes or backslashes");
     if (scope.length > MAX_SCOPE_LENGTH) throw invalidArgument(field, `must be at most ${MAX_SCOPE_LENGTH} characters`);
     if (seen.has(scope)) throw invalidArgument(field, `scope "${scope}" is named more than once`);
     seen.add(scope);

@@ -66,7 +66,13 @@ export function literalPrefixes(pattern: string, enough: (literal: string) => bo
       } else if (i.op === ALT || i.op === ALT_MATCH) {
         pending.push([i.arg, literal]);
         pc = i.out;
-      } else if ((i.op === RUNE || i.op === RUNE1) && i.runes.length === 1 && (i.arg & FOLD_CASE) === 0 && !enough(literal) && literal.length < MAX_LITERAL) {
+      } else if (
+        (i.op === RUNE || i.op === RUNE1) &&
+        i.runes.length === 1 &&
+        (i.arg & FOLD_CASE) === 0 &&
+        !enough(literal) &&
+        literal.length < MAX_LITERAL
+      ) {
         literal += String.fromCodePoint(i.runes[0] as number);
         pc = i.out;
       } else {

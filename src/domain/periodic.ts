@@ -19,7 +19,12 @@ export type Gate = () => Promise<boolean>;
  * Runs task now and every intervalMs after each run ends, each time gate allows it; onError hears
  * of a failed run (not one cut short by stop).
  */
-export function startPeriodic(task: (signal: AbortSignal) => Promise<void>, intervalMs: number, onError: (e: unknown) => void, gate?: Gate): Periodic {
+export function startPeriodic(
+  task: (signal: AbortSignal) => Promise<void>,
+  intervalMs: number,
+  onError: (e: unknown) => void,
+  gate?: Gate,
+): Periodic {
   const abort = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();

@@ -32,8 +32,7 @@ export function builtinRoleUid(name: string): string {
 }
 
 const reads = ALL_CAPABILITIES.filter((c) => capabilityName(c).endsWith(".list"));
-const writes = (...families: string[]) =>
-  ALL_CAPABILITIES.filter((c) => families.some((f) => capabilityName(c).startsWith(`${f}.`)));
+const writes = (...families: string[]) => ALL_CAPABILITIES.filter((c) => families.some((f) => capabilityName(c).startsWith(`${f}.`)));
 
 function role(name: string, title: string, caps: readonly Capability[]): RoleDefinition {
   return { uid: builtinRoleUid(name), name, description: `${title} Role (built-in)`, capabilities: new Set(caps) };
@@ -43,7 +42,12 @@ function role(name: string, title: string, caps: readonly Capability[]): RoleDef
 export const BUILTIN_ROLES: ReadonlyMap<string, RoleDefinition> = new Map(
   [
     role("owner", "Owner", ALL_CAPABILITIES),
-    role("editor", "Editor", [...reads, ...writes("groups", "identity", "repo"), Capability.CAP_REGISTRY_PULL, Capability.CAP_REGISTRY_PUSH]),
+    role("editor", "Editor", [
+      ...reads,
+      ...writes("groups", "identity", "repo"),
+      Capability.CAP_REGISTRY_PULL,
+      Capability.CAP_REGISTRY_PUSH,
+    ]),
     role("viewer", "Viewer", reads),
     role("registry.pull", "Registry Pull", [Capability.CAP_REGISTRY_PULL, Capability.CAP_REPO_LIST, Capability.CAP_TAG_LIST]),
     role("registry.push", "Registry Push", [

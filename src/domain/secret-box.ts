@@ -86,7 +86,9 @@ export function parseSecretKeys(text: string, origin: string): Buffer[] {
     .map((part, i) => {
       const key = /^[A-Za-z0-9+/_-]+={0,2}$/.test(part) ? Buffer.from(part, "base64") : Buffer.alloc(0);
       if (key.length !== SECRET_KEY_BYTES) {
-        throw new SecretBoxError(`${origin}: key ${i + 1} must be ${SECRET_KEY_BYTES} random bytes in base64 (make one with: openssl rand -base64 32)`);
+        throw new SecretBoxError(
+          `${origin}: key ${i + 1} must be ${SECRET_KEY_BYTES} random bytes in base64 (make one with: openssl rand -base64 32)`,
+        );
       }
       return key;
     });

@@ -47,12 +47,23 @@ export function applyPush(
   const pushed = { digest, eventTime: time, deleteTime: current?.deleteTime ?? null };
   const deletedAt = killedAt(pushed, manifestDeletedAt);
   if (current === undefined) {
-    const state = { uid: newUid(), repoUid, name, ...pushed, createTime: time, updateTime: deletedAt ?? time, deleted: deletedAt !== undefined };
+    const state = {
+      uid: newUid(),
+      repoUid,
+      name,
+      ...pushed,
+      createTime: time,
+      updateTime: deletedAt ?? time,
+      deleted: deletedAt !== undefined,
+    };
     return { kind: "insert", state };
   }
   if (deletedAt !== undefined) {
     // Still (or now) deleted: only what it remembers moves, and the time it went if it just went.
-    return { kind: "update", state: { ...current, ...pushed, updateTime: current.deleted ? current.updateTime : deletedAt, deleted: true } };
+    return {
+      kind: "update",
+      state: { ...current, ...pushed, updateTime: current.deleted ? current.updateTime : deletedAt, deleted: true },
+    };
   }
   // A tag pushed again after its deletion is a new tag, so it starts a new life; else it keeps it.
   const createTime = current.deleted ? time : current.createTime;
@@ -63,10 +74,24 @@ export function applyPush(
  * A delete at time of the tag `name`, given its current state: a tombstone, also when the tag
  * is unknown (its push may still be on the way, and must not bring it back).
  */
-export function applyTagDelete(current: TagState | undefined, del: { repoUid: string; name: string; time: number }, newUid: () => string): TagChange {
+export function applyTagDelete(
+  current: TagState | undefined,
+  del: { repoUid: string; name: string; time: number },
+  newUid: () => string,
+): TagChange {
   const { repoUid, name, time } = del;
   if (current === undefined) {
-    const state = { uid: newUid(), repoUid, name, digest: "", createTime: time, updateTime: time, eventTime: time, deleteTime: time, deleted: true };
+    const state = {
+      uid: newUid(),
+      repoUid,
+      name,
+      digest: "",
+      createTime: time,
+      updateTime: time,
+      eventTime: time,
+      deleteTime: time,
+      deleted: true,
+    };
     return { kind: "insert", state };
   }
   if (current.deleteTime !== null && current.deleteTime >= time) return { kind: "none" };

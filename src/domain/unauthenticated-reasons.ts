@@ -13,7 +13,8 @@ const SENTENCES = {
   BEARER_MISSING: () => "send an API token as Authorization: Bearer <token>",
   BEARER_MALFORMED: () => "the Authorization header must be of the form Bearer <token>",
   REGISTRY_AUTH_SCHEME: () => "the Authorization header must be Basic (user _token) or Bearer",
-  REGISTRY_LOGIN_MISSING: (p: { user: string }) => `log in with user ${p.user} and an Arbor token for the registry as password (docker-credential-arbor does it)`,
+  REGISTRY_LOGIN_MISSING: (p: { user: string }) =>
+    `log in with user ${p.user} and an Arbor token for the registry as password (docker-credential-arbor does it)`,
   REGISTRY_USER: (p: { user: string }) => `the user name must be ${p.user}; the password is an Arbor token for the registry`,
   METRICS_TOKEN: () => "send the metrics token (ARBOR_METRICS_TOKEN) as Authorization: Bearer <token>",
   NOTIFICATIONS_SECRET: () => "send the registry notifications secret as Authorization: Bearer <secret> (see arbor admin registry-config)",
@@ -22,7 +23,8 @@ const SENTENCES = {
   TOKEN_UNKNOWN_KEY: () => "the token was not signed by a key of this issuer",
   TOKEN_EXPIRED: () => "the token has expired",
   TOKEN_AUDIENCE: () => "the token is not meant for this API (audience)",
-  TOKEN_ISSUER: (p: { claimed: string; expected: string }) => `the token was not issued by this server: its issuer is ${p.claimed}, this server's is ${p.expected}`,
+  TOKEN_ISSUER: (p: { claimed: string; expected: string }) =>
+    `the token was not issued by this server: its issuer is ${p.claimed}, this server's is ${p.expected}`,
   TOKEN_CLAIM: (p: { claim: string }) => `the token's ${p.claim} claim is not valid`,
   TOKEN_SIGNATURE: () => "the token's signature is not valid",
   TOKEN_ALGORITHM: () => "the token is not signed with ES256",
@@ -75,7 +77,8 @@ const SENTENCES = {
   /** What any custom claim answers: which claim the identity checks is its configuration. */
   EXCHANGE_CLAIM_MISMATCH: () => "a custom claim of the token does not match the identity",
   /** What an issuer that is no login provider, no such person and a bad signature answer alike. */
-  EXCHANGE_PERSON_NOT_TRUSTED: () => "the token names no person registered through a login provider of this server, or its signature does not verify",
+  EXCHANGE_PERSON_NOT_TRUSTED: () =>
+    "the token names no person registered through a login provider of this server, or its signature does not verify",
 
   // People's logins (auth/login-*.ts, auth/refresh-tokens.ts).
   LOGIN_UNKNOWN: () => "this login is unknown, has expired or has finished already; run arbor auth login again",
@@ -85,8 +88,10 @@ const SENTENCES = {
   LOGIN_REDIRECT_URI: () => "redirect_uri is not the one the login began with",
   LOGIN_CODE_VERIFIER: () => "code_verifier does not match the login's code_challenge",
   LOGIN_EXPIRED: () => "the login has expired; log in again",
-  DEVICE_USER_CODE_INVALID: () => "this code is not valid: it may have expired or been used; check it, or run arbor auth login --headless again",
-  DEVICE_CODE_INVALID: () => "the device code is not valid (never issued, or its login finished already); run arbor auth login --headless again",
+  DEVICE_USER_CODE_INVALID: () =>
+    "this code is not valid: it may have expired or been used; check it, or run arbor auth login --headless again",
+  DEVICE_CODE_INVALID: () =>
+    "the device code is not valid (never issued, or its login finished already); run arbor auth login --headless again",
   REFRESH_TOKEN_REUSED: () => "the refresh token was already used, so the login it belongs to is revoked; log in again",
   REFRESH_TOKEN_INVALID: () => "the refresh token is not valid (revoked, expired or never issued); log in again",
 } as const satisfies Record<string, (params: never) => string>;

@@ -110,7 +110,10 @@ async function importArchive(
   signals: { download: AbortSignal; import: AbortSignal },
   keepsCursor: boolean,
 ): Promise<SyncResult> {
-  const res = await fetch(options.url, { signal: signals.download, headers: etag.value === undefined ? {} : { "if-none-match": etag.value } });
+  const res = await fetch(options.url, {
+    signal: signals.download,
+    headers: etag.value === undefined ? {} : { "if-none-match": etag.value },
+  });
   if (res.status === 304) return { kind: "not modified", mode: "full", fetched: { documents: 0, bytes: 0 } };
   if (!res.ok || res.body === null) throw new Error(`the feed answered HTTP ${res.status}`);
   const declared = Number(res.headers.get("content-length") ?? "0");

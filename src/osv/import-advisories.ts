@@ -119,7 +119,10 @@ async function write(
   skip: (source: string, reason: string) => void,
 ): Promise<(PutOutcome | undefined)[]> {
   try {
-    return await store.put(batch.map((b) => b.version), time);
+    return await store.put(
+      batch.map((b) => b.version),
+      time,
+    );
   } catch (e) {
     if (unreachable(e)) throw e;
   }

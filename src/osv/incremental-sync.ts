@@ -51,7 +51,12 @@ export function latestFeedTime(clock: Clock): string {
 }
 
 /** Syncs the folder's changes since cursor into the store. Throws when a listed document could not be applied. */
-export async function syncIncrementally(options: IncrementalOptions, folder: URL, cursor: FeedCursor, signal: AbortSignal): Promise<IncrementalResult> {
+export async function syncIncrementally(
+  options: IncrementalOptions,
+  folder: URL,
+  cursor: FeedCursor,
+  signal: AbortSignal,
+): Promise<IncrementalResult> {
   const indexUrl = new URL("modified_id.csv", folder);
   let res: Response;
   try {
@@ -79,13 +84,19 @@ export async function syncIncrementally(options: IncrementalOptions, folder: URL
   const summary =
     read.entries.length === 0
       ? emptySummary()
-      : await importAdvisories(options.store, fetchDocuments(folder, read.entries, options.concurrency, signal, problems, (n) => (bytes += n)), {
-          onSkip: (source, reason) => options.logger.warn({ source, reason }, "advisory skipped"),
-          signal,
-          clock: options.clock,
-        });
+      : await importAdvisories(
+          options.store,
+          fetchDocuments(folder, read.entries, options.concurrency, signal, problems, (n) => (bytes += n)),
+          {
+            onSkip: (source, reason) => options.logger.warn({ source, reason }, "advisory skipped"),
+            signal,
+            clock: options.clock,
+          },
+        );
   if (problems.length > 0) {
-    throw new Error(`${problems.length} of ${read.entries.length} changed documents could not be applied, so the cursor stays at ${cursor.modified}: ${problems.slice(0, 3).join("; ")}`);
+    throw new Error(
+      `${problems.length} of ${read.entries.length} changed documents could not be applied, so the cursor stays at ${cursor.modified}: ${problems.slice(0, 3).join("; ")}`,
+    );
   }
   return { kind: "applied", summary, documents: read.entries.length, bytes, cursor: advance(cursor, read.entries, options.clock.now()) };
 }
@@ -135,7 +146,12 @@ async function* fetchDocuments(
 }
 
 /** One document, bounded in size; a document too large is skipped as the full import skips it. */
-async function fetchDocument(folder: URL, entry: IndexEntry, signal: AbortSignal, onBytes: (n: number) => void): Promise<SourceItem | { kind: "failed"; reason: string }> {
+async function fetchDocument(
+  folder: URL,
+  entry: IndexEntry,
+  signal: AbortSignal,
+  onBytes: (n: number) => void,
+): Promise<SourceItem | { kind: "failed"; reason: string }> {
   const url = documentUrl(folder, entry.path);
   const source = url.href;
   const failed = (why: string) => ({ kind: "failed" as const, reason: `${source}: ${why}` });
@@ -162,7 +178,11 @@ async function fetchDocument(folder: URL, entry: IndexEntry, signal: AbortSignal
     const bytes = Buffer.concat(chunks);
     const listed = describedAs(bytes);
     if (listed !== undefined && listed.id !== entry.id) {
-      return { kind: "skipped", source, reason: `its id is ${JSON.stringify(listed.id)}, not ${entry.id} as the index (line ${entry.line}) says` };
+      return {
+        kind: "skipped",
+        source,
+        reason: `its id is ${JSON.stringify(listed.id)}, not ${entry.id} as the index (line ${entry.line}) says`,
+      };
     }
     if (listed?.modified !== undefined && listed.modified < entry.time) {
       return failed(`its modified time ${listed.modified} is older than the index's ${entry.time} (a stale copy)`);

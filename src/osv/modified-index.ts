@@ -58,7 +58,14 @@ export function canonicalTime(text: string): string | undefined {
   if (m === null) return undefined;
   const [, y, mo, d, h, mi, s, fraction = ""] = m as unknown as string[];
   const date = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)));
-  if (date.getUTCFullYear() !== Number(y) || date.getUTCMonth() !== Number(mo) - 1 || date.getUTCDate() !== Number(d) || date.getUTCHours() !== Number(h) || date.getUTCMinutes() !== Number(mi) || date.getUTCSeconds() !== Number(s)) {
+  if (
+    date.getUTCFullYear() !== Number(y) ||
+    date.getUTCMonth() !== Number(mo) - 1 ||
+    date.getUTCDate() !== Number(d) ||
+    date.getUTCHours() !== Number(h) ||
+    date.getUTCMinutes() !== Number(mi) ||
+    date.getUTCSeconds() !== Number(s)
+  ) {
     return undefined;
   }
   return `${y}-${mo}-${d}T${h}:${mi}:${s}.${fraction.padEnd(9, "0")}Z`;
@@ -88,7 +95,8 @@ export async function readModifiedIndex(body: AsyncIterable<Uint8Array>, cursor:
     const entry = parseLine(text, line, limits.latest);
     if (entry.time.slice(0, 19) < cursorSecond) return { kind: "changes", entries: [...entries.values()], bytes };
     reached ||= entry.time <= cursor.modified;
-    if (++count > limits.maxLines) return { kind: "gap", reason: `more than ${limits.maxLines} lines are as new as the cursor (${cursor.modified})`, bytes };
+    if (++count > limits.maxLines)
+      return { kind: "gap", reason: `more than ${limits.maxLines} lines are as new as the cursor (${cursor.modified})`, bytes };
     const newer = entry.time > cursor.modified || (entry.time === cursor.modified && !held.has(entry.id));
     if (newer && !entries.has(entry.id)) entries.set(entry.id, entry);
   }
@@ -98,7 +106,8 @@ export async function readModifiedIndex(body: AsyncIterable<Uint8Array>, cursor:
 
 /** One line of the index, checked. */
 function parseLine(text: string, line: number, latest: string): IndexEntry {
-  const fail = (why: string) => new FeedIndexError(`line ${line}: ${why}: ${JSON.stringify(text.length > 100 ? `${text.slice(0, 100)}...` : text)}`);
+  const fail = (why: string) =>
+    new FeedIndexError(`line ${line}: ${why}: ${JSON.stringify(text.length > 100 ? `${text.slice(0, 100)}...` : text)}`);
   const comma = text.indexOf(",");
   if (comma < 0) throw fail("expected <modified>,<id>");
   const time = canonicalTime(text.slice(0, comma));

@@ -16,7 +16,8 @@ export interface Sources {
   items(): AsyncGenerator<SourceItem>;
 }
 
-type Found = { kind: "file"; path: string } | { kind: "zip"; path: string; count: number } | { kind: "unreadable"; path: string; reason: string };
+type Found =
+  { kind: "file"; path: string } | { kind: "zip"; path: string; count: number } | { kind: "unreadable"; path: string; reason: string };
 
 /** Lists what paths hold; a path that cannot be read becomes an `unreadable` item. */
 export async function readSources(paths: readonly string[]): Promise<Sources> {

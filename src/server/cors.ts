@@ -22,7 +22,14 @@ const ALLOW_HEADERS = [
 ].join(", ");
 
 /** What a page may read of an answer: gRPC-Web carries its status in these headers. */
-const EXPOSE_HEADERS = ["grpc-status", "grpc-message", "grpc-status-details-bin", "grpc-encoding", "connect-content-encoding", "allow"].join(", ");
+const EXPOSE_HEADERS = [
+  "grpc-status",
+  "grpc-message",
+  "grpc-status-details-bin",
+  "grpc-encoding",
+  "connect-content-encoding",
+  "allow",
+].join(", ");
 
 /** How long a browser may cache a preflight answer, in seconds (Chromium caps it at two hours). */
 const MAX_AGE = "7200";

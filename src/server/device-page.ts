@@ -114,8 +114,12 @@ function cookieOf(req: AnyRequest, name: string): string {
 
 /** The posted form; INVALID_ARGUMENT for any other body. */
 async function formOf(req: AnyRequest): Promise<URLSearchParams> {
-  const type = String(req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
+  const type = String(req.headers["content-type"] ?? "")
+    .split(";")[0]
+    ?.trim()
+    .toLowerCase();
   const body = (await readBody(req, MAX_FORM_BYTES)).toString("utf8");
-  if (type !== "application/x-www-form-urlencoded") throw new ApiError(Code.INVALID_ARGUMENT, "Invalid argument: body: must be the verification page's form");
+  if (type !== "application/x-www-form-urlencoded")
+    throw new ApiError(Code.INVALID_ARGUMENT, "Invalid argument: body: must be the verification page's form");
   return refuseNulParams(new URLSearchParams(body));
 }

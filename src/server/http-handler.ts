@@ -85,7 +85,9 @@ export function createHttpHandler(deps: HttpHandlerDeps): (req: AnyRequest, res:
       record.code = 0;
       return;
     }
-    const served = connect ? serveConnect(connect, req, res, record, errorDomainFor(splitTarget(req).path.slice(1), deps.domain())) : dispatch(deps, fixedRoutes, req, res, record);
+    const served = connect
+      ? serveConnect(connect, req, res, record, errorDomainFor(splitTarget(req).path.slice(1), deps.domain()))
+      : dispatch(deps, fixedRoutes, req, res, record);
     served.catch((e: unknown) => {
       const err = toApiError(e);
       recordFailure(record, err);
@@ -109,7 +111,13 @@ const CREDENTIAL_PATH = /\/(?:sts\/exchange|oauth\/token|registry\/token)$/;
 /** More headers than this is abuse, not a client. */
 export const MAX_HEADERS = 100;
 
-async function dispatch(deps: HttpHandlerDeps, fixedRoutes: () => FixedRoutes, req: AnyRequest, res: AnyResponse, record: RequestLog): Promise<void> {
+async function dispatch(
+  deps: HttpHandlerDeps,
+  fixedRoutes: () => FixedRoutes,
+  req: AnyRequest,
+  res: AnyResponse,
+  record: RequestLog,
+): Promise<void> {
   const path = splitTarget(req).path;
   const method = req.method ?? "GET";
   if (!UNLIMITED.has(path)) {
@@ -158,7 +166,14 @@ function headerCount(req: AnyRequest): number {
 }
 
 /** A known path under another method: 405 with Allow, as HTTP asks, carrying code 12. */
-function methodNotAllowed(deps: HttpHandlerDeps, res: AnyResponse, record: RequestLog, method: string, path: string, allowed: readonly string[]): void {
+function methodNotAllowed(
+  deps: HttpHandlerDeps,
+  res: AnyResponse,
+  record: RequestLog,
+  method: string,
+  path: string,
+  allowed: readonly string[],
+): void {
   record.route = "unmatched";
   record.code = Code.UNIMPLEMENTED;
   const err = new ApiError(Code.UNIMPLEMENTED, `Method not allowed: ${method} ${path} (allowed: ${allowed.join(", ")})`);
@@ -173,11 +188,13 @@ function methodNotAllowed(deps: HttpHandlerDeps, res: AnyResponse, record: Reque
 function fixedRoutesOf(deps: HttpHandlerDeps): FixedRoutes {
   const issuerPath = new URL(deps.issuer()).pathname.replace(/\/$/, "");
   const exchange: FixedHandler = (req, res, record) => serveExchange(deps.exchange, deps.limits, deps.domain(), req, res, record);
-  const json = (route: string, body: () => unknown, headers: { [name: string]: string } = {}): FixedHandler => async (_req, res, record) => {
-    record.route = route;
-    writeJson(res, 200, await body(), headers);
-    record.code = 0;
-  };
+  const json =
+    (route: string, body: () => unknown, headers: { [name: string]: string } = {}): FixedHandler =>
+    async (_req, res, record) => {
+      record.route = route;
+      writeJson(res, 200, await body(), headers);
+      record.code = 0;
+    };
   const cached = { "cache-control": "public, max-age=300" };
   const own = new Map<string, FixedRoute>([
     // The version and commit, as `arbor version` shows them; nothing else about the build.
@@ -201,7 +218,10 @@ function fixedRoutesOf(deps: HttpHandlerDeps): FixedRoutes {
         record.code = 0;
       }),
     ],
-    [`${issuerPath}/.well-known/openid-configuration`, readOnly(json("GET /.well-known/openid-configuration", () => discovery(deps.issuer()), cached))],
+    [
+      `${issuerPath}/.well-known/openid-configuration`,
+      readOnly(json("GET /.well-known/openid-configuration", () => discovery(deps.issuer()), cached)),
+    ],
     [`${issuerPath}/.well-known/jwks.json`, readOnly(json("GET /.well-known/jwks.json", () => deps.keys.jwks(), cached))],
     [exchangePath(deps.issuer()), { GET: exchange, POST: exchange }],
   ]);
@@ -227,7 +247,13 @@ function discovery(issuer: string) {
   };
 }
 
-async function serveConnect(handler: UniversalHandler, req: AnyRequest, res: AnyResponse, record: RequestLog, domain: string): Promise<void> {
+async function serveConnect(
+  handler: UniversalHandler,
+  req: AnyRequest,
+  res: AnyResponse,
+  record: RequestLog,
+  domain: string,
+): Promise<void> {
   const values = createContextValues().set(callRecordKey, record);
   dropFarDeadline(req.headers);
   const uReq = universalRequestFromNodeRequest(req, res, undefined, values);

@@ -157,7 +157,11 @@ function getterOf(method: DescMethod, entries: ReadonlyMap<DescMethod, Entry>): 
 }
 
 /** The resource before a change, read as the caller; undefined when it cannot be read. */
-async function readBefore(getter: Entry | undefined, uid: string, ctx: CallContext): Promise<{ schema: DescMessage; message: Message } | undefined> {
+async function readBefore(
+  getter: Entry | undefined,
+  uid: string,
+  ctx: CallContext,
+): Promise<{ schema: DescMessage; message: Message } | undefined> {
   if (getter === undefined || uid === "") return undefined;
   try {
     return { schema: getter.method.output, message: await getter.handler(create(getter.method.input, { uid } as never), ctx) };

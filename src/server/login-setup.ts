@@ -23,7 +23,9 @@ export interface ServerUrls {
 }
 
 /** The server's default login provider, when ARBOR_LOGIN_ISSUER and ARBOR_LOGIN_CLIENT_ID are set. */
-export function defaultLoginProviderOf(config: Pick<Config, "loginIssuer" | "loginClientId" | "loginClientSecret">): DefaultLoginProvider | undefined {
+export function defaultLoginProviderOf(
+  config: Pick<Config, "loginIssuer" | "loginClientId" | "loginClientSecret">,
+): DefaultLoginProvider | undefined {
   return config.loginIssuer !== undefined && config.loginClientId !== undefined
     ? { issuer: config.loginIssuer, clientId: config.loginClientId, clientSecret: config.loginClientSecret ?? "" }
     : undefined;

@@ -13,7 +13,13 @@ import { bearerIs, splitTarget, writeText, type AnyRequest, type AnyResponse } f
 import type { Metrics } from "./metrics.js";
 
 /** Serves `/metrics`, or refuses; throws NOT_FOUND when the API port has no metrics, UNAUTHENTICATED for a missing or wrong token. */
-export async function serveMetrics(metrics: Metrics, token: string | undefined, onApiPort: boolean, req: AnyRequest, res: AnyResponse): Promise<void> {
+export async function serveMetrics(
+  metrics: Metrics,
+  token: string | undefined,
+  onApiPort: boolean,
+  req: AnyRequest,
+  res: AnyResponse,
+): Promise<void> {
   if (onApiPort && token === undefined) throw notFound("route", `${req.method ?? "GET"} /metrics`);
   if (token !== undefined && !bearerIs(req, token)) throw unauthenticated("METRICS_TOKEN");
   writeText(res, 200, await metrics.registry.metrics(), metrics.registry.contentType);
@@ -36,7 +42,12 @@ export async function startMetricsListener(address: string, metrics: Metrics, to
     serveMetrics(metrics, token, false, req, res).catch((e: unknown) => {
       if (res.headersSent) return void res.destroy();
       const denied = isApiError(e) && e.code === Code.UNAUTHENTICATED;
-      writeText(res, denied ? 401 : 500, denied ? "unauthenticated: send the metrics token as a bearer token\n" : "internal error\n", "text/plain");
+      writeText(
+        res,
+        denied ? 401 : 500,
+        denied ? "unauthenticated: send the metrics token as a bearer token\n" : "internal error\n",
+        "text/plain",
+      );
     });
   });
   server.keepAliveTimeout = 5_000;

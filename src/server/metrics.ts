@@ -27,7 +27,12 @@ export function createMetrics(): Metrics {
     registers: [registry],
   }).set({ version: BUILD_INFO.version, commit: BUILD_INFO.commit, node: process.version }, 1);
   const labelNames = ["rpc", "transport", "code"] as const;
-  const requests = new Counter({ name: "arbor_requests_total", help: "Requests handled, by RPC or route, transport and status code.", labelNames, registers: [registry] });
+  const requests = new Counter({
+    name: "arbor_requests_total",
+    help: "Requests handled, by RPC or route, transport and status code.",
+    labelNames,
+    registers: [registry],
+  });
   const latency = new Histogram({
     name: "arbor_request_duration_seconds",
     help: "Time to answer a request, by RPC or route, transport and status code.",
@@ -36,14 +41,24 @@ export function createMetrics(): Metrics {
     registers: [registry],
   });
   const feedLabels = ["mode"] as const;
-  const syncs = new Counter({ name: "arbor_advisories_feed_syncs_total", help: "Advisories feed syncs that ended well, by mode (incremental or full).", labelNames: feedLabels, registers: [registry] });
+  const syncs = new Counter({
+    name: "arbor_advisories_feed_syncs_total",
+    help: "Advisories feed syncs that ended well, by mode (incremental or full).",
+    labelNames: feedLabels,
+    registers: [registry],
+  });
   const fetchedDocuments = new Counter({
     name: "arbor_advisories_feed_documents_fetched_total",
     help: "Advisory documents the feed sync fetched (one by one, or read from the archive), by mode.",
     labelNames: feedLabels,
     registers: [registry],
   });
-  const fetchedBytes = new Counter({ name: "arbor_advisories_feed_bytes_fetched_total", help: "Bytes the feed sync downloaded, by mode.", labelNames: feedLabels, registers: [registry] });
+  const fetchedBytes = new Counter({
+    name: "arbor_advisories_feed_bytes_fetched_total",
+    help: "Bytes the feed sync downloaded, by mode.",
+    labelNames: feedLabels,
+    registers: [registry],
+  });
   return {
     registry,
     feedSynced(mode, documents, bytes) {

@@ -24,7 +24,11 @@ export function createNulRefusal(method: DescMethod): NulRefusal {
   const body = hasOption(method, http) ? getOption(method, http).body : "*";
   const nameOf = (chain: readonly DescField[]): string => {
     if (body === "*") return chain.map((f) => f.jsonName).join(".");
-    if (chain[0]?.name === body && chain.length > 1) return chain.slice(1).map((f) => f.jsonName).join(".");
+    if (chain[0]?.name === body && chain.length > 1)
+      return chain
+        .slice(1)
+        .map((f) => f.jsonName)
+        .join(".");
     return chain.map((f) => f.name).join(".");
   };
   return (request) => {

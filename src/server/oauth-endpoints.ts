@@ -49,42 +49,50 @@ export interface OAuthEndpointsDeps {
 
 /** Creates the login endpoints. */
 export function createOAuthEndpoints(deps: OAuthEndpointsDeps): OAuthEndpoints {
-  const browser = (step: (q: URLSearchParams, address: string | undefined) => Promise<LoginOutcome>) => async (req: AnyRequest, res: AnyResponse, record: RequestLog) => {
-    let query: URLSearchParams;
-    try {
-      query = refuseNulParams(queryOf(req));
-    } catch (e) {
-      if (!isApiError(e)) throw e;
-      record.code = e.code;
-      writeErrorPage(res, e);
-      return;
-    }
-    const outcome = await step(query, record.address);
-    const error = "page" in outcome ? outcome.page : "error" in outcome ? outcome.error : undefined;
-    if (error === undefined) record.code = 0;
-    else recordFailure(record, error);
-    if ("page" in outcome) writeErrorPage(res, outcome.page);
-    else if ("deviceLoggedIn" in outcome) writePage(res, 200, "device logged in", DEVICE_LOGGED_IN);
-    else writeRedirect(res, outcome.location);
-  };
+  const browser =
+    (step: (q: URLSearchParams, address: string | undefined) => Promise<LoginOutcome>) =>
+    async (req: AnyRequest, res: AnyResponse, record: RequestLog) => {
+      let query: URLSearchParams;
+      try {
+        query = refuseNulParams(queryOf(req));
+      } catch (e) {
+        if (!isApiError(e)) throw e;
+        record.code = e.code;
+        writeErrorPage(res, e);
+        return;
+      }
+      const outcome = await step(query, record.address);
+      const error = "page" in outcome ? outcome.page : "error" in outcome ? outcome.error : undefined;
+      if (error === undefined) record.code = 0;
+      else recordFailure(record, error);
+      if ("page" in outcome) writeErrorPage(res, outcome.page);
+      else if ("deviceLoggedIn" in outcome) writePage(res, 200, "device logged in", DEVICE_LOGGED_IN);
+      else writeRedirect(res, outcome.location);
+    };
   /** A JSON endpoint; throttled ones refuse early past the budget and spend on refused credentials. */
-  const api = (step: (p: URLSearchParams, address: string | undefined) => Promise<object>, throttled: boolean) => async (req: AnyRequest, res: AnyResponse, record: RequestLog) => {
-    const address = record.address;
-    try {
-      if (throttled) deps.throttle.authAllowed(address, undefined);
-      const answer = await step(await paramsOf(req), address);
-      record.code = 0;
-      writeJson(res, 200, answer, { pragma: "no-cache" });
-    } catch (e) {
-      if (!isApiError(e) || e.code === Code.INTERNAL) throw e;
-      if (throttled && e.code === Code.UNAUTHENTICATED) deps.throttle.authFailed(address, undefined);
-      record.code = e.code;
-      const retry: Record<string, string> = e.details.retryDelayMs === undefined ? {} : { "retry-after": String(Math.ceil(e.details.retryDelayMs / 1000)) };
-      const oauth = oauthErrorOf(e);
-      const body = { ...statusJson(e, errorDomainFor("arbor.iam.", deps.domain())), ...(oauth !== undefined && { error: oauth, error_description: e.message }) };
-      writeJson(res, httpStatusOf(e), body, retry);
-    }
-  };
+  const api =
+    (step: (p: URLSearchParams, address: string | undefined) => Promise<object>, throttled: boolean) =>
+    async (req: AnyRequest, res: AnyResponse, record: RequestLog) => {
+      const address = record.address;
+      try {
+        if (throttled) deps.throttle.authAllowed(address, undefined);
+        const answer = await step(await paramsOf(req), address);
+        record.code = 0;
+        writeJson(res, 200, answer, { pragma: "no-cache" });
+      } catch (e) {
+        if (!isApiError(e) || e.code === Code.INTERNAL) throw e;
+        if (throttled && e.code === Code.UNAUTHENTICATED) deps.throttle.authFailed(address, undefined);
+        record.code = e.code;
+        const retry: Record<string, string> =
+          e.details.retryDelayMs === undefined ? {} : { "retry-after": String(Math.ceil(e.details.retryDelayMs / 1000)) };
+        const oauth = oauthErrorOf(e);
+        const body = {
+          ...statusJson(e, errorDomainFor("arbor.iam.", deps.domain())),
+          ...(oauth !== undefined && { error: oauth, error_description: e.message }),
+        };
+        writeJson(res, httpStatusOf(e), body, retry);
+      }
+    };
   const page = createDevicePage({ device: deps.device, ids: deps.ids, issuer: deps.issuer, throttle: deps.throttle });
   const routes: Record<string, Record<string, FixedHandler>> = {
     "/oauth/login": { GET: browser((q, address) => deps.flow.start(q, address)) },
@@ -104,7 +112,12 @@ export function createOAuthEndpoints(deps: OAuthEndpointsDeps): OAuthEndpoints {
         Object.entries(routes).map(([sub, byMethod]) => [
           `${prefix}${sub}`,
           // The log names the endpoint without the issuer's prefix.
-          Object.fromEntries(Object.entries(byMethod).map(([method, handle]) => [method, (req, res, record) => ((record.route = `${method} ${sub}`), handle(req, res, record))])),
+          Object.fromEntries(
+            Object.entries(byMethod).map(([method, handle]) => [
+              method,
+              (req, res, record) => ((record.route = `${method} ${sub}`), handle(req, res, record)),
+            ]),
+          ),
         ]),
       );
     },
@@ -121,7 +134,8 @@ const DEVICE_LOGGED_IN = "<h1>Logged in</h1>\n<p>Your device is logged in to Arb
 function oauthErrorOf(e: ApiError): string | undefined {
   const type = e.details.preconditionViolations?.[0]?.type ?? "";
   if (e.code === Code.FAILED_PRECONDITION && (DEVICE_ERRORS as readonly string[]).includes(type)) return type.toLowerCase();
-  if (e.code === Code.INVALID_ARGUMENT) return e.details.fieldViolations?.[0]?.field === "grant_type" ? "unsupported_grant_type" : "invalid_request";
+  if (e.code === Code.INVALID_ARGUMENT)
+    return e.details.fieldViolations?.[0]?.field === "grant_type" ? "unsupported_grant_type" : "invalid_request";
   if (e.code === Code.UNAUTHENTICATED) return "invalid_grant";
   return undefined;
 }
@@ -132,7 +146,10 @@ function oauthErrorOf(e: ApiError): string | undefined {
  */
 async function paramsOf(req: AnyRequest): Promise<URLSearchParams> {
   const body = (await readBody(req, MAX_FORM_BYTES)).toString("utf8");
-  const type = String(req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
+  const type = String(req.headers["content-type"] ?? "")
+    .split(";")[0]
+    ?.trim()
+    .toLowerCase();
   if (type === "application/x-www-form-urlencoded") return refuseNulParams(new URLSearchParams(body));
   if (type === "application/json") {
     let parsed: unknown;

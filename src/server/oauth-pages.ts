@@ -30,7 +30,12 @@ export function writeSeeOther(res: AnyResponse, location: string): void {
 
 /** Answers with a page saying what failed, with the HTTP status of its code. */
 export function writeErrorPage(res: AnyResponse, error: ApiError): void {
-  writePage(res, httpStatusOf(error), "Login failed", `<h1>Login failed</h1>\n<p>${escapeHtml(error.message)}</p>\n<p>Nothing was changed. Start again with <code>arbor auth login</code>.</p>`);
+  writePage(
+    res,
+    httpStatusOf(error),
+    "Login failed",
+    `<h1>Login failed</h1>\n<p>${escapeHtml(error.message)}</p>\n<p>Nothing was changed. Start again with <code>arbor auth login</code>.</p>`,
+  );
 }
 
 /**

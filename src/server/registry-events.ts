@@ -35,7 +35,8 @@ type Json = Record<string, unknown>;
 
 /** The events of an envelope worth indexing, in order; INVALID_ARGUMENT naming the field that is wrong. */
 export function parseRegistryEvents(body: unknown): RegistryEvent[] {
-  if (!isObject(body) || !Array.isArray(body.events)) throw invalidArgument("events", "the body must be a JSON object with an events array");
+  if (!isObject(body) || !Array.isArray(body.events))
+    throw invalidArgument("events", "the body must be a JSON object with an events array");
   const out: RegistryEvent[] = [];
   body.events.forEach((raw: unknown, i) => {
     const at = `events[${i}]`;

@@ -28,7 +28,12 @@ export interface RegistryNotificationsDeps {
 const PERMANENT: ReadonlySet<number> = new Set([Code.INVALID_ARGUMENT, Code.NOT_FOUND, Code.FAILED_PRECONDITION, Code.OUT_OF_RANGE]);
 
 /** Serves one delivery; refusals are thrown as ApiErrors for the handler to answer. */
-export async function serveRegistryNotifications(deps: RegistryNotificationsDeps, req: AnyRequest, res: AnyResponse, record: RequestLog): Promise<void> {
+export async function serveRegistryNotifications(
+  deps: RegistryNotificationsDeps,
+  req: AnyRequest,
+  res: AnyResponse,
+  record: RequestLog,
+): Promise<void> {
   record.route = "POST /registry/notifications";
   if (!(await authorized(req, deps.secret))) {
     throw unauthenticated("NOTIFICATIONS_SECRET");

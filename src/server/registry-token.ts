@@ -51,7 +51,8 @@ export async function serveRegistryToken(deps: RegistryTokenDeps, req: AnyReques
     deps.throttle.authAllowed(address, undefined);
     const params = await paramsOf(req);
     const service = single(params, "service");
-    if (deps.registryHost === undefined) throw failedPrecondition("REGISTRY", "registryHost", "no registry is configured at this Arbor (ARBOR_REGISTRY_HOST)");
+    if (deps.registryHost === undefined)
+      throw failedPrecondition("REGISTRY", "registryHost", "no registry is configured at this Arbor (ARBOR_REGISTRY_HOST)");
     if (service === undefined || service === "") throw invalidArgument("service", "the registry's service name is required");
     if (service !== deps.registryHost) throw invalidArgument("service", `"${service.slice(0, 200)}" is not the registry of this Arbor`);
     const requested = parseScopes(params.getAll("scope"));
@@ -68,7 +69,8 @@ export async function serveRegistryToken(deps: RegistryTokenDeps, req: AnyReques
     if (e.code === Code.UNAUTHENTICATED) deps.throttle.authFailed(address, undefined);
     record.code = e.code;
     record.reason = e.message;
-    const code = e.code === Code.UNAUTHENTICATED ? "UNAUTHORIZED" : e.code === Code.RESOURCE_EXHAUSTED ? "TOOMANYREQUESTS" : codeName(e.code);
+    const code =
+      e.code === Code.UNAUTHENTICATED ? "UNAUTHORIZED" : e.code === Code.RESOURCE_EXHAUSTED ? "TOOMANYREQUESTS" : codeName(e.code);
     const headers: Record<string, string> = e.code === Code.UNAUTHENTICATED ? { "www-authenticate": 'Basic realm="arbor"' } : {};
     if (e.details.retryDelayMs !== undefined) headers["retry-after"] = String(Math.ceil(e.details.retryDelayMs / 1000));
     writeJson(res, httpStatusOf(e), { errors: [{ code, message: e.message }] }, headers);
@@ -104,13 +106,20 @@ async function paramsOf(req: AnyRequest): Promise<URLSearchParams> {
   const params = refuseNulParams(queryOf(req));
   if (req.method !== "POST") return params;
   const body = await readBody(req, MAX_FORM_BYTES);
-  const type = String(req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
-  if (body.length > 0 && type !== "application/x-www-form-urlencoded") throw invalidArgument("body", "the request body must be application/x-www-form-urlencoded");
+  const type = String(req.headers["content-type"] ?? "")
+    .split(";")[0]
+    ?.trim()
+    .toLowerCase();
+  if (body.length > 0 && type !== "application/x-www-form-urlencoded")
+    throw invalidArgument("body", "the request body must be application/x-www-form-urlencoded");
   for (const [name, value] of new URLSearchParams(body.toString("utf8"))) params.append(name, value);
   refuseNulParams(params);
   const grant = single(params, "grant_type");
   if (grant !== undefined && grant !== "password") {
-    throw invalidArgument("grant_type", `"${grant.slice(0, 100)}" is not supported: send grant_type=password with user ${TOKEN_USER} (Arbor issues no refresh tokens)`);
+    throw invalidArgument(
+      "grant_type",
+      `"${grant.slice(0, 100)}" is not supported: send grant_type=password with user ${TOKEN_USER} (Arbor issues no refresh tokens)`,
+    );
   }
   return params;
 }
@@ -121,4 +130,3 @@ function single(params: URLSearchParams, name: string): string | undefined {
   if (values.length > 1) throw invalidArgument(name, "must be given once");
   return values[0];
 }
-

@@ -31,7 +31,10 @@ export interface RequestLimits {
 
 /** The limits of config, counted on clock. */
 export function createRequestLimits(
-  config: Pick<Config, "rateLimitPerAddress" | "rateLimitPerIdentity" | "exchangeRateLimit" | "authFailuresPerAddress" | "authFailuresPerIdentity">,
+  config: Pick<
+    Config,
+    "rateLimitPerAddress" | "rateLimitPerIdentity" | "exchangeRateLimit" | "authFailuresPerAddress" | "authFailuresPerIdentity"
+  >,
   clock: Clock,
 ): RequestLimits {
   const perAddress = limiter(config.rateLimitPerAddress, clock);

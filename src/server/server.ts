@@ -140,12 +140,23 @@ export async function openCore(
     await keys.signingKey();
     const tokens = new Tokens(keys, clock, issuer);
     const settings = { allowHttpLoopbackIssuers: config.allowHttpLoopbackIssuers, allowPrivateIssuers: config.allowPrivateIssuers };
-    const issuerFetch = createIssuerFetch({ allowLoopback: config.allowHttpLoopbackIssuers, allowPrivate: config.allowPrivateIssuers }, resolve);
+    const issuerFetch = createIssuerFetch(
+      { allowLoopback: config.allowHttpLoopbackIssuers, allowPrivate: config.allowPrivateIssuers },
+      resolve,
+    );
     const verifier = new UpstreamVerifier({ allowHttpLoopback: config.allowHttpLoopbackIssuers, clock }, issuerFetch);
     const audiences = () => [baseUrl(), ...(config.registryHost !== undefined ? [config.registryHost] : [])];
     const defaultLogin = defaultLoginProviderOf(config);
     const isPersonIssuer = (iss: string) => isLoginIssuer(store, defaultLogin, iss);
-    const exchange = new TokenExchange({ identities: store.identities, tokens, verifier, clock, authUrl: issuer, audiences, isLoginIssuer: isPersonIssuer });
+    const exchange = new TokenExchange({
+      identities: store.identities,
+      tokens,
+      verifier,
+      clock,
+      authUrl: issuer,
+      audiences,
+      isLoginIssuer: isPersonIssuer,
+    });
     return { store, deps: { store, clock, ids, pageTokens, settings, exchange }, keys, tokens, verifier, issuerFetch, audiences };
   } catch (e) {
     await store.close();
@@ -157,14 +168,8 @@ export async function openCore(
 export async function startServer(config: Config, env: ServerEnvironment): Promise<ArborServer> {
   const clock = env.clock ?? systemClock;
   const urls = createServerUrls(config);
-  const core = await openCore(
-    config,
-    clock,
-    env.ids ?? cryptoIds,
-    urls.issuer,
-    urls.base,
-    env.resolve,
-    (message, fields) => env.logger.warn(fields, message),
+  const core = await openCore(config, clock, env.ids ?? cryptoIds, urls.issuer, urls.base, env.resolve, (message, fields) =>
+    env.logger.warn(fields, message),
   );
   const services = createServices(core.deps);
   const limits = createRequestLimits(config, clock);
@@ -229,7 +234,8 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
   let metricsListener: MetricsListener | undefined;
   try {
     urls.bound((await listener.listen(config.port, config.host)).port);
-    if (config.metricsAddress !== undefined) metricsListener = await startMetricsListener(config.metricsAddress, metrics, config.metricsToken);
+    if (config.metricsAddress !== undefined)
+      metricsListener = await startMetricsListener(config.metricsAddress, metrics, config.metricsToken);
     // Only now is the port, and so the default issuer, known.
     await recordServedUrls(core.store.settings, { issuer: urls.issuer(), baseUrl: urls.base() });
   } catch (e) {
@@ -237,7 +243,9 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
     await core.store.close();
     throw e;
   }
-  const sync = startConfiguredSync(config, core.store, env.logger, clock, (r) => metrics.feedSynced(r.mode, r.fetched.documents, r.fetched.bytes));
+  const sync = startConfiguredSync(config, core.store, env.logger, clock, (r) =>
+    metrics.feedSynced(r.mode, r.fetched.documents, r.fetched.bytes),
+  );
   const retention = startAuditRetention(core.store.audit, clock, config.auditRetentionMs, env.logger, core.store.leads);
   const pruning = startPeriodic(
     () => core.store.pruneListChanges(),

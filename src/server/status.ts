@@ -54,13 +54,7 @@ export function httpStatusOf(err: ApiError): number {
   return err instanceof HttpStatusError ? err.httpStatus : (HTTP_STATUS[err.code] ?? 500);
 }
 
-const detailRegistry = createRegistry(
-  ErrorInfoSchema,
-  BadRequestSchema,
-  PreconditionFailureSchema,
-  ResourceInfoSchema,
-  RetryInfoSchema,
-);
+const detailRegistry = createRegistry(ErrorInfoSchema, BadRequestSchema, PreconditionFailureSchema, ResourceInfoSchema, RetryInfoSchema);
 
 /**
  * Any thrown value as an ApiError: ApiErrors pass through, a ConnectError raised by the Connect
@@ -137,7 +131,8 @@ export function grpcMessageEncode(connectEncoded: string): string {
   }
   let out = "";
   for (const byte of Buffer.from(text, "utf8")) {
-    out += byte >= 0x20 && byte <= 0x7e && byte !== 0x25 ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
+    out +=
+      byte >= 0x20 && byte <= 0x7e && byte !== 0x25 ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
   }
   return out;
 }

@@ -107,7 +107,10 @@ async function paramsOf(req: AnyRequest): Promise<URLSearchParams> {
     throw e;
   }
   if (body.length === 0) return params;
-  const type = String(req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
+  const type = String(req.headers["content-type"] ?? "")
+    .split(";")[0]
+    ?.trim()
+    .toLowerCase();
   if (type !== "application/x-www-form-urlencoded") {
     throw unauthenticated("EXCHANGE_BODY_TYPE");
   }

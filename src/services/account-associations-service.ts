@@ -78,7 +78,13 @@ function populatedPaths(a: AccountAssociation): string[] {
 /** Creates the account associations service implementation. */
 export function createAccountAssociationsService(deps: ServiceDeps) {
   const { store, clock, pageTokens } = deps;
-  const accountAssociationsListing = listing({ resource: "accountAssociations", sortable: accountAssociationSortable, sortValue: accountAssociationSortValue, source: store.accountAssociations, tokens: pageTokens });
+  const accountAssociationsListing = listing({
+    resource: "accountAssociations",
+    sortable: accountAssociationSortable,
+    sortValue: accountAssociationSortValue,
+    source: store.accountAssociations,
+    tokens: pageTokens,
+  });
   return {
     async listAccountAssociations(req: ListAccountAssociationsRequest, ctx: CallContext): Promise<ListAccountAssociationsResponse> {
       const query = namedQuery(req);

@@ -28,7 +28,13 @@ const LIST = [Capability.CAP_ADVISORIES_LIST];
 /** Creates the advisories service implementation. */
 export function createAdvisoriesService(deps: ServiceDeps) {
   const { store, pageTokens } = deps;
-  const advisoriesListing = listing({ resource: "advisories", sortable: advisorySortable, sortValue: advisorySortValue, source: store.advisories, tokens: pageTokens });
+  const advisoriesListing = listing({
+    resource: "advisories",
+    sortable: advisorySortable,
+    sortValue: advisorySortValue,
+    source: store.advisories,
+    tokens: pageTokens,
+  });
   return {
     async listAdvisories(req: ListAdvisoriesRequest, ctx: CallContext): Promise<ListAdvisoriesResponse> {
       await requireList(ctx);

@@ -40,7 +40,9 @@ export async function checkAdvisories(store: AdvisoryStore, req: CheckAdvisories
   const byPackage = new Map<string, AdvisoryRecord[]>();
   for (const advisory of advisories) {
     if (!req.includeWithdrawn && advisory.document.withdrawn !== undefined) continue;
-    for (const key of new Set((advisory.document.affected ?? []).flatMap((a) => (a.package === undefined ? [] : [packageKey(a.package.ecosystem, a.package.name)])))) {
+    for (const key of new Set(
+      (advisory.document.affected ?? []).flatMap((a) => (a.package === undefined ? [] : [packageKey(a.package.ecosystem, a.package.name)])),
+    )) {
       const list = byPackage.get(key);
       if (list === undefined) byPackage.set(key, [advisory]);
       else list.push(advisory);
@@ -74,7 +76,10 @@ function verdictOf(entry: OsvAffected, matcher: AffectedMatcher, version: string
   const ecosystem = entry.package?.ecosystem ?? "";
   const unordered = orderingOf(ecosystem) === undefined && (entry.ranges ?? []).some((r) => r.type === "ECOSYSTEM");
   if (unordered && (entry.versions ?? []).length === 0) {
-    return { kind: "undecided", reason: `Arbor knows no version order for the ecosystem "${ecosystem}", and the advisory lists no versions` };
+    return {
+      kind: "undecided",
+      reason: `Arbor knows no version order for the ecosystem "${ecosystem}", and the advisory lists no versions`,
+    };
   }
   return { kind: "unaffected" };
 }
@@ -84,7 +89,14 @@ function cannotTell(cause: CannotTell): string {
   return `${what} is not a ${ORDERING_NAMES[cause.error.ordering]} version (${cause.error.message})`;
 }
 
-const ORDERING_NAMES: Record<OrderingName, string> = { semver: "SemVer", pep440: "PEP 440", maven: "Maven", rubygems: "RubyGems", apk: "apk", dpkg: "dpkg" };
+const ORDERING_NAMES: Record<OrderingName, string> = {
+  semver: "SemVer",
+  pep440: "PEP 440",
+  maven: "Maven",
+  rubygems: "RubyGems",
+  apk: "apk",
+  dpkg: "dpkg",
+};
 
 function resultFor(p: PackageVersion, advisories: readonly AdvisoryRecord[], matcherOf: (entry: OsvAffected) => AffectedMatcher) {
   const affecting: AffectingAdvisory[] = [];
@@ -117,7 +129,9 @@ function resultFor(p: PackageVersion, advisories: readonly AdvisoryRecord[], mat
 
 function affectingMessage(advisory: AdvisoryRecord, entries: readonly OsvAffected[]): AffectingAdvisory {
   const d = advisory.document;
-  const fixed = entries.flatMap((e) => (e.ranges ?? []).flatMap((r) => (r.type === "GIT" ? [] : r.events.flatMap((ev) => ("fixed" in ev ? [ev.fixed] : [])))));
+  const fixed = entries.flatMap((e) =>
+    (e.ranges ?? []).flatMap((r) => (r.type === "GIT" ? [] : r.events.flatMap((ev) => ("fixed" in ev ? [ev.fixed] : [])))),
+  );
   return create(AffectingAdvisorySchema, {
     advisoryId: advisory.uid,
     aliases: d.aliases ?? [],
@@ -130,11 +144,17 @@ function affectingMessage(advisory: AdvisoryRecord, entries: readonly OsvAffecte
 
 function validate(req: CheckAdvisoriesRequest): void {
   if (req.packages.length === 0) throw invalidArgument("packages", "is required: at least one package version");
-  if (req.packages.length > MAX_CHECKED_PACKAGES) throw invalidArgument("packages", `holds ${req.packages.length} package versions; at most ${MAX_CHECKED_PACKAGES} are checked at once`);
+  if (req.packages.length > MAX_CHECKED_PACKAGES)
+    throw invalidArgument("packages", `holds ${req.packages.length} package versions; at most ${MAX_CHECKED_PACKAGES} are checked at once`);
   for (const [i, p] of req.packages.entries()) {
-    for (const [field, value] of [["ecosystem", p.ecosystem], ["name", p.name], ["version", p.version]] as const) {
+    for (const [field, value] of [
+      ["ecosystem", p.ecosystem],
+      ["name", p.name],
+      ["version", p.version],
+    ] as const) {
       if (value === "") throw invalidArgument(`packages[${i}].${field}`, "is required");
-      if (value.length > MAX_FIELD_LENGTH) throw invalidArgument(`packages[${i}].${field}`, `is ${value.length} characters long; at most ${MAX_FIELD_LENGTH}`);
+      if (value.length > MAX_FIELD_LENGTH)
+        throw invalidArgument(`packages[${i}].${field}`, `is ${value.length} characters long; at most ${MAX_FIELD_LENGTH}`);
     }
   }
 }

@@ -15,7 +15,13 @@ export const RETENTION_BATCH = 1_000;
 export const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
 
 /** Deletes every event created more than retentionMs before now, batch by batch; how many. */
-export async function sweepAuditLog(audit: AuditStore, clock: Clock, retentionMs: number, batch = RETENTION_BATCH, signal?: AbortSignal): Promise<number> {
+export async function sweepAuditLog(
+  audit: AuditStore,
+  clock: Clock,
+  retentionMs: number,
+  batch = RETENTION_BATCH,
+  signal?: AbortSignal,
+): Promise<number> {
   const cutoff = clock.now() - retentionMs;
   let deleted = 0;
   for (;;) {
@@ -32,7 +38,13 @@ export async function sweepAuditLog(audit: AuditStore, clock: Clock, retentionMs
  * Sweeps now and then every RETENTION_INTERVAL_MS while gate allows; undefined when retentionMs
  * is undefined (keep everything).
  */
-export function startAuditRetention(audit: AuditStore, clock: Clock, retentionMs: number | undefined, logger: Logger, gate?: Gate): Periodic | undefined {
+export function startAuditRetention(
+  audit: AuditStore,
+  clock: Clock,
+  retentionMs: number | undefined,
+  logger: Logger,
+  gate?: Gate,
+): Periodic | undefined {
   if (retentionMs === undefined) return undefined;
   return startPeriodic(
     async (signal) => {

@@ -39,7 +39,13 @@ export function auditEventMessage(e: AuditEventRecord): AuditEvent {
 /** Creates the audit service implementation. */
 export function createAuditService(deps: ServiceDeps) {
   const { store, pageTokens } = deps;
-  const auditListing = listing({ resource: "audit events", sortable: auditSortable, sortValue: auditSortValue, source: store.audit, tokens: pageTokens });
+  const auditListing = listing({
+    resource: "audit events",
+    sortable: auditSortable,
+    sortValue: auditSortValue,
+    source: store.audit,
+    tokens: pageTokens,
+  });
   return {
     async listAuditEvents(req: ListAuditEventsRequest, ctx: CallContext): Promise<ListAuditEventsResponse> {
       const query = {

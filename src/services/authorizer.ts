@@ -45,7 +45,11 @@ export class Authorizer {
   /** Permissions by identity uid, with the generation they were computed at; oldest use first. */
   readonly #cache = new Map<string, Entry>();
 
-  constructor(bindings: Pick<BindingStore, "grantsOf" | "authzGeneration">, identities: Pick<IdentityStore, "get">, options: AuthorizerOptions) {
+  constructor(
+    bindings: Pick<BindingStore, "grantsOf" | "authzGeneration">,
+    identities: Pick<IdentityStore, "get">,
+    options: AuthorizerOptions,
+  ) {
     this.#bindings = bindings;
     this.#identities = identities;
     this.#options = options;

@@ -152,7 +152,11 @@ function cannotGrant(change: AuthorityChange, handout: Handout, missing: readonl
   const names = missing.map(capabilityName).join(",");
   const metadata: Record<string, string> = { change: change.kind, group: handout.groupUid, ...handout.metadata, missing: names };
   if (metadata.identity === "") delete metadata.identity;
-  return new ApiError(Code.PERMISSION_DENIED, `Permission denied: the caller cannot grant capabilities it does not hold${handout.because}`, {
-    metadata,
-  });
+  return new ApiError(
+    Code.PERMISSION_DENIED,
+    `Permission denied: the caller cannot grant capabilities it does not hold${handout.because}`,
+    {
+      metadata,
+    },
+  );
 }

@@ -80,7 +80,13 @@ function withoutRoleUid(paths: readonly string[], sent: GroupInvite, stored: Gro
 /** Creates the group invites service implementation. */
 export function createGroupInvitesService(deps: ServiceDeps) {
   const { store, clock, ids, pageTokens } = deps;
-  const groupInvitesListing = listing({ resource: "groupInvites", sortable: groupInviteSortable, sortValue: groupInviteSortValue, source: store.groupInvites, tokens: pageTokens });
+  const groupInvitesListing = listing({
+    resource: "groupInvites",
+    sortable: groupInviteSortable,
+    sortValue: groupInviteSortValue,
+    source: store.groupInvites,
+    tokens: pageTokens,
+  });
   const roleOf = (uid: string) => store.roles.get(uid);
   return {
     async listGroupInvites(req: ListGroupInvitesRequest, ctx: CallContext): Promise<ListGroupInvitesResponse> {

@@ -41,7 +41,13 @@ export function groupMessage(g: GroupRecord): Group {
 /** Creates the groups service implementation. */
 export function createGroupsService(deps: ServiceDeps) {
   const { store, pageTokens } = deps;
-  const groupsListing = listing({ resource: "groups", sortable: groupSortable, sortValue: groupSortValue, source: store.groups, tokens: pageTokens });
+  const groupsListing = listing({
+    resource: "groups",
+    sortable: groupSortable,
+    sortValue: groupSortValue,
+    source: store.groups,
+    tokens: pageTokens,
+  });
   return {
     async listGroups(req: ListGroupsRequest, ctx: CallContext): Promise<ListGroupsResponse> {
       const query = namedQuery(req);
@@ -73,8 +79,7 @@ export function createGroupsService(deps: ServiceDeps) {
       const populated = (["name", "description"] as const).filter((f) => req.group?.[f] !== "");
       const mask = resolveUpdateMask(req.updateMask?.paths, groupUpdatable, populated);
       const changes = namedChanges(mask, req.group);
-      const updated =
-        mask.size === 0 ? await store.groups.get(uid) : await updateGroup(deps, uid, changes);
+      const updated = mask.size === 0 ? await store.groups.get(uid) : await updateGroup(deps, uid, changes);
       if (!updated) throw notFound("group", uid);
       return groupMessage(updated);
     },

@@ -63,7 +63,11 @@ export async function createChildGroup(deps: ServiceDeps, parent: string, fields
 }
 
 /** Renames and redescribes a group; undefined when it does not exist. */
-export async function updateGroup(deps: ServiceDeps, uid: string, changes: { name?: string; description?: string }): Promise<GroupRecord | undefined> {
+export async function updateGroup(
+  deps: ServiceDeps,
+  uid: string,
+  changes: { name?: string; description?: string },
+): Promise<GroupRecord | undefined> {
   if (changes.name !== undefined) await checkRegistryPath(deps.store, parentOf(uid) ?? null, changes.name, uid);
   return deps.store.groups.update(uid, changes, deps.clock.now());
 }

@@ -44,8 +44,18 @@ const LIST = [Capability.CAP_IAM_IDENTITY_LIST];
 /** Creates the identities service implementation. */
 export function createIdentitiesService(deps: ServiceDeps) {
   const { store, clock, ids, pageTokens, settings } = deps;
-  const identitiesListing = listing({ resource: "identities", sortable: identitySortable, sortValue: identitySortValue, source: store.identities, tokens: pageTokens });
-  const rules = (now: number) => ({ now, allowHttpLoopbackIssuers: settings.allowHttpLoopbackIssuers, allowPrivateIssuers: settings.allowPrivateIssuers });
+  const identitiesListing = listing({
+    resource: "identities",
+    sortable: identitySortable,
+    sortValue: identitySortValue,
+    source: store.identities,
+    tokens: pageTokens,
+  });
+  const rules = (now: number) => ({
+    now,
+    allowHttpLoopbackIssuers: settings.allowHttpLoopbackIssuers,
+    allowPrivateIssuers: settings.allowPrivateIssuers,
+  });
 
   /** The identity at uid if the caller may read it; permission is decided before existence. */
   async function readable(uid: string, ctx: CallContext): Promise<IdentityRecord | undefined> {

@@ -42,7 +42,10 @@ export async function explainExchange(deps: ServiceDeps, req: ExplainExchangeReq
   if (identity === undefined) throw notFound("identity", uid);
   const audience = req.audience === "" ? deps.exchange.defaultAudience : req.audience;
   const { checks, passed } = await deps.exchange.evaluate(identity.relationship, req.token, audience);
-  return create(ExplainExchangeResponseSchema, { checks: checks.map(({ check, passed, reason }) => ({ check, passed, reason })), wouldIssue: passed });
+  return create(ExplainExchangeResponseSchema, {
+    checks: checks.map(({ check, passed, reason }) => ({ check, passed, reason })),
+    wouldIssue: passed,
+  });
 }
 
 /**

@@ -89,8 +89,17 @@ function populatedPaths(p: IdentityProvider): string[] {
 /** Creates the identity providers service implementation. */
 export function createIdentityProvidersService(deps: ServiceDeps) {
   const { store, clock, ids, pageTokens } = deps;
-  const identityProvidersListing = listing({ resource: "identityProviders", sortable: identityProviderSortable, sortValue: identityProviderSortValue, source: store.identityProviders, tokens: pageTokens });
-  const policy: IssuerPolicy = { allowHttpLoopback: deps.settings.allowHttpLoopbackIssuers, allowPrivate: deps.settings.allowPrivateIssuers };
+  const identityProvidersListing = listing({
+    resource: "identityProviders",
+    sortable: identityProviderSortable,
+    sortValue: identityProviderSortValue,
+    source: store.identityProviders,
+    tokens: pageTokens,
+  });
+  const policy: IssuerPolicy = {
+    allowHttpLoopback: deps.settings.allowHttpLoopbackIssuers,
+    allowPrivate: deps.settings.allowPrivateIssuers,
+  };
   return {
     async listIdentityProviders(req: ListIdentityProvidersRequest, ctx: CallContext): Promise<ListIdentityProvidersResponse> {
       const query = namedQuery(req);

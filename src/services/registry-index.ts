@@ -210,12 +210,23 @@ export function createRegistryIndex(deps: Pick<ServiceDeps, "store" | "ids">): R
   async function pushTag(tx: Stores, repoUid: string, name: string, event: PushEvent): Promise<number | undefined> {
     const before = await tx.tags.state(repoUid, name);
     const manifestDeletedAt = await tx.tags.manifestDeleted(repoUid, event.digest);
-    return write(tx, before, applyPush(before, { repoUid, name, digest: event.digest, time: event.time }, manifestDeletedAt, newUid(repoUid)));
+    return write(
+      tx,
+      before,
+      applyPush(before, { repoUid, name, digest: event.digest, time: event.time }, manifestDeletedAt, newUid(repoUid)),
+    );
   }
 }
 
 /** The first row of a list, in name order. */
-const FIRST = { order: [{ field: "name", desc: false }, { field: "uid", desc: false }], offset: 0, limit: 1 };
+const FIRST = {
+  order: [
+    { field: "name", desc: false },
+    { field: "uid", desc: false },
+  ],
+  offset: 0,
+  limit: 1,
+};
 
 /**
  * Writes a tag change; the time it changed at when it is one a caller can see (a tag came, moved

@@ -35,7 +35,12 @@ export async function currentPaths(store: Pick<Stores, "groups">, uid: string): 
  * FAILED_PRECONDITION REGISTRY_PATH_BOUND. A check that may race; the registry index resolves
  * bound paths by their binding, so a group that slips past it still reaches nothing bound.
  */
-export async function checkRegistryPath(store: Pick<Stores, "groups" | "registryPaths">, parent: string | null, name: string, self?: string): Promise<void> {
+export async function checkRegistryPath(
+  store: Pick<Stores, "groups" | "registryPaths">,
+  parent: string | null,
+  name: string,
+  self?: string,
+): Promise<void> {
   const above = parent === null ? undefined : (await currentPaths(store, parent)).find((p) => p.groupUid === parent);
   const reachable = (parent === null || above !== undefined) && isPathComponent(name);
   const path = above === undefined ? name : `${above.path}/${name}`;

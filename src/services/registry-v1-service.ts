@@ -95,4 +95,3 @@ export function createRegistryV1Service(deps: ServiceDeps) {
     },
   };
 }
-

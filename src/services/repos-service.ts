@@ -34,7 +34,13 @@ export function repoMessage(r: RepoRecord): Repo {
 /** Creates the repos service implementation. */
 export function createReposService(deps: ServiceDeps) {
   const { store, pageTokens } = deps;
-  const reposListing = listing({ resource: "repos", sortable: repoSortable, sortValue: repoSortValue, source: store.repos, tokens: pageTokens });
+  const reposListing = listing({
+    resource: "repos",
+    sortable: repoSortable,
+    sortValue: repoSortValue,
+    source: store.repos,
+    tokens: pageTokens,
+  });
   return {
     async listRepos(req: ListReposRequest, ctx: CallContext): Promise<ListReposResponse> {
       const query = namedQuery(req);

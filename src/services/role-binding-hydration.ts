@@ -51,7 +51,11 @@ function bindingMessage(b: BindingRecord, parts: BindingParts): RoleBinding {
  * Hydrates bindings with one lookup each for their identities, groups, roles and the
  * organizations their people have joined; `viewer` always sees themselves.
  */
-export async function hydrateBindings(store: Stores, bindings: readonly BindingRecord[], viewer: string | undefined): Promise<RoleBinding[]> {
+export async function hydrateBindings(
+  store: Stores,
+  bindings: readonly BindingRecord[],
+  viewer: string | undefined,
+): Promise<RoleBinding[]> {
   if (bindings.length === 0) return [];
   const distinct = (pick: (b: BindingRecord) => string) => [...new Set(bindings.map(pick))];
   const groupUids = distinct((b) => b.groupUid);
@@ -65,8 +69,13 @@ export async function hydrateBindings(store: Stores, bindings: readonly BindingR
   const byUid = <R extends { uid: string }>(records: readonly R[]) => new Map(records.map((r) => [r.uid, r]));
   const [identityOf, groupOf, roleOf] = [byUid(identities), byUid(groups), byUid(roles)];
   const joined = new Set(memberships.map((m) => `${m.organizationUid} ${m.personUid}`));
-  const shown = (b: BindingRecord) => !isRoot(b.identityUid) || b.identityUid === viewer || joined.has(`${rootOf(b.groupUid)} ${b.identityUid}`);
+  const shown = (b: BindingRecord) =>
+    !isRoot(b.identityUid) || b.identityUid === viewer || joined.has(`${rootOf(b.groupUid)} ${b.identityUid}`);
   return bindings.map((b) =>
-    bindingMessage(b, { identity: shown(b) ? identityOf.get(b.identityUid) : undefined, group: groupOf.get(b.groupUid), role: roleOf.get(b.roleUid) }),
+    bindingMessage(b, {
+      identity: shown(b) ? identityOf.get(b.identityUid) : undefined,
+      group: groupOf.get(b.groupUid),
+      role: roleOf.get(b.roleUid),
+    }),
   );
 }

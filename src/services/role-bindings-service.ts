@@ -39,7 +39,13 @@ function bindingQuery(req: ListRoleBindingsRequest): Omit<BindingFilter, "visibl
 /** Creates the role bindings service implementation. */
 export function createRoleBindingsService(deps: ServiceDeps) {
   const { store, clock, ids, pageTokens } = deps;
-  const bindingsListing = listing({ resource: "roleBindings", sortable: bindingSortable, sortValue: bindingSortValue, source: store.bindings, tokens: pageTokens });
+  const bindingsListing = listing({
+    resource: "roleBindings",
+    sortable: bindingSortable,
+    sortValue: bindingSortValue,
+    source: store.bindings,
+    tokens: pageTokens,
+  });
   return {
     async listRoleBindings(req: ListRoleBindingsRequest, ctx: CallContext): Promise<ListRoleBindingsResponse> {
       const query = bindingQuery(req);

@@ -9,7 +9,14 @@ import { failedPrecondition, invalidArgument, notFound, permissionDenied } from 
 import { resolveUpdateMask } from "../domain/field-mask.js";
 import { namedChanges, validateDescription, validateName } from "../domain/names.js";
 import type { RoleRecord } from "../domain/roles.js";
-import { customRoleCapabilities, isBuiltinRole, roleCapabilities, roleSortable, roleSortValue, roleUpdatable } from "../domain/role-rules.js";
+import {
+  customRoleCapabilities,
+  isBuiltinRole,
+  roleCapabilities,
+  roleSortable,
+  roleSortValue,
+  roleUpdatable,
+} from "../domain/role-rules.js";
 import { newChildUid, requireUid } from "../domain/uid.js";
 import {
   ListRolesResponseSchema,
@@ -43,7 +50,13 @@ export function roleMessage(r: RoleRecord): Role {
 /** Creates the roles service implementation. */
 export function createRolesService(deps: ServiceDeps) {
   const { store, clock, ids, pageTokens } = deps;
-  const rolesListing = listing({ resource: "roles", sortable: roleSortable, sortValue: roleSortValue, source: store.roles, tokens: pageTokens });
+  const rolesListing = listing({
+    resource: "roles",
+    sortable: roleSortable,
+    sortValue: roleSortValue,
+    source: store.roles,
+    tokens: pageTokens,
+  });
   return {
     async listRoles(req: ListRolesRequest, ctx: CallContext): Promise<ListRolesResponse> {
       const query = namedQuery(req);

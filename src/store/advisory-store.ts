@@ -43,7 +43,6 @@ export interface PackageName {
   name: string;
 }
 
-
 /** Bound parameters per statement, well under SQLite's 32,766 and PostgreSQL's 65,535. */
 const MAX_PARAMETERS = 8_000;
 
@@ -57,7 +56,8 @@ export function createAdvisoryStore(db: Executor): AdvisoryStore {
   });
 
   return {
-    put: (versions, time) => (versions.length === 0 ? Promise.resolve([]) : guard(() => inTransaction(db, (tx) => putIn(tx, versions, time)))),
+    put: (versions, time) =>
+      versions.length === 0 ? Promise.resolve([]) : guard(() => inTransaction(db, (tx) => putIn(tx, versions, time))),
     get: table.get,
     list: table.list,
     count: table.count,
@@ -99,7 +99,10 @@ async function putIn(tx: Executor, versions: readonly AdvisoryVersion[], time: n
     return current === undefined ? "imported" : "updated";
   });
   // A newer version replaces the row and its index rows whole (they go with it: ON DELETE CASCADE).
-  for (const uids of chunked([...writes.keys()].filter((uid) => stored.has(uid)), 1)) {
+  for (const uids of chunked(
+    [...writes.keys()].filter((uid) => stored.has(uid)),
+    1,
+  )) {
     await tx.deleteFrom("advisories").where("uid", "in", uids).execute();
   }
   const advisories: AdvisoriesTable[] = [];
@@ -116,7 +119,8 @@ async function putIn(tx: Executor, versions: readonly AdvisoryVersion[], time: n
       document: JSON.stringify(record.document),
     });
     for (const alias of index.aliases) aliases.push({ advisory_uid: record.uid, alias });
-    for (const p of index.packages) packages.push({ advisory_uid: record.uid, ecosystem: p.ecosystem, ecosystem_base: p.ecosystemBase, name: p.name });
+    for (const p of index.packages)
+      packages.push({ advisory_uid: record.uid, ecosystem: p.ecosystem, ecosystem_base: p.ecosystemBase, name: p.name });
   }
   for (const rows of chunked(advisories, 6)) await tx.insertInto("advisories").values(rows).execute();
   for (const rows of chunked(aliases, 2)) await tx.insertInto("advisory_aliases").values(rows).execute();

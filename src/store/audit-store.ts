@@ -127,7 +127,10 @@ export function createAuditStore(db: Executor, engine: Engine): AuditStore {
     if (!page.narrower) return walk;
     const inside = auditCountPlan(filter);
     if (inside === undefined) return undefined;
-    const [subtree, root] = await Promise.all([kept(inside), kept(page.root === undefined ? { key: "" } : { key: "", subtrees: [page.root] })]);
+    const [subtree, root] = await Promise.all([
+      kept(inside),
+      kept(page.root === undefined ? { key: "" } : { key: "", subtrees: [page.root] }),
+    ]);
     if (walkIsCheaper(subtree, root, window.offset + window.limit)) return walk;
     return inside.subtrees !== undefined && inside.subtrees.length > FEW_SCOPES ? { gather: inside.subtrees } : undefined;
   }
@@ -168,7 +171,13 @@ export function createAuditStore(db: Executor, engine: Engine): AuditStore {
       return guard(() =>
         inTransaction(db, async (tx) => {
           // The oldest first, by the (create_time, uid) index, so a batch reads what it deletes.
-          const oldest = tx.selectFrom("audit_events").select("uid").where("create_time", "<", time).orderBy("create_time").orderBy("uid").limit(limit);
+          const oldest = tx
+            .selectFrom("audit_events")
+            .select("uid")
+            .where("create_time", "<", time)
+            .orderBy("create_time")
+            .orderBy("uid")
+            .limit(limit);
           const { numDeletedRows } = await tx.deleteFrom("audit_events").where("uid", "in", oldest).executeTakeFirstOrThrow();
           return Number(numDeletedRows);
         }),
@@ -213,7 +222,10 @@ function walkConditions(f: AuditFilter, root: string | undefined): Expression<Sq
  */
 function walkedVisible(uid: Expression<string>, tops: readonly string[]): Expression<SqlBool> {
   if (tops.length > FEW_SCOPES) return byMembership(uid, tops);
-  return sql<SqlBool>`(${sql.join(tops.map((top) => sql`(${uid} = ${top} or ${walkedBelow(uid, top)})`), sql` or `)})`;
+  return sql<SqlBool>`(${sql.join(
+    tops.map((top) => sql`(${uid} = ${top} or ${walkedBelow(uid, top)})`),
+    sql` or `,
+  )})`;
 }
 
 /** A walked event lies strictly below top: a range inside coalesce(), which no planner reads as one. */

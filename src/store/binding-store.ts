@@ -66,7 +66,11 @@ export function createBindingStore(db: Executor, engine: Engine, record: Authori
   // A binding's parent is its group, so the caller sees the bindings held at groups it sees.
   const visible = (tops: readonly string[]) => visibleUnder("group_uid", tops);
   const matching = (filter: BindingFilter) =>
-    listConditions(filter, { uid: "uid", parent: "group_uid", visible }, { identity_uid: filter.identity, group_uid: filter.group, role_uid: filter.role });
+    listConditions(
+      filter,
+      { uid: "uid", parent: "group_uid", visible },
+      { identity_uid: filter.identity, group_uid: filter.group, role_uid: filter.role },
+    );
   const table = resourceTable(db, {
     table: "role_bindings",
     toRecord: toBinding,
@@ -160,7 +164,13 @@ export function createBindingStore(db: Executor, engine: Engine, record: Authori
     async holdGeneration() {
       // A write of the value it has: PostgreSQL locks the row; SQLite's IMMEDIATE transaction
       // already holds the database.
-      await guard(() => db.updateTable("authz_generation").set((eb) => ({ value: eb.ref("value") })).where("id", "=", 1).execute());
+      await guard(() =>
+        db
+          .updateTable("authz_generation")
+          .set((eb) => ({ value: eb.ref("value") }))
+          .where("id", "=", 1)
+          .execute(),
+      );
     },
 
     async update(uid, changes) {
@@ -172,7 +182,8 @@ export function createBindingStore(db: Executor, engine: Engine, record: Authori
         { identity_uid: changes.identityUid, role_uid: changes.roleUid },
         {
           violations: {
-            unique: () => taken({ ...before, identityUid: changes.identityUid ?? before.identityUid, roleUid: changes.roleUid ?? before.roleUid }),
+            unique: () =>
+              taken({ ...before, identityUid: changes.identityUid ?? before.identityUid, roleUid: changes.roleUid ?? before.roleUid }),
             // The group never changes, so the role is the only parent that can be missing.
             foreignKey: () => notFound("role", changes.roleUid ?? before.roleUid),
           },

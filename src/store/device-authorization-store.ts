@@ -7,7 +7,14 @@ import { sql } from "kysely";
 import { alreadyExists } from "../domain/errors.js";
 import type { DeviceAuthorizationsTable, Executor } from "./database.js";
 import { guard } from "./translate-error.js";
-import type { DeviceAuthorizationRecord, DeviceOutcome, DevicePoll, LoginAttemptAdmission, LoginAttemptLimits, UpstreamActor } from "../domain/login.js";
+import type {
+  DeviceAuthorizationRecord,
+  DeviceOutcome,
+  DevicePoll,
+  LoginAttemptAdmission,
+  LoginAttemptLimits,
+  UpstreamActor,
+} from "../domain/login.js";
 
 /**
  * Headless logins in progress, shared by every replica. A record outlives its expiry by as long
@@ -38,38 +45,62 @@ export function createDeviceAuthorizationStore(db: Executor): DeviceAuthorizatio
   return {
     /** ALREADY_EXISTS when the user code is another record's (live or lingering): the caller draws another. */
     async insert(record, limits) {
-      return guard(async () => {
-        const now = record.createTime;
-        // Kept for as long again as they lived, so a late poll hears expired_token rather than invalid_grant.
-        await db.deleteFrom(table).where("expire_time", "<=", now - (record.expireTime - now)).execute();
-        const row = toRow(record);
-        const columns = Object.keys(row) as (keyof DeviceAuthorizationsTable)[];
-        const live = (column?: "address_hash" | "organization_uid") => {
-          const q = db.selectFrom(table).select((eb) => eb.fn.countAll<number | string | bigint>().as("n")).where("expire_time", ">", now);
-          return column === undefined ? q : q.where(column, "=", row[column]);
-        };
-        // Counted and stored in one statement, as login attempts are (login-store.ts).
-        const inserted = await db
-          .insertInto(table)
-          .columns(columns)
-          .expression(
-            db
-              .selectNoFrom(() => columns.map((c) => sql`cast(${row[c]} as ${sql.raw(NUMBERS.has(c) ? "bigint" : "text")})`.as(c)))
-              .where((eb) => eb.and([eb(live(), "<", limits.live), eb(live("address_hash"), "<", limits.perAddress), eb(live("organization_uid"), "<", limits.perOrganization)])),
-          )
-          .returning("device_code_hash")
-          .executeTakeFirst();
-        if (inserted !== undefined) return "stored";
-        const full = await db
-          .selectNoFrom((eb) => [eb(live("address_hash"), ">=", limits.perAddress).as("address"), eb(live("organization_uid"), ">=", limits.perOrganization).as("organization")])
-          .executeTakeFirstOrThrow();
-        return full.address ? "address" : full.organization ? "organization" : "server";
-      }, { unique: () => alreadyExists("a device authorization with this user code") });
+      return guard(
+        async () => {
+          const now = record.createTime;
+          // Kept for as long again as they lived, so a late poll hears expired_token rather than invalid_grant.
+          await db
+            .deleteFrom(table)
+            .where("expire_time", "<=", now - (record.expireTime - now))
+            .execute();
+          const row = toRow(record);
+          const columns = Object.keys(row) as (keyof DeviceAuthorizationsTable)[];
+          const live = (column?: "address_hash" | "organization_uid") => {
+            const q = db
+              .selectFrom(table)
+              .select((eb) => eb.fn.countAll<number | string | bigint>().as("n"))
+              .where("expire_time", ">", now);
+            return column === undefined ? q : q.where(column, "=", row[column]);
+          };
+          // Counted and stored in one statement, as login attempts are (login-store.ts).
+          const inserted = await db
+            .insertInto(table)
+            .columns(columns)
+            .expression(
+              db
+                .selectNoFrom(() => columns.map((c) => sql`cast(${row[c]} as ${sql.raw(NUMBERS.has(c) ? "bigint" : "text")})`.as(c)))
+                .where((eb) =>
+                  eb.and([
+                    eb(live(), "<", limits.live),
+                    eb(live("address_hash"), "<", limits.perAddress),
+                    eb(live("organization_uid"), "<", limits.perOrganization),
+                  ]),
+                ),
+            )
+            .returning("device_code_hash")
+            .executeTakeFirst();
+          if (inserted !== undefined) return "stored";
+          const full = await db
+            .selectNoFrom((eb) => [
+              eb(live("address_hash"), ">=", limits.perAddress).as("address"),
+              eb(live("organization_uid"), ">=", limits.perOrganization).as("organization"),
+            ])
+            .executeTakeFirstOrThrow();
+          return full.address ? "address" : full.organization ? "organization" : "server";
+        },
+        { unique: () => alreadyExists("a device authorization with this user code") },
+      );
     },
 
     async findPending(userCodeHash, now) {
       const row = await guard(() =>
-        db.selectFrom(table).selectAll().where("user_code_hash", "=", userCodeHash).where("state", "=", "pending").where("expire_time", ">", now).executeTakeFirst(),
+        db
+          .selectFrom(table)
+          .selectAll()
+          .where("user_code_hash", "=", userCodeHash)
+          .where("state", "=", "pending")
+          .where("expire_time", ">", now)
+          .executeTakeFirst(),
       );
       return row && toRecord(row);
     },
@@ -80,7 +111,13 @@ export function createDeviceAuthorizationStore(db: Executor): DeviceAuthorizatio
           ? { state: outcome.state, identity_uid: outcome.identityUid, actor: JSON.stringify(outcome.actor) }
           : { state: outcome.state, denial: outcome.denial };
       const result = await guard(() =>
-        db.updateTable(table).set(set).where("device_code_hash", "=", deviceCodeHash).where("state", "=", "pending").where("expire_time", ">", now).executeTakeFirst(),
+        db
+          .updateTable(table)
+          .set(set)
+          .where("device_code_hash", "=", deviceCodeHash)
+          .where("state", "=", "pending")
+          .where("expire_time", ">", now)
+          .executeTakeFirst(),
       );
       return Number(result.numUpdatedRows) === 1;
     },
@@ -106,7 +143,9 @@ export function createDeviceAuthorizationStore(db: Executor): DeviceAuthorizatio
     },
 
     async take(deviceCodeHash, state) {
-      const row = await guard(() => db.deleteFrom(table).where("device_code_hash", "=", deviceCodeHash).where("state", "=", state).returningAll().executeTakeFirst());
+      const row = await guard(() =>
+        db.deleteFrom(table).where("device_code_hash", "=", deviceCodeHash).where("state", "=", state).returningAll().executeTakeFirst(),
+      );
       return row && toRecord(row);
     },
   };
@@ -153,7 +192,8 @@ function toRecord(row: DeviceAuthorizationsTable): DeviceAuthorizationRecord {
 }
 
 function outcomeOf(row: DeviceAuthorizationsTable): DeviceOutcome {
-  if (row.state === "approved") return { state: "approved", identityUid: row.identity_uid ?? "", actor: JSON.parse(row.actor ?? "{}") as UpstreamActor };
+  if (row.state === "approved")
+    return { state: "approved", identityUid: row.identity_uid ?? "", actor: JSON.parse(row.actor ?? "{}") as UpstreamActor };
   if (row.state === "denied") return { state: "denied", denial: row.denial ?? "" };
   return { state: "pending" };
 }

@@ -181,7 +181,13 @@ function postgresSetup(url: string, options: StoreOptions): EngineSetup {
       },
     }),
     migrationSchema: async (db) => schema ?? (await currentSchema(db)),
-    leaderLock: () => postgresLeaderLock({ url, schema, connectTimeoutMs: options.connectTimeoutMs ?? PG_CONNECT_TIMEOUT_MS, queryTimeoutMs: queryTimeout }),
+    leaderLock: () =>
+      postgresLeaderLock({
+        url,
+        schema,
+        connectTimeoutMs: options.connectTimeoutMs ?? PG_CONNECT_TIMEOUT_MS,
+        queryTimeoutMs: queryTimeout,
+      }),
   };
 }
 
@@ -209,8 +215,15 @@ const UNIQUE = new Set(["SQLITE_CONSTRAINT_UNIQUE", "SQLITE_CONSTRAINT_PRIMARYKE
 // PostgreSQL reports ON DELETE RESTRICT as 23503; 23001 is its dedicated code, kept for safety.
 const FOREIGN_KEY = new Set(["SQLITE_CONSTRAINT_FOREIGNKEY", "23503", "23001"]);
 const NETWORK = new Set([
-  "ECONNREFUSED", "ECONNRESET", "ECONNABORTED", "ETIMEDOUT", "EPIPE",
-  "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH",
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ECONNABORTED",
+  "ETIMEDOUT",
+  "EPIPE",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
 ]);
 // SQLSTATEs of a server that is going away or full: admin/crash shutdown, starting up, too many clients.
 // 57014 is a statement cancelled by statement_timeout: the server is too slow to answer in time.
@@ -269,7 +282,10 @@ export async function foldDescendantCounts(db: Executor, engine: Engine, ancesto
       select sum(delta) as total, max(rowid) as last from group_descendant_counts where ancestor_uid = ${ancestorUid}`.execute(tx);
     const { total, last } = rows[0] ?? { total: null, last: null };
     if (last === null) return;
-    await tx.insertInto("group_descendant_counts").values({ ancestor_uid: ancestorUid, delta: Number(total) }).execute();
+    await tx
+      .insertInto("group_descendant_counts")
+      .values({ ancestor_uid: ancestorUid, delta: Number(total) })
+      .execute();
     await sql`delete from group_descendant_counts where ancestor_uid = ${ancestorUid} and rowid <= ${last}`.execute(tx);
   });
 }
@@ -283,7 +299,11 @@ export async function foldDescendantCounts(db: Executor, engine: Engine, ancesto
  * SQLite by CROSS JOIN, which it never reorders; left to choose, both scanned every group and
  * probed the set (1 s a page at 100,000 groups).
  */
-export function groupsInScopes(engine: Engine, scopes: Expression<string>, read: { each: number; descending: boolean; after?: string }): RawBuilder<unknown> {
+export function groupsInScopes(
+  engine: Engine,
+  scopes: Expression<string>,
+  read: { each: number; descending: boolean; after?: string },
+): RawBuilder<unknown> {
   const past = read.after === undefined ? sql`` : sql` and uid ${sql.raw(read.descending ? "<" : ">")} ${read.after}`;
   return engine === "postgres"
     ? sql`(${scopes}) as s cross join lateral (
@@ -316,7 +336,11 @@ export function versionOf({ last, n }: VersionColumns): { version: string; rows:
 }
 
 /** descendantCountsVersion's columns read alone. */
-export async function descendantCountsVersion(db: Executor, engine: Engine, ancestorUid: string): Promise<{ version: string; rows: number }> {
+export async function descendantCountsVersion(
+  db: Executor,
+  engine: Engine,
+  ancestorUid: string,
+): Promise<{ version: string; rows: number }> {
   const { rows } = await sql<VersionColumns>`select ${descendantCountsVersionColumns(engine, ancestorUid)}`.execute(db);
   const row = rows[0];
   if (row === undefined) throw new Error("a scalar select returned no row");

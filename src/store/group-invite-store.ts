@@ -86,7 +86,12 @@ export function createGroupInviteStore(db: Executor, engine: Engine, record: Aut
     async redeem(uid, redeemTime) {
       // One conditional statement: of two redemptions racing on any replicas, one updates the row.
       const result = await guard(() =>
-        db.updateTable("group_invites").set({ redeem_time: redeemTime }).where("uid", "=", uid).where("redeem_time", "is", null).executeTakeFirst(),
+        db
+          .updateTable("group_invites")
+          .set({ redeem_time: redeemTime })
+          .where("uid", "=", uid)
+          .where("redeem_time", "is", null)
+          .executeTakeFirst(),
       );
       return result.numUpdatedRows > 0n;
     },

@@ -23,7 +23,15 @@ import { groupSortValue, type GroupFilter, type GroupRecord } from "../domain/gr
 import type { NamedRecord } from "../domain/named-sort-value.js";
 import { inOrder, scopesBelow, scopesFrom } from "../domain/visible-scopes.js";
 import type { Executor, GroupsTable } from "./database.js";
-import { descendantCountsVersion, descendantCountsVersionColumns, foldDescendantCounts, groupsInScopes, versionOf, type Engine, type VersionColumns } from "./dialect.js";
+import {
+  descendantCountsVersion,
+  descendantCountsVersionColumns,
+  foldDescendantCounts,
+  groupsInScopes,
+  versionOf,
+  type Engine,
+  type VersionColumns,
+} from "./dialect.js";
 import { FEW_SCOPES, uidSet } from "./hierarchy-filter.js";
 import type { RememberedCount, ScopeMemory } from "./scope-memory.js";
 import { compareKeys, MAX_READ_ROWS, testedPage } from "./page-reads.js";
@@ -52,7 +60,13 @@ export interface ManyScopeGroups {
 }
 
 /** Many-scope pages and counts over db; rows reads groups by filter, toGroup maps a row. */
-export function manyScopeGroups(db: Executor, engine: Engine, memory: ScopeMemory, rows: GroupRows, toGroup: (row: GroupsTable) => GroupRecord): ManyScopeGroups {
+export function manyScopeGroups(
+  db: Executor,
+  engine: Engine,
+  memory: ScopeMemory,
+  rows: GroupRows,
+  toGroup: (row: GroupsTable) => GroupRecord,
+): ManyScopeGroups {
   return {
     async list(filter, window) {
       const many = manyScopes(filter);
@@ -110,7 +124,6 @@ export function manyScopeGroups(db: Executor, engine: Engine, memory: ScopeMemor
     return { version: versionOf(row).version, count: Number(row.below) + Number(row.tops), all: Number(row.all) };
   }
 
-
   /**
    * A page in uid order, scope by scope: a visible subtree's groups are one run of uids from its
    * top, so the page's rows lie in the first scopes after its start, each of which holds at least
@@ -126,7 +139,7 @@ export function manyScopeGroups(db: Executor, engine: Engine, memory: ScopeMemor
     // A scope holds at least its top, so `need` scopes after the one holding `after` (which may
     // hold nothing more) fill the page; another batch is read only for scopes whose group is gone.
     // Every row of a batch comes before the next batch's in the page's order.
-    for (let i = 0; i < scopes.length && found.length < need; ) {
+    for (let i = 0; i < scopes.length && found.length < need;) {
       const want = need - found.length;
       const batch = scopes.slice(i, i + want + 1);
       i += batch.length;
@@ -141,9 +154,19 @@ export function manyScopeGroups(db: Executor, engine: Engine, memory: ScopeMemor
    * count the choice was made on).
    */
   async function gather(below: readonly string[], window: RowWindow): Promise<GroupRecord[] | undefined> {
-    const found = await inScopes<SortColumns>(below, MAX_READ_ROWS + 1, { after: undefined, descending: false }, sql`g.uid, g.name, g.create_time, g.update_time`);
+    const found = await inScopes<SortColumns>(
+      below,
+      MAX_READ_ROWS + 1,
+      { after: undefined, descending: false },
+      sql`g.uid, g.name, g.create_time, g.update_time`,
+    );
     if (found.length > MAX_READ_ROWS) return undefined;
-    const read = found.map((g): NamedRecord => ({ uid: g.uid, name: g.name, createTime: Number(g.create_time), updateTime: Number(g.update_time) }));
+    const read = found.map((g): NamedRecord => ({
+      uid: g.uid,
+      name: g.name,
+      createTime: Number(g.create_time),
+      updateTime: Number(g.update_time),
+    }));
     const keyOf = (g: NamedRecord) => window.order.map((k) => groupSortValue(g, k.field));
     const after = window.after;
     const page = (after === undefined ? read : read.filter((g) => compareKeys(keyOf(g), after, window) > 0))
@@ -178,7 +201,12 @@ export function manyScopeGroups(db: Executor, engine: Engine, memory: ScopeMemor
 
   /** A page of a caller whose visible groups are dense: read in the page's order, each row tested here. */
   function test(filter: GroupFilter, scopes: readonly string[], window: RowWindow, batch: number): Promise<GroupRecord[]> {
-    const read = { list: rows.list, everything: { uidp: filter.uidp }, seen: (g: GroupRecord) => memory.reaches(scopes, g.uid), sortValue: groupSortValue };
+    const read = {
+      list: rows.list,
+      everything: { uidp: filter.uidp },
+      seen: (g: GroupRecord) => memory.reaches(scopes, g.uid),
+      sortValue: groupSortValue,
+    };
     return testedPage<GroupFilter, GroupRecord>(read, filter, window, batch);
   }
 }
@@ -195,7 +223,8 @@ interface ManyScopes {
 function manyScopes(filter: GroupFilter): ManyScopes | undefined {
   const { childrenOf, inRoot, ids, descendantsOf } = filter.uidp;
   const scopes = filter.visibleUnder;
-  if (scopes === undefined || childrenOf !== undefined || inRoot !== undefined || ids !== undefined || filter.name !== undefined) return undefined;
+  if (scopes === undefined || childrenOf !== undefined || inRoot !== undefined || ids !== undefined || filter.name !== undefined)
+    return undefined;
   const below = descendantsOf === undefined ? inOrder(scopes) : scopesBelow(scopes, descendantsOf);
   if (below === "all" || below.length <= FEW_SCOPES) return undefined;
   return { scopes, below, under: descendantsOf };

@@ -141,9 +141,7 @@ function groupsTable(db: Executor) {
 }
 
 function nameTaken(parentUid: string | null, name: string): ApiError {
-  return parentUid === null
-    ? alreadyExists(`organization named "${name}"`)
-    : alreadyExists(`group named "${name}" under ${parentUid}`);
+  return parentUid === null ? alreadyExists(`organization named "${name}"`) : alreadyExists(`group named "${name}" under ${parentUid}`);
 }
 
 /** The children that keep a group from being deleted, in the order the refusal names them. */

@@ -62,7 +62,9 @@ export function byMembership(uidColumn: string | Expression<string>, tops: reado
   // coalesce keeps the test a condition on the row: a bare `in (select ...)` alone in its WHERE
   // is turned by PostgreSQL into a join that, misjudging json_each, re-reads the whole set for
   // every row (S9: 1.8 s a page at 100 scopes); as a condition the set is hashed once.
-  const each = setsByLength(tops).map(([length, keys]) => sql<SqlBool>`coalesce(substr(${uid}, 1, ${sql.lit(length)}) in (${keySet(keys)}), false)`);
+  const each = setsByLength(tops).map(
+    ([length, keys]) => sql<SqlBool>`coalesce(substr(${uid}, 1, ${sql.lit(length)}) in (${keySet(keys)}), false)`,
+  );
   return sql<SqlBool>`(${sql.join(each, sql` or `)})`;
 }
 

@@ -54,7 +54,13 @@ export interface IdentityProviderStore {
  * they are written and opened when read; without a box, a provider with a client secret can be
  * neither written nor read (never plain text at rest).
  */
-export function createIdentityProviderStore(db: Executor, engine: Engine, secrets: SecretBox | undefined, record: AuthorityRecorder, memory: ScopeMemory): IdentityProviderStore {
+export function createIdentityProviderStore(
+  db: Executor,
+  engine: Engine,
+  secrets: SecretBox | undefined,
+  record: AuthorityRecorder,
+  memory: ScopeMemory,
+): IdentityProviderStore {
   const sealing = sealingWith(secrets, "this identity provider's client secret");
   const toRow = (p: IdentityProviderRecord) => rowOf(p, sealing.seal);
   const matching = (filter: ResourceFilter) => listConditions(filter, { uid: "uid", parent: "parent_uid" });
@@ -132,7 +138,10 @@ export function createIdentityProviderStore(db: Executor, engine: Engine, secret
                 .select("o.uid")
                 .whereRef("o.parent_uid", "=", "p.parent_uid")
                 .where(({ or, and, eb }) =>
-                  or([eb("o.create_time", "<", eb.ref("p.create_time")), and([eb("o.create_time", "=", eb.ref("p.create_time")), eb("o.uid", "<", eb.ref("p.uid"))])]),
+                  or([
+                    eb("o.create_time", "<", eb.ref("p.create_time")),
+                    and([eb("o.create_time", "=", eb.ref("p.create_time")), eb("o.uid", "<", eb.ref("p.uid"))]),
+                  ]),
                 ),
             ),
           ),
@@ -142,7 +151,8 @@ export function createIdentityProviderStore(db: Executor, engine: Engine, secret
       return found !== undefined;
     },
 
-    resealSecrets: (checkOnly = false) => resealColumn(db, sealing, { table: "identity_providers", key: "uid", value: "client_secret" }, checkOnly),
+    resealSecrets: (checkOnly = false) =>
+      resealColumn(db, sealing, { table: "identity_providers", key: "uid", value: "client_secret" }, checkOnly),
   };
 }
 

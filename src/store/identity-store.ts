@@ -131,7 +131,11 @@ export function createIdentityStore(db: Executor, engine: Engine, record: Author
     async memberships(personUids) {
       if (personUids.length === 0) return [];
       const rows = await guard(() =>
-        db.selectFrom("organization_members").select(["organization_uid", "person_uid"]).where("person_uid", "in", [...personUids]).execute(),
+        db
+          .selectFrom("organization_members")
+          .select(["organization_uid", "person_uid"])
+          .where("person_uid", "in", [...personUids])
+          .execute(),
       );
       return rows.map((r) => ({ organizationUid: r.organization_uid, personUid: r.person_uid }));
     },

@@ -52,9 +52,16 @@ export function createKeyStore(db: Executor, secrets: SecretBox | undefined): Ke
 
     async endSigning(kept, now, retireBy) {
       // Two statements, each harmless alone: a crash between them leaves a key signing a little longer.
-      await guard(() => db.updateTable("signing_keys").set({ rotate_time: now }).where("kid", "!=", kept).where("rotate_time", ">", now).execute());
       await guard(() =>
-        db.updateTable("signing_keys").set({ retire_time: retireBy }).where("kid", "!=", kept).where("retire_time", ">", retireBy).execute(),
+        db.updateTable("signing_keys").set({ rotate_time: now }).where("kid", "!=", kept).where("rotate_time", ">", now).execute(),
+      );
+      await guard(() =>
+        db
+          .updateTable("signing_keys")
+          .set({ retire_time: retireBy })
+          .where("kid", "!=", kept)
+          .where("retire_time", ">", retireBy)
+          .execute(),
       );
     },
 

@@ -76,7 +76,9 @@ export function postgresLeaderLock(options: PostgresLockOptions): LeaderLock {
     try {
       await client.connect();
       if (options.schema !== undefined) await client.query(`set search_path to "${options.schema.replaceAll('"', '""')}"`);
-      const { rows } = await client.query<{ held: boolean }>("select pg_try_advisory_lock($1, hashtext(current_schema())) as held", [LOCK_CLASS]);
+      const { rows } = await client.query<{ held: boolean }>("select pg_try_advisory_lock($1, hashtext(current_schema())) as held", [
+        LOCK_CLASS,
+      ]);
       if (rows[0]?.held === true && !released) {
         holder = client;
         return true;

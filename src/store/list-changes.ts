@@ -139,7 +139,11 @@ export function manyScopeList<F, R>(db: Executor, engine: Engine, memory: ScopeM
     if (scopes === undefined) return undefined;
     const broad = `${table.name}\u0000broad\u0000${JSON.stringify({ ...table.everything(filter), visibleUnder: undefined })}`;
     if (memory.listCount(scopes, broad) !== undefined) return undefined;
-    const rows = await table.list(table.everything(filter), { order: [{ field: "uid", desc: false }], offset: 0, limit: MAX_READ_ROWS + 1 });
+    const rows = await table.list(table.everything(filter), {
+      order: [{ field: "uid", desc: false }],
+      offset: 0,
+      limit: MAX_READ_ROWS + 1,
+    });
     if (rows.length > MAX_READ_ROWS) {
       memory.rememberListCount(scopes, broad, { now: "", seen: 0, all: rows.length });
       return undefined;
@@ -217,7 +221,9 @@ export function manyScopeList<F, R>(db: Executor, engine: Engine, memory: ScopeM
         ? sql`select t.* from (${uidSet(many.below)}) as s cross join lateral (
             select * from ${sql.table(table.name)} where ${scope} >= s."key" and ${scope} < s."key" || '0' offset 0) as t`
         : sql`select t.* from (${uidSet(many.below)}) as s cross join ${sql.table(table.name)} as t on t.${scope} >= s."key" and t.${scope} < s."key" || '0' limit -1`;
-    const { rows } = await guard(() => sql<Record<string, unknown>>`select * from (${inScopes}) as t where ${where} limit ${MAX_READ_ROWS + 1}`.execute(db));
+    const { rows } = await guard(() =>
+      sql<Record<string, unknown>>`select * from (${inScopes}) as t where ${where} limit ${MAX_READ_ROWS + 1}`.execute(db),
+    );
     if (rows.length > MAX_READ_ROWS) return undefined;
     const keyOfRecord = (r: R) => window.order.map((k) => table.sortValue(r, k.field));
     const after = window.after;
@@ -231,7 +237,12 @@ export function manyScopeList<F, R>(db: Executor, engine: Engine, memory: ScopeM
   /** A page read in its order without visibility, each row tested here (page-reads.ts). */
   function tested(filter: F, scopes: readonly string[], window: RowWindow, batch: number): Promise<R[]> {
     const reaches = (uid: string) => memory.reaches(scopes, uid);
-    return testedPage({ list: table.list, everything: table.everything(filter), seen: (row) => table.seen(row, reaches), sortValue: table.sortValue }, filter, window, batch);
+    return testedPage(
+      { list: table.list, everything: table.everything(filter), seen: (row) => table.seen(row, reaches), sortValue: table.sortValue },
+      filter,
+      window,
+      batch,
+    );
   }
 }
 
@@ -255,7 +266,9 @@ function manyScopes(plain: PlainFilter | undefined): ManyScopes | undefined {
  * (which says exactly which transactions' changes it sees), on SQLite the last number given.
  */
 function positionNow(engine: Engine) {
-  return engine === "postgres" ? sql<string>`pg_current_snapshot()::text` : sql<number>`coalesce((select seq from sqlite_sequence where name = 'list_changes'), 0)`;
+  return engine === "postgres"
+    ? sql<string>`pg_current_snapshot()::text`
+    : sql<number>`coalesce((select seq from sqlite_sequence where name = 'list_changes'), 0)`;
 }
 
 /** A change: the row's uid, the group it is visible at, +1 or -1. */
@@ -266,7 +279,12 @@ type Change = [rowUid: string, scopeUid: string, delta: number];
  * statement; undefined when the log has been pruned past `since` or holds more than
  * MAX_READ_ROWS changes since.
  */
-export async function changesSince(db: Executor, engine: Engine, tableName: string, since: string): Promise<{ now: string; changes: Change[] } | undefined> {
+export async function changesSince(
+  db: Executor,
+  engine: Engine,
+  tableName: string,
+  since: string,
+): Promise<{ now: string; changes: Change[] } | undefined> {
   const limit = MAX_READ_ROWS + 1;
   const query =
     engine === "postgres"
@@ -307,7 +325,9 @@ export async function pruneListChanges(db: Executor, engine: Engine): Promise<vo
   await guard(() =>
     inTransaction(db, async (tx) => {
       if (engine === "postgres") {
-        await sql`update list_change_horizon set below = greatest(below, next), next = greatest(next, pg_snapshot_xmin(pg_current_snapshot())) where id = 1`.execute(tx);
+        await sql`update list_change_horizon set below = greatest(below, next), next = greatest(next, pg_snapshot_xmin(pg_current_snapshot())) where id = 1`.execute(
+          tx,
+        );
         await sql`delete from list_changes where xid < (select below from list_change_horizon where id = 1)`.execute(tx);
         return;
       }
@@ -372,7 +392,10 @@ export function ownUidLists<F extends ListFilter, R extends { uid: string }>(
     list: table.list,
     everything: (filter) => ({ ...filter, visibleUnder: undefined }),
     conditions: table.matching,
-    visible: (tops) => (table.everyones === undefined ? visibleUnder("uid", tops) : sql<SqlBool>`(${table.everyones.condition} or ${visibleUnder("uid", tops)})`),
+    visible: (tops) =>
+      table.everyones === undefined
+        ? visibleUnder("uid", tops)
+        : sql<SqlBool>`(${table.everyones.condition} or ${visibleUnder("uid", tops)})`,
   });
   return {
     list: async (filter, window) => (await many.list(filter, window)) ?? table.list(filter, window),

@@ -43,7 +43,9 @@ export function createLoginStore(db: Executor): LoginStore {
           .columns(columns)
           .expression(
             db
-              .selectNoFrom(() => columns.map((c) => sql`cast(${row[c]} as ${sql.raw(typeof row[c] === "number" ? "bigint" : "text")})`.as(c)))
+              .selectNoFrom(() =>
+                columns.map((c) => sql`cast(${row[c]} as ${sql.raw(typeof row[c] === "number" ? "bigint" : "text")})`.as(c)),
+              )
               .where((eb) =>
                 eb.and([
                   eb(count(db), "<", limits.live),

@@ -92,7 +92,11 @@ async function appliedMigrations(db: Kysely<any>, setup: EngineSetup): Promise<s
   const schema = setup.engine === "postgres" ? await setup.migrationSchema(db) : undefined;
   const exists =
     setup.engine === "postgres"
-      ? await sql<{ found: number }>`select 1 as found from information_schema.tables where table_schema = coalesce(${schema ?? null}, current_schema()) and table_name = ${MIGRATION_TABLE}`.execute(db)
+      ? await sql<{
+          found: number;
+        }>`select 1 as found from information_schema.tables where table_schema = coalesce(${schema ?? null}, current_schema()) and table_name = ${MIGRATION_TABLE}`.execute(
+          db,
+        )
       : await sql<{ found: number }>`select 1 as found from sqlite_master where type = 'table' and name = ${MIGRATION_TABLE}`.execute(db);
   if (exists.rows.length === 0) return [];
   const table = schema === undefined ? db.selectFrom(MIGRATION_TABLE) : db.withSchema(schema).selectFrom(MIGRATION_TABLE);
@@ -128,7 +132,11 @@ export async function migrate(db: Kysely<any>, setup: EngineSetup, target?: stri
       // On PostgreSQL the migrator creates this schema when it is missing, which is how a
       // StoreOptions.schema comes to exist.
       schema = await setup.migrationSchema(db);
-      const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations(setup.engine) }, migrationTableSchema: schema });
+      const migrator = new Migrator({
+        db,
+        provider: { getMigrations: async () => migrations(setup.engine) },
+        migrationTableSchema: schema,
+      });
       ({ error, results } = await (target === undefined ? migrator.migrateToLatest() : migrator.migrateTo(target)));
     } catch (thrown) {
       error = thrown;
@@ -152,6 +160,10 @@ export function anotherSchemaDropped(error: unknown, ours: string | undefined): 
   // 3F000 names the schema; 42P01 a table of it, qualified, when it went between the listing and
   // the look-up of its columns.
   const named =
-    code === "3F000" ? /schema "([^"]+)" does not exist/.exec(String(message))?.[1] : code === "42P01" ? /relation "([^".]+)\.[^"]+" does not exist/.exec(String(message))?.[1] : undefined;
+    code === "3F000"
+      ? /schema "([^"]+)" does not exist/.exec(String(message))?.[1]
+      : code === "42P01"
+        ? /relation "([^".]+)\.[^"]+" does not exist/.exec(String(message))?.[1]
+        : undefined;
   return named !== undefined && named !== ours;
 }

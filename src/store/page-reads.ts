@@ -44,7 +44,7 @@ export async function testedPage<F, R>(read: TestedRead<F, R>, filter: F, window
   const need = window.offset + window.limit;
   const matched: R[] = [];
   let after = window.after;
-  for (let done = 0; matched.length < need; ) {
+  for (let done = 0; matched.length < need;) {
     const from = { order: window.order, ...(after !== undefined && { after }), offset: 0 };
     if (done >= MAX_READ_ROWS) {
       matched.push(...(await read.list(filter, { ...from, limit: need - matched.length })));

@@ -40,7 +40,10 @@ export function createRefreshTokenStore(db: Executor): RefreshTokenStore {
         inTransaction(db, async (tx) => {
           await tx.deleteFrom("refresh_families").where("expire_time", "<=", family.createTime).execute();
           await tx.insertInto("refresh_families").values(familyRow(family)).execute();
-          await tx.insertInto("refresh_tokens").values({ token_hash: tokenHash, family_uid: family.uid, create_time: family.createTime, used_time: null }).execute();
+          await tx
+            .insertInto("refresh_tokens")
+            .values({ token_hash: tokenHash, family_uid: family.uid, create_time: family.createTime, used_time: null })
+            .execute();
         }),
       );
     },
@@ -61,7 +64,10 @@ export function createRefreshTokenStore(db: Executor): RefreshTokenStore {
             await tx.deleteFrom("refresh_families").where("uid", "=", row.uid).execute();
             return { outcome: "expired" };
           }
-          await tx.insertInto("refresh_tokens").values({ token_hash: nextHash, family_uid: row.uid, create_time: now, used_time: null }).execute();
+          await tx
+            .insertInto("refresh_tokens")
+            .values({ token_hash: nextHash, family_uid: row.uid, create_time: now, used_time: null })
+            .execute();
           return { outcome: "rotated", family: toFamily(row) };
         }),
       );

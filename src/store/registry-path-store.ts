@@ -33,7 +33,12 @@ export function createRegistryPathStore(db: Executor): RegistryPathStore {
       db
         .selectFrom("registry_paths")
         .select(["path", "group_uid"])
-        .where((eb) => eb.or([...(paths.length > 0 ? [eb("path", "in", [...paths])] : []), ...(groups.length > 0 ? [eb("group_uid", "in", [...groups])] : [])]))
+        .where((eb) =>
+          eb.or([
+            ...(paths.length > 0 ? [eb("path", "in", [...paths])] : []),
+            ...(groups.length > 0 ? [eb("group_uid", "in", [...groups])] : []),
+          ]),
+        )
         .execute(),
     );
     return rows.map((r) => ({ path: r.path, groupUid: r.group_uid }));

@@ -85,7 +85,15 @@ export function createRepoStore(db: Executor, engine: Engine, memory: ScopeMemor
     },
 
     delete: (uid) => table.delete(uid),
-    ...ownUidLists(db, engine, memory, { name: "repos", list: table.list, count: table.count, fromRow: table.fromRow, matching, sortValue: repoSortValue, narrower: () => false }),
+    ...ownUidLists(db, engine, memory, {
+      name: "repos",
+      list: table.list,
+      count: table.count,
+      fromRow: table.fromRow,
+      matching,
+      sortValue: repoSortValue,
+      narrower: () => false,
+    }),
   };
 }
 

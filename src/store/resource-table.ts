@@ -90,7 +90,14 @@ export function resourceTable<T extends Table, F, R>(db: Executor, spec: TableSp
 
   return {
     async insert(row, options = {}) {
-      await write(() => loose.insertInto(name).values(Object.fromEntries(Object.entries(row))).execute(), options);
+      await write(
+        () =>
+          loose
+            .insertInto(name)
+            .values(Object.fromEntries(Object.entries(row)))
+            .execute(),
+        options,
+      );
     },
 
     async get(uid) {
@@ -127,13 +134,21 @@ export function resourceTable<T extends Table, F, R>(db: Executor, spec: TableSp
 
     async lock(uid, column) {
       const row = await guard(() =>
-        loose.updateTable(name).set((eb) => ({ [column]: eb.ref(column) })).where("uid", "=", uid).returningAll().executeTakeFirst(),
+        loose
+          .updateTable(name)
+          .set((eb) => ({ [column]: eb.ref(column) }))
+          .where("uid", "=", uid)
+          .returningAll()
+          .executeTakeFirst(),
       );
       return row && toRecord(row);
     },
 
     async list(filter, window) {
-      const query = loose.selectFrom(name).selectAll().where((eb) => eb.and(spec.matching(filter)));
+      const query = loose
+        .selectFrom(name)
+        .selectAll()
+        .where((eb) => eb.and(spec.matching(filter)));
       const rows = await guard(() => applyWindow(query, window, columnOf).execute());
       return rows.map(toRecord);
     },
@@ -156,7 +171,12 @@ export function resourceTable<T extends Table, F, R>(db: Executor, spec: TableSp
 /** Whether some row of table holds value in column. */
 export async function hasRow<T extends Table>(db: Executor, table: T, column: keyof Database[T] & string, value: string): Promise<boolean> {
   const row = await guard(() =>
-    untyped(db).selectFrom(table as string).select(sql<number>`1`.as("one")).where(column as string, "=", value).limit(1).executeTakeFirst(),
+    untyped(db)
+      .selectFrom(table as string)
+      .select(sql<number>`1`.as("one"))
+      .where(column as string, "=", value)
+      .limit(1)
+      .executeTakeFirst(),
   );
   return row !== undefined;
 }

@@ -29,7 +29,11 @@ export interface RoleStore {
   /** The roles among uids that exist (for hydration). */
   getMany(uids: readonly string[]): Promise<RoleRecord[]>;
   /** Applies changes and sets updateTime; undefined when it does not exist. ALREADY_EXISTS for a sibling's name. */
-  update(uid: string, changes: { name?: string; description?: string; capabilities?: string[] }, updateTime: number): Promise<RoleRecord | undefined>;
+  update(
+    uid: string,
+    changes: { name?: string; description?: string; capabilities?: string[] },
+    updateTime: number,
+  ): Promise<RoleRecord | undefined>;
   /**
    * The groups where the role is handed out: bound there, offered there by an invite, or the
    * default role of an identity provider there. Each once, in no order.
@@ -59,7 +63,11 @@ export function createRoleStore(db: Executor, engine: Engine, record: AuthorityR
   // Built-in roles are everyone's.
   const builtIn = sql<SqlBool>`${sql.ref("parent_uid")} is null`;
   const matching = (filter: ResourceFilter) =>
-    listConditions(filter, { uid: "uid", parent: "parent_uid", visible: (tops) => sql<SqlBool>`(${builtIn} or ${visibleUnder("uid", tops)})` });
+    listConditions(filter, {
+      uid: "uid",
+      parent: "parent_uid",
+      visible: (tops) => sql<SqlBool>`(${builtIn} or ${visibleUnder("uid", tops)})`,
+    });
   const table = resourceTable(db, {
     table: "roles",
     toRecord: toRole,

@@ -78,7 +78,8 @@ export class ScopeMemory {
     const lengths = (derived.lengths ??= [...new Set(scopes.map((s) => s.length))].sort((a, b) => a - b));
     for (const length of lengths) {
       if (length > uid.length) break;
-      if ((length === uid.length || uid.charCodeAt(length) === SLASH) && set.has(length === uid.length ? uid : uid.slice(0, length))) return true;
+      if ((length === uid.length || uid.charCodeAt(length) === SLASH) && set.has(length === uid.length ? uid : uid.slice(0, length)))
+        return true;
     }
     return false;
   }

@@ -55,7 +55,11 @@ export async function resealColumn(db: Executor, sealing: Sealing, column: Seale
   const rows = await guard(() => loose.selectFrom(column.table).select([column.key, column.value]).where(column.value, "!=", "").execute());
   const stale = rows.filter((row) => !sealing.isCurrent(row[column.value] as string));
   // Every value opens before any is written: a wrong key must not seal plain text under itself.
-  const opened = stale.map((row) => ({ key: row[column.key] as string, from: row[column.value] as string, plain: sealing.open(row[column.value] as string) }));
+  const opened = stale.map((row) => ({
+    key: row[column.key] as string,
+    from: row[column.value] as string,
+    plain: sealing.open(row[column.value] as string),
+  }));
   if (checkOnly) return opened.length;
   let resealed = 0;
   for (const { key, from, plain } of opened) {

@@ -31,7 +31,13 @@ import type { SecretBox } from "../domain/secret-box.js";
  * rest; record hears of every write that changes who can do what (domain/authority.ts);
  * memory is the store's, shared by all of its executors.
  */
-export function createStores(db: Executor, engine: Engine, secrets: SecretBox | undefined, record: AuthorityRecorder, memory: ScopeMemory): Stores {
+export function createStores(
+  db: Executor,
+  engine: Engine,
+  secrets: SecretBox | undefined,
+  record: AuthorityRecorder,
+  memory: ScopeMemory,
+): Stores {
   return {
     groups: createGroupStore(db, engine, record, memory),
     bindings: createBindingStore(db, engine, record, memory),

@@ -100,10 +100,7 @@ export function createTagStore(db: Executor, engine: Engine, memory: ScopeMemory
           .insertInto("manifest_deletes")
           .values({ repo_uid: repoUid, digest, event_time: time })
           .onConflict((oc) =>
-            oc
-              .columns(["repo_uid", "digest"])
-              .doUpdateSet({ event_time: time })
-              .where("manifest_deletes.event_time", "<", time),
+            oc.columns(["repo_uid", "digest"]).doUpdateSet({ event_time: time }).where("manifest_deletes.event_time", "<", time),
           )
           .execute(),
       );

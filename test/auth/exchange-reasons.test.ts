@@ -76,25 +76,73 @@ beforeAll(async () => {
 });
 
 describe("token exchange refusals, by reason", () => {
-  const cases: { name: string; relationship: () => Relationship | undefined; req: () => Promise<Partial<ExchangeRequest>>; reason: UnauthenticatedReason }[] = [
+  const cases: {
+    name: string;
+    relationship: () => Relationship | undefined;
+    req: () => Promise<Partial<ExchangeRequest>>;
+    reason: UnauthenticatedReason;
+  }[] = [
     { name: "no aud", relationship: () => staticKeys(), req: async () => ({ audience: undefined }), reason: "EXCHANGE_AUDIENCE_MISSING" },
-    { name: "an aud that is not Arbor's", relationship: () => staticKeys(), req: async () => ({ audience: "https://else.example" }), reason: "EXCHANGE_AUDIENCE" },
-    { name: "a token that is no JWT", relationship: () => staticKeys(), req: async () => ({ token: "not-a-token" }), reason: "UPSTREAM_MALFORMED" },
-    { name: "an expired token", relationship: () => staticKeys(), req: async () => ({ token: await sign({ exp: NOW - 60 }) }), reason: "UPSTREAM_EXPIRED" },
+    {
+      name: "an aud that is not Arbor's",
+      relationship: () => staticKeys(),
+      req: async () => ({ audience: "https://else.example" }),
+      reason: "EXCHANGE_AUDIENCE",
+    },
+    {
+      name: "a token that is no JWT",
+      relationship: () => staticKeys(),
+      req: async () => ({ token: "not-a-token" }),
+      reason: "UPSTREAM_MALFORMED",
+    },
+    {
+      name: "an expired token",
+      relationship: () => staticKeys(),
+      req: async () => ({ token: await sign({ exp: NOW - 60 }) }),
+      reason: "UPSTREAM_EXPIRED",
+    },
     { name: "no such identity", relationship: () => undefined, req: async () => ({}), reason: "EXCHANGE_NOT_TRUSTED" },
-    { name: "another issuer", relationship: () => staticKeys({ issuer: "https://else.example" }), req: async () => ({}), reason: "EXCHANGE_NOT_TRUSTED" },
-    { name: "expired static keys", relationship: () => staticKeys({ expirationTime: (NOW - 1) * 1000 }), req: async () => ({}), reason: "EXCHANGE_NOT_TRUSTED" },
-    { name: "a signature by another key", relationship: () => staticKeys(), req: async () => ({ token: await sign({}, otherKey) }), reason: "EXCHANGE_NOT_TRUSTED" },
+    {
+      name: "another issuer",
+      relationship: () => staticKeys({ issuer: "https://else.example" }),
+      req: async () => ({}),
+      reason: "EXCHANGE_NOT_TRUSTED",
+    },
+    {
+      name: "expired static keys",
+      relationship: () => staticKeys({ expirationTime: (NOW - 1) * 1000 }),
+      req: async () => ({}),
+      reason: "EXCHANGE_NOT_TRUSTED",
+    },
+    {
+      name: "a signature by another key",
+      relationship: () => staticKeys(),
+      req: async () => ({ token: await sign({}, otherKey) }),
+      reason: "EXCHANGE_NOT_TRUSTED",
+    },
     { name: "another subject", relationship: () => staticKeys({ subject: "other" }), req: async () => ({}), reason: "EXCHANGE_SUBJECT" },
-    { name: "a token for another audience", relationship: () => staticKeys(), req: async () => ({ token: await sign({ aud: "https://else.example" }) }), reason: "UPSTREAM_AUDIENCE" },
-    { name: "no identity, an issuer no one logs in through", relationship: () => staticKeys(), req: async () => ({ identity: undefined }), reason: "EXCHANGE_PERSON_NOT_TRUSTED" },
+    {
+      name: "a token for another audience",
+      relationship: () => staticKeys(),
+      req: async () => ({ token: await sign({ aud: "https://else.example" }) }),
+      reason: "UPSTREAM_AUDIENCE",
+    },
+    {
+      name: "no identity, an issuer no one logs in through",
+      relationship: () => staticKeys(),
+      req: async () => ({ identity: undefined }),
+      reason: "EXCHANGE_PERSON_NOT_TRUSTED",
+    },
   ];
 
   for (const c of cases) {
     it(c.name, async () => {
       const req: ExchangeRequest = { token: await sign(), audience: AUTH_URL, identity: UID, ...(await c.req()) };
       const e = await refusal(exchangeFor(c.relationship()), req);
-      expect({ reason: e.reason, message: e.message }).toEqual({ reason: c.reason, message: `Unauthenticated: ${reasonSentence(c.reason)}` });
+      expect({ reason: e.reason, message: e.message }).toEqual({
+        reason: c.reason,
+        message: `Unauthenticated: ${reasonSentence(c.reason)}`,
+      });
     });
   }
 

@@ -29,10 +29,13 @@ describe("the issuers' fetch", () => {
 
   /** A resolver answering these addresses for every name, and counting its calls. */
   const resolver = (...addresses: string[]): Resolve & { calls: number } => {
-    const r = Object.assign(async () => {
-      r.calls++;
-      return addresses.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
-    }, { calls: 0 });
+    const r = Object.assign(
+      async () => {
+        r.calls++;
+        return addresses.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
+      },
+      { calls: 0 },
+    );
     return r;
   };
 

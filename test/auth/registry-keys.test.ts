@@ -6,7 +6,12 @@
 import { X509Certificate } from "node:crypto";
 import { compactVerify, importX509, SignJWT } from "jose";
 import { expect, it } from "vitest";
-import { CERTIFICATE_VALIDITY_MS, registryHttpSecret, registryNotificationsSecret, registrySigningKey } from "../../src/auth/registry-keys.js";
+import {
+  CERTIFICATE_VALIDITY_MS,
+  registryHttpSecret,
+  registryNotificationsSecret,
+  registrySigningKey,
+} from "../../src/auth/registry-keys.js";
 import { createStore } from "../../src/store/create-store.js";
 import { describeEachEngine } from "../support/engines.js";
 
@@ -16,7 +21,11 @@ describeEachEngine("registry keys", (t) => {
   it("creates one key and certificate, even for replicas racing to create it", async () => {
     const replica = await createStore(t.options());
     try {
-      const got = await Promise.all([registrySigningKey(t.store().settings, clock), registrySigningKey(replica.settings, clock), registrySigningKey(t.store().settings, clock)]);
+      const got = await Promise.all([
+        registrySigningKey(t.store().settings, clock),
+        registrySigningKey(replica.settings, clock),
+        registrySigningKey(t.store().settings, clock),
+      ]);
       expect(new Set(got.map((k) => k.certificatePem)).size).toBe(1);
       const again = await registrySigningKey(replica.settings, clock);
       expect(again.certificatePem).toBe(got[0]?.certificatePem);

@@ -16,7 +16,8 @@ function memoryKeys(): KeyStore {
     live: async (now) => rows.filter((k) => k.retireTime > now).sort((a, b) => b.createTime - a.createTime),
     deleteRetired: async () => {},
     endSigning: async (kept, now, retireBy) => {
-      for (const k of rows.filter((r) => r.kid !== kept)) Object.assign(k, { rotateTime: Math.min(k.rotateTime, now), retireTime: Math.min(k.retireTime, retireBy) });
+      for (const k of rows.filter((r) => r.kid !== kept))
+        Object.assign(k, { rotateTime: Math.min(k.rotateTime, now), retireTime: Math.min(k.retireTime, retireBy) });
     },
     resealSecrets: async () => 0,
   };
@@ -35,7 +36,13 @@ describe("tokens", () => {
     const { token, expiry } = await tokens.issue("a".repeat(40), "https://api.example", { iss: "https://idp", sub: "x" });
     const claims = await tokens.verify(token, "https://api.example");
     expect(Object.keys(claims).sort()).toEqual(["act", "aud", "exp", "iat", "iss", "jti", "sub"]);
-    expect(claims).toMatchObject({ iss: "https://arbor.example", sub: "a".repeat(40), aud: "https://api.example", iat: clock.t / 1000, exp: clock.t / 1000 + 3600 });
+    expect(claims).toMatchObject({
+      iss: "https://arbor.example",
+      sub: "a".repeat(40),
+      aud: "https://api.example",
+      iat: clock.t / 1000,
+      exp: clock.t / 1000 + 3600,
+    });
     expect(expiry).toBe(clock.t + 3_600_000);
   });
 
@@ -43,12 +50,18 @@ describe("tokens", () => {
     const { clock, tokens } = setup();
     const { token } = await tokens.issue("a".repeat(40), "https://api.example");
     await tokens.verify(token, "https://api.example");
-    await expect(tokens.verify(token, "https://registry.example")).rejects.toMatchObject({ code: Code.UNAUTHENTICATED, reason: "TOKEN_AUDIENCE" });
+    await expect(tokens.verify(token, "https://registry.example")).rejects.toMatchObject({
+      code: Code.UNAUTHENTICATED,
+      reason: "TOKEN_AUDIENCE",
+    });
     await tokens.verify(token, "https://api.example");
     clock.t += 3_600_000 + CLOCK_TOLERANCE_S * 1000 - 1;
     await expect(tokens.verify(token, "https://api.example")).resolves.toBeDefined();
     clock.t += 2;
-    await expect(tokens.verify(token, "https://api.example")).rejects.toMatchObject({ code: Code.UNAUTHENTICATED, reason: "TOKEN_EXPIRED" });
+    await expect(tokens.verify(token, "https://api.example")).rejects.toMatchObject({
+      code: Code.UNAUTHENTICATED,
+      reason: "TOKEN_EXPIRED",
+    });
   });
 
   it("a changed token is verified afresh, not served from the cache", async () => {
@@ -57,6 +70,9 @@ describe("tokens", () => {
     await tokens.verify(token, "https://api.example");
     const [h, p, sig] = token.split(".");
     const forged = `${h}.${p}.${sig!.slice(0, -2)}${sig!.endsWith("AA") ? "BB" : "AA"}`;
-    await expect(tokens.verify(forged, "https://api.example")).rejects.toMatchObject({ code: Code.UNAUTHENTICATED, reason: "TOKEN_SIGNATURE" });
+    await expect(tokens.verify(forged, "https://api.example")).rejects.toMatchObject({
+      code: Code.UNAUTHENTICATED,
+      reason: "TOKEN_SIGNATURE",
+    });
   });
 });

@@ -131,9 +131,19 @@ describe("UpstreamVerifier", () => {
 
   const policy: { name: string; issuer: string; allowHttpLoopback: boolean; reason: UnauthenticatedReason }[] = [
     { name: "http on a public host", issuer: "http://issuer.example", allowHttpLoopback: true, reason: "UPSTREAM_ISSUER_NOT_HTTPS" },
-    { name: "http on loopback without the setting", issuer: "http://127.0.0.1:9", allowHttpLoopback: false, reason: "UPSTREAM_ISSUER_NOT_HTTPS" },
+    {
+      name: "http on loopback without the setting",
+      issuer: "http://127.0.0.1:9",
+      allowHttpLoopback: false,
+      reason: "UPSTREAM_ISSUER_NOT_HTTPS",
+    },
     { name: "a non-URL issuer", issuer: "issuer.example", allowHttpLoopback: true, reason: "UPSTREAM_ISSUER_NOT_HTTPS" },
-    { name: "credentials in the issuer", issuer: "https://user:pw@issuer.example", allowHttpLoopback: true, reason: "UPSTREAM_ISSUER_NOT_HTTPS" },
+    {
+      name: "credentials in the issuer",
+      issuer: "https://user:pw@issuer.example",
+      allowHttpLoopback: true,
+      reason: "UPSTREAM_ISSUER_NOT_HTTPS",
+    },
   ];
   for (const c of policy) {
     it(`refuses ${c.name} before fetching anything`, async () => {
@@ -153,12 +163,42 @@ describe("UpstreamVerifier", () => {
   });
 
   const documents: { name: string; script: (s: Scripted) => void; reason: UnauthenticatedReason }[] = [
-    { name: "a discovery document for another issuer", script: (s) => s.routes.set(`${ISSUER}/.well-known/openid-configuration`, () => Response.json({ issuer: `${ISSUER}/`, jwks_uri: `${ISSUER}/keys` })), reason: "UPSTREAM_DISCOVERY_ISSUER" },
-    { name: "no discovery document", script: (s) => s.routes.delete(`${ISSUER}/.well-known/openid-configuration`), reason: "UPSTREAM_ISSUER_UNREACHABLE" },
-    { name: "a discovery document that is not JSON", script: (s) => s.routes.set(`${ISSUER}/.well-known/openid-configuration`, () => new Response("<html>")), reason: "UPSTREAM_NO_DISCOVERY" },
-    { name: "an http jwks_uri", script: (s) => s.routes.set(`${ISSUER}/.well-known/openid-configuration`, () => Response.json({ issuer: ISSUER, jwks_uri: "http://issuer.example/keys" })), reason: "UPSTREAM_NO_DISCOVERY" },
-    { name: "a key set that is no JWKS", script: (s) => s.routes.set(`${ISSUER}/keys`, () => Response.json({ keys: "none" })), reason: "UPSTREAM_NO_KEYS" },
-    { name: "a document over 256 KiB", script: (s) => s.routes.set(`${ISSUER}/keys`, () => new Response(JSON.stringify({ keys: [], pad: "x".repeat(256 * 1024) }))), reason: "UPSTREAM_NO_KEYS" },
+    {
+      name: "a discovery document for another issuer",
+      script: (s) =>
+        s.routes.set(`${ISSUER}/.well-known/openid-configuration`, () =>
+          Response.json({ issuer: `${ISSUER}/`, jwks_uri: `${ISSUER}/keys` }),
+        ),
+      reason: "UPSTREAM_DISCOVERY_ISSUER",
+    },
+    {
+      name: "no discovery document",
+      script: (s) => s.routes.delete(`${ISSUER}/.well-known/openid-configuration`),
+      reason: "UPSTREAM_ISSUER_UNREACHABLE",
+    },
+    {
+      name: "a discovery document that is not JSON",
+      script: (s) => s.routes.set(`${ISSUER}/.well-known/openid-configuration`, () => new Response("<html>")),
+      reason: "UPSTREAM_NO_DISCOVERY",
+    },
+    {
+      name: "an http jwks_uri",
+      script: (s) =>
+        s.routes.set(`${ISSUER}/.well-known/openid-configuration`, () =>
+          Response.json({ issuer: ISSUER, jwks_uri: "http://issuer.example/keys" }),
+        ),
+      reason: "UPSTREAM_NO_DISCOVERY",
+    },
+    {
+      name: "a key set that is no JWKS",
+      script: (s) => s.routes.set(`${ISSUER}/keys`, () => Response.json({ keys: "none" })),
+      reason: "UPSTREAM_NO_KEYS",
+    },
+    {
+      name: "a document over 256 KiB",
+      script: (s) => s.routes.set(`${ISSUER}/keys`, () => new Response(JSON.stringify({ keys: [], pad: "x".repeat(256 * 1024) }))),
+      reason: "UPSTREAM_NO_KEYS",
+    },
     {
       name: "a redirect to another origin",
       script: (s) => {
@@ -187,7 +227,9 @@ describe("UpstreamVerifier", () => {
   it("follows a same-origin redirect", async () => {
     const issuer = new Scripted();
     issuer.keys = [key1.jwk];
-    issuer.routes.set(`${ISSUER}/.well-known/openid-configuration`, () => Response.json({ issuer: ISSUER, jwks_uri: `${ISSUER}/old-keys` }));
+    issuer.routes.set(`${ISSUER}/.well-known/openid-configuration`, () =>
+      Response.json({ issuer: ISSUER, jwks_uri: `${ISSUER}/old-keys` }),
+    );
     issuer.routes.set(`${ISSUER}/old-keys`, () => new Response(null, { status: 301, headers: { location: "/keys" } }));
     expect(await reasonOf(verifier(issuer).verify(await sign(key1)))).toBe("verified");
   });
@@ -199,7 +241,9 @@ describe("UpstreamVerifier", () => {
     expect(await reasonOf(v.verifyWithKeys(token, { keys: [key1.jwk] }, { issuer: ISSUER, audience: "arbor" }))).toBe("verified");
     expect(await reasonOf(v.verifyWithKeys(token, { keys: [{ ...key2.jwk, kid: "k1" }] }, { issuer: ISSUER }))).toBe("UPSTREAM_SIGNATURE");
     expect(await reasonOf(v.verifyWithKeys(token, { keys: [key2.jwk] }, { issuer: ISSUER }))).toBe("UPSTREAM_UNKNOWN_KEY");
-    expect(await reasonOf(v.verifyWithKeys(token, { keys: [key1.jwk] }, { issuer: "https://else.example" }))).toBe("UPSTREAM_ISSUER_NOT_ACCEPTED");
+    expect(await reasonOf(v.verifyWithKeys(token, { keys: [key1.jwk] }, { issuer: "https://else.example" }))).toBe(
+      "UPSTREAM_ISSUER_NOT_ACCEPTED",
+    );
     expect(issuer.requests).toEqual([]);
   });
 });

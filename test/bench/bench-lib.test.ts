@@ -107,16 +107,37 @@ describe("writers", () => {
       { label: "rate", measured: 1234.5, unit: "req/s", op: "≥", bound: 1000, how: "closed loop" },
       { label: "p99", measured: 7, unit: "ms", op: "≤", bound: 5, how: "open loop" },
     ],
-    charts: [{ file: "s9", title: "S9 <rate>", unit: "req/s", bars: [{ label: "a & b", value: 10 }, { label: "c", value: NaN }] }],
+    charts: [
+      {
+        file: "s9",
+        title: "S9 <rate>",
+        unit: "req/s",
+        bars: [
+          { label: "a & b", value: 10 },
+          { label: "c", value: NaN },
+        ],
+      },
+    ],
     notes: [],
   };
-  const info = { command: "npm run bench", machine: "2 cores", started: "2026-01-01T00:00:00Z", rounds: 5, seconds: 5, quick: false, load: [1, 2, 3] };
+  const info = {
+    command: "npm run bench",
+    machine: "2 cores",
+    started: "2026-01-01T00:00:00Z",
+    rounds: 5,
+    seconds: 5,
+    quick: false,
+    load: [1, 2, 3],
+  };
 
   it("shows every target with PASS or MISS, links the chart and escapes pipes in commands", () => {
     const md = benchmarksMarkdown(info, [result], ["Preamble."]);
     expect(md).toContain("| S9 | rate (closed loop) | 1,235 req/s | ≥ 1,000 req/s | PASS |");
     expect(md).toContain("| S9 | p99 (open loop) | 7 ms | ≤ 5 ms | **MISS** |");
-    const failing = { ...result, checks: [{ label: "ratio", measured: 1.1, unit: "×", op: "≤" as const, bound: 2, how: "per round", errors: 3 }] };
+    const failing = {
+      ...result,
+      checks: [{ label: "ratio", measured: 1.1, unit: "×", op: "≤" as const, bound: 2, how: "per round", errors: 3 }],
+    };
     expect(benchmarksMarkdown(info, [failing], [])).toContain("| S9 | ratio (per round) | 1.1 × | ≤ 2 × | **MISS** (3 errors) |");
     expect(md).toContain("![S9 <rate>](benchmarks/s9.svg)");
     expect(md).toContain("`wrk -c1 http://127.0.0.1:$PORT/a\\|b`");
@@ -132,6 +153,8 @@ describe("writers", () => {
   });
 
   it("elides ports and uids from commands", () => {
-    expect(elide("http://127.0.0.1:4242/iam/v2beta1/groups/" + "a".repeat(40) + "/" + "b".repeat(16) + "?x=1")).toBe("http://127.0.0.1:$PORT/iam/v2beta1/groups/$UID?x=1");
+    expect(elide("http://127.0.0.1:4242/iam/v2beta1/groups/" + "a".repeat(40) + "/" + "b".repeat(16) + "?x=1")).toBe(
+      "http://127.0.0.1:$PORT/iam/v2beta1/groups/$UID?x=1",
+    );
   });
 });

@@ -5,7 +5,11 @@
 import { describe, expect, it } from "vitest";
 import { summarize } from "../../bench/tools/cpu-profile-summary.js";
 
-const frame = (id: number, functionName: string, url: string, children: number[] = []) => ({ id, callFrame: { functionName, url, lineNumber: 9 }, children });
+const frame = (id: number, functionName: string, url: string, children: number[] = []) => ({
+  id,
+  callFrame: { functionName, url, lineNumber: 9 },
+  children,
+});
 
 describe("summarize", () => {
   it("ranks self time and attributes samples to areas through their stacks", () => {

@@ -57,15 +57,31 @@ describe("arbor admin audit (SQLite)", () => {
   it("prints JSON lines in a pipe unless told otherwise, as every command does", async () => {
     const { code, stdout } = await runArbor(["admin", "audit", "--org", "acme"], env);
     expect(code).toBe(0);
-    expect(stdout.trimEnd().split("\n").map((l) => (JSON.parse(l) as { action: string }).action)).toEqual(["update", "create"]);
+    expect(
+      stdout
+        .trimEnd()
+        .split("\n")
+        .map((l) => (JSON.parse(l) as { action: string }).action),
+    ).toEqual(["update", "create"]);
   });
 
   it("prints JSON lines as the API shows events, narrowed by method", async () => {
-    const { code, stdout } = await runArbor(["admin", "audit", "--org", org, "--method", "arbor.iam.v2beta1.GroupsService/UpdateGroup", "-o", "json"], env);
+    const { code, stdout } = await runArbor(
+      ["admin", "audit", "--org", org, "--method", "arbor.iam.v2beta1.GroupsService/UpdateGroup", "-o", "json"],
+      env,
+    );
     expect(code).toBe(0);
-    const events = stdout.trimEnd().split("\n").map((l) => JSON.parse(l) as Record<string, any>);
+    const events = stdout
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, any>);
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ action: "update", resourceUid: team, before: { description: "" }, after: { description: "the team" } });
+    expect(events[0]).toMatchObject({
+      action: "update",
+      resourceUid: team,
+      before: { description: "" },
+      after: { description: "the team" },
+    });
   });
 
   it("exports the events before a time, oldest first, to a new 0600 file it will not overwrite", async () => {
@@ -74,11 +90,16 @@ describe("arbor admin audit (SQLite)", () => {
     const { code, stdout } = await runArbor(["admin", "audit", "--org", "acme", "--before", later, "--export", file], env);
     expect(code).toBe(0);
     expect(stdout.trim()).toBe(`exported 2 events to ${file}`);
-    const events = readFileSync(file, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l) as Record<string, any>);
+    const events = readFileSync(file, "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, any>);
     expect(events.map((e) => e.action)).toEqual(["create", "update"]);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const none = join(dataDir, "none.jsonl");
-    expect((await runArbor(["admin", "audit", "--before", "2000-01-01T00:00:00Z", "--export", none], env)).stdout.trim()).toBe(`exported 0 events to ${none}`);
+    expect((await runArbor(["admin", "audit", "--before", "2000-01-01T00:00:00Z", "--export", none], env)).stdout.trim()).toBe(
+      `exported 0 events to ${none}`,
+    );
     const again = await runArbor(["admin", "audit", "--export", file], env);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain(`${file} exists: export to a new file`);

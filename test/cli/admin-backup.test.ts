@@ -68,7 +68,11 @@ describe("arbor admin backup and restore under write load", () => {
     expect(backup.code, backup.stderr).toBe(0);
     expect(backup.stderr).toContain("the backup holds the secrets key");
     expect((await readdir(backupDir)).sort()).toEqual(["arbor.db", "secrets.key"]);
-    for (const [path, mode] of [[backupDir, 0o700], [join(backupDir, "arbor.db"), 0o600], [join(backupDir, "secrets.key"), 0o600]] as const) {
+    for (const [path, mode] of [
+      [backupDir, 0o700],
+      [join(backupDir, "arbor.db"), 0o600],
+      [join(backupDir, "secrets.key"), 0o600],
+    ] as const) {
       expect((await stat(path)).mode & 0o777, path).toBe(mode);
     }
     server.child.kill("SIGTERM");
@@ -103,7 +107,9 @@ describe("arbor admin backup and restore under write load", () => {
       const mine = acks.filter((a) => a.name.startsWith(`w${w}-`)).map((a) => present.has(a.name));
       expect(mine.indexOf(false) === -1 || mine.slice(mine.indexOf(false)).every((p) => !p), `writer ${w}`).toBe(true);
     }
-    console.warn(`backup: ${before.length} writes before it, ${writesDuringBackup} acknowledged during its ${Math.round(ended - began)} ms, ${acks.length} in all; ${present.size} restored`);
+    console.warn(
+      `backup: ${before.length} writes before it, ${writesDuringBackup} acknowledged during its ${Math.round(ended - began)} ms, ${acks.length} in all; ${present.size} restored`,
+    );
     expect(before.length).toBeGreaterThan(50);
     expect(writesDuringBackup).toBeGreaterThan(0);
 
@@ -129,7 +135,10 @@ describe("arbor admin backup and restore under write load", () => {
     const target = join(root, "target");
     const noKey = await runArbor(["admin", "restore", keyless], { ARBOR_DATA_DIR: target });
     expect([noKey.code, noKey.stderr]).toEqual([2, expect.stringContaining("holds no secrets.key and ARBOR_SECRETS_KEY is unset")]);
-    const wrongKey = await runArbor(["admin", "restore", keyless], { ARBOR_DATA_DIR: target, ARBOR_SECRETS_KEY: Buffer.alloc(32, 9).toString("base64") });
+    const wrongKey = await runArbor(["admin", "restore", keyless], {
+      ARBOR_DATA_DIR: target,
+      ARBOR_SECRETS_KEY: Buffer.alloc(32, 9).toString("base64"),
+    });
     expect([wrongKey.code, wrongKey.stderr]).toEqual([2, expect.stringContaining("does not hold")]);
     expect(await readdir(target)).toEqual([]);
 

@@ -108,7 +108,9 @@ async function withDb<T>(o: StoreOptions, fn: (db: Kysely<any>) => Promise<T>): 
 }
 
 function applied(o: StoreOptions): Promise<string[]> {
-  return withDb(o, async (db) => (await db.selectFrom("kysely_migration").select("name").orderBy("name").execute()).map((r) => r.name as string));
+  return withDb(o, async (db) =>
+    (await db.selectFrom("kysely_migration").select("name").orderBy("name").execute()).map((r) => r.name as string),
+  );
 }
 
 function recordMigration(o: StoreOptions, name: string): Promise<unknown> {

@@ -54,7 +54,9 @@ describe("arbor admin: which store, which issuer (SQLite)", () => {
     const run = await runArbor(["admin", "token", "--org", "acme"], { ARBOR_CONFIG: file });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toBe(`arbor: store: SQLite ${join(dataDir, "arbor.db")}\n`);
-    const res = await fetch(`http://127.0.0.1:${serve.port}/iam/v2beta1/groups?uidp.in_root=true`, { headers: { authorization: `Bearer ${run.stdout.trim()}` } });
+    const res = await fetch(`http://127.0.0.1:${serve.port}/iam/v2beta1/groups?uidp.in_root=true`, {
+      headers: { authorization: `Bearer ${run.stdout.trim()}` },
+    });
     expect(res.status).toBe(200);
   });
 
@@ -63,17 +65,28 @@ describe("arbor admin: which store, which issuer (SQLite)", () => {
     const run = await runArbor(["admin", "token", "--org", "acme"], { ARBOR_DATA_DIR: dataDir });
     expect(run.code).toBe(2);
     expect(run.stdout).toBe("");
-    expect(run.stderr).toContain(`the server over this store issues tokens as ${served}, but this command would mint them as http://localhost:8080`);
-    const explicit = await runArbor(["admin", "token", "--org", "acme", "--issuer-url", "https://elsewhere.example"], { ARBOR_DATA_DIR: dataDir, ARBOR_PORT: String(serve.port) });
+    expect(run.stderr).toContain(
+      `the server over this store issues tokens as ${served}, but this command would mint them as http://localhost:8080`,
+    );
+    const explicit = await runArbor(["admin", "token", "--org", "acme", "--issuer-url", "https://elsewhere.example"], {
+      ARBOR_DATA_DIR: dataDir,
+      ARBOR_PORT: String(serve.port),
+    });
     expect(explicit.code).toBe(2);
     expect(explicit.stderr).toContain("would mint them as https://elsewhere.example");
   });
 
   it("refuses a token for another base URL unless --audience says so", async () => {
-    const env = { ARBOR_DATA_DIR: dataDir, ARBOR_ISSUER_URL: `http://localhost:${serve.port}`, ARBOR_BASE_URL: "https://api.elsewhere.example" };
+    const env = {
+      ARBOR_DATA_DIR: dataDir,
+      ARBOR_ISSUER_URL: `http://localhost:${serve.port}`,
+      ARBOR_BASE_URL: "https://api.elsewhere.example",
+    };
     const run = await runArbor(["admin", "token", "--org", "acme"], env);
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain(`answers as http://localhost:${serve.port}, but this command would mint tokens for https://api.elsewhere.example`);
+    expect(run.stderr).toContain(
+      `answers as http://localhost:${serve.port}, but this command would mint tokens for https://api.elsewhere.example`,
+    );
     const audience = await runArbor(["admin", "token", "--org", "acme", "--audience", "r.example"], env);
     expect(audience.code, audience.stderr).toBe(0);
   });
@@ -88,7 +101,11 @@ describe.skipIf(postgres?.skipReason !== undefined)("arbor admin: which store (P
   const schema = `arbor_admin_${randomBytes(6).toString("hex")}`;
   const dataDir = mkdtempSync(join(tmpdir(), "arbor-admin-pg-"));
   const env = { ARBOR_DATABASE_URL: withPassword, ARBOR_DATABASE_SCHEMA: schema, ARBOR_DATA_DIR: dataDir };
-  const schemaExists = () => withClient(url, async (c) => (await c.query("select 1 from information_schema.schemata where schema_name = $1", [schema])).rowCount === 1);
+  const schemaExists = () =>
+    withClient(
+      url,
+      async (c) => (await c.query("select 1 from information_schema.schemata where schema_name = $1", [schema])).rowCount === 1,
+    );
 
   afterAll(async () => {
     await withClient(url, (c) => c.query(`drop schema if exists ${schema} cascade`));
@@ -99,7 +116,9 @@ describe.skipIf(postgres?.skipReason !== undefined)("arbor admin: which store (P
     const run = await runArbor(["admin", "token", "--org", "acme"], env);
     expect(run.code).toBe(2);
     const host = new URL(url);
-    expect(run.stderr).toContain(`there is no Arbor store at PostgreSQL ${host.hostname}:${host.port || "5432"}${host.pathname} (schema ${schema})`);
+    expect(run.stderr).toContain(
+      `there is no Arbor store at PostgreSQL ${host.hostname}:${host.port || "5432"}${host.pathname} (schema ${schema})`,
+    );
     expect(run.stderr).not.toContain("hunter2secret");
     expect(run.stderr).not.toContain("postgres:");
     expect(await schemaExists()).toBe(false);

@@ -83,7 +83,9 @@ describe("arbor admin with a running server (SQLite)", () => {
       const { code, stdout, stderr } = await runArbor(["admin", "token", "--org", "acme"], { ...env, ARBOR_DATA_DIR: copy });
       expect(code).toBe(2);
       expect(stdout).toBe("");
-      expect(stderr).toContain(`arbor: the store's secrets are sealed with a secrets key that the key file ${join(copy, "secrets.key")} (ARBOR_SECRETS_KEY is unset) does not hold`);
+      expect(stderr).toContain(
+        `arbor: the store's secrets are sealed with a secrets key that the key file ${join(copy, "secrets.key")} (ARBOR_SECRETS_KEY is unset) does not hold`,
+      );
       // With the installation's key it works: the key file is all the copy lacked.
       const key = readFileSync(join(dataDir, "secrets.key"), "utf8").trim();
       const keyed = await runArbor(["admin", "token", "--org", "acme"], { ...env, ARBOR_DATA_DIR: copy, ARBOR_SECRETS_KEY: key });
@@ -102,14 +104,17 @@ describe("arbor admin with a running server (SQLite)", () => {
 });
 
 describe("arbor command line", () => {
-  it.each([["--help"], ["serve", "--help"], ["admin", "bootstrap", "--help"], ["admin", "token", "--help"], ["admin", "rotate-signing-key", "--help"]])(
-    "%s prints help and exits 0",
-    async (...args) => {
-      const { code, stdout } = await runArbor(args);
-      expect(code).toBe(0);
-      expect(stdout).toContain("Usage: arbor");
-    },
-  );
+  it.each([
+    ["--help"],
+    ["serve", "--help"],
+    ["admin", "bootstrap", "--help"],
+    ["admin", "token", "--help"],
+    ["admin", "rotate-signing-key", "--help"],
+  ])("%s prints help and exits 0", async (...args) => {
+    const { code, stdout } = await runArbor(args);
+    expect(code).toBe(0);
+    expect(stdout).toContain("Usage: arbor");
+  });
 
   it("an unknown command exits 2", async () => {
     const { code, stderr } = await runArbor(["frobnicate"]);

@@ -48,7 +48,15 @@ describe("arbor advisories list, get and check", { timeout: 120_000 }, () => {
   });
 
   it("checks package versions: a row per advisory, JSON with -o json, exit 1 under --fail-on-affected", async () => {
-    const table = await cli.run(["advisories", "check", "npm/lodash@4.17.15", "npm/lodash@4.17.19", "SUSE:Linux Enterprise Server 15 SP5/openssl-3@3.0.8-150500.5.19.1", "-o", "table"]);
+    const table = await cli.run([
+      "advisories",
+      "check",
+      "npm/lodash@4.17.15",
+      "npm/lodash@4.17.19",
+      "SUSE:Linux Enterprise Server 15 SP5/openssl-3@3.0.8-150500.5.19.1",
+      "-o",
+      "table",
+    ]);
     expect(table.code, table.stderr).toBe(0);
     const lines = table.stdout.trim().split("\n");
     expect(lines[0]).toMatch(/^PACKAGE +VERSION +ADVISORY +FIXED IN +SUMMARY$/);

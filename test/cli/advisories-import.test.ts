@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runArbor, serveArbor, type ServeProcess } from "../support/process.js";
 import { FEED_IDS, folderEntries, OSV, writeZip } from "../support/osv.js";
 
-const SUMMARY = /^imported (\d+), updated (\d+), unchanged (\d+), skipped (\d+)(, unreadable paths (\d+))? \((\d+) documents in \d+\.\d s\)$/;
+const SUMMARY =
+  /^imported (\d+), updated (\d+), unchanged (\d+), skipped (\d+)(, unreadable paths (\d+))? \((\d+) documents in \d+\.\d s\)$/;
 
 function counts(stdout: string) {
   const m = SUMMARY.exec(stdout.trim().split("\n").at(-1) ?? "");
@@ -42,8 +43,12 @@ describe("arbor advisories import (SQLite, with a running server)", () => {
     expect(counts(run.stdout)).toEqual({ imported: 6, updated: 0, unchanged: 0, skipped: 9, unreadable: 0 });
     const reports = run.stderr.trim().split("\n");
     expect(reports).toHaveLength(9);
-    expect(reports).toContain(`arbor: skipped ${zip}!advisories/bad.json: not JSON: Expected property name or '}' in JSON at position 1 (line 1 column 2)`);
-    expect(reports).toContain(`arbor: skipped ${join(OSV.malformed, "missing-modified.json")}: document: must have required property 'modified'`);
+    expect(reports).toContain(
+      `arbor: skipped ${zip}!advisories/bad.json: not JSON: Expected property name or '}' in JSON at position 1 (line 1 column 2)`,
+    );
+    expect(reports).toContain(
+      `arbor: skipped ${join(OSV.malformed, "missing-modified.json")}: document: must have required property 'modified'`,
+    );
     // Not a terminal: no progress bar, no control characters.
     expect(run.stderr).not.toMatch(/[\r\u001b]/);
   });
@@ -53,18 +58,33 @@ describe("arbor advisories import (SQLite, with a running server)", () => {
     expect(counts(run.stdout)).toEqual({ imported: FEED_IDS.length - 6, updated: 0, unchanged: 6, skipped: 0, unreadable: 0 });
     await runArbor(["admin", "bootstrap", "--org", "acme"], env);
     const token = (await runArbor(["admin", "token", "--org", "acme"], env)).stdout.trim();
-    const res = await fetch(`http://127.0.0.1:${serve.port}/vulnerabilities/v2beta1/advisories?page_size=200`, { headers: { authorization: `Bearer ${token}` } });
+    const res = await fetch(`http://127.0.0.1:${serve.port}/vulnerabilities/v2beta1/advisories?page_size=200`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     const body = (await res.json()) as { advisories: { uid: string }[]; totalCount: string };
     expect(body.advisories.map((a) => a.uid)).toEqual(FEED_IDS);
   });
 
   it("changes nothing when run again, and counts a newer version as updated", async () => {
-    expect(counts((await runArbor(["advisories", "import", OSV.feed], env)).stdout)).toMatchObject({ imported: 0, updated: 0, unchanged: FEED_IDS.length });
-    expect(counts((await runArbor(["advisories", "import", OSV.updates], env)).stdout)).toMatchObject({ imported: 0, updated: 1, unchanged: 2 });
+    expect(counts((await runArbor(["advisories", "import", OSV.feed], env)).stdout)).toMatchObject({
+      imported: 0,
+      updated: 0,
+      unchanged: FEED_IDS.length,
+    });
+    expect(counts((await runArbor(["advisories", "import", OSV.updates], env)).stdout)).toMatchObject({
+      imported: 0,
+      updated: 1,
+      unchanged: 2,
+    });
   });
 
   it.each([
-    ["a path that cannot be read", () => [join(work, "missing"), join(OSV.feed, "go")], 1, /^arbor: cannot read .*missing: no such file or folder$/m],
+    [
+      "a path that cannot be read",
+      () => [join(work, "missing"), join(OSV.feed, "go")],
+      1,
+      /^arbor: cannot read .*missing: no such file or folder$/m,
+    ],
     ["a folder without documents", () => [mkdirSync(join(work, "empty"), { recursive: true }) ?? join(work, "empty")], 1, /^$/],
     ["skipped documents under --strict", () => [OSV.malformed, "--strict"], 1, /must have required property 'modified'/],
     ["skipped documents without --strict", () => [OSV.malformed, join(OSV.feed, "go")], 0, /must have required property 'modified'/],

@@ -92,11 +92,16 @@ describe("arbor auth login --headless", () => {
       sleep: async (ms) => {
         clock.advance(ms);
         const code = /enter the code:\n\n {2}(\S+)\n/.exec(said)?.[1] ?? "";
-        const declined = (u: string) => (u.startsWith(`${w.t.url}/oauth/callback?`) ? `${w.t.url}/oauth/callback?error=access_denied&state=${new URL(u).searchParams.get("state")}` : u);
+        const declined = (u: string) =>
+          u.startsWith(`${w.t.url}/oauth/callback?`)
+            ? `${w.t.url}/oauth/callback?error=access_denied&state=${new URL(u).searchParams.get("state")}`
+            : u;
         await confirmDevice(w, `${w.t.url}/oauth/device`, { sub: "headless-carol" }, { userCode: code, rewrite: declined });
       },
     });
-    await expect(login).rejects.toThrow("login failed: Precondition failed: the login was refused: Unauthenticated: the identity provider did not log you in (access_denied: )");
+    await expect(login).rejects.toThrow(
+      "login failed: Precondition failed: the login was refused: Unauthenticated: the identity provider did not log you in (access_denied: )",
+    );
   });
 
   it("stops when the code expires", async () => {
@@ -127,7 +132,10 @@ describe("arbor auth login --headless behind a throttled address", () => {
           const code = /enter the code:\n\n {2}(\S+)\n/.exec(said)?.[1] ?? "";
           await confirmDevice(w, `${w.t.url}/oauth/device`, { sub: "headless-dora" }, { userCode: code });
           // Then someone at the same address spends its budget of refused credentials: polls answer 429 for a minute.
-          const spent = await fetch(`${w.t.url}/oauth/token`, { method: "POST", body: new URLSearchParams({ grant_type: DEVICE_GRANT, device_code: "arbdev_wrong" }) });
+          const spent = await fetch(`${w.t.url}/oauth/token`, {
+            method: "POST",
+            body: new URLSearchParams({ grant_type: DEVICE_GRANT, device_code: "arbdev_wrong" }),
+          });
           expect(spent.status).toBe(401);
         }
         waits.push(ms);
@@ -151,7 +159,10 @@ describe("arbor auth login without a login provider", () => {
     const env = await machine(w.t.url);
     const started = Date.now();
     const run = await runArbor(["auth", "login", flag, "--org", "bare", "--timeout", "20"], env);
-    expect([run.code, run.stderr]).toEqual([1, "arbor: login failed: Precondition failed: login is not available for this organization; ask its administrators (gRPC code 9 FAILED_PRECONDITION)\n"]);
+    expect([run.code, run.stderr]).toEqual([
+      1,
+      "arbor: login failed: Precondition failed: login is not available for this organization; ask its administrators (gRPC code 9 FAILED_PRECONDITION)\n",
+    ]);
     expect(Date.now() - started).toBeLessThan(15_000);
     const bare = await runArbor(["auth", "login", flag, "--timeout", "20"], env);
     expect(bare.stderr).toContain("this server has no default login provider (ARBOR_LOGIN_ISSUER)");

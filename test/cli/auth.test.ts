@@ -38,7 +38,11 @@ describe("arbor auth", () => {
   };
 
   /** Runs `arbor auth login --no-browser` and plays the browser for person from the printed URL. */
-  async function cliLogin(env: Record<string, string>, person: TestPerson, more: string[] = []): Promise<{ run: RunResult; page: Response | undefined }> {
+  async function cliLogin(
+    env: Record<string, string>,
+    person: TestPerson,
+    more: string[] = [],
+  ): Promise<{ run: RunResult; page: Response | undefined }> {
     const cli = spawnArbor(["auth", "login", "--no-browser", "--timeout", "20", ...more], env);
     const [, url] = await cli.stderrMatch(URL_IN_OUTPUT);
     w.issuer.loginAs(person);
@@ -100,7 +104,9 @@ describe("arbor auth", () => {
       expect(text).toMatch(new RegExp(`viewer\\s+acme \\(${w.org.uid}\\)`));
       const json = JSON.parse(ok(await arbor(["status", "--json"], env)).stdout) as Record<string, any>;
       expect(json).toMatchObject({ identity: uid(), upstream: { issuer: w.issuer.url, subject: "cli-alice" } });
-      expect(json.roleBindings).toEqual([{ uid: expect.any(String), group: { uid: w.org.uid, name: "acme" }, role: { uid: builtinRoleUid("viewer"), name: "viewer" } }]);
+      expect(json.roleBindings).toEqual([
+        { uid: expect.any(String), group: { uid: w.org.uid, name: "acme" }, role: { uid: builtinRoleUid("viewer"), name: "viewer" } },
+      ]);
     });
 
     it("renews a token that expires within a minute with the refresh token, which rotates", async () => {
@@ -133,7 +139,11 @@ describe("arbor auth", () => {
 
   it("redeems an invite given at login: the invited binding shows in the status", async () => {
     const team = (await w.admin.post(`/iam/v2beta1/groups/${w.org.uid}`, { name: "cli-team" })).body.uid as string;
-    const invite = await w.admin.post(`/iam/v2beta1/groupInvites/${team}`, { roleUid: builtinRoleUid("editor"), ttl: "600s", singleUse: true });
+    const invite = await w.admin.post(`/iam/v2beta1/groupInvites/${team}`, {
+      roleUid: builtinRoleUid("editor"),
+      ttl: "600s",
+      singleUse: true,
+    });
     const env = await machine();
     const { run } = await cliLogin(env, { sub: "cli-bob" }, ["--invite", invite.body.code]);
     expect(run.code, run.stderr).toBe(0);
@@ -157,7 +167,10 @@ describe("arbor auth", () => {
   });
 
   it("logs a workload in with its identity and OIDC token file, and exchanges again from the file", async () => {
-    const identity = await w.admin.post(`/iam/v2beta1/identities/${w.org.uid}`, { name: "cli-ci", claimMatch: { issuer: mintIssuer.url, subject: "ci-job" } });
+    const identity = await w.admin.post(`/iam/v2beta1/identities/${w.org.uid}`, {
+      name: "cli-ci",
+      claimMatch: { issuer: mintIssuer.url, subject: "ci-job" },
+    });
     expect(identity.status, JSON.stringify(identity.body)).toBe(200);
     const uid = identity.body.uid as string;
     const env = await machine();
@@ -168,7 +181,10 @@ describe("arbor auth", () => {
     const token = ok(await arbor(["token"], env)).stdout.trim();
     expect(decodeJwt(token).sub).toBe(uid);
     // Another audience: exchanged anew from the file.
-    expect(decodeJwt(ok(await arbor(["token", "--audience", REGISTRY_HOST], env)).stdout.trim())).toMatchObject({ sub: uid, aud: REGISTRY_HOST });
+    expect(decodeJwt(ok(await arbor(["token", "--audience", REGISTRY_HOST], env)).stdout.trim())).toMatchObject({
+      sub: uid,
+      aud: REGISTRY_HOST,
+    });
     await writeFile(file, "not a token");
     const refused = await arbor(["token", "--audience", `${w.t.url}/other`], env);
     expect(refused.code).toBe(1);
@@ -177,7 +193,13 @@ describe("arbor auth", () => {
 
   it("exits 2 for usage mistakes and 1 when the server cannot be reached", async () => {
     const env = await machine();
-    for (const args of [["login", "--identity", "x"], ["login", "--identity-token", "f"], ["token", "--api", "ftp://x"], ["login", "--timeout", "soon"], ["login", "--bogus"]]) {
+    for (const args of [
+      ["login", "--identity", "x"],
+      ["login", "--identity-token", "f"],
+      ["token", "--api", "ftp://x"],
+      ["login", "--timeout", "soon"],
+      ["login", "--bogus"],
+    ]) {
       expect((await arbor(args, env)).code, args.join(" ")).toBe(2);
     }
     const closed = await new Promise<number>((resolve) => {
@@ -190,7 +212,10 @@ describe("arbor auth", () => {
     const down = await arbor(["login", "--identity", "0".repeat(40), "--identity-token", "/dev/null"], { ...env, ARBOR_API_URL: nowhere });
     expect([down.code, down.stderr]).toEqual([1, expect.stringMatching(/^arbor: the identity token file \/dev\/null is empty\n$/)]);
     await writeFile(join(env.XDG_CACHE_HOME, "tok"), "x.y.z");
-    const unreachable = await arbor(["login", "--identity", "0".repeat(40), "--identity-token", join(env.XDG_CACHE_HOME, "tok")], { ...env, ARBOR_API_URL: nowhere });
+    const unreachable = await arbor(["login", "--identity", "0".repeat(40), "--identity-token", join(env.XDG_CACHE_HOME, "tok")], {
+      ...env,
+      ARBOR_API_URL: nowhere,
+    });
     expect([unreachable.code, unreachable.stderr]).toEqual([1, `arbor: cannot reach ${nowhere}: ECONNREFUSED\n`]);
   });
 });

@@ -31,7 +31,8 @@ describe("arbor __complete", { timeout: 60_000 }, () => {
     await mkdir(dir);
     return { HOME: dir, XDG_CONFIG_HOME: join(dir, "config"), XDG_CACHE_HOME: join(dir, "cache"), ...more };
   };
-  const ask = (env: CompleteRequest["env"], kind: CompleteRequest["kind"], at: number, prefix = "", line = "arbor iam groups get ") => completeValues({ kind, prefix, line, env, now: () => at });
+  const ask = (env: CompleteRequest["env"], kind: CompleteRequest["kind"], at: number, prefix = "", line = "arbor iam groups get ") =>
+    completeValues({ kind, prefix, line, env, now: () => at });
   const createGroup = async (name: string) => {
     const r = await t.fetch(`/iam/v2beta1/groups/${org}`, { method: "POST", token, body: JSON.stringify({ name }) });
     expect(r.status, await r.clone().text()).toBe(200);
@@ -88,7 +89,13 @@ describe("arbor __complete", { timeout: 60_000 }, () => {
     expect(ok.code, ok.stderr).toBe(0);
     const login = join(env.XDG_CACHE_HOME, "arbor", "contexts", "here", encodeURIComponent(t.url));
     await mkdir(join(login, "tokens"), { recursive: true });
-    const session = JSON.stringify({ kind: "person", api: t.url, issuer: t.url, identity: "someone", refreshToken: "arbrt_not-to-be-used" });
+    const session = JSON.stringify({
+      kind: "person",
+      api: t.url,
+      issuer: t.url,
+      identity: "someone",
+      refreshToken: "arbrt_not-to-be-used",
+    });
     await writeFile(join(login, "session.json"), session);
     const tokenFile = join(login, "tokens", `${encodeURIComponent(t.url)}.json`);
     await writeFile(tokenFile, JSON.stringify({ token, expiry: new Date(T0 + 600_000).toISOString() }));

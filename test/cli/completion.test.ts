@@ -21,7 +21,10 @@ const exec = promisify(execFile);
 const GOLDEN = join(import.meta.dirname, "golden");
 
 async function has(program: string): Promise<boolean> {
-  return exec("sh", ["-c", `command -v ${program}`]).then(() => true, () => false);
+  return exec("sh", ["-c", `command -v ${program}`]).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** Whether zsh and fish are here to run their scripts; .ci/run installs them, so under CI they must be. */
@@ -57,10 +60,18 @@ describe("arbor completion", { timeout: 60_000 }, () => {
     const bin = join(dir, "bin");
     await mkdir(bin);
     await writeFile(join(bin, "arbor"), `#!/bin/sh\nexec ${quote(process.execPath)} ${quote(ARBOR_BIN)} "$@"\n`);
-    await writeFile(join(bin, "npx"), `#!/bin/sh\n[ "$1" = arbor ] || exit 1\nshift\nexec ${quote(process.execPath)} ${quote(ARBOR_BIN)} "$@"\n`);
+    await writeFile(
+      join(bin, "npx"),
+      `#!/bin/sh\n[ "$1" = arbor ] || exit 1\nshift\nexec ${quote(process.execPath)} ${quote(ARBOR_BIN)} "$@"\n`,
+    );
     await chmod(join(bin, "arbor"), 0o755);
     await chmod(join(bin, "npx"), 0o755);
-    env = { PATH: `${bin}:${dirname(process.execPath)}:/usr/bin:/bin`, HOME: dir, XDG_CONFIG_HOME: join(dir, "config"), XDG_CACHE_HOME: join(dir, "cache") };
+    env = {
+      PATH: `${bin}:${dirname(process.execPath)}:/usr/bin:/bin`,
+      HOME: dir,
+      XDG_CONFIG_HOME: join(dir, "config"),
+      XDG_CACHE_HOME: join(dir, "cache"),
+    };
     const created = await runArbor(["config", "create-context", "staging", "--api", "http://127.0.0.1:1"], env);
     expect(created.code, created.stderr).toBe(0);
   });
@@ -110,7 +121,12 @@ describe("arbor completion", { timeout: 60_000 }, () => {
     // A server of its own making: whatever it lists, the shell must get only names.
     const server = createServer((req, res) => {
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ groups: [{ name: "web team" }, { name: "web" }, { name: "web;rm -rf ~" }, { name: "web\nx" }, { name: "WEB$(id)" }], totalCount: 5 }));
+      res.end(
+        JSON.stringify({
+          groups: [{ name: "web team" }, { name: "web" }, { name: "web;rm -rf ~" }, { name: "web\nx" }, { name: "WEB$(id)" }],
+          totalCount: 5,
+        }),
+      );
     });
     await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
     try {
@@ -132,7 +148,8 @@ describe("arbor completion", { timeout: 60_000 }, () => {
     await exec("zsh", ["-n", scripts.zsh as string]);
     // zsh's compadd matches the typed prefix itself; stubbed, it shows what the script offers.
     const offered = async (...words: string[]) => {
-      const stubs = 'compdef() { :; }; compadd() { [[ $1 == -- ]] && shift; print -l -- "$@"; }; compset() { :; }; _files() { print FILES; }';
+      const stubs =
+        'compdef() { :; }; compadd() { [[ $1 == -- ]] && shift; print -l -- "$@"; }; compset() { :; }; _files() { print FILES; }';
       const script = `${stubs}; source ${quote(scripts.zsh as string)}; words=(${words.map(quote).join(" ")}); CURRENT=${words.length}; _arbor`;
       const { stdout, stderr } = await exec("zsh", ["-c", script], { env });
       expect(stderr).toBe("");
@@ -152,9 +169,16 @@ describe("arbor completion", { timeout: 60_000 }, () => {
   it.skipIf(!fishInstalled)("fish accepts its script and completes commands, flags, choices and contexts", async () => {
     await exec("fish", ["--no-execute", scripts.fish as string]);
     const complete = async (line: string) => {
-      const { stdout, stderr } = await exec("fish", ["--no-config", "-c", `source ${quote(scripts.fish as string)}; complete --do-complete ${quote(line)}`], { env });
+      const { stdout, stderr } = await exec(
+        "fish",
+        ["--no-config", "-c", `source ${quote(scripts.fish as string)}; complete --do-complete ${quote(line)}`],
+        { env },
+      );
       expect(stderr).toBe("");
-      return stdout.split("\n").filter((l) => l !== "").map((l) => l.split("\t")[0]);
+      return stdout
+        .split("\n")
+        .filter((l) => l !== "")
+        .map((l) => l.split("\t")[0]);
     };
     expect(await complete("arbor iam gr")).toEqual(["groups"]);
     expect(await complete("arbor iam groups list --pa")).toEqual(["--page-size", "--page-token", "--parent"]);

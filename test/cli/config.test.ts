@@ -60,7 +60,8 @@ describe("arbor config and the settings file", { timeout: 120_000 }, () => {
   });
 
   it("uses the file's API, below ARBOR_API_URL, below --api", async () => {
-    const used = async (args: string[], more: Record<string, string> = {}) => (await runArbor(["iam", "groups", "list", ...args], { ...env, ...more })).stderr;
+    const used = async (args: string[], more: Record<string, string> = {}) =>
+      (await runArbor(["iam", "groups", "list", ...args], { ...env, ...more })).stderr;
     expect(await used([])).toContain(`cannot reach ${fileApi}`);
     expect(await used([], { ARBOR_API_URL: envApi })).toContain(`cannot reach ${envApi}`);
     expect(await used(["--api", flagApi], { ARBOR_API_URL: envApi })).toContain(`cannot reach ${flagApi}`);

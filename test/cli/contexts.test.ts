@@ -39,8 +39,14 @@ describe("arbor config contexts", { timeout: 120_000 }, () => {
   const cacheLogin = async (folder: string, api: string, token: string) => {
     const dir = join(folder, encodeURIComponent(api));
     await mkdir(join(dir, "tokens"), { recursive: true });
-    await writeFile(join(dir, "session.json"), JSON.stringify({ kind: "workload", api, issuer: api, identity: "w", identityTokenFile: "/nonexistent" }));
-    await writeFile(join(dir, "tokens", `${encodeURIComponent(api)}.json`), JSON.stringify({ token, expiry: new Date(Date.now() + 3_600_000).toISOString() }));
+    await writeFile(
+      join(dir, "session.json"),
+      JSON.stringify({ kind: "workload", api, issuer: api, identity: "w", identityTokenFile: "/nonexistent" }),
+    );
+    await writeFile(
+      join(dir, "tokens", `${encodeURIComponent(api)}.json`),
+      JSON.stringify({ token, expiry: new Date(Date.now() + 3_600_000).toISOString() }),
+    );
   };
   const cacheRoot = () => join(env.XDG_CACHE_HOME as string, "arbor");
 
@@ -57,9 +63,13 @@ describe("arbor config contexts", { timeout: 120_000 }, () => {
     expect((await ok(["config", "get-contexts"])).stdout).toBe("CURRENT  NAME     API  GROUP\n*        default\n");
     await ok(["config", "set", "api", API]);
     await ok(["config", "create-context", "staging", "--api", OTHER_API, "--group", "acme"]);
-    expect(await readFile(file(), "utf8")).toBe(`contexts:\n  default:\n    api: ${API}\n  staging:\n    api: ${OTHER_API}\n    group: acme\n`);
+    expect(await readFile(file(), "utf8")).toBe(
+      `contexts:\n  default:\n    api: ${API}\n  staging:\n    api: ${OTHER_API}\n    group: acme\n`,
+    );
     expect((await stat(file())).mode & 0o777).toBe(0o600);
-    expect((await ok(["config", "get-contexts"])).stdout).toBe(`CURRENT  NAME     API                 GROUP\n*        default  ${API}\n         staging  ${OTHER_API}  acme\n`);
+    expect((await ok(["config", "get-contexts"])).stdout).toBe(
+      `CURRENT  NAME     API                 GROUP\n*        default  ${API}\n         staging  ${OTHER_API}  acme\n`,
+    );
     expect((await ok(["config", "get-contexts", "-o", "name"])).stdout).toBe("default\nstaging\n");
     expect(JSON.parse((await ok(["config", "get-contexts", "-o", "json"])).stdout)).toEqual([
       { name: "default", current: true, api: API },
@@ -85,7 +95,8 @@ describe("arbor config contexts", { timeout: 120_000 }, () => {
   it("uses the context's API: --context over ARBOR_CONTEXT over the current context; ARBOR_API_URL and --api still win", async () => {
     await ok(["config", "create-context", "one", "--api", API]);
     await ok(["config", "create-context", "two", "--api", OTHER_API, "--use"]);
-    const used = async (args: string[], more: Record<string, string> = {}) => (await arbor(["iam", "groups", "list", ...args], { ARBOR_TOKEN: "not-used", ...more })).stderr;
+    const used = async (args: string[], more: Record<string, string> = {}) =>
+      (await arbor(["iam", "groups", "list", ...args], { ARBOR_TOKEN: "not-used", ...more })).stderr;
     expect(await used([])).toContain(`cannot reach ${OTHER_API}`);
     expect(await used([], { ARBOR_CONTEXT: "one" })).toContain(`cannot reach ${API}`);
     expect(await used(["--context", "two"], { ARBOR_CONTEXT: "one" })).toContain(`cannot reach ${OTHER_API}`);
@@ -121,11 +132,17 @@ describe("arbor config contexts", { timeout: 120_000 }, () => {
     await cacheLogin(join(cacheRoot(), "contexts", "ci"), API, "not-this-one");
     // The login's token for the registry's audience, cached beside the API's.
     const tokens = join(cacheRoot(), "contexts", "ci", encodeURIComponent(API), "tokens");
-    await writeFile(join(tokens, `${registry}.json`), JSON.stringify({ token: "registry-token-of-ci", expiry: new Date(Date.now() + 3_600_000).toISOString() }));
+    await writeFile(
+      join(tokens, `${registry}.json`),
+      JSON.stringify({ token: "registry-token-of-ci", expiry: new Date(Date.now() + 3_600_000).toISOString() }),
+    );
     await ok(["--context", "ci", "auth", "configure-docker", "--registry", registry, "--config", join(env.HOME as string, "docker.json")]);
     const get = () =>
       new Promise<string>((done, fail) => {
-        const child = spawn(process.execPath, [HELPER, "get"], { env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["pipe", "pipe", "inherit"] });
+        const child = spawn(process.execPath, [HELPER, "get"], {
+          env: { PATH: process.env.PATH ?? "", ...env },
+          stdio: ["pipe", "pipe", "inherit"],
+        });
         let out = "";
         child.stdout.on("data", (d: Buffer) => (out += d.toString()));
         child.once("error", fail);
@@ -142,12 +159,16 @@ describe("arbor config contexts", { timeout: 120_000 }, () => {
     await mkdir(join(env.XDG_CONFIG_HOME as string, "arbor"), { recursive: true });
     await writeFile(file(), old, { mode: 0o600 });
     await cacheLogin(cacheRoot(), API, "token-from-before");
-    expect((await ok(["config", "get-contexts"])).stdout).toBe(`CURRENT  NAME     API                 GROUP\n*        default  ${API}  acme\n`);
+    expect((await ok(["config", "get-contexts"])).stdout).toBe(
+      `CURRENT  NAME     API                 GROUP\n*        default  ${API}  acme\n`,
+    );
     expect((await ok(["config", "list"])).stdout).toBe(`api: ${API}\ngroup: acme\n`);
     expect((await ok(["auth", "token"])).stdout).toBe("token-from-before\n");
     expect(await readFile(file(), "utf8"), "reading changes nothing").toBe(old);
     await ok(["config", "create-context", "staging", "--api", OTHER_API]);
-    expect(await readFile(file(), "utf8")).toBe(`contexts:\n  default:\n    api: ${API}\n    group: acme\n  staging:\n    api: ${OTHER_API}\n`);
+    expect(await readFile(file(), "utf8")).toBe(
+      `contexts:\n  default:\n    api: ${API}\n    group: acme\n  staging:\n    api: ${OTHER_API}\n`,
+    );
     expect(await readFile(`${file()}.bak`, "utf8")).toBe(old);
     expect((await stat(`${file()}.bak`)).mode & 0o777).toBe(0o600);
     expect((await ok(["auth", "token"])).stdout).toBe("token-from-before\n");
@@ -156,7 +177,9 @@ describe("arbor config contexts", { timeout: 120_000 }, () => {
 
   it("refuses unknown contexts, deleting the current one, taken and bad names (exit 2)", async () => {
     await ok(["config", "create-context", "staging", "--api", API]);
-    expect(await refused(["iam", "groups", "list", "--context", "nope"])).toContain(`no context "nope" in ${file()} (contexts: default, staging;`);
+    expect(await refused(["iam", "groups", "list", "--context", "nope"])).toContain(
+      `no context "nope" in ${file()} (contexts: default, staging;`,
+    );
     expect(await refused(["auth", "status"], { ARBOR_CONTEXT: "nope" })).toContain('no context "nope"');
     expect(await refused(["config", "use-context", "nope"])).toContain('no context "nope"');
     // The list, where one looks for the right name, still lists them, marking none.
@@ -177,7 +200,10 @@ describe("arbor config contexts", { timeout: 120_000 }, () => {
     await mkdir(join(env.XDG_CONFIG_HOME as string, "arbor"), { recursive: true });
     const cases: [string, string][] = [
       ["contexts:\n  a:\n    api: x: y\n  b: {}\n", `${file()} is not YAML (line 3)`],
-      ["current-context: a\ncontexts:\n  a:\n    colour: blue\n", `${file()}, line 4: unknown setting "colour" (known: api, issuer, group)`],
+      [
+        "current-context: a\ncontexts:\n  a:\n    colour: blue\n",
+        `${file()}, line 4: unknown setting "colour" (known: api, issuer, group)`,
+      ],
       ["contexts:\n  a: {}\napi: http://x\n", `${file()}, line 3: "api" belongs in a context`],
       ["contexts:\n  a: {}\n  a: {}\n", `${file()} is not YAML (line 3)`],
       ["contexts:\n  a: {}\ncurrent-context: b\n", `${file()}: current-context "b" is not one of its contexts`],

@@ -45,8 +45,30 @@ describe("arbor list and get output (golden files)", { timeout: 120_000 }, () =>
     cli = testCli(t.url, token);
     await cli.ok(["iam", "groups", "create", "engineering", "--parent", "acme", "--description", "builds things"]);
     await cli.ok(["iam", "groups", "create", "sales", "--parent", "acme"]);
-    await cli.ok(["iam", "identities", "create", "ci-bot", "--parent", "engineering", "--identity-issuer", "https://token.actions.githubusercontent.com", "--subject-pattern", "repo:acme/.*"]);
-    await cli.ok(["iam", "roles", "create", "auditor", "--parent", "acme", "--capabilities", "groups.list,identity.list", "--description", "reads the tree"]);
+    await cli.ok([
+      "iam",
+      "identities",
+      "create",
+      "ci-bot",
+      "--parent",
+      "engineering",
+      "--identity-issuer",
+      "https://token.actions.githubusercontent.com",
+      "--subject-pattern",
+      "repo:acme/.*",
+    ]);
+    await cli.ok([
+      "iam",
+      "roles",
+      "create",
+      "auditor",
+      "--parent",
+      "acme",
+      "--capabilities",
+      "groups.list,identity.list",
+      "--description",
+      "reads the tree",
+    ]);
     await cli.ok(["iam", "role-bindings", "create", "--parent", "engineering", "--identity", "ci-bot", "--role", "viewer"]);
   });
   afterAll(async () => {

@@ -41,12 +41,35 @@ describe("arbor: groups as paths of names", { timeout: 120_000 }, () => {
   });
 
   it("takes paths in --group, --parent, the hierarchy filters and --at", async () => {
-    await cli.ok(["iam", "identities", "create", "bot", "--group", "acme/engineering/web", "--identity-issuer", "https://issuer.example", "--subject", "bot"]);
-    expect((await json(["iam", "identities", "list", "--group", "acme/engineering"])).map((i: any) => i.uid)).toEqual([expect.stringMatching(new RegExp(`^${web}/`))]);
+    await cli.ok([
+      "iam",
+      "identities",
+      "create",
+      "bot",
+      "--group",
+      "acme/engineering/web",
+      "--identity-issuer",
+      "https://issuer.example",
+      "--subject",
+      "bot",
+    ]);
+    expect((await json(["iam", "identities", "list", "--group", "acme/engineering"])).map((i: any) => i.uid)).toEqual([
+      expect.stringMatching(new RegExp(`^${web}/`)),
+    ]);
     expect(await json(["iam", "identities", "list", "--group", "acme/sales"])).toEqual([]);
     expect((await json(["iam", "groups", "list", "--parent", "acme/engineering"])).map((g: any) => g.uid)).toEqual([web]);
     expect((await json(["iam", "groups", "list", "--descendants-of", "acme/engineering"])).map((g: any) => g.uid)).toEqual([web]);
-    await cli.ok(["iam", "role-bindings", "create", "--parent", "acme/engineering/web", "--identity", "acme/engineering/web/bot", "--role", "viewer"]);
+    await cli.ok([
+      "iam",
+      "role-bindings",
+      "create",
+      "--parent",
+      "acme/engineering/web",
+      "--identity",
+      "acme/engineering/web/bot",
+      "--role",
+      "viewer",
+    ]);
     expect((await json(["iam", "role-bindings", "list", "--at", "acme/engineering/web"])).map((b: any) => b.group.uid)).toEqual([web]);
     expect((await cli.ok(["iam", "groups", "tree", "acme/engineering", "-o", "table"])).trim()).toBe("engineering\n└── web");
   });
@@ -56,7 +79,10 @@ describe("arbor: groups as paths of names", { timeout: 120_000 }, () => {
     [["iam", "groups", "get", "acme/nope/web"], 'arbor: no group named "nope" in acme\n'],
     [["iam", "groups", "get", "globex/engineering"], 'arbor: no organization named "globex"\n'],
     [["iam", "groups", "get", "acme//web"], 'arbor: "acme//web" is neither a uid nor a path of names such as acme/engineering/web\n'],
-    [["iam", "groups", "list", "--group", "acme/nope"], 'arbor: no group named "nope" in acme (the default group: --group, ARBOR_GROUP or the settings file)\n'],
+    [
+      ["iam", "groups", "list", "--group", "acme/nope"],
+      'arbor: no group named "nope" in acme (the default group: --group, ARBOR_GROUP or the settings file)\n',
+    ],
   ])("%j: exit 1, naming the level not found", async (args, stderr) => {
     const r = await cli.run(args);
     expect(r.code).toBe(1);

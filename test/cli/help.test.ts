@@ -25,7 +25,9 @@ describe("arbor --help", () => {
     for (const noun of ["groups", "identities", "roles", "role-bindings", "identity-providers", "account-associations", "invites"]) {
       for (const verb of ["list", "get", "create", "update", "delete"]) expect(paths).toContain(`arbor iam ${noun} ${verb}`);
     }
-    expect(paths).toEqual(expect.arrayContaining(["arbor iam groups tree", "arbor advisories list", "arbor advisories get", "arbor completion"]));
+    expect(paths).toEqual(
+      expect.arrayContaining(["arbor iam groups tree", "arbor advisories list", "arbor advisories get", "arbor completion"]),
+    );
   });
 
   for (const [path, cmd] of commands) {

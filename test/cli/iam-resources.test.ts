@@ -31,7 +31,18 @@ describe("arbor iam: roles, bindings, providers, associations, invites", { timeo
     cli = testCli(t.url, made.token);
     await cli.ok(["config", "set", "group", "acme"]);
     await cli.ok(["iam", "groups", "create", "team"]);
-    await cli.ok(["iam", "identities", "create", "bot", "--parent", "team", "--identity-issuer", "https://issuer.example", "--subject", "bot"]);
+    await cli.ok([
+      "iam",
+      "identities",
+      "create",
+      "bot",
+      "--parent",
+      "team",
+      "--identity-issuer",
+      "https://issuer.example",
+      "--subject",
+      "bot",
+    ]);
   });
   afterAll(async () => {
     cli?.dispose();
@@ -42,11 +53,15 @@ describe("arbor iam: roles, bindings, providers, associations, invites", { timeo
     const role = await json(["iam", "roles", "create", "auditor", "--capabilities", "groups.list", "--capabilities", "identity.list"]);
     expect(role.uid.startsWith(`${org}/`)).toBe(true);
     expect(role.capabilities).toEqual(["CAP_IAM_GROUPS_LIST", "CAP_IAM_IDENTITY_LIST"]);
-    expect((await json(["iam", "roles", "update", "auditor", "--capabilities", "groups.list"])).capabilities).toEqual(["CAP_IAM_GROUPS_LIST"]);
+    expect((await json(["iam", "roles", "update", "auditor", "--capabilities", "groups.list"])).capabilities).toEqual([
+      "CAP_IAM_GROUPS_LIST",
+    ]);
     const table = await cli.ok(["iam", "roles", "get", "auditor", "-o", "table"]);
     expect(table).toMatch(/\ncapabilities +groups\.list\n/);
     // The enum names JSON and YAML show are taken too, so any output's names can be given back.
-    expect((await json(["iam", "roles", "update", "auditor", "--capabilities", "CAP_IAM_GROUPS_LIST,identity.list"])).capabilities).toEqual(["CAP_IAM_GROUPS_LIST", "CAP_IAM_IDENTITY_LIST"]);
+    expect((await json(["iam", "roles", "update", "auditor", "--capabilities", "CAP_IAM_GROUPS_LIST,identity.list"])).capabilities).toEqual(
+      ["CAP_IAM_GROUPS_LIST", "CAP_IAM_IDENTITY_LIST"],
+    );
     const unknown = await cli.run(["iam", "roles", "create", "x", "--capabilities", "groups.fly"]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown capability "groups.fly"');
@@ -66,10 +81,27 @@ describe("arbor iam: roles, bindings, providers, associations, invites", { timeo
     const secret = join(cli.env.HOME as string, "secret.txt");
     await writeFile(secret, "s3cret\n");
     const idp = await json([
-      "iam", "identity-providers", "create", "okta", "--default-role", "viewer", "--oidc-issuer", "https://okta.example.com",
-      "--client-id", "arbor", "--client-secret-file", secret, "--additional-scopes", "groups,email", "--groups-claim", "groups",
+      "iam",
+      "identity-providers",
+      "create",
+      "okta",
+      "--default-role",
+      "viewer",
+      "--oidc-issuer",
+      "https://okta.example.com",
+      "--client-id",
+      "arbor",
+      "--client-secret-file",
+      secret,
+      "--additional-scopes",
+      "groups,email",
+      "--groups-claim",
+      "groups",
     ]);
-    expect(idp).toMatchObject({ name: "okta", oidc: { issuer: "https://okta.example.com", clientId: "arbor", additionalScopes: ["groups", "email"], groupsClaim: "groups" } });
+    expect(idp).toMatchObject({
+      name: "okta",
+      oidc: { issuer: "https://okta.example.com", clientId: "arbor", additionalScopes: ["groups", "email"], groupsClaim: "groups" },
+    });
     expect((await t.server.store.identityProviders.get(idp.uid))?.oidc.clientSecret).toBe("s3cret");
     const updated = await json(["iam", "identity-providers", "update", "okta", "--groups-claim", "roles"]);
     expect(updated.oidc).toMatchObject({ clientId: "arbor", groupsClaim: "roles", additionalScopes: ["groups", "email"] });
@@ -78,11 +110,37 @@ describe("arbor iam: roles, bindings, providers, associations, invites", { timeo
   });
 
   it("manages a group's account association", async () => {
-    const made = await json(["iam", "account-associations", "create", "cloud", "--parent", "team", "--amazon-account", "123456789012", "--github-installation", "42=acme"]);
-    expect(made).toMatchObject({ name: "cloud", amazon: { account: "123456789012" }, github: { installations: [{ installationId: "42", name: "acme" }] } });
-    const updated = await json(["iam", "account-associations", "update", "cloud", "--azure-tenant-id", TENANT, "--azure-client-id", `web=${CLIENT}`]);
+    const made = await json([
+      "iam",
+      "account-associations",
+      "create",
+      "cloud",
+      "--parent",
+      "team",
+      "--amazon-account",
+      "123456789012",
+      "--github-installation",
+      "42=acme",
+    ]);
+    expect(made).toMatchObject({
+      name: "cloud",
+      amazon: { account: "123456789012" },
+      github: { installations: [{ installationId: "42", name: "acme" }] },
+    });
+    const updated = await json([
+      "iam",
+      "account-associations",
+      "update",
+      "cloud",
+      "--azure-tenant-id",
+      TENANT,
+      "--azure-client-id",
+      `web=${CLIENT}`,
+    ]);
     expect(updated).toMatchObject({ amazon: { account: "123456789012" }, azure: { tenantId: TENANT, clientIds: { web: CLIENT } } });
-    expect((await cli.ok(["iam", "account-associations", "list", "-o", "table"])).split("\n")[1]).toMatch(/^cloud +\S+ +amazon,azure,github /);
+    expect((await cli.ok(["iam", "account-associations", "list", "-o", "table"])).split("\n")[1]).toMatch(
+      /^cloud +\S+ +amazon,azure,github /,
+    );
   });
 
   it("creates an invite with a ttl and shows its code once", async () => {
@@ -97,9 +155,22 @@ describe("arbor iam: roles, bindings, providers, associations, invites", { timeo
   });
 
   it("fits a list to a terminal of 100 columns: uids shortened, no line wraps", async () => {
-    await cli.ok(["iam", "identities", "create", "deployer", "--parent", "team", "--identity-issuer", `https://${"long.".repeat(12)}example/issuer`, "--subject", "deployer"]);
+    await cli.ok([
+      "iam",
+      "identities",
+      "create",
+      "deployer",
+      "--parent",
+      "team",
+      "--identity-issuer",
+      `https://${"long.".repeat(12)}example/issuer`,
+      "--subject",
+      "deployer",
+    ]);
     const shell = `stty cols 100; ${process.execPath} ${ARBOR_BIN} iam identities list`;
-    const { stdout } = await promisify(execFile)("script", ["-qec", shell, "/dev/null"], { env: { ...process.env, ...cli.env, NO_COLOR: "1" } });
+    const { stdout } = await promisify(execFile)("script", ["-qec", shell, "/dev/null"], {
+      env: { ...process.env, ...cli.env, NO_COLOR: "1" },
+    });
     const lines = stdout.replace(/\r/g, "").trimEnd().split("\n");
     expect(lines[0]).toMatch(/^NAME +UID +ISSUER +SUBJECT +LAST SEEN$/);
     for (const line of lines) expect([...line].length).toBeLessThanOrEqual(100);
@@ -109,9 +180,13 @@ describe("arbor iam: roles, bindings, providers, associations, invites", { timeo
   it("asks before deleting on a terminal, and deletes nothing unless told yes", async () => {
     const uid = (await cli.ok(["iam", "groups", "create", "doomed", "-o", "id"])).trim();
     const answer = (reply: string) =>
-      promisify(execFile)("sh", ["-c", `(sleep 1; printf '${reply}\\n') | script -qec "${process.execPath} ${ARBOR_BIN} iam groups delete doomed" /dev/null`], {
-        env: { ...process.env, ...cli.env },
-      }).then(
+      promisify(execFile)(
+        "sh",
+        ["-c", `(sleep 1; printf '${reply}\\n') | script -qec "${process.execPath} ${ARBOR_BIN} iam groups delete doomed" /dev/null`],
+        {
+          env: { ...process.env, ...cli.env },
+        },
+      ).then(
         (r) => ({ code: 0, out: r.stdout }),
         (e: { code: number; stdout: string }) => ({ code: e.code, out: e.stdout }),
       );

@@ -41,7 +41,10 @@ describe("arbor: capabilities, lookup, presets, --role, explain-exchange, pull-t
     try {
       const caps = JSON.parse(await offline.ok(["iam", "capabilities", "list", "-o", "json"]));
       expect(caps).toHaveLength(ALL_CAPABILITIES.length);
-      expect(caps.find((c: any) => c.name === "registry.pull")).toMatchObject({ enumName: "CAP_REGISTRY_PULL", builtinRoles: ["owner", "editor", "registry.pull", "registry.push"] });
+      expect(caps.find((c: any) => c.name === "registry.pull")).toMatchObject({
+        enumName: "CAP_REGISTRY_PULL",
+        builtinRoles: ["owner", "editor", "registry.pull", "registry.push"],
+      });
       for (const c of caps) expect(c.description, c.name).toMatch(/^[a-z].{8,}/);
       expect(await offline.ok(["iam", "capabilities", "list", "-o", "table"])).toMatch(/\naudit\.read +read the audit log/);
     } finally {
@@ -54,7 +57,20 @@ describe("arbor: capabilities, lookup, presets, --role, explain-exchange, pull-t
 
   it("completes the new commands and their flags", async () => {
     const script = await cli.ok(["completion", "bash"]);
-    for (const word of ["explain-exchange", "lookup", "capabilities", "pull-token", "github", "gitlab", "kubernetes", "--github-repo", "--service-account", "--token-file", "--role", "--actor"]) {
+    for (const word of [
+      "explain-exchange",
+      "lookup",
+      "capabilities",
+      "pull-token",
+      "github",
+      "gitlab",
+      "kubernetes",
+      "--github-repo",
+      "--service-account",
+      "--token-file",
+      "--role",
+      "--actor",
+    ]) {
       expect(script, word).toContain(word);
     }
   });
@@ -62,27 +78,100 @@ describe("arbor: capabilities, lookup, presets, --role, explain-exchange, pull-t
   it("looks up the uid a person will have", async () => {
     const found = await json(["iam", "identities", "lookup", "--issuer", "https://accounts.example.com", "--subject", "1234"]);
     expect(found).toEqual({ uid: userIdentityUid("https://accounts.example.com", "1234") });
-    expect(await cli.ok(["iam", "identities", "lookup", "--issuer", "https://accounts.example.com", "--subject", "1234", "-o", "id"])).toBe(`${found.uid}\n`);
+    expect(await cli.ok(["iam", "identities", "lookup", "--issuer", "https://accounts.example.com", "--subject", "1234", "-o", "id"])).toBe(
+      `${found.uid}\n`,
+    );
   });
 
   it("creates identities from presets, bound to a role at their group with --role", async () => {
-    const gh = await json(["iam", "identities", "create", "github", "gh-bot", "--parent", "team", "--github-repo", "acme/app.js", "--role", "viewer"]);
-    expect(gh.claimMatch).toMatchObject({ issuer: "https://token.actions.githubusercontent.com", subjectPattern: "repo:acme/app\\.js:ref:refs/.+" });
+    const gh = await json([
+      "iam",
+      "identities",
+      "create",
+      "github",
+      "gh-bot",
+      "--parent",
+      "team",
+      "--github-repo",
+      "acme/app.js",
+      "--role",
+      "viewer",
+    ]);
+    expect(gh.claimMatch).toMatchObject({
+      issuer: "https://token.actions.githubusercontent.com",
+      subjectPattern: "repo:acme/app\\.js:ref:refs/.+",
+    });
     const bindings = await json(["iam", "role-bindings", "list", "--identity", gh.uid]);
     expect(bindings).toHaveLength(1);
     expect(bindings[0]).toMatchObject({ role: { name: "viewer" }, group: { name: "team" } });
-    const gl = await json(["iam", "identities", "create", "gitlab", "gl-bot", "--gitlab-project", "acme/tools/app", "--gitlab-ref", "main", "--audience", "arbor-ci"]);
-    expect(gl.claimMatch).toMatchObject({ issuer: "https://gitlab.com", subject: "project_path:acme/tools/app:ref_type:branch:ref:main", audience: "arbor-ci" });
+    const gl = await json([
+      "iam",
+      "identities",
+      "create",
+      "gitlab",
+      "gl-bot",
+      "--gitlab-project",
+      "acme/tools/app",
+      "--gitlab-ref",
+      "main",
+      "--audience",
+      "arbor-ci",
+    ]);
+    expect(gl.claimMatch).toMatchObject({
+      issuer: "https://gitlab.com",
+      subject: "project_path:acme/tools/app:ref_type:branch:ref:main",
+      audience: "arbor-ci",
+    });
     expect(gl.uid.startsWith(`${org}/`)).toBe(true);
-    const k8s = await json(["iam", "identities", "create", "kubernetes", "k8s-bot", "--issuer", "https://k8s.example.com", "--namespace", "ci", "--service-account", "deployer"]);
+    const k8s = await json([
+      "iam",
+      "identities",
+      "create",
+      "kubernetes",
+      "k8s-bot",
+      "--issuer",
+      "https://k8s.example.com",
+      "--namespace",
+      "ci",
+      "--service-account",
+      "deployer",
+    ]);
     expect(k8s.claimMatch).toMatchObject({ issuer: "https://k8s.example.com", subject: "system:serviceaccount:ci:deployer" });
     const jwks = join(cli.env.HOME as string, "jwks.json");
     await writeFile(jwks, JSON.stringify({ keys: [{ ...(await exportJWK((await generateKeyPair("ES256")).publicKey)), kid: "k1" }] }));
-    const pinned = await json(["iam", "identities", "create", "kubernetes", "k8s-static", "--issuer", "https://kubernetes.default.svc", "--namespace", "ci", "--service-account", "builder", "--issuer-keys", jwks]);
+    const pinned = await json([
+      "iam",
+      "identities",
+      "create",
+      "kubernetes",
+      "k8s-static",
+      "--issuer",
+      "https://kubernetes.default.svc",
+      "--namespace",
+      "ci",
+      "--service-account",
+      "builder",
+      "--issuer-keys",
+      jwks,
+    ]);
     expect(pinned.staticKeys).toMatchObject({ issuer: "https://kubernetes.default.svc", subject: "system:serviceaccount:ci:builder" });
     expect(JSON.parse(pinned.staticKeys.issuerKeys).keys[0].kid).toBe("k1");
-    const plain = await json(["iam", "identities", "create", "plain-bot", "--identity-issuer", "https://issuer.example", "--subject", "s", "--role", "registry.pull"]);
-    expect((await json(["iam", "role-bindings", "list", "--identity", plain.uid]))[0]).toMatchObject({ role: { name: "registry.pull" }, group: { name: "acme" } });
+    const plain = await json([
+      "iam",
+      "identities",
+      "create",
+      "plain-bot",
+      "--identity-issuer",
+      "https://issuer.example",
+      "--subject",
+      "s",
+      "--role",
+      "registry.pull",
+    ]);
+    expect((await json(["iam", "role-bindings", "list", "--identity", plain.uid]))[0]).toMatchObject({
+      role: { name: "registry.pull" },
+      group: { name: "acme" },
+    });
     const bad = await cli.run(["iam", "identities", "create", "github", "x", "--github-repo", "acme/app:ref:refs/heads/main"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--github-repo");
@@ -91,11 +180,35 @@ describe("arbor: capabilities, lookup, presets, --role, explain-exchange, pull-t
   it("deletes the identity again when --role cannot be bound, and says so", async () => {
     // A custom role of another group cannot be bound in team.
     const role = await json(["iam", "roles", "create", "elsewhere", "--parent", "other", "--capabilities", "groups.list"]);
-    const failed = await cli.run(["iam", "identities", "create", "half-bot", "--parent", "team", "--identity-issuer", "https://issuer.example", "--subject", "h", "--role", role.uid]);
+    const failed = await cli.run([
+      "iam",
+      "identities",
+      "create",
+      "half-bot",
+      "--parent",
+      "team",
+      "--identity-issuer",
+      "https://issuer.example",
+      "--subject",
+      "h",
+      "--role",
+      role.uid,
+    ]);
     expect(failed.code).toBe(1);
     expect(failed.stderr).toMatch(/binding role .* failed .*the identity was deleted again/);
     expect(await json(["iam", "identities", "list", "--name", "half-bot"])).toEqual([]);
-    const unknown = await cli.run(["iam", "identities", "create", "nope-bot", "--identity-issuer", "https://issuer.example", "--subject", "n", "--role", "no-such-role"]);
+    const unknown = await cli.run([
+      "iam",
+      "identities",
+      "create",
+      "nope-bot",
+      "--identity-issuer",
+      "https://issuer.example",
+      "--subject",
+      "n",
+      "--role",
+      "no-such-role",
+    ]);
     expect(unknown.code).toBe(1);
     expect(await json(["iam", "identities", "list", "--name", "nope-bot"])).toEqual([]);
   });
@@ -107,16 +220,41 @@ describe("arbor: capabilities, lookup, presets, --role, explain-exchange, pull-t
     expect(Date.parse(made.expirationTime) - Date.now()).toBeGreaterThan(2 * 86_400_000 - 120_000);
     const token = (await readFile(file, "utf8")).trim();
     expect(token.split(".")).toHaveLength(3);
-    expect(await json(["iam", "role-bindings", "list", "--identity", made.identity])).toEqual([expect.objectContaining({ role: expect.objectContaining({ name: "registry.pull" }) })]);
+    expect(await json(["iam", "role-bindings", "list", "--identity", made.identity])).toEqual([
+      expect.objectContaining({ role: expect.objectContaining({ name: "registry.pull" }) }),
+    ]);
     const again = await cli.run(["auth", "pull-token", "--parent", "team", "--token-file", file]);
     expect(again.code).toBe(2);
 
-    const explained = await cli.run(["iam", "identities", "explain-exchange", "puller", "--group", "team", "--token-file", file, "-o", "table"]);
+    const explained = await cli.run([
+      "iam",
+      "identities",
+      "explain-exchange",
+      "puller",
+      "--group",
+      "team",
+      "--token-file",
+      file,
+      "-o",
+      "table",
+    ]);
     expect(explained.code).toBe(0);
     expect(explained.stdout).toMatch(/signature +passed/);
     expect(explained.stdout).toContain("The exchange would issue a token.");
     // --log-http shows each call, its headers and bodies, without the caller's token or the one explained.
-    const logged = await cli.run(["iam", "identities", "explain-exchange", "puller", "--group", "team", "--token-file", file, "-o", "json", "--log-http"]);
+    const logged = await cli.run([
+      "iam",
+      "identities",
+      "explain-exchange",
+      "puller",
+      "--group",
+      "team",
+      "--token-file",
+      file,
+      "-o",
+      "json",
+      "--log-http",
+    ]);
     expect(logged.code, logged.stderr).toBe(0);
     expect(logged.stderr).toMatch(/^> POST http:\/\/[^ ]+\/arbor\.iam\.v2beta1\.IdentitiesService\/ExplainExchange$/m);
     expect(logged.stderr).toMatch(/^> authorization: Bearer <redacted>$/m);
@@ -128,7 +266,12 @@ describe("arbor: capabilities, lookup, presets, --role, explain-exchange, pull-t
     const { privateKey } = await generateKeyPair("ES256");
     const forged = join(cli.env.HOME as string, "forged.jwt");
     const claims = JSON.parse(Buffer.from(token.split(".")[1] as string, "base64url").toString());
-    await writeFile(forged, await new SignJWT(claims).setProtectedHeader({ alg: "ES256", kid: JSON.parse(Buffer.from(token.split(".")[0] as string, "base64url").toString()).kid }).sign(privateKey));
+    await writeFile(
+      forged,
+      await new SignJWT(claims)
+        .setProtectedHeader({ alg: "ES256", kid: JSON.parse(Buffer.from(token.split(".")[0] as string, "base64url").toString()).kid })
+        .sign(privateKey),
+    );
     const refused = await cli.run(["iam", "identities", "explain-exchange", made.identity, "--token-file", forged, "-o", "json"]);
     expect(refused.code).toBe(1);
     const body = JSON.parse(refused.stdout);
@@ -180,7 +323,9 @@ describe("arbor: capabilities, lookup, presets, --role, explain-exchange, pull-t
     expect(before.every((e: any) => Date.parse(e.createTime) < Date.parse(middle))).toBe(true);
     expect(since.length + before.length).toBe(everything.length);
     expect(since.length).toBeGreaterThan(0);
-    const rest = await t.fetch(`/audit/v1beta1/events?created_since=${encodeURIComponent(middle)}&page_size=200`, { token: cli.env.ARBOR_TOKEN as string });
+    const rest = await t.fetch(`/audit/v1beta1/events?created_since=${encodeURIComponent(middle)}&page_size=200`, {
+      token: cli.env.ARBOR_TOKEN as string,
+    });
     expect(Number(((await rest.json()) as { totalCount: string }).totalCount)).toBe(since.length);
     expect((await cli.run(["audit", "list", "--since", "yesterday"])).code).toBe(2);
     const actor = ofBot[0].actor.uid;

@@ -33,7 +33,9 @@ async function withNode(node: string, args: string[]): Promise<{ code: number; s
 describe("an old Node.js", () => {
   beforeAll(async () => {
     if (!existsSync(OLD_NODE)) {
-      await run("npm", ["install", "--prefix", CACHE, "--no-save", "--no-audit", "--no-fund", `node@${OLD_MAJOR}`], { env: { ...process.env, npm_config_nodedir: "" } });
+      await run("npm", ["install", "--prefix", CACHE, "--no-save", "--no-audit", "--no-fund", `node@${OLD_MAJOR}`], {
+        env: { ...process.env, npm_config_nodedir: "" },
+      });
     }
     const { stdout } = await run(OLD_NODE, ["--version"]);
     expect(stdout.trim()).toMatch(new RegExp(`^v${OLD_MAJOR}\\.`));
@@ -54,7 +56,9 @@ describe("an old Node.js", () => {
     expect(stdout).toBe("");
     const lines = stderr.trimEnd().split("\n");
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(new RegExp(`^${command}: Node\\.js ${OLD_MAJOR}\\.\\d+\\.\\d+ is too old; Arbor needs Node\\.js \\d+ or later \\(`));
+    expect(lines[0]).toMatch(
+      new RegExp(`^${command}: Node\\.js ${OLD_MAJOR}\\.\\d+\\.\\d+ is too old; Arbor needs Node\\.js \\d+ or later \\(`),
+    );
   });
 
   it("is not where the current Node runs: the check passes there", async () => {

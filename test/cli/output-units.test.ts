@@ -51,9 +51,12 @@ describe("output", () => {
       { header: "UID", value: (r: string[]) => r[1] as string },
       { header: "NOTE", value: (r: string[]) => r[2] as string },
     ];
-    expect(renderTable(columns, [["engineering", "a1", "x\ny"], ["qa", "b22", ""]])).toBe(
-      "NAME         UID  NOTE\nengineering  a1   x y\nqa           b22\n",
-    );
+    expect(
+      renderTable(columns, [
+        ["engineering", "a1", "x\ny"],
+        ["qa", "b22", ""],
+      ]),
+    ).toBe("NAME         UID  NOTE\nengineering  a1   x y\nqa           b22\n");
   });
 
   const fitted = [
@@ -95,10 +98,19 @@ describe("output", () => {
   });
 
   it.each([
-    [[`${org}/00000000000000aa`, `${org}/00000000000000bb`], ["…/00000000000000aa", "…/00000000000000bb"]],
-    [[org, `${org}/00000000000000aa`], ["0123456789ab…", "…/00000000000000aa"]],
+    [
+      [`${org}/00000000000000aa`, `${org}/00000000000000bb`],
+      ["…/00000000000000aa", "…/00000000000000bb"],
+    ],
+    [
+      [org, `${org}/00000000000000aa`],
+      ["0123456789ab…", "…/00000000000000aa"],
+    ],
     // Same last segment under two parents: shortening would make them look alike, so all stay whole.
-    [[`${org}/00000000000000aa`, `${org}/00000000000000bb/00000000000000aa`], [`${org}/00000000000000aa`, `${org}/00000000000000bb/00000000000000aa`]],
+    [
+      [`${org}/00000000000000aa`, `${org}/00000000000000bb/00000000000000aa`],
+      [`${org}/00000000000000aa`, `${org}/00000000000000bb/00000000000000aa`],
+    ],
   ])("shortens uids %j as %j", (uids, shown) => {
     expect(shortenUids(uids)).toEqual(shown);
   });

@@ -43,7 +43,10 @@ describe("progress bar", () => {
     bar.update(4);
     expect(writes.slice(1)).toEqual([`\r\u001b[2K${renderBar("importing", 3, 100, 300, 80)}`]);
     bar.log("arbor: skipped b.json: not JSON");
-    expect(writes.slice(2)).toEqual(["\r\u001b[2Karbor: skipped b.json: not JSON\n", `\r\u001b[2K${renderBar("importing", 4, 100, 350, 80)}`]);
+    expect(writes.slice(2)).toEqual([
+      "\r\u001b[2Karbor: skipped b.json: not JSON\n",
+      `\r\u001b[2K${renderBar("importing", 4, 100, 350, 80)}`,
+    ]);
     bar.finish();
     expect(writes.at(-1)).toBe("\r\u001b[2K");
   });

@@ -29,7 +29,10 @@ describe("registry commands", () => {
 
   const helper = (args: string[], stdin: string) =>
     new Promise<{ code: number | null; stdout: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [HELPER, ...args], { env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["pipe", "pipe", "inherit"] });
+      const child = spawn(process.execPath, [HELPER, ...args], {
+        env: { PATH: process.env.PATH ?? "", ...env },
+        stdio: ["pipe", "pipe", "inherit"],
+      });
       let stdout = "";
       child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
       child.once("error", reject);
@@ -43,8 +46,14 @@ describe("registry commands", () => {
     await writeFile(file, JSON.stringify(before));
     await chmod(file, 0o640);
     const first = await runArbor(["auth", "configure-docker", "--registry", "registry.example.com:5000", "--config", file], env);
-    expect([first.code, first.stderr]).toEqual([0, expect.stringContaining(`Docker now gets credentials for registry.example.com:5000 from docker-credential-arbor (${file}).`)]);
-    expect(JSON.parse(await readFile(file, "utf8"))).toEqual({ ...before, credHelpers: { "gcr.io": "gcloud", "registry.example.com:5000": "arbor" } });
+    expect([first.code, first.stderr]).toEqual([
+      0,
+      expect.stringContaining(`Docker now gets credentials for registry.example.com:5000 from docker-credential-arbor (${file}).`),
+    ]);
+    expect(JSON.parse(await readFile(file, "utf8"))).toEqual({
+      ...before,
+      credHelpers: { "gcr.io": "gcloud", "registry.example.com:5000": "arbor" },
+    });
     expect((await stat(file)).mode & 0o777).toBe(0o640);
     const again = await runArbor(["auth", "configure-docker", "--registry", "registry.example.com:5000", "--config", file], env);
     expect([again.code, again.stderr]).toEqual([0, expect.stringContaining("already uses docker-credential-arbor")]);
@@ -77,7 +86,10 @@ describe("registry commands", () => {
   });
 
   it("answers docker's protocol without a login: not found, store and erase accepted, the list", async () => {
-    expect(await helper(["get"], "https://registry.example.com:5000/v1/\n")).toEqual({ code: 1, stdout: "credentials not found in native keychain\n" });
+    expect(await helper(["get"], "https://registry.example.com:5000/v1/\n")).toEqual({
+      code: 1,
+      stdout: "credentials not found in native keychain\n",
+    });
     expect(await helper(["store"], '{"ServerURL":"x","Username":"u","Secret":"s"}')).toEqual({ code: 0, stdout: "" });
     expect(await helper(["erase"], "x")).toEqual({ code: 0, stdout: "" });
     expect(JSON.parse((await helper(["list"], "")).stdout)).toEqual({ "registry.example.com:5000": "_token", "reg.example": "_token" });
@@ -89,7 +101,20 @@ describe("registry commands", () => {
     const storage = join(dir, "storage");
     // It reads the installation's store: one must exist (bootstrap makes it, as serve does).
     expect((await runArbor(["admin", "bootstrap", "--org", "acme", "--data-dir", join(dir, "data")])).code).toBe(0);
-    const run = await runArbor(["admin", "registry-config", "--listen", ":5000", "--storage", storage, "--data-dir", join(dir, "data"), "--base-url", "https://arbor.example", "--registry-host", "registry.example.com"]);
+    const run = await runArbor([
+      "admin",
+      "registry-config",
+      "--listen",
+      ":5000",
+      "--storage",
+      storage,
+      "--data-dir",
+      join(dir, "data"),
+      "--base-url",
+      "https://arbor.example",
+      "--registry-host",
+      "registry.example.com",
+    ]);
     expect(run.code, run.stderr).toBe(0);
     const doc = parse(run.stdout) as Record<string, any>;
     expect(doc.auth.token).toEqual({
@@ -98,18 +123,41 @@ describe("registry commands", () => {
       issuer: "https://arbor.example/registry",
       rootcertbundle: join(storage, "arbor-token-signer.crt"),
     });
-    expect(doc.notifications.endpoints[0]).toMatchObject({ name: "arbor", url: "https://arbor.example/registry/notifications", headers: { Authorization: [expect.stringMatching(/^Bearer \S{40,}$/)] } });
+    expect(doc.notifications.endpoints[0]).toMatchObject({
+      name: "arbor",
+      url: "https://arbor.example/registry/notifications",
+      headers: { Authorization: [expect.stringMatching(/^Bearer \S{40,}$/)] },
+    });
     expect(doc).toMatchObject({ http: { addr: ":5000" }, storage: { filesystem: { rootdirectory: storage }, delete: { enabled: true } } });
     const cert = new X509Certificate(await readFile(join(storage, "arbor-token-signer.crt")));
     expect(new Date(cert.validTo).getTime() - Date.now()).toBeGreaterThan(9 * 365 * 24 * 3600 * 1000);
     // The same store gives the same secrets and certificate.
-    const again = await runArbor(["admin", "registry-config", "--listen", ":5000", "--storage", storage, "--data-dir", join(dir, "data"), "--base-url", "https://arbor.example", "--registry-host", "registry.example.com"]);
+    const again = await runArbor([
+      "admin",
+      "registry-config",
+      "--listen",
+      ":5000",
+      "--storage",
+      storage,
+      "--data-dir",
+      join(dir, "data"),
+      "--base-url",
+      "https://arbor.example",
+      "--registry-host",
+      "registry.example.com",
+    ]);
     expect(again.stdout).toBe(run.stdout);
   });
 
   it("refuses registry-config without a registry host or with a bad listen address", async () => {
     const base = ["admin", "registry-config", "--storage", join(dir, "s"), "--data-dir", join(dir, "data")];
-    expect(await runArbor([...base, "--listen", ":5000"])).toMatchObject({ code: 2, stderr: expect.stringContaining("ARBOR_REGISTRY_HOST") });
-    expect(await runArbor([...base, "--listen", "5000"], { ARBOR_REGISTRY_HOST: "r.example" })).toMatchObject({ code: 2, stderr: expect.stringContaining('--listen: "5000"') });
+    expect(await runArbor([...base, "--listen", ":5000"])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("ARBOR_REGISTRY_HOST"),
+    });
+    expect(await runArbor([...base, "--listen", "5000"], { ARBOR_REGISTRY_HOST: "r.example" })).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--listen: "5000"'),
+    });
   });
 });

@@ -44,7 +44,10 @@ describe("arbor registry", { timeout: 120_000 }, () => {
 
   it("gets a repo by its registry path, group by group from the organization", async () => {
     expect(await json(["registry", "repos", "get", "acme/backend-team/nginx"])).toMatchObject({ uid: nginx, name: "nginx" });
-    expect((await json(["registry", "tags", "list", "--parent", "acme/backend-team/nginx"])).map((x: any) => x.name)).toEqual(["latest", "v1"]);
+    expect((await json(["registry", "tags", "list", "--parent", "acme/backend-team/nginx"])).map((x: any) => x.name)).toEqual([
+      "latest",
+      "v1",
+    ]);
     expect(await json(["registry", "tags", "get", "acme/backend-team/nginx/v1"])).toMatchObject({ name: "v1", digest: D("a") });
     const missing = await cli.run(["registry", "repos", "get", "acme/backend-team/redis"]);
     expect(missing.code).toBe(1);
@@ -55,7 +58,9 @@ describe("arbor registry", { timeout: 120_000 }, () => {
     const tags = await json(["registry", "tags", "list", "--parent", "nginx"]);
     expect(tags.map((x: any) => x.name)).toEqual(["latest", "v1"]);
     expect(await json(["registry", "tags", "get", tags[1].uid])).toMatchObject({ name: "v1", digest: D("a") });
-    expect((await cli.ok(["registry", "tags", "list", "--digest", D("b"), "-o", "id"])).trim()).toMatch(/^[0-9a-f]{40}\/[0-9a-f]{16}\/[0-9a-f]{16}$/);
+    expect((await cli.ok(["registry", "tags", "list", "--digest", D("b"), "-o", "id"])).trim()).toMatch(
+      /^[0-9a-f]{40}\/[0-9a-f]{16}\/[0-9a-f]{16}$/,
+    );
   });
 
   it("refuses a tag name found in several repos, unless a default group narrows it to one", async () => {

@@ -14,12 +14,15 @@ import { selfSignedCertificate, type TestCertificate } from "../support/tls.js";
 /** The fingerprint of the certificate a new TLS connection to port is served. */
 function servedFingerprint(port: number): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = tls.connect({ port, host: "127.0.0.1", servername: "localhost", rejectUnauthorized: false, ALPNProtocols: ["h2"] }, () => {
-      const { fingerprint256 } = socket.getPeerCertificate();
-      expect(socket.alpnProtocol).toBe("h2");
-      socket.end();
-      resolve(fingerprint256);
-    });
+    const socket = tls.connect(
+      { port, host: "127.0.0.1", servername: "localhost", rejectUnauthorized: false, ALPNProtocols: ["h2"] },
+      () => {
+        const { fingerprint256 } = socket.getPeerCertificate();
+        expect(socket.alpnProtocol).toBe("h2");
+        socket.end();
+        resolve(fingerprint256);
+      },
+    );
     socket.once("error", reject);
   });
 }

@@ -17,12 +17,22 @@ const ROOT = join(import.meta.dirname, "../..");
 const HOOK = pathToFileURL(join(import.meta.dirname, "../support/loaded-modules.mjs")).href;
 
 /** What the commands below may not load: the server's assembly, the store, the services and the packages only they use. */
-const HEAVY = [/\/src\/server\/server\.js$/, /\/src\/store\//, /\/src\/services\//, /\/src\/osv\//, /\/node_modules\/(kysely|better-sqlite3|pg|pino|ajv|prom-client|@peculiar\/x509)\//];
+const HEAVY = [
+  /\/src\/server\/server\.js$/,
+  /\/src\/store\//,
+  /\/src\/services\//,
+  /\/src\/osv\//,
+  /\/node_modules\/(kysely|better-sqlite3|pg|pino|ajv|prom-client|@peculiar\/x509)\//,
+];
 
 /** Which compiled modules (dist/src/..., node_modules/...) each chunk of the bundle holds, from its metafile. */
 function bundleInputs(): Map<string, string[]> {
-  const meta = JSON.parse(readFileSync(join(ROOT, "dist/cli-bundle.json"), "utf8")) as { outputs: Record<string, { inputs: Record<string, unknown> }> };
-  return new Map(Object.entries(meta.outputs).map(([file, out]) => [resolve(ROOT, file), Object.keys(out.inputs).map((i) => resolve(ROOT, i))]));
+  const meta = JSON.parse(readFileSync(join(ROOT, "dist/cli-bundle.json"), "utf8")) as {
+    outputs: Record<string, { inputs: Record<string, unknown> }>;
+  };
+  return new Map(
+    Object.entries(meta.outputs).map(([file, out]) => [resolve(ROOT, file), Object.keys(out.inputs).map((i) => resolve(ROOT, i))]),
+  );
 }
 
 describe("what a command loads", () => {
@@ -38,7 +48,13 @@ describe("what a command loads", () => {
   /** Runs arbor with args; what it printed and the modules it loaded (a chunk of the bundle counts as the modules in it). */
   async function loading(args: string[], env: Record<string, string> = {}): Promise<{ run: RunResult; modules: string[] }> {
     const file = join(dir, `${args.join("-").replace(/[^a-z0-9-]/gi, "_")}.txt`);
-    const run = await runArbor(args, { NODE_OPTIONS: `--import=${HOOK}`, LOADED_MODULES_FILE: file, XDG_CONFIG_HOME: dir, XDG_CACHE_HOME: dir, ...env });
+    const run = await runArbor(args, {
+      NODE_OPTIONS: `--import=${HOOK}`,
+      LOADED_MODULES_FILE: file,
+      XDG_CONFIG_HOME: dir,
+      XDG_CACHE_HOME: dir,
+      ...env,
+    });
     const urls = (await readFile(file, "utf8")).split("\n").filter((u) => u.startsWith("file:"));
     const modules = urls.flatMap((u) => chunks.get(fileURLToPath(u)) ?? [fileURLToPath(u)]);
     return { run, modules };
@@ -55,7 +71,10 @@ describe("what a command loads", () => {
     const { run, modules } = await loading(args);
     expect(run.code, run.stderr).toBe(0);
     expect(modules).toContain(join(ROOT, "bin/arbor.js"));
-    expect(modules.some((m) => m.endsWith("/src/cli/main.js")), "the command tree, from the bundle").toBe(true);
+    expect(
+      modules.some((m) => m.endsWith("/src/cli/main.js")),
+      "the command tree, from the bundle",
+    ).toBe(true);
     expect(heavy(modules)).toEqual([]);
   });
 
@@ -67,15 +86,22 @@ describe("what a command loads", () => {
   });
 
   it("arbor __complete, which every TAB runs, loads nothing of the server or the store", async () => {
-    const { run, modules } = await loading(["__complete", "--", "groups", "", "arbor iam groups get --api http://127.0.0.1:1 "], { ARBOR_TOKEN: "not-a-token" });
+    const { run, modules } = await loading(["__complete", "--", "groups", "", "arbor iam groups get --api http://127.0.0.1:1 "], {
+      ARBOR_TOKEN: "not-a-token",
+    });
     expect([run.code, run.stdout, run.stderr]).toEqual([0, "", ""]);
-    expect(modules.some((m) => m.endsWith("/src/cli/completion/complete-values.js")), "it did try the server").toBe(true);
+    expect(
+      modules.some((m) => m.endsWith("/src/cli/completion/complete-values.js")),
+      "it did try the server",
+    ).toBe(true);
     expect(heavy(modules)).toEqual([]);
   });
 
   it("a store command does load the store (so the checks above can see it)", async () => {
     const { run, modules } = await loading(["admin", "migrate", "--check", "--data-dir", join(dir, "no-store")]);
     expect(run.code, run.stderr).toBe(3);
-    expect(heavy(modules)).toEqual(expect.arrayContaining([expect.stringMatching(/src\/store\//), expect.stringMatching(/node_modules\/kysely\//)]));
+    expect(heavy(modules)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/src\/store\//), expect.stringMatching(/node_modules\/kysely\//)]),
+    );
   });
 });

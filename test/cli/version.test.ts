@@ -51,7 +51,9 @@ describe("versions", () => {
     const r = await runArbor(["version", "--api", api]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe(`client: ${version} (commit ${commit}, node ${process.version})\nserver: ${version} (commit ${commit}) at ${api}\n`);
+    expect(r.stdout).toBe(
+      `client: ${version} (commit ${commit}, node ${process.version})\nserver: ${version} (commit ${commit}) at ${api}\n`,
+    );
     const json = await runArbor(["version", "-o", "json"], { ARBOR_API_URL: api });
     expect(JSON.parse(json.stdout)).toEqual({ client: { version, commit, node: process.version }, server: { version, commit, url: api } });
   });
@@ -71,7 +73,9 @@ describe("versions", () => {
 
   it("arbor version prints nothing a server makes up but a version", async () => {
     // Something else at the API URL, answering with terminal escape sequences.
-    const liar = createServer((_req, res) => res.end(JSON.stringify({ status: "SERVING", version: "1.0\u001b]0;pwned\u0007", commit: "abc" })));
+    const liar = createServer((_req, res) =>
+      res.end(JSON.stringify({ status: "SERVING", version: "1.0\u001b]0;pwned\u0007", commit: "abc" })),
+    );
     await new Promise<void>((r) => liar.listen(0, "127.0.0.1", r));
     try {
       const r = await runArbor(["version", "--api", `http://127.0.0.1:${(liar.address() as { port: number }).port}`]);
@@ -84,7 +88,9 @@ describe("versions", () => {
   });
 
   it("arbor_build_info on /metrics carries version, commit and Node.js version", async () => {
-    const text = await (await fetch(`http://127.0.0.1:${serve.port}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+    const text = await (
+      await fetch(`http://127.0.0.1:${serve.port}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+    ).text();
     expect(text).toContain(`arbor_build_info{version="${version}",commit="${commit}",node="${process.version}"} 1`);
   });
 
@@ -99,7 +105,11 @@ describe("versions", () => {
   });
 
   it("names a PostgreSQL store by user, host and database, never its password or query", () => {
-    const store = describeStore({ dataDir: "x", databaseUrl: "postgres://arbor:s3cret@db.internal:5433/arbor?password=other&sslmode=require", databaseSchema: "tenant1" });
+    const store = describeStore({
+      dataDir: "x",
+      databaseUrl: "postgres://arbor:s3cret@db.internal:5433/arbor?password=other&sslmode=require",
+      databaseSchema: "tenant1",
+    });
     expect(store).toBe("PostgreSQL arbor@db.internal:5433/arbor (schema tenant1)");
   });
 });

@@ -47,12 +47,25 @@ describe("the walk-through, with the arbor CLI alone", { timeout: 120_000 }, () 
     // a few at a time: each is a process of its own.
     const teams = Array.from({ length: 14 }, (_, i) => `team-${String(i + 1).padStart(2, "0")}`);
     for (let i = 0; i < teams.length; i += 4) {
-      await Promise.all(teams.slice(i, i + 4).map((name) => cli.ok(["iam", "groups", "create", name, "--parent", "engineering", "-o", "id"])));
+      await Promise.all(
+        teams.slice(i, i + 4).map((name) => cli.ok(["iam", "groups", "create", name, "--parent", "engineering", "-o", "id"])),
+      );
     }
   });
 
   it("creates an identity and binds the viewer role to it, by names", async () => {
-    const id = await json(["iam", "identities", "create", "ci-bot", "--parent", "engineering", "--identity-issuer", "https://issuer.example", "--subject", "repo:acme/app"]);
+    const id = await json([
+      "iam",
+      "identities",
+      "create",
+      "ci-bot",
+      "--parent",
+      "engineering",
+      "--identity-issuer",
+      "https://issuer.example",
+      "--subject",
+      "repo:acme/app",
+    ]);
     expect(id.claimMatch).toMatchObject({ issuer: "https://issuer.example", subject: "repo:acme/app" });
     const binding = await json(["iam", "role-bindings", "create", "--parent", "engineering", "--identity", "ci-bot", "--role", "viewer"]);
     expect(binding).toMatchObject({ identity: { uid: id.uid, name: "ci-bot" }, role: { name: "viewer" }, group: { name: "engineering" } });
@@ -89,7 +102,11 @@ describe("the walk-through, with the arbor CLI alone", { timeout: 120_000 }, () 
     const group = await json(["iam", "groups", "update", "engineering", "--description", "builds things"]);
     expect(group).toMatchObject({ name: "engineering", description: "builds things" });
     const id = await json(["iam", "identities", "update", "ci-bot", "--description", "GitHub Actions"]);
-    expect(id).toMatchObject({ name: "ci-bot", description: "GitHub Actions", claimMatch: { issuer: "https://issuer.example", subject: "repo:acme/app" } });
+    expect(id).toMatchObject({
+      name: "ci-bot",
+      description: "GitHub Actions",
+      claimMatch: { issuer: "https://issuer.example", subject: "repo:acme/app" },
+    });
     const nothing = await cli.run(["iam", "groups", "update", "engineering"]);
     expect(nothing.code).toBe(2);
     expect(nothing.stderr).toContain("nothing to change");
@@ -149,9 +166,13 @@ describe("the walk-through, with the arbor CLI alone", { timeout: 120_000 }, () 
 
   it("colours the table header only on a terminal and never with NO_COLOR", async () => {
     const onTerminal = (env: Record<string, string>) =>
-      promisify(execFile)("script", ["-qec", `${process.execPath} ${ARBOR_BIN} iam groups list --parent engineering --limit 1`, "/dev/null"], {
-        env: { ...process.env, ...cli.env, ...env },
-      });
+      promisify(execFile)(
+        "script",
+        ["-qec", `${process.execPath} ${ARBOR_BIN} iam groups list --parent engineering --limit 1`, "/dev/null"],
+        {
+          env: { ...process.env, ...cli.env, ...env },
+        },
+      );
     const tty = await onTerminal({});
     expect(tty.stdout).toContain("\u001b[1mNAME");
     const noColor = await onTerminal({ NO_COLOR: "1" });

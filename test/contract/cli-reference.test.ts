@@ -13,7 +13,11 @@ describe("docs/cli.md", () => {
 
   it("shows every command's usage and examples", () => {
     const text = renderCliReference(buildProgram());
-    for (const usage of ["Usage: arbor iam groups list [options]", "Usage: arbor iam role-bindings create [options]", "Usage: arbor completion [options] <shell>"]) {
+    for (const usage of [
+      "Usage: arbor iam groups list [options]",
+      "Usage: arbor iam role-bindings create [options]",
+      "Usage: arbor completion [options] <shell>",
+    ]) {
       expect(text).toContain(usage);
     }
     expect(text).toContain("## Exit codes");

@@ -25,7 +25,10 @@ describe("generated code", () => {
     });
     const fresh = join(out, "src/gen");
     const committed = join(root, "src/gen");
-    const names = (dir: string) => files(dir).map((f) => relative(dir, f)).sort();
+    const names = (dir: string) =>
+      files(dir)
+        .map((f) => relative(dir, f))
+        .sort();
     expect(names(committed)).toEqual(names(fresh));
     for (const name of names(fresh)) {
       expect(readFileSync(join(committed, name), "utf8"), name).toBe(readFileSync(join(fresh, name), "utf8"));

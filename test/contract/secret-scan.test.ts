@@ -19,7 +19,17 @@ describe("log secret scan", () => {
 
   it("lets ordinary lines through", () => {
     expect(() =>
-      assertNoSecrets([{ msg: "request", rpc: "arbor.iam.v2beta1.GroupsService/GetGroup", caller: "0123456789abcdef0123456789abcdef01234567/0123456789abcdef", code: 0 }], "a log"),
+      assertNoSecrets(
+        [
+          {
+            msg: "request",
+            rpc: "arbor.iam.v2beta1.GroupsService/GetGroup",
+            caller: "0123456789abcdef0123456789abcdef01234567/0123456789abcdef",
+            code: 0,
+          },
+        ],
+        "a log",
+      ),
     ).not.toThrow();
   });
 });

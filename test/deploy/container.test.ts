@@ -61,10 +61,28 @@ describe.skipIf(missing !== undefined)("the container image", () => {
     const previous = (await podman(["image", "inspect", "--format", "{{.Id}}", IMAGE])).stdout.trim();
     // Behind a TLS-intercepting proxy npm needs its CA: the one this process was told to trust.
     const ca = process.env.NODE_EXTRA_CA_CERTS;
-    const caArgs = ca === undefined || ca === "" ? [] : ["--volume", `${ca}:/run/extra-ca.crt:ro`, "--build-arg", "NODE_EXTRA_CA_CERTS=/run/extra-ca.crt"];
+    const caArgs =
+      ca === undefined || ca === ""
+        ? []
+        : ["--volume", `${ca}:/run/extra-ca.crt:ro`, "--build-arg", "NODE_EXTRA_CA_CERTS=/run/extra-ca.crt"];
     await timed("image build", () =>
       must(
-        podman(["build", "--format", "docker", ...ULIMITS, ...caArgs, "--build-arg", `BASE=${base.name}`, "--build-arg", `ARBOR_COMMIT=${commit}`, "-t", IMAGE, "-f", join(ROOT, "Containerfile"), ROOT]),
+        podman([
+          "build",
+          "--format",
+          "docker",
+          ...ULIMITS,
+          ...caArgs,
+          "--build-arg",
+          `BASE=${base.name}`,
+          "--build-arg",
+          `ARBOR_COMMIT=${commit}`,
+          "-t",
+          IMAGE,
+          "-f",
+          join(ROOT, "Containerfile"),
+          ROOT,
+        ]),
         "podman build",
       ),
     );
@@ -73,7 +91,10 @@ describe.skipIf(missing !== undefined)("the container image", () => {
     if (previous !== "" && previous !== imageId) await podman(["rmi", previous]);
     port = await freePort();
     await must(podman(["volume", "create", volume]), "podman volume create");
-    await must(podman(["run", "-d", "--name", container, ...ULIMITS, "-p", `127.0.0.1:${port}:8080`, "-v", `${volume}:/var/lib/arbor`, IMAGE]), "podman run");
+    await must(
+      podman(["run", "-d", "--name", container, ...ULIMITS, "-p", `127.0.0.1:${port}:8080`, "-v", `${volume}:/var/lib/arbor`, IMAGE]),
+      "podman run",
+    );
     console.warn(`container test timings (s): ${JSON.stringify(timings)}, base image ${base.built ? "built" : "reused"}`);
   }, 900_000);
 
@@ -85,13 +106,18 @@ describe.skipIf(missing !== undefined)("the container image", () => {
   it("answers /ping, and says its version and commit", async () => {
     let ping: unknown;
     for (let i = 0; i < 150 && ping === undefined; i++) {
-      ping = await fetch(`http://127.0.0.1:${port}/ping/v2beta1/ping`).then((r) => r.json(), () => undefined);
+      ping = await fetch(`http://127.0.0.1:${port}/ping/v2beta1/ping`).then(
+        (r) => r.json(),
+        () => undefined,
+      );
       if (ping === undefined) await new Promise((r) => setTimeout(r, 200));
     }
     expect(ping, (await podman(["logs", container])).stderr).toEqual({ response: "pong" });
     expect(await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()).toMatchObject({ status: "SERVING", commit });
     const logs = await podman(["logs", container]);
-    expect(logs.stderr).toMatch(/^arbor \S+ \(commit [0-9a-f]{12}, node v24\.\S+\) listening on http:\/\/\*:8080; store SQLite \/var\/lib\/arbor\/arbor\.db; issuer http:\/\/localhost:8080$/m);
+    expect(logs.stderr).toMatch(
+      /^arbor \S+ \(commit [0-9a-f]{12}, node v24\.\S+\) listening on http:\/\/\*:8080; store SQLite \/var\/lib\/arbor\/arbor\.db; issuer http:\/\/localhost:8080$/m,
+    );
   });
 
   it("runs arbor serve as PID 1, as a user that is not root, with its data on the volume", async () => {
@@ -101,13 +127,20 @@ describe.skipIf(missing !== undefined)("the container image", () => {
     expect((await exec(["cat", "/proc/1/cmdline"])).split("\0")).toEqual(expect.arrayContaining(["serve"]));
     expect((await exec(["cat", "/proc/1/status"])).match(/^Uid:\s+(\d+)/m)?.[1]).toBe("10001");
     expect((await exec(["ls", "/var/lib/arbor"])).split("\n")).toContain("arbor.db");
-    const mounts = JSON.parse(await must(podman(["inspect", "--format", "{{json .Mounts}}", container]), "podman inspect")) as { Name?: string; Destination: string }[];
+    const mounts = JSON.parse(await must(podman(["inspect", "--format", "{{json .Mounts}}", container]), "podman inspect")) as {
+      Name?: string;
+      Destination: string;
+    }[];
     expect(mounts).toEqual(expect.arrayContaining([expect.objectContaining({ Name: volume, Destination: "/var/lib/arbor" })]));
-    expect(JSON.parse(await must(podman(["image", "inspect", "--format", "{{json .Config.Volumes}}", IMAGE]), "image inspect"))).toEqual({ "/var/lib/arbor": {} });
+    expect(JSON.parse(await must(podman(["image", "inspect", "--format", "{{json .Config.Volumes}}", IMAGE]), "image inspect"))).toEqual({
+      "/var/lib/arbor": {},
+    });
   });
 
   it("is healthy by its HEALTHCHECK on /readyz", async () => {
-    const test = JSON.parse(await must(podman(["image", "inspect", "--format", "{{json .Config.Healthcheck.Test}}", IMAGE]), "image inspect")) as string[];
+    const test = JSON.parse(
+      await must(podman(["image", "inspect", "--format", "{{json .Config.Healthcheck.Test}}", IMAGE]), "image inspect"),
+    ) as string[];
     expect(test.join(" ")).toContain("/readyz");
     const check = await podman(["healthcheck", "run", container]);
     expect(check.code, check.stderr + check.stdout).toBe(0);
@@ -145,7 +178,22 @@ describe.skipIf(missing !== undefined)("the container image", () => {
       location = await engine.location();
       const o = location.options;
       t = await startTestServer(engine, { ...storeAt(o), registryHost: host, allowHttpLoopbackIssuers: true });
-      const yml = ok(await runArbor(["admin", "registry-config", "--listen", host, "--storage", join(work, "storage"), "--data-dir", o.dataDir as string, "--base-url", t.url, "--registry-host", host]));
+      const yml = ok(
+        await runArbor([
+          "admin",
+          "registry-config",
+          "--listen",
+          host,
+          "--storage",
+          join(work, "storage"),
+          "--data-dir",
+          o.dataDir as string,
+          "--base-url",
+          t.url,
+          "--registry-host",
+          host,
+        ]),
+      );
       await writeFile(join(work, "registry.yml"), yml.stdout, { mode: 0o600 });
       registry = await startRegistry(join(work, "registry.yml"), host);
       issuer = await startTestIssuer([t.url]);
@@ -155,17 +203,37 @@ describe.skipIf(missing !== undefined)("the container image", () => {
       await mkdir(bin);
       await symlink(HELPER, join(bin, "docker-credential-arbor"));
       authfile = join(work, "docker", "config.json");
-      for (const [who, role] of [["publisher", "registry.push"], ["deployer", "registry.pull"]] as const) {
-        const made = await admin.post(`/iam/v2beta1/identities/${acme.org.uid}`, { name: who, claimMatch: { issuer: issuer.url, subject: who } });
+      for (const [who, role] of [
+        ["publisher", "registry.push"],
+        ["deployer", "registry.pull"],
+      ] as const) {
+        const made = await admin.post(`/iam/v2beta1/identities/${acme.org.uid}`, {
+          name: who,
+          claimMatch: { issuer: issuer.url, subject: who },
+        });
         expect(made.status, JSON.stringify(made.body)).toBe(200);
-        const bound = await admin.post(`/iam/v2beta1/roleBindings/${acme.org.uid}`, { identityUid: made.body.uid, roleUid: builtinRoleUid(role) });
+        const bound = await admin.post(`/iam/v2beta1/roleBindings/${acme.org.uid}`, {
+          identityUid: made.body.uid,
+          roleUid: builtinRoleUid(role),
+        });
         expect(bound.status, JSON.stringify(bound.body)).toBe(200);
         const home = join(work, who);
         await mkdir(home, { recursive: true });
-        const env = { ...process.env, XDG_CACHE_HOME: join(home, "cache"), XDG_CONFIG_HOME: join(home, "config"), ARBOR_API_URL: t.url, PATH: `${bin}:${dirname(process.execPath)}:${process.env.PATH}` };
+        const env = {
+          ...process.env,
+          XDG_CACHE_HOME: join(home, "cache"),
+          XDG_CONFIG_HOME: join(home, "config"),
+          ARBOR_API_URL: t.url,
+          PATH: `${bin}:${dirname(process.execPath)}:${process.env.PATH}`,
+        };
         machines[who] = env;
         await writeFile(join(home, "oidc-token"), await issuer.mint(who, t.url));
-        ok(await runArbor(["auth", "login", "--identity", made.body.uid as string, "--identity-token", join(home, "oidc-token")], env as Record<string, string>));
+        ok(
+          await runArbor(
+            ["auth", "login", "--identity", made.body.uid as string, "--identity-token", join(home, "oidc-token")],
+            env as Record<string, string>,
+          ),
+        );
         ok(await runArbor(["auth", "configure-docker", "--registry", host, "--config", authfile], env as Record<string, string>));
       }
     }, 120_000);
@@ -182,21 +250,34 @@ describe.skipIf(missing !== undefined)("the container image", () => {
     it("pushes the image with podman as the identity bound to registry.push, pulls it back as the one bound to registry.pull", async () => {
       const ref = `${host}/acme/arbor:test`;
       const digestFile = join(work, "digest");
-      await must(podman(["push", "--tls-verify=false", "--authfile", authfile, "--digestfile", digestFile, IMAGE, `docker://${ref}`], machines.publisher), "podman push");
+      await must(
+        podman(
+          ["push", "--tls-verify=false", "--authfile", authfile, "--digestfile", digestFile, IMAGE, `docker://${ref}`],
+          machines.publisher,
+        ),
+        "podman push",
+      );
       const digest = (await readFile(digestFile, "utf8")).trim();
       expect(digest).toMatch(/^sha256:[0-9a-f]{64}$/);
       // Arbor indexed it from the registry's notification: a repo and a tag with that digest.
       let tags: Record<string, unknown>[] = [];
       for (let i = 0; i < 50 && tags.length === 0; i++) {
-        const repo = ((await admin.get("/registry/v2beta1/repos")).body.repos as { name: string; uid: string }[]).find((r) => r.name === "arbor");
-        if (repo !== undefined) tags = (await admin.get(`/registry/v2beta1/tags?uidp.children_of=${repo.uid}`)).body.tags as Record<string, unknown>[];
+        const repo = ((await admin.get("/registry/v2beta1/repos")).body.repos as { name: string; uid: string }[]).find(
+          (r) => r.name === "arbor",
+        );
+        if (repo !== undefined)
+          tags = (await admin.get(`/registry/v2beta1/tags?uidp.children_of=${repo.uid}`)).body.tags as Record<string, unknown>[];
         if (tags.length === 0) await new Promise((r) => setTimeout(r, 100));
       }
       expect(tags).toMatchObject([{ name: "test", digest }]);
 
       // Every blob downloaded (skopeo checks each against its digest), the manifest as pushed.
       const copy = join(work, "pulled");
-      const copied = await run("skopeo", ["copy", "--src-tls-verify=false", "--authfile", authfile, `docker://${ref}`, `dir:${copy}`], machines.deployer);
+      const copied = await run(
+        "skopeo",
+        ["copy", "--src-tls-verify=false", "--authfile", authfile, `docker://${ref}`, `dir:${copy}`],
+        machines.deployer,
+      );
       expect(copied.code, copied.stderr).toBe(0);
       const manifest = await readFile(join(copy, "manifest.json"));
       expect(`sha256:${createHash("sha256").update(manifest).digest("hex")}`).toBe(digest);
@@ -208,7 +289,10 @@ describe.skipIf(missing !== undefined)("the container image", () => {
       expect(back?.Id).toBe(imageId);
       expect(back?.RepoDigests).toContain(`${host}/acme/arbor@${digest}`);
       // The identity that may only pull may not push.
-      const refused = await podman(["push", "--tls-verify=false", "--authfile", authfile, IMAGE, `docker://${host}/acme/other:test`], machines.deployer);
+      const refused = await podman(
+        ["push", "--tls-verify=false", "--authfile", authfile, IMAGE, `docker://${host}/acme/other:test`],
+        machines.deployer,
+      );
       expect(refused.code).not.toBe(0);
     });
   });

@@ -35,7 +35,12 @@ describe("the release tarball", () => {
     tarball = packed.stdout.trim();
     prefix = join(work, "prefix");
     // Only the installed commands and Node.js on PATH: not the checkout's node_modules/.bin.
-    env = { ...process.env, PATH: `${join(prefix, "bin")}:${join(process.execPath, "..")}:/usr/bin:/bin`, HOME: work, npm_config_cache: join(work, "npm-cache") };
+    env = {
+      ...process.env,
+      PATH: `${join(prefix, "bin")}:${join(process.execPath, "..")}:/usr/bin:/bin`,
+      HOME: work,
+      npm_config_cache: join(work, "npm-cache"),
+    };
     for (const k of Object.keys(env)) if (k.startsWith("ARBOR_")) delete env[k];
     install = await run("npm", ["install", "-g", "--prefix", prefix, "--no-audit", "--no-fund", tarball], { cwd: work, env });
     expect(install.code, install.stderr).toBe(0);
@@ -47,7 +52,18 @@ describe("the release tarball", () => {
   it("carries the built code, the licence and the recorded commit, and nothing for development", async () => {
     expect(tarball).toMatch(/arbor-\d+\.\d+\.\d+\.tgz$/);
     const files = execFileSync("tar", ["tzf", tarball], { encoding: "utf8" }).trim().split("\n");
-    expect(files).toEqual(expect.arrayContaining(["package/LICENSE", "package/bin/arbor.js", "package/bin/docker-credential-arbor.js", "package/dist/cli/main.js", "package/dist/cli/credential-helper.js", "package/dist/src/cli/main.js", "package/dist/schemas/osv-schema.json", "package/dist/build-info.json"]));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        "package/LICENSE",
+        "package/bin/arbor.js",
+        "package/bin/docker-credential-arbor.js",
+        "package/dist/cli/main.js",
+        "package/dist/cli/credential-helper.js",
+        "package/dist/src/cli/main.js",
+        "package/dist/schemas/osv-schema.json",
+        "package/dist/build-info.json",
+      ]),
+    );
     expect(files.filter((f) => /\.(map|ts)$/.test(f) || /^package\/(src|test|bench|dist\/bench|dist\/test)\//.test(f))).toEqual([]);
     expect(JSON.parse(execFileSync("tar", ["xzOf", tarball, "package/dist/build-info.json"], { encoding: "utf8" }))).toEqual({ commit });
     const pkg = JSON.parse(execFileSync("tar", ["xzOf", tarball, "package/package.json"], { encoding: "utf8" })) as Record<string, unknown>;
@@ -70,7 +86,9 @@ describe("the release tarball", () => {
     expect(help.code, help.stderr).toBe(0);
     expect(help.stdout).toContain("Usage: arbor");
     const version = await run("arbor", ["version", "--client"], { env });
-    expect(version.stdout).toBe(`client: ${JSON.parse(await readFile(join(ROOT, "package.json"), "utf8")).version} (commit ${commit}, node ${process.version})\n`);
+    expect(version.stdout).toBe(
+      `client: ${JSON.parse(await readFile(join(ROOT, "package.json"), "utf8")).version} (commit ${commit}, node ${process.version})\n`,
+    );
     const helper = await run("docker-credential-arbor", ["version"], { env });
     expect(helper.stdout).toMatch(/^docker-credential-arbor \d+\.\d+\.\d+\n$/);
   });
@@ -78,14 +96,21 @@ describe("the release tarball", () => {
   it("serves from the installed command, and stops on SIGTERM", async () => {
     const port = await freePort();
     const dataDir = join(work, "data");
-    const child = spawn("arbor", ["serve", "--port", String(port), "--data-dir", dataDir], { cwd: work, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("arbor", ["serve", "--port", String(port), "--data-dir", dataDir], {
+      cwd: work,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stderr = "";
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
     try {
       let ping: unknown;
       for (let i = 0; i < 100 && ping === undefined; i++) {
-        ping = await fetch(`http://127.0.0.1:${port}/ping/v2beta1/ping`).then((r) => r.json(), () => undefined);
+        ping = await fetch(`http://127.0.0.1:${port}/ping/v2beta1/ping`).then(
+          (r) => r.json(),
+          () => undefined,
+        );
         if (ping === undefined) await new Promise((r) => setTimeout(r, 100));
       }
       expect(ping, stderr).toEqual({ response: "pong" });

@@ -132,8 +132,13 @@ describe.skipIf(!haveHaproxy())("three replicas on one PostgreSQL behind HAProxy
     };
     // All three at once on an empty database: they wait for each other's migrations.
     replicas = await Promise.all([1, 2, 3].map(() => serveArbor([], env)));
-    haproxy = await startHaproxy(port, replicas.map((r) => r.port));
-    await issuer.configure([{ client_id: ORG_CLIENT, redirect_uris: [`${haproxy.url}/oauth/callback`], token_endpoint_auth_method: "none" }]);
+    haproxy = await startHaproxy(
+      port,
+      replicas.map((r) => r.port),
+    );
+    await issuer.configure([
+      { client_id: ORG_CLIENT, redirect_uris: [`${haproxy.url}/oauth/callback`], token_endpoint_auth_method: "none" },
+    ]);
     const made = await runArbor(["admin", "bootstrap", "--org", "acme"], env);
     expect(made.code, made.stderr).toBe(0);
     org = (JSON.parse(made.stdout) as { uid: string }).uid;
@@ -160,9 +165,15 @@ describe.skipIf(!haveHaproxy())("three replicas on one PostgreSQL behind HAProxy
   });
 
   it("refuses a binding revoked through one replica on the next request through each other one", async () => {
-    const ci = await call(haproxy.url, "POST", `/iam/v2beta1/identities/${org}`, token, { name: "ci", claimMatch: { issuer: "https://issuer.example", subject: "ci" } });
+    const ci = await call(haproxy.url, "POST", `/iam/v2beta1/identities/${org}`, token, {
+      name: "ci",
+      claimMatch: { issuer: "https://issuer.example", subject: "ci" },
+    });
     expect(ci.status, JSON.stringify(ci.body)).toBe(200);
-    const binding = await call(haproxy.url, "POST", `/iam/v2beta1/roleBindings/${org}`, token, { identityUid: ci.body.uid, roleUid: builtinRoleUid("viewer") });
+    const binding = await call(haproxy.url, "POST", `/iam/v2beta1/roleBindings/${org}`, token, {
+      identityUid: ci.body.uid,
+      roleUid: builtinRoleUid("viewer"),
+    });
     expect(binding.status).toBe(200);
     const ciToken = (await runArbor(["admin", "token", "--identity", ci.body.uid as string], env)).stdout.trim();
     // Each replica has served the identity (and cached what it may do) before the revocation.
@@ -185,7 +196,13 @@ describe.skipIf(!haveHaproxy())("three replicas on one PostgreSQL behind HAProxy
     const challenge = createHash("sha256").update(verifier).digest("base64url");
     issuer.loginAs({ sub: "dana", claims: { preferred_username: "dana", email: "dana@example.com", email_verified: true } });
     const browser = new TestBrowser();
-    const query = new URLSearchParams({ redirect_uri: CLI_REDIRECT, code_challenge: challenge, code_challenge_method: "S256", state: "cli-state", org: "acme" });
+    const query = new URLSearchParams({
+      redirect_uri: CLI_REDIRECT,
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+      state: "cli-state",
+      org: "acme",
+    });
     const callbackAt = `${haproxy.url}/oauth/callback?`;
     const begun = await browser.walk(`${direct(r1)}/oauth/login?${query}`, (u) => u.startsWith(callbackAt) || u.startsWith(CLI_REDIRECT));
     expect(begun.url.startsWith(callbackAt), begun.url).toBe(true);
@@ -198,7 +215,12 @@ describe.skipIf(!haveHaproxy())("three replicas on one PostgreSQL behind HAProxy
     const res = await fetch(`${direct(r3)}/oauth/token`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ grant_type: "authorization_code", code: code as string, code_verifier: verifier, redirect_uri: CLI_REDIRECT }),
+      body: new URLSearchParams({
+        grant_type: "authorization_code",
+        code: code as string,
+        code_verifier: verifier,
+        redirect_uri: CLI_REDIRECT,
+      }),
     });
     expect(res.status).toBe(200);
     const answer = (await res.json()) as { access_token: string };
@@ -208,7 +230,8 @@ describe.skipIf(!haveHaproxy())("three replicas on one PostgreSQL behind HAProxy
   it("passes gRPC through to every replica", async () => {
     const client = new grpcPackage.arbor.iam.v2beta1.GroupsService(new URL(haproxy.url).host, grpc.credentials.createInsecure());
     try {
-      for (let i = 0; i < replicas.length; i++) expect(await grpcCall(client, "getGroup", { uid: org }, token)).toMatchObject({ uid: org, name: "acme" });
+      for (let i = 0; i < replicas.length; i++)
+        expect(await grpcCall(client, "getGroup", { uid: org }, token)).toMatchObject({ uid: org, name: "acme" });
     } finally {
       client.close();
     }
@@ -216,19 +239,24 @@ describe.skipIf(!haveHaproxy())("three replicas on one PostgreSQL behind HAProxy
 
   it("gives creates of one name through different replicas exactly one winner", async () => {
     for (let round = 0; round < 5; round++) {
-      const statuses = await Promise.all(replicas.map((r) => call(direct(r), "POST", `/iam/v2beta1/groups/${org}`, token, { name: `race-${round}` }).then((a) => a.status)));
+      const statuses = await Promise.all(
+        replicas.map((r) => call(direct(r), "POST", `/iam/v2beta1/groups/${org}`, token, { name: `race-${round}` }).then((a) => a.status)),
+      );
       expect(statuses.sort()).toEqual([200, 409, 409]);
     }
   });
 
   it("throttles refused credentials per client address behind HAProxy, each replica its own budget, leaving other addresses alone", async () => {
     const exchange = (from: string) =>
-      fetchFrom(from, `${haproxy.url}/sts/exchange?${new URLSearchParams({ aud: haproxy.url, identity: org })}`, { headers: { authorization: "Bearer not-a-token" } });
+      fetchFrom(from, `${haproxy.url}/sts/exchange?${new URLSearchParams({ aud: haproxy.url, identity: org })}`, {
+        headers: { authorization: "Bearer not-a-token" },
+      });
     // 100 a minute per address in each replica (refilling at under 2 a second), HAProxy spreading
     // the requests over three, not always evenly: no replica throttles before its 100th refusal,
     // and once all three have spent theirs every request is throttled, after about 300 refusals.
     const statuses: number[] = [];
-    while (statuses.length < 500 && (statuses.length < 20 || !statuses.slice(-20).every((s) => s === 429))) statuses.push((await exchange("127.0.0.2")).status);
+    while (statuses.length < 500 && (statuses.length < 20 || !statuses.slice(-20).every((s) => s === 429)))
+      statuses.push((await exchange("127.0.0.2")).status);
     expect(new Set(statuses)).toEqual(new Set([401, 429]));
     expect(statuses.indexOf(429)).toBeGreaterThanOrEqual(100);
     expect(statuses.slice(-20)).toEqual(Array(20).fill(429));
@@ -250,7 +278,10 @@ describe.skipIf(!haveHaproxy())("three replicas on one PostgreSQL behind HAProxy
     let n = 0;
     const writer = async (w: number) => {
       while (!stop) {
-        const created = await call(haproxy.url, "POST", `/iam/v2beta1/groups/${org}`, token, { name: `load-${w}-${n++}` }).catch(() => ({ status: 0, body: {} as Record<string, any> }));
+        const created = await call(haproxy.url, "POST", `/iam/v2beta1/groups/${org}`, token, { name: `load-${w}-${n++}` }).catch(() => ({
+          status: 0,
+          body: {} as Record<string, any>,
+        }));
         if (created.status !== 200) {
           errors.push(Date.now());
           continue;
@@ -259,7 +290,9 @@ describe.skipIf(!haveHaproxy())("three replicas on one PostgreSQL behind HAProxy
         acked.set(created.body.uid as string, "");
         for (let u = 0; u < 3 && !stop; u++) {
           const description = `update ${u}`;
-          const updated = await call(haproxy.url, "PATCH", `/iam/v2beta1/groups/${created.body.uid}`, token, { description }).catch(() => ({ status: 0 }));
+          const updated = await call(haproxy.url, "PATCH", `/iam/v2beta1/groups/${created.body.uid}`, token, { description }).catch(() => ({
+            status: 0,
+          }));
           if (updated.status !== 200) {
             errors.push(Date.now());
             unsure.set(created.body.uid as string, description);
@@ -280,7 +313,12 @@ describe.skipIf(!haveHaproxy())("three replicas on one PostgreSQL behind HAProxy
     stop = true;
     await load;
     const survivors = replicas.filter((r) => r !== leader);
-    printFigures("replicas kill -9", { acknowledged: acked.size, errors: errors.length, errorsAfterKillMs: errors.map((t) => t - killedAt), servedAfterKill });
+    printFigures("replicas kill -9", {
+      acknowledged: acked.size,
+      errors: errors.length,
+      errorsAfterKillMs: errors.map((t) => t - killedAt),
+      servedAfterKill,
+    });
     // What fails is what was in flight on the killed replica (one request per writer at most) and
     // what HAProxy sent over a kept-alive connection to it before noticing it died (a writer's
     // next request, once): at most two per writer, all within the health checks' two seconds.

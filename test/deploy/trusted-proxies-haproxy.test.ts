@@ -15,7 +15,10 @@ import { fetchFrom } from "../support/from-address.js";
 import { serveArbor, type ServeProcess } from "../support/process.js";
 import { freePort } from "../support/registry.js";
 
-const missing = spawnSync("sh", ["-c", "command -v haproxy"]).status === 0 ? undefined : "haproxy is not installed (Debian package haproxy; .ci/run installs it)";
+const missing =
+  spawnSync("sh", ["-c", "command -v haproxy"]).status === 0
+    ? undefined
+    : "haproxy is not installed (Debian package haproxy; .ci/run installs it)";
 if (missing !== undefined && process.env.CI === "true") throw new Error(`${missing}; CI needs it`);
 
 const PROXY_SOURCE = "127.0.0.3";

@@ -24,7 +24,8 @@ const ROOT = join(import.meta.dirname, "../..");
 const ADMIN_URL = process.env.ARBOR_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const BASE_URL = "http://arbor.test";
 
-const git = (...args: string[]) => execFileSync("git", ["-C", ROOT, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
+const git = (...args: string[]) =>
+  execFileSync("git", ["-C", ROOT, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
 
 function previousRelease(): string {
   try {
@@ -47,7 +48,8 @@ async function canReach(url: string): Promise<boolean> {
 }
 
 const reachable = await canReach(ADMIN_URL);
-if (!reachable && process.env.CI === "true") throw new Error(`PostgreSQL is not reachable at ${ADMIN_URL}; CI needs it for the upgrade test`);
+if (!reachable && process.env.CI === "true")
+  throw new Error(`PostgreSQL is not reachable at ${ADMIN_URL}; CI needs it for the upgrade test`);
 
 interface Ack {
   name: string;
@@ -70,7 +72,10 @@ describe.skipIf(!reachable)("a rolling upgrade from the previous release on Post
     execFileSync("sh", ["-c", `git -C "${ROOT}" archive "${release}" | tar -x -C "${work}"`]);
     // Its dependencies are this checkout's (the lock file is unchanged since): linked, not installed.
     await symlink(await realpath(join(ROOT, "node_modules")), join(work, "node_modules"));
-    execFileSync(process.execPath, [join(work, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"], { cwd: work, stdio: "inherit" });
+    execFileSync(process.execPath, [join(work, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"], {
+      cwd: work,
+      stdio: "inherit",
+    });
     oldBin = join(work, "bin/arbor.js");
 
     const admin = new pg.Client({ connectionString: ADMIN_URL });
@@ -150,7 +155,9 @@ describe.skipIf(!reachable)("a rolling upgrade from the previous release on Post
     expect(failures).toEqual([]);
     const oldAfter = acks.filter((a) => a.by === "old").length - afterMigrate;
     const byNew = acks.filter((a) => a.by === "new").length;
-    console.warn(`upgrade from ${release}: ${beforeMigrate} writes before the migration, ${oldAfter} by the old server after it, ${byNew} by the new one`);
+    console.warn(
+      `upgrade from ${release}: ${beforeMigrate} writes before the migration, ${oldAfter} by the old server after it, ${byNew} by the new one`,
+    );
     expect(beforeMigrate).toBeGreaterThan(20);
     expect(oldAfter).toBeGreaterThan(20);
     expect(byNew).toBeGreaterThan(20);
@@ -169,9 +176,12 @@ describe.skipIf(!reachable)("a rolling upgrade from the previous release on Post
     const names: string[] = [];
     let pageToken = "";
     do {
-      const list = await fetch(`${urlOf(next)}/iam/v2beta1/groups?uidp.children_of=${org.uid}&page_size=200&page_token=${encodeURIComponent(pageToken)}`, {
-        headers: { authorization: `Bearer ${token}` },
-      });
+      const list = await fetch(
+        `${urlOf(next)}/iam/v2beta1/groups?uidp.children_of=${org.uid}&page_size=200&page_token=${encodeURIComponent(pageToken)}`,
+        {
+          headers: { authorization: `Bearer ${token}` },
+        },
+      );
       expect(list.status).toBe(200);
       const page = (await list.json()) as { groups: { name: string }[]; nextPageToken?: string };
       names.push(...page.groups.map((g) => g.name));

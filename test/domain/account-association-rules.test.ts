@@ -28,7 +28,10 @@ describe("provider settings", () => {
     ["a project id of 30 characters", () => validateGoogle({ projectId: `a${"b".repeat(28)}1`, projectNumber: "42" })],
     ["a tenant without client ids", () => validateAzure({ tenantId: TENANT, clientIds: {} })],
     ["upper-case UUIDs", () => validateAzure({ tenantId: TENANT.toUpperCase(), clientIds: { web: CLIENT.toUpperCase() } })],
-    ["32 client ids", () => validateAzure({ tenantId: TENANT, clientIds: Object.fromEntries(Array.from({ length: 32 }, (_, i) => [`k${i}`, CLIENT])) })],
+    [
+      "32 client ids",
+      () => validateAzure({ tenantId: TENANT, clientIds: Object.fromEntries(Array.from({ length: 32 }, (_, i) => [`k${i}`, CLIENT])) }),
+    ],
     ["100 installations", () => validateGitHub({ installations: Array.from({ length: 100 }, (_, i) => inst(String(i + 1))) })],
     ["the largest int64 installation id", () => validateGitHub({ installations: [inst("9223372036854775807", "acme")] })],
   ])("accepts %s", (_name, fn) => {
@@ -53,20 +56,43 @@ describe("provider settings", () => {
     ["a tenant that is not a UUID", () => validateAzure({ tenantId: "contoso.onmicrosoft.com", clientIds: {} }), "azure.tenantId"],
     ["a client id that is not a UUID", () => validateAzure({ tenantId: TENANT, clientIds: { web: "nope" } }), 'azure.clientIds["web"]'],
     ["an empty client id key", () => validateAzure({ tenantId: TENANT, clientIds: { "": CLIENT } }), "azure.clientIds"],
-    ["33 client ids", () => validateAzure({ tenantId: TENANT, clientIds: Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`k${i}`, CLIENT])) }), "azure.clientIds"],
+    [
+      "33 client ids",
+      () => validateAzure({ tenantId: TENANT, clientIds: Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`k${i}`, CLIENT])) }),
+      "azure.clientIds",
+    ],
     ["no installations", () => validateGitHub({ installations: [] }), "github.installations"],
-    ["101 installations", () => validateGitHub({ installations: Array.from({ length: 101 }, (_, i) => inst(String(i + 1))) }), "github.installations"],
+    [
+      "101 installations",
+      () => validateGitHub({ installations: Array.from({ length: 101 }, (_, i) => inst(String(i + 1))) }),
+      "github.installations",
+    ],
     ["installation id 0", () => validateGitHub({ installations: [inst("1"), inst("0")] }), "github.installations[1].installationId"],
     ["a negative installation id", () => validateGitHub({ installations: [inst("-7")] }), "github.installations[0].installationId"],
-    ["an installation id beyond int64", () => validateGitHub({ installations: [inst("9223372036854775808")] }), "github.installations[0].installationId"],
-    ["an installation listed twice", () => validateGitHub({ installations: [inst("5"), inst("5")] }), "github.installations[1].installationId"],
-    ["an installation name over 256 characters", () => validateGitHub({ installations: [inst("5", "n".repeat(257))] }), "github.installations[0].name"],
+    [
+      "an installation id beyond int64",
+      () => validateGitHub({ installations: [inst("9223372036854775808")] }),
+      "github.installations[0].installationId",
+    ],
+    [
+      "an installation listed twice",
+      () => validateGitHub({ installations: [inst("5"), inst("5")] }),
+      "github.installations[1].installationId",
+    ],
+    [
+      "an installation name over 256 characters",
+      () => validateGitHub({ installations: [inst("5", "n".repeat(257))] }),
+      "github.installations[0].name",
+    ],
   ])("refuses %s", (_name, fn, field) => {
     expect(violationOf(fn)).toEqual({ code: Code.INVALID_ARGUMENT, field });
   });
 
   it("validates each provider present, and needs at least one", () => {
-    expect(violationOf(() => validateProviders({ amazon: { account: "1" }, google: null }))).toEqual({ code: Code.INVALID_ARGUMENT, field: "amazon.account" });
+    expect(violationOf(() => validateProviders({ amazon: { account: "1" }, google: null }))).toEqual({
+      code: Code.INVALID_ARGUMENT,
+      field: "amazon.account",
+    });
     expect(() => validateProviders({ amazon: null, github: undefined })).not.toThrow();
     expect(violationOf(() => requireAnyProvider({}))).toEqual({ code: Code.INVALID_ARGUMENT, field: "providers" });
     expect(violationOf(() => requireAnyProvider({ amazon: null }))).toEqual({ code: Code.INVALID_ARGUMENT, field: "providers" });
@@ -88,23 +114,40 @@ describe("the providers an update changes", () => {
     ["a provider named and sent replaces it", ["google"], { google: { projectId: "", projectNumber: "22" } }],
     ["a provider named and not sent is removed", ["amazon"], { amazon: null }],
     ["a provider not stored is added", ["azure"], { azure: { tenantId: TENANT, clientIds: { web: CLIENT } } }],
-    ["a field path changes that field of the stored settings", ["google.project_number"], { google: { projectId: "old-project", projectNumber: "22" } }],
-    ["a field path of a provider not stored starts from empty settings", ["azure.tenant_id"], { azure: { tenantId: TENANT, clientIds: {} } }],
+    [
+      "a field path changes that field of the stored settings",
+      ["google.project_number"],
+      { google: { projectId: "old-project", projectNumber: "22" } },
+    ],
+    [
+      "a field path of a provider not stored starts from empty settings",
+      ["azure.tenant_id"],
+      { azure: { tenantId: TENANT, clientIds: {} } },
+    ],
     ["a field path of a provider not sent takes the empty value", ["amazon.account"], { amazon: { account: "" } }],
     ["no provider path changes none", ["name", "description"], {}],
   ])("%s", (_name, mask, want) => {
     expect(providerChanges(new Set(mask), sent, stored)).toEqual(want);
   });
 
-  it.each(["amazon", "amazon.account", "google.projectId", "google.project_number", "azure.clientIds", "github", "github.installations", "name"])(
-    "takes %s in a mask",
-    (path) => {
-      expect(resolveUpdateMask([path], accountAssociationUpdatable, []).size).toBe(1);
-    },
-  );
+  it.each([
+    "amazon",
+    "amazon.account",
+    "google.projectId",
+    "google.project_number",
+    "azure.clientIds",
+    "github",
+    "github.installations",
+    "name",
+  ])("takes %s in a mask", (path) => {
+    expect(resolveUpdateMask([path], accountAssociationUpdatable, []).size).toBe(1);
+  });
 
   it.each(["uid", "createTime", "update_time", "chainguard", "amazon.colour"])("refuses %s in a mask", (path) => {
-    expect(violationOf(() => resolveUpdateMask([path], accountAssociationUpdatable, []))).toEqual({ code: Code.INVALID_ARGUMENT, field: "update_mask" });
+    expect(violationOf(() => resolveUpdateMask([path], accountAssociationUpdatable, []))).toEqual({
+      code: Code.INVALID_ARGUMENT,
+      field: "update_mask",
+    });
   });
 
   it("orders by name by default and takes group as the uid", () => {

@@ -14,7 +14,11 @@ describe("descendant count plan", () => {
     ["everything visible", below(org), { sumBelow: [org], plusGroups: [] }],
     ["visible from the group itself", below(team, { visibleUnder: [team] }), { sumBelow: [team], plusGroups: [] }],
     ["visible from above", below(sub, { visibleUnder: [org] }), { sumBelow: [sub], plusGroups: [] }],
-    ["visible only in subtrees below", below(org, { visibleUnder: [team, other, elsewhere] }), { sumBelow: [team, other], plusGroups: [team, other] }],
+    [
+      "visible only in subtrees below",
+      below(org, { visibleUnder: [team, other, elsewhere] }),
+      { sumBelow: [team, other], plusGroups: [team, other] },
+    ],
     ["a subtree inside another counts once", below(org, { visibleUnder: [team, sub] }), { sumBelow: [team], plusGroups: [team] }],
     ["nothing visible", below(org, { visibleUnder: [] }), { sumBelow: [], plusGroups: [] }],
     ["nothing visible there", below(team, { visibleUnder: [other, elsewhere] }), { sumBelow: [], plusGroups: [] }],

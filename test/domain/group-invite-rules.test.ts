@@ -47,12 +47,19 @@ describe("invite email and key id", () => {
     expect(() => validateInviteEmail(email)).not.toThrow();
   });
 
-  it.each(["ada", "ada@", "@example.com", "ada@example", "ada @example.com", "ada@exa mple.com", "a@b@example.com", `${"a".repeat(250)}@example.com`, "ada@example.com\n"])(
-    "refuses email %j",
-    (email) => {
-      expect(violationOf(() => validateInviteEmail(email))).toEqual({ code: Code.INVALID_ARGUMENT, field: "email" });
-    },
-  );
+  it.each([
+    "ada",
+    "ada@",
+    "@example.com",
+    "ada@example",
+    "ada @example.com",
+    "ada@exa mple.com",
+    "a@b@example.com",
+    `${"a".repeat(250)}@example.com`,
+    "ada@example.com\n",
+  ])("refuses email %j", (email) => {
+    expect(violationOf(() => validateInviteEmail(email))).toEqual({ code: Code.INVALID_ARGUMENT, field: "email" });
+  });
 
   it.each(["0123456789abcdef"])("accepts key id %s", (k) => expect(() => validateKeyIdFilter(k)).not.toThrow());
   it.each(["0123456789ABCDEF", "0123", "0123456789abcdef0", "zzzzzzzzzzzzzzzz"])("refuses key id %s", (k) => {
@@ -66,7 +73,10 @@ describe("invite updates and order", () => {
   });
 
   it.each(["uid", "code", "keyId", "key_id", "expirationTime", "createTime", "role", "colour"])("refuses %s in a mask", (path) => {
-    expect(violationOf(() => resolveUpdateMask([path], groupInviteUpdatable, []))).toEqual({ code: Code.INVALID_ARGUMENT, field: "update_mask" });
+    expect(violationOf(() => resolveUpdateMask([path], groupInviteUpdatable, []))).toEqual({
+      code: Code.INVALID_ARGUMENT,
+      field: "update_mask",
+    });
   });
 
   it("orders newest first by default; created_at and expiration_time are sortable", () => {

@@ -48,15 +48,19 @@ describe("claim match patterns", () => {
     else expect(patternProblem(pattern)).toMatch(want);
   });
 
-  it.each([".*", ".+", "[\\s\\S]*", "(.*)", "(?:.*)", ".{0,}", "\\S*", "[^\\n]*", "x*|.*", "(?s:.*)"])("refuses %s as matching every audience", (pattern) => {
-    expect(patternProblem(pattern, "audience")).toBe("must not match every audience");
-  });
+  it.each([".*", ".+", "[\\s\\S]*", "(.*)", "(?:.*)", ".{0,}", "\\S*", "[^\\n]*", "x*|.*", "(?s:.*)"])(
+    "refuses %s as matching every audience",
+    (pattern) => {
+      expect(patternProblem(pattern, "audience")).toBe("must not match every audience");
+    },
+  );
 });
 
 describe("the literal prefixes a pattern pins", () => {
   const never = () => false;
   /** The distinct ways, as `literal` or `literal$` when complete, sorted. */
-  const ways = (pattern: string) => [...new Set(literalPrefixes(pattern, never)?.map((w) => (w.complete ? `${w.literal}$` : w.literal)))].sort();
+  const ways = (pattern: string) =>
+    [...new Set(literalPrefixes(pattern, never)?.map((w) => (w.complete ? `${w.literal}$` : w.literal)))].sort();
 
   it.each<[string, string[]]>([
     ["repo:acme/.*", ["repo:acme/", "repo:acme/$"]],

@@ -2,7 +2,13 @@ import { describe, expect, it } from "vitest";
 import { Code } from "../../src/domain/errors.js";
 import { resolveUpdateMask } from "../../src/domain/field-mask.js";
 import { accountAssociationSortValue } from "../../src/domain/account-association-rules.js";
-import { identityProviderSortValue, identityProviderUpdatable, oidcChanges, populatedOidcPaths, type SentOidc } from "../../src/domain/identity-provider-rules.js";
+import {
+  identityProviderSortValue,
+  identityProviderUpdatable,
+  oidcChanges,
+  populatedOidcPaths,
+  type SentOidc,
+} from "../../src/domain/identity-provider-rules.js";
 import type { OidcSettings } from "../../src/domain/identity-providers.js";
 import { checkRoleUsableIn } from "../../src/domain/role-placement.js";
 import { violationOf } from "../server/rest/violation.js";
@@ -25,8 +31,18 @@ describe("the OIDC settings an update changes", () => {
     ["oidc.client_secret alone without a secret clears it", ["oidc.client_secret"], {}, { clientSecret: "" }],
     ["oidc.client_secret alone with a secret sets it", ["oidc.client_secret"], { clientSecret: "s3" }, { clientSecret: "s3" }],
     ["oidc.client_secret and name without a secret clears it", ["oidc.client_secret", "name"], {}, { clientSecret: "" }],
-    ["every oidc path but the secret (what a GET gives back) keeps it", ["oidc.issuer", "oidc.client_id", "oidc.additional_scopes", "oidc.groups_claim"], {}, rest],
-    ["another oidc path and a secret set both", ["oidc.issuer", "oidc.client_secret"], { clientSecret: "s3" }, { issuer: sent.issuer, clientSecret: "s3" }],
+    [
+      "every oidc path but the secret (what a GET gives back) keeps it",
+      ["oidc.issuer", "oidc.client_id", "oidc.additional_scopes", "oidc.groups_claim"],
+      {},
+      rest,
+    ],
+    [
+      "another oidc path and a secret set both",
+      ["oidc.issuer", "oidc.client_secret"],
+      { clientSecret: "s3" },
+      { issuer: sent.issuer, clientSecret: "s3" },
+    ],
     ["a single field", ["oidc.groups_claim"], {}, { groupsClaim: "roles" }],
     ["no oidc path", ["name"], {}, {}],
   ])("%s", (_name, mask, override, want) => {
@@ -51,7 +67,10 @@ describe("the OIDC settings an update changes", () => {
   });
 
   it.each(["uid", "createTime", "update_time", "oidc.colour", "scim", "configuration"])("refuses %s in a mask", (path) => {
-    expect(violationOf(() => resolveUpdateMask([path], identityProviderUpdatable, []))).toEqual({ code: Code.INVALID_ARGUMENT, field: "update_mask" });
+    expect(violationOf(() => resolveUpdateMask([path], identityProviderUpdatable, []))).toEqual({
+      code: Code.INVALID_ARGUMENT,
+      field: "update_mask",
+    });
   });
 });
 

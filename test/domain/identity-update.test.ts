@@ -14,20 +14,44 @@ const current: Relationship = {
   claimPatterns: {},
 };
 const keys: Relationship = { kind: "staticKeys", issuer: "https://k.example", subject: "s", issuerKeys: '{"keys":[]}', expirationTime: 5 };
-const claims = (m: Partial<Extract<RelationshipInput, { kind: "claimMatch" }>>): RelationshipInput => ({ kind: "claimMatch", claims: {}, claimPatterns: {}, ...m });
+const claims = (m: Partial<Extract<RelationshipInput, { kind: "claimMatch" }>>): RelationshipInput => ({
+  kind: "claimMatch",
+  claims: {},
+  claimPatterns: {},
+  ...m,
+});
 
 const mask = (...paths: string[]) => resolveUpdateMask(paths, identityUpdatable, []);
 
 describe("identity updates", () => {
   it.each<[string, Relationship, RelationshipInput | undefined, string[], RelationshipInput | undefined]>([
-    ["replaces a claim match whole", current, claims({ issuer: "https://b", subject: "t" }), ["claim_match"], claims({ issuer: "https://b", subject: "t" })],
-    ["changes one member, keeping the others", current, claims({ subject: "repo:acme/other" }), ["claimMatch.subject"], { ...current, subject: "repo:acme/other" }],
+    [
+      "replaces a claim match whole",
+      current,
+      claims({ issuer: "https://b", subject: "t" }),
+      ["claim_match"],
+      claims({ issuer: "https://b", subject: "t" }),
+    ],
+    [
+      "changes one member, keeping the others",
+      current,
+      claims({ subject: "repo:acme/other" }),
+      ["claimMatch.subject"],
+      { ...current, subject: "repo:acme/other" },
+    ],
     [
       "switches a member to its pattern",
       current,
       claims({ subjectPattern: "repo:acme/.*" }),
       ["claim_match.subject_pattern"],
-      { kind: "claimMatch", issuer: "https://issuer.example", subjectPattern: "repo:acme/.*", audience: "arbor", claims: { owner: "acme" }, claimPatterns: {} },
+      {
+        kind: "claimMatch",
+        issuer: "https://issuer.example",
+        subjectPattern: "repo:acme/.*",
+        audience: "arbor",
+        claims: { owner: "acme" },
+        claimPatterns: {},
+      },
     ],
     [
       "clears a member the request leaves out",
@@ -54,7 +78,13 @@ describe("identity updates", () => {
       ["static_keys.issuer"],
       { kind: "staticKeys", issuer: "https://k", subject: "", issuerKeys: "" },
     ],
-    ["rotates static keys alone", keys, { kind: "staticKeys", issuer: "", subject: "", issuerKeys: "new" }, ["static_keys.issuer_keys"], { ...keys, issuerKeys: "new" }],
+    [
+      "rotates static keys alone",
+      keys,
+      { kind: "staticKeys", issuer: "", subject: "", issuerKeys: "new" },
+      ["static_keys.issuer_keys"],
+      { ...keys, issuerKeys: "new" },
+    ],
     [
       "drops an expiration the request leaves out, for the default",
       keys,
@@ -62,8 +92,20 @@ describe("identity updates", () => {
       ["static_keys.expiration_time"],
       { kind: "staticKeys", issuer: "https://k.example", subject: "s", issuerKeys: '{"keys":[]}' },
     ],
-    ["applies * as every member", current, claims({ issuer: "https://b", subject: "t" }), ["*"], claims({ issuer: "https://b", subject: "t" })],
-    ["treats a person as no relationship", { kind: "user", issuer: "https://i", subject: "p" }, undefined, ["claim_match.subject"], undefined],
+    [
+      "applies * as every member",
+      current,
+      claims({ issuer: "https://b", subject: "t" }),
+      ["*"],
+      claims({ issuer: "https://b", subject: "t" }),
+    ],
+    [
+      "treats a person as no relationship",
+      { kind: "user", issuer: "https://i", subject: "p" },
+      undefined,
+      ["claim_match.subject"],
+      undefined,
+    ],
   ])("%s", (_, from, requested, paths, want) => {
     expect(updatedRelationship(from, requested, mask(...paths))).toEqual(want);
   });

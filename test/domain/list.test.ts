@@ -29,17 +29,78 @@ describe("page_size", () => {
 
 describe("order_by", () => {
   it.each([
-    ["", [["name", false], ["uid", false]]],
-    ["name", [["name", false], ["uid", false]]],
-    ["name desc", [["name", true], ["uid", true]]],
-    ["name asc", [["name", false], ["uid", false]]],
-    ["created_at desc", [["create_time", true], ["uid", true]]],
-    ["create_time", [["create_time", false], ["uid", false]]],
-    ["updated_at", [["update_time", false], ["uid", false]]],
-    ["update_time DESC", [["update_time", true], ["uid", true]]],
-    ["name desc, created_at", [["name", true], ["create_time", false], ["uid", false]]],
+    [
+      "",
+      [
+        ["name", false],
+        ["uid", false],
+      ],
+    ],
+    [
+      "name",
+      [
+        ["name", false],
+        ["uid", false],
+      ],
+    ],
+    [
+      "name desc",
+      [
+        ["name", true],
+        ["uid", true],
+      ],
+    ],
+    [
+      "name asc",
+      [
+        ["name", false],
+        ["uid", false],
+      ],
+    ],
+    [
+      "created_at desc",
+      [
+        ["create_time", true],
+        ["uid", true],
+      ],
+    ],
+    [
+      "create_time",
+      [
+        ["create_time", false],
+        ["uid", false],
+      ],
+    ],
+    [
+      "updated_at",
+      [
+        ["update_time", false],
+        ["uid", false],
+      ],
+    ],
+    [
+      "update_time DESC",
+      [
+        ["update_time", true],
+        ["uid", true],
+      ],
+    ],
+    [
+      "name desc, created_at",
+      [
+        ["name", true],
+        ["create_time", false],
+        ["uid", false],
+      ],
+    ],
     ["uid desc", [["uid", true]]],
-    ["  name   desc  ", [["name", true], ["uid", true]]],
+    [
+      "  name   desc  ",
+      [
+        ["name", true],
+        ["uid", true],
+      ],
+    ],
   ])("%j parses", (text, want) => {
     expect(parseOrderBy(text, groupSortable).map((k) => [k.field, k.desc])).toEqual(want);
   });

@@ -18,9 +18,12 @@ const RFC_VERIFIER = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
 const RFC_CHALLENGE = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
 
 describe("loopback redirect URIs", () => {
-  it.each(["http://127.0.0.1:5000/callback", "http://[::1]:1/", "http://localhost:65535/cb?x=1", "HTTP://127.0.0.1:8/callback"])("accepts %s", (uri) => {
-    expect(() => checkLoopbackRedirectUri(uri)).not.toThrow();
-  });
+  it.each(["http://127.0.0.1:5000/callback", "http://[::1]:1/", "http://localhost:65535/cb?x=1", "HTTP://127.0.0.1:8/callback"])(
+    "accepts %s",
+    (uri) => {
+      expect(() => checkLoopbackRedirectUri(uri)).not.toThrow();
+    },
+  );
 
   it.each([
     ["", "is required"],
@@ -36,8 +39,12 @@ describe("loopback redirect URIs", () => {
     [`http://127.0.0.1:5000/${"a".repeat(600)}`, "must be at most 512 characters"],
     ["not a url", "must be an http:// URL"],
   ])("refuses %j", (uri, why) => {
-    expect(() => checkLoopbackRedirectUri(uri)).toThrow(expect.objectContaining({ code: Code.INVALID_ARGUMENT, message: expect.stringContaining(why) }));
-    expect(() => checkLoopbackRedirectUri(uri)).toThrow(expect.objectContaining({ details: { fieldViolations: [expect.objectContaining({ field: "redirect_uri" })] } }));
+    expect(() => checkLoopbackRedirectUri(uri)).toThrow(
+      expect.objectContaining({ code: Code.INVALID_ARGUMENT, message: expect.stringContaining(why) }),
+    );
+    expect(() => checkLoopbackRedirectUri(uri)).toThrow(
+      expect.objectContaining({ details: { fieldViolations: [expect.objectContaining({ field: "redirect_uri" })] } }),
+    );
   });
 });
 
@@ -62,7 +69,9 @@ describe("PKCE", () => {
     ["", "S256", "code_challenge"],
     [`${RFC_CHALLENGE}=`, "S256", "code_challenge"],
   ])("refuses challenge %j with method %j, naming %s", (challenge, method, field) => {
-    expect(() => checkCodeChallenge(challenge, method)).toThrow(expect.objectContaining({ details: { fieldViolations: [expect.objectContaining({ field })] } }));
+    expect(() => checkCodeChallenge(challenge, method)).toThrow(
+      expect.objectContaining({ details: { fieldViolations: [expect.objectContaining({ field })] } }),
+    );
   });
 
   it("accepts an S256 challenge", () => {
@@ -114,7 +123,11 @@ describe("invite redemption", () => {
   it.each([
     ["a live invite", invite(), undefined],
     ["a reusable invite used before", invite({ redeemTime: NOW - 5 }), undefined],
-    ["an email invite for its address, verified, in any case", invite({ email: "Ivy@example.com" }), { email: "ivy@EXAMPLE.com", email_verified: true }],
+    [
+      "an email invite for its address, verified, in any case",
+      invite({ email: "Ivy@example.com" }),
+      { email: "ivy@EXAMPLE.com", email_verified: true },
+    ],
     ["an email invite before the claims are known", invite({ email: "ivy@example.com" }), undefined],
   ])("redeems %s", (_name, i, claims) => {
     expect(refusal(i, claims)).toBeUndefined();
@@ -122,12 +135,37 @@ describe("invite redemption", () => {
 
   it.each([
     ["an expired invite", invite({ expirationTime: NOW }), undefined, { code: Code.FAILED_PRECONDITION, type: "INVITE_EXPIRED" }],
-    ["a used single-use invite", invite({ singleUse: true, redeemTime: NOW - 5 }), undefined, { code: Code.FAILED_PRECONDITION, type: "INVITE_USED" }],
-    ["an email invite for another address", invite({ email: "ivy@example.com" }), { email: "eve@example.com", email_verified: true }, { code: Code.PERMISSION_DENIED }],
+    [
+      "a used single-use invite",
+      invite({ singleUse: true, redeemTime: NOW - 5 }),
+      undefined,
+      { code: Code.FAILED_PRECONDITION, type: "INVITE_USED" },
+    ],
+    [
+      "an email invite for another address",
+      invite({ email: "ivy@example.com" }),
+      { email: "eve@example.com", email_verified: true },
+      { code: Code.PERMISSION_DENIED },
+    ],
     ["an email invite without an email claim", invite({ email: "ivy@example.com" }), { sub: "x" }, { code: Code.PERMISSION_DENIED }],
-    ["an email invite with the address unverified", invite({ email: "ivy@example.com" }), { email: "ivy@example.com", email_verified: "true" }, { code: Code.PERMISSION_DENIED }],
-    ["an address spelled with the Kelvin sign for k", invite({ email: "kate@example.com" }), { email: "\u212Aate@example.com", email_verified: true }, { code: Code.PERMISSION_DENIED }],
-    ["an address with a dotless i for i", invite({ email: "ivy@example.com" }), { email: "\u0131vy@example.com", email_verified: true }, { code: Code.PERMISSION_DENIED }],
+    [
+      "an email invite with the address unverified",
+      invite({ email: "ivy@example.com" }),
+      { email: "ivy@example.com", email_verified: "true" },
+      { code: Code.PERMISSION_DENIED },
+    ],
+    [
+      "an address spelled with the Kelvin sign for k",
+      invite({ email: "kate@example.com" }),
+      { email: "\u212Aate@example.com", email_verified: true },
+      { code: Code.PERMISSION_DENIED },
+    ],
+    [
+      "an address with a dotless i for i",
+      invite({ email: "ivy@example.com" }),
+      { email: "\u0131vy@example.com", email_verified: true },
+      { code: Code.PERMISSION_DENIED },
+    ],
   ])("refuses %s", (_name, i, claims, want) => {
     expect(refusal(i, claims)).toMatchObject(want);
   });

@@ -57,9 +57,15 @@ describe("OIDC issuers", () => {
     },
   );
 
-  it.each(["https://169.254.169.254/", "https://[fe80::1]/", "https://0.0.0.0/", "https://[64:ff9b::a9fe:a9fe]/"])("refuses the link-local or reserved %s whatever the settings", (issuer) => {
-    expect(violationOf(() => validateIssuer(issuer, { allowHttpLoopback: true, allowPrivate: true }))).toEqual({ code: Code.INVALID_ARGUMENT, field: "oidc.issuer" });
-  });
+  it.each(["https://169.254.169.254/", "https://[fe80::1]/", "https://0.0.0.0/", "https://[64:ff9b::a9fe:a9fe]/"])(
+    "refuses the link-local or reserved %s whatever the settings",
+    (issuer) => {
+      expect(violationOf(() => validateIssuer(issuer, { allowHttpLoopback: true, allowPrivate: true }))).toEqual({
+        code: Code.INVALID_ARGUMENT,
+        field: "oidc.issuer",
+      });
+    },
+  );
 
   it("refuses https on a loopback address unless loopback issuers are allowed", () => {
     expect(violationOf(() => validateIssuer("https://127.0.0.1/", strict))).toEqual({ code: Code.INVALID_ARGUMENT, field: "oidc.issuer" });
@@ -119,7 +125,13 @@ describe("OIDC client and scopes", () => {
 });
 
 describe("validateOidc", () => {
-  const good: OidcSettings = { issuer: "https://id.example.com", clientId: "arbor", clientSecret: "", additionalScopes: [], groupsClaim: "" };
+  const good: OidcSettings = {
+    issuer: "https://id.example.com",
+    clientId: "arbor",
+    clientSecret: "",
+    additionalScopes: [],
+    groupsClaim: "",
+  };
 
   it("checks every setting, the issuer first", () => {
     expect(() => validateOidc(good, strict)).not.toThrow();

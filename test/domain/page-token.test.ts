@@ -66,7 +66,11 @@ describe("page tokens", () => {
     ["another filter", (t: PageTokens, tok: string) => t.read(tok, t.digest("groups", { name: "b" }, "name asc"), 1)],
     ["another order", (t: PageTokens, tok: string) => t.read(tok, t.digest("groups", { name: "a" }, "name desc"), 1)],
     ["another resource", (t: PageTokens, tok: string) => t.read(tok, t.digest("roles", { name: "a" }, "name asc"), 1)],
-    ["a forged tag", (t: PageTokens, tok: string) => t.read(`${tok.split(".")[0]}.AAAAAAAAAAAAAAAAAAAAAA`, t.digest("groups", { name: "a" }, "name asc"), 1)],
+    [
+      "a forged tag",
+      (t: PageTokens, tok: string) =>
+        t.read(`${tok.split(".")[0]}.AAAAAAAAAAAAAAAAAAAAAA`, t.digest("groups", { name: "a" }, "name asc"), 1),
+    ],
     ["a changed body", (t: PageTokens, tok: string) => t.read(`x${tok}`, t.digest("groups", { name: "a" }, "name asc"), 1)],
     ["garbage", (t: PageTokens) => t.read("not-a-token", t.digest("groups", { name: "a" }, "name asc"), 1)],
     ["a key of the wrong length", (t: PageTokens, tok: string) => t.read(tok, t.digest("groups", { name: "a" }, "name asc"), 2)],

@@ -30,7 +30,11 @@ it("runs a turn only when the gate allows, and keeps trying at each interval", a
 
 it("runs every turn without a gate", async () => {
   let runs = 0;
-  const periodic = startPeriodic(async () => void runs++, 10, () => {});
+  const periodic = startPeriodic(
+    async () => void runs++,
+    10,
+    () => {},
+  );
   await tick(35);
   await periodic.stop();
   expect(runs).toBeGreaterThan(1);

@@ -39,7 +39,12 @@ describe("user codes", () => {
     expect(normalizeUserCode(typed)).toBe(canonical);
   });
 
-  it.each(["", "BCDF-GHJ", "BCDF-GHJKL", "BCDF-GHJA", "BCDF-GHJ1", "BCDF_GHJK", `${"B".repeat(64)}CDFGHJKL`])("refuses %j naming user_code", (typed) => {
-    expect(() => normalizeUserCode(typed)).toThrow(expect.objectContaining({ code: 3, details: { fieldViolations: [expect.objectContaining({ field: "user_code" })] } }));
-  });
+  it.each(["", "BCDF-GHJ", "BCDF-GHJKL", "BCDF-GHJA", "BCDF-GHJ1", "BCDF_GHJK", `${"B".repeat(64)}CDFGHJKL`])(
+    "refuses %j naming user_code",
+    (typed) => {
+      expect(() => normalizeUserCode(typed)).toThrow(
+        expect.objectContaining({ code: 3, details: { fieldViolations: [expect.objectContaining({ field: "user_code" })] } }),
+      );
+    },
+  );
 });

@@ -47,7 +47,17 @@ for (const engine of engines) {
     it("creates a group's association with the group's uid, every provider shown", async () => {
       const { status, body } = await api.post(`${BASE}/${team}`, full);
       expect(status, JSON.stringify(body)).toBe(200);
-      expect(Object.keys(body).sort()).toEqual(["amazon", "azure", "createTime", "description", "github", "google", "name", "uid", "updateTime"]);
+      expect(Object.keys(body).sort()).toEqual([
+        "amazon",
+        "azure",
+        "createTime",
+        "description",
+        "github",
+        "google",
+        "name",
+        "uid",
+        "updateTime",
+      ]);
       expect(body).toMatchObject({
         uid: team,
         name: "acme accounts",
@@ -100,7 +110,9 @@ for (const engine of engines) {
       expect(namesOf(await list(`uidp.children_of=${parent}&order_by=group%20desc`))).toEqual(byGroup);
       expect(namesOf(await list(`uidp.children_of=${parent}&order_by=created_at`))).toEqual(names);
       expect((await list(`uidp.descendants_of=${org}`)).totalCount).toBe("5");
-      expect((await list(`uidp.descendants_of=${org}&name=acme%20accounts`)).accountAssociations.map((a: { uid: string }) => a.uid)).toEqual([team]);
+      expect(
+        (await list(`uidp.descendants_of=${org}&name=acme%20accounts`)).accountAssociations.map((a: { uid: string }) => a.uid),
+      ).toEqual([team]);
       expect((await list(`uidp.ids=${uids.bravo}&uidp.ids=${uids.delta}`)).totalCount).toBe("2");
       const seen: string[] = [];
       let token = "";
@@ -138,7 +150,11 @@ for (const engine of engines) {
     });
 
     it("with an updateMask changes exactly the paths named; a provider named but not sent is removed", async () => {
-      const masked = await api.patch(`${BASE}/${team}?updateMask=description`, { name: "ignored", description: "masked", amazon: { account: "000000000000" } });
+      const masked = await api.patch(`${BASE}/${team}?updateMask=description`, {
+        name: "ignored",
+        description: "masked",
+        amazon: { account: "000000000000" },
+      });
       expect(masked.status, JSON.stringify(masked.body)).toBe(200);
       expect(masked.body).toMatchObject({ name: "acme accounts", description: "masked", amazon: { account: "123456789012" } });
       const removed = await api.patch(`${BASE}/${team}?updateMask=amazon,github`, {});
@@ -157,7 +173,14 @@ for (const engine of engines) {
     it.each<[string, () => string, unknown, number, number, string | undefined]>([
       ["a name breaking the pattern", () => team, { name: "Acme!", amazon: full.amazon }, 400, 3, "name"],
       ["no name", () => team, { amazon: full.amazon }, 400, 3, "name"],
-      ["a description over 512 characters", () => team, { name: "x", description: "d".repeat(513), amazon: full.amazon }, 400, 3, "description"],
+      [
+        "a description over 512 characters",
+        () => team,
+        { name: "x", description: "d".repeat(513), amazon: full.amazon },
+        400,
+        3,
+        "description",
+      ],
       ["no provider", () => team, { name: "x" }, 400, 3, "providers"],
       ["an AWS account of 11 digits", () => team, { name: "x", amazon: { account: "12345678901" } }, 400, 3, "amazon.account"],
       ["an empty AWS account", () => team, { name: "x", amazon: {} }, 400, 3, "amazon.account"],
@@ -165,10 +188,31 @@ for (const engine of engines) {
       ["a project number with letters", () => team, { name: "x", google: { projectNumber: "12a" } }, 400, 3, "google.projectNumber"],
       ["a bad project id", () => team, { name: "x", google: { projectId: "Acme", projectNumber: "1" } }, 400, 3, "google.projectId"],
       ["a tenant that is not a UUID", () => team, { name: "x", azure: { tenantId: "acme.onmicrosoft.com" } }, 400, 3, "azure.tenantId"],
-      ["a client id that is not a UUID", () => team, { name: "x", azure: { tenantId: TENANT, clientIds: { web: "nope" } } }, 400, 3, 'azure.clientIds["web"]'],
+      [
+        "a client id that is not a UUID",
+        () => team,
+        { name: "x", azure: { tenantId: TENANT, clientIds: { web: "nope" } } },
+        400,
+        3,
+        'azure.clientIds["web"]',
+      ],
       ["no installations", () => team, { name: "x", github: { installations: [] } }, 400, 3, "github.installations"],
-      ["installation id 0", () => team, { name: "x", github: { installations: [{ name: "zero" }] } }, 400, 3, "github.installations[0].installationId"],
-      ["a negative installation id", () => team, { name: "x", github: { installations: [{ installationId: "-3" }] } }, 400, 3, "github.installations[0].installationId"],
+      [
+        "installation id 0",
+        () => team,
+        { name: "x", github: { installations: [{ name: "zero" }] } },
+        400,
+        3,
+        "github.installations[0].installationId",
+      ],
+      [
+        "a negative installation id",
+        () => team,
+        { name: "x", github: { installations: [{ installationId: "-3" }] } },
+        400,
+        3,
+        "github.installations[0].installationId",
+      ],
       ["a missing group", () => `${org}/00000000000000ee`, { name: "x", amazon: full.amazon }, 404, 5, undefined],
       ["a malformed parent", () => "nope", { name: "x", amazon: full.amazon }, 400, 3, "parent"],
     ])("refuses %s on create", async (_name, parent, sent, status, code, field) => {

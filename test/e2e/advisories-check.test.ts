@@ -18,7 +18,12 @@ import { startTestServer, type TestServer } from "../support/server.js";
 
 const CHECK = "/vulnerabilities/v2beta1/advisories:check";
 
-type Result = { package: { ecosystem: string; name: string; version: string }; advisories?: { advisoryId: string; fixedVersions?: string[]; withdrawnTime?: string }[]; undecided?: { advisoryId: string }[]; undecidedReason?: string };
+type Result = {
+  package: { ecosystem: string; name: string; version: string };
+  advisories?: { advisoryId: string; fixedVersions?: string[]; withdrawnTime?: string }[];
+  undecided?: { advisoryId: string }[];
+  undecidedReason?: string;
+};
 
 for (const engine of engines) {
   describe.skipIf(engine.skipReason !== undefined)(`CheckAdvisories [${engine.name}]`, () => {
@@ -37,7 +42,12 @@ for (const engine of engines) {
       t = await startTestServer(engine);
       const { org, token } = await t.organization("advisories");
       const admin = restClient(t, token);
-      const uid = (await admin.post(`/iam/v2beta1/identities/${org.uid}`, { name: "viewer", claimMatch: { issuer: "https://issuer.example", subject: "viewer" } })).body.uid as string;
+      const uid = (
+        await admin.post(`/iam/v2beta1/identities/${org.uid}`, {
+          name: "viewer",
+          claimMatch: { issuer: "https://issuer.example", subject: "viewer" },
+        })
+      ).body.uid as string;
       await admin.post(`/iam/v2beta1/roleBindings/${org.uid}`, { identityUid: uid, roleUid: builtinRoleUid("viewer") });
       viewerToken = (await t.server.tokens.issue(uid, t.url)).token;
       viewer = restClient(t, viewerToken);
@@ -119,13 +129,18 @@ for (const engine of engines) {
         expect(violatedField(res.body)).toBe(field);
       };
       await refused({ packages: [] }, "packages");
-      await refused({ packages: Array.from({ length: 1_001 }, (_, i) => ({ ecosystem: "npm", name: `p${i}`, version: "1.0.0" })) }, "packages");
+      await refused(
+        { packages: Array.from({ length: 1_001 }, (_, i) => ({ ecosystem: "npm", name: `p${i}`, version: "1.0.0" })) },
+        "packages",
+      );
       await refused({ packages: [{ ecosystem: "npm", name: "lodash", version: "" }] }, "packages[0].version");
       await refused({ packages: [packageOf("npm/lodash@1.0.0"), { ecosystem: "", name: "x", version: "1" }] }, "packages[1].ecosystem");
     });
 
     it("answers a batch of 1,000", async () => {
-      const results = await check(Array.from({ length: 1_000 }, (_, i) => (i % 2 === 0 ? `npm/lodash@4.17.${i % 19}` : `PyPI/urllib3@1.26.${i % 7}`)));
+      const results = await check(
+        Array.from({ length: 1_000 }, (_, i) => (i % 2 === 0 ? `npm/lodash@4.17.${i % 19}` : `PyPI/urllib3@1.26.${i % 7}`)),
+      );
       expect(results).toHaveLength(1_000);
       expect(results.filter((r) => (r.advisories ?? []).length > 0).length).toBeGreaterThan(500);
     });
@@ -138,7 +153,10 @@ for (const engine of engines) {
 
     it("answers the same over gRPC", async () => {
       const client = createClient(AdvisoriesService, createGrpcTransport({ baseUrl: t.url }));
-      const response = await client.checkAdvisories({ packages: [packageOf("npm/lodash@4.17.15")] }, { headers: { authorization: `Bearer ${viewerToken}` } });
+      const response = await client.checkAdvisories(
+        { packages: [packageOf("npm/lodash@4.17.15")] },
+        { headers: { authorization: `Bearer ${viewerToken}` } },
+      );
       expect(response.results[0]?.advisories.map((a) => a.advisoryId)).toEqual(["GHSA-p6mc-m468-83gw"]);
     });
   });

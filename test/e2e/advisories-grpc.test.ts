@@ -16,9 +16,6 @@ import { call, failure, loadProtos } from "../support/grpc.js";
 
 const pkg = loadProtos(["arbor/vulnerabilities/v2beta1/advisories.proto"], { enums: String });
 
-
-
-
 /** When the feed is imported. */
 const IMPORTED = Date.UTC(2026, 2, 27, 13, 55, 0, 423);
 
@@ -33,7 +30,10 @@ for (const engine of engines) {
       const { org, token } = await t.organization("grpc-advisories");
       const post = async (path: string, body: unknown) =>
         ((await (await t.fetch(path, { method: "POST", token, body: JSON.stringify(body) })).json()) as { uid: string }).uid;
-      const identity = await post(`/iam/v2beta1/identities/${org.uid}`, { name: "viewer", claimMatch: { issuer: "https://issuer.example", subject: "v" } });
+      const identity = await post(`/iam/v2beta1/identities/${org.uid}`, {
+        name: "viewer",
+        claimMatch: { issuer: "https://issuer.example", subject: "v" },
+      });
       await post(`/iam/v2beta1/roleBindings/${org.uid}`, { identityUid: identity, roleUid: builtinRoleUid("viewer") });
       viewer = (await t.server.tokens.issue(identity, t.url)).token;
       await importPaths(t.server.store, [OSV.feed], undefined, { now: () => IMPORTED });
@@ -58,7 +58,12 @@ for (const engine of engines) {
     it("filters by aliases, ids and modified_since as messages carry them", async () => {
       const byAlias = await call(client, "listAdvisories", { aliases: ["CVE-2022-27664"] }, viewer);
       expect(byAlias.advisories.map((a: { uid: string }) => a.uid)).toEqual(["GO-2022-0969"]);
-      const since = await call(client, "listAdvisories", { advisoryIds: ["GO-2022-0969", "DLA-3530-1"], modifiedSince: { seconds: 1_700_000_000 } }, viewer);
+      const since = await call(
+        client,
+        "listAdvisories",
+        { advisoryIds: ["GO-2022-0969", "DLA-3530-1"], modifiedSince: { seconds: 1_700_000_000 } },
+        viewer,
+      );
       expect(since.advisories.map((a: { uid: string }) => a.uid)).toEqual(["GO-2022-0969"]);
     });
 
@@ -67,7 +72,12 @@ for (const engine of engines) {
       expect(go).toMatchObject({ uid: "GO-2022-0969", advisoryId: "GO-2022-0969", aliases: ["CVE-2022-27664", "GHSA-69cg-p879-7622"] });
       expect(go.affected[0]).toMatchObject({ ecosystem: "Go", name: "stdlib" });
       expect(go.affected[0].ranges[0]).toMatchObject({ type: "TYPE_SEMVER" });
-      expect(go.affected[0].ranges[0].events.map((e: { event: string }) => e.event)).toEqual(["introduced", "fixed", "introduced", "fixed"]);
+      expect(go.affected[0].ranges[0].events.map((e: { event: string }) => e.event)).toEqual([
+        "introduced",
+        "fixed",
+        "introduced",
+        "fixed",
+      ]);
       expect(go.affected[0].ranges[0].events[1].fixed).toBe("1.18.6");
       expect(go.references[1]).toEqual({ type: "TYPE_REPORT", url: "https://go.dev/issue/54658" });
       expect(go.modifiedTime).toEqual({ seconds: String(Date.UTC(2024, 4, 20, 16, 3, 47) / 1000), nanos: 0 });
@@ -82,7 +92,10 @@ for (const engine of engines) {
       expect(missing.details).toBe("Not found: advisory GHSA-0000-0000-0000");
       const status = fromBinary(StatusSchema, missing.metadata.get("grpc-status-details-bin")[0] as Buffer);
       expect(anyUnpack(status.details[0]!, ErrorInfoSchema)).toMatchObject({ reason: "NOT_FOUND", domain: "vulnerabilities.localhost" });
-      expect(anyUnpack(status.details[1]!, ResourceInfoSchema)).toMatchObject({ resourceType: "advisory", resourceName: "GHSA-0000-0000-0000" });
+      expect(anyUnpack(status.details[1]!, ResourceInfoSchema)).toMatchObject({
+        resourceType: "advisory",
+        resourceName: "GHSA-0000-0000-0000",
+      });
 
       const denied = await failure(call(client, "listAdvisories", {}, await t.strangerToken()));
       expect(denied.code).toBe(grpc.status.PERMISSION_DENIED);

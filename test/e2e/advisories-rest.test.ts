@@ -92,13 +92,37 @@ for (const engine of engines) {
     });
 
     it.each([
-      ["CVE-2021-44228", { severities: [{ type: "TYPE_CVSS_V3", score: expect.any(String) }, { type: "TYPE_CVSS_V2", score: "AV:N/AC:M/Au:N/C:C/I:C/A:C" }], related: ["GHSA-jfh8-c2jp-5v3q"], summary: "" }],
+      [
+        "CVE-2021-44228",
+        {
+          severities: [
+            { type: "TYPE_CVSS_V3", score: expect.any(String) },
+            { type: "TYPE_CVSS_V2", score: "AV:N/AC:M/Au:N/C:C/I:C/A:C" },
+          ],
+          related: ["GHSA-jfh8-c2jp-5v3q"],
+          summary: "",
+        },
+      ],
       ["GHSA-4w2v-q235-vp99", { withdrawnTime: "2023-01-09T17:56:35.000Z" }],
       ["GHSA-8qvm-5x2c-j2w7", { modifiedTime: "2024-05-20T18:30:00.123Z" }],
-      ["UBUNTU-CVE-2023-4863", { severities: [{ type: "TYPE_UBUNTU", score: "high" }, { type: "TYPE_CVSS_V3", score: expect.any(String) }] }],
+      [
+        "UBUNTU-CVE-2023-4863",
+        {
+          severities: [
+            { type: "TYPE_UBUNTU", score: "high" },
+            { type: "TYPE_CVSS_V3", score: expect.any(String) },
+          ],
+        },
+      ],
       ["GHSA-h5c8-rqwp-cp95", { severities: [expect.anything(), { type: "TYPE_CVSS_V4", score: expect.stringMatching(/^CVSS:4\.0\//) }] }],
-      ["SUSE-SU-2024:0001-1", { affected: [expect.objectContaining({ ecosystem: "SUSE:Linux Enterprise Server 15 SP5", name: "openssl-3" })] }],
-      ["PYSEC-2021-108", { summary: "", affected: [expect.objectContaining({ versions: ["1.26.0", "1.26.1", "1.26.2", "1.26.3", "1.26.4"] })] }],
+      [
+        "SUSE-SU-2024:0001-1",
+        { affected: [expect.objectContaining({ ecosystem: "SUSE:Linux Enterprise Server 15 SP5", name: "openssl-3" })] },
+      ],
+      [
+        "PYSEC-2021-108",
+        { summary: "", affected: [expect.objectContaining({ versions: ["1.26.0", "1.26.1", "1.26.2", "1.26.3", "1.26.4"] })] },
+      ],
     ])("gets %s as its OSV document says", async (id, want) => {
       const res = await viewer.get(`${LIST}/${id}`);
       expect(res.status).toBe(200);
@@ -116,7 +140,11 @@ for (const engine of engines) {
             {
               type: "TYPE_GIT",
               repo: "https://github.com/apache/logging-log4j2",
-              events: [{ introduced: "0" }, { fixed: "c77b3cb39312b83b053d23a2158b99ac7de44dd3" }, { limit: "44569090f1cf1e92c711fb96dfd18cd7dccc72ea" }],
+              events: [
+                { introduced: "0" },
+                { fixed: "c77b3cb39312b83b053d23a2158b99ac7de44dd3" },
+                { limit: "44569090f1cf1e92c711fb96dfd18cd7dccc72ea" },
+              ],
             },
           ],
           versions: ["log4j-2.0-beta9", "rel/2.14.1"],
@@ -143,7 +171,11 @@ for (const engine of engines) {
       ["query over ids and aliases", "query=cve-2021-44228", ["CVE-2021-44228", "GHSA-jfh8-c2jp-5v3q"]],
       ["query over package names", "query=protobuf", ["GHSA-8qvm-5x2c-j2w7"]],
       ["modified_since", "modified_since=2024-05-20T16:03:47Z", ["CVE-2021-44228", "GHSA-8qvm-5x2c-j2w7", "GO-2022-0969"]],
-      ["everything at once", "ecosystem=PyPI&query=protobuf&modifiedSince=2024-01-01T00:00:00.000Z&aliases=CVE-2022-3171", ["GHSA-8qvm-5x2c-j2w7"]],
+      [
+        "everything at once",
+        "ecosystem=PyPI&query=protobuf&modifiedSince=2024-01-01T00:00:00.000Z&aliases=CVE-2022-3171",
+        ["GHSA-8qvm-5x2c-j2w7"],
+      ],
       ["nothing matching", "ecosystem=Hex", []],
     ])("filters by %s", async (_name, query, want) => {
       const got = await ids(query);
@@ -211,7 +243,10 @@ for (const engine of engines) {
       const missing = await viewer.get(`${LIST}/GHSA-0000-0000-0000`);
       expect(missing.status).toBe(404);
       expect(missing.body).toMatchObject({ code: 5, message: "Not found: advisory GHSA-0000-0000-0000" });
-      expect(detailOf(missing.body, "google.rpc.ResourceInfo")).toMatchObject({ resourceType: "advisory", resourceName: "GHSA-0000-0000-0000" });
+      expect(detailOf(missing.body, "google.rpc.ResourceInfo")).toMatchObject({
+        resourceType: "advisory",
+        resourceName: "GHSA-0000-0000-0000",
+      });
       expect(detailOf(missing.body, "google.rpc.ErrorInfo")).toMatchObject({ reason: "NOT_FOUND", domain: "vulnerabilities.localhost" });
       const bad = await viewer.get(`${LIST}/GHSA/x`);
       expect(bad.status).toBe(400);

@@ -192,7 +192,10 @@ for (const engine of engines) {
         const refused = await owner.post(`${GROUPS}/${made.org.uid}`, { name: "unrecorded" });
         expect(refused.status).toBe(500);
         expect(refused.body).toMatchObject({ code: 13, message: "Internal error" });
-        const renamed = await owner.patch(`${GROUPS}/${(await owner.get(`${GROUPS}?uidp.children_of=${made.org.uid}&name=kept`)).body.groups[0].uid}`, { description: "changed" });
+        const renamed = await owner.patch(
+          `${GROUPS}/${(await owner.get(`${GROUPS}?uidp.children_of=${made.org.uid}&name=kept`)).body.groups[0].uid}`,
+          { description: "changed" },
+        );
         expect(renamed.status).toBe(500);
       } finally {
         await execRaw(raw(), "alter table audit_events_away rename to audit_events");

@@ -81,7 +81,10 @@ const groupsV1 = "arbor.iam.v1.GroupsService";
 const ping = "arbor.ping.v2beta1.PingService";
 const advisories = "arbor.vulnerabilities.v2beta1.AdvisoriesService";
 
-const claimMatch = (n: number) => ({ issuer: "https://token.actions.githubusercontent.com", subject: `repo:acme/app-${n}:ref:refs/heads/main` });
+const claimMatch = (n: number) => ({
+  issuer: "https://token.actions.githubusercontent.com",
+  subject: `repo:acme/app-${n}:ref:refs/heads/main`,
+});
 const oidc = { issuer: "https://accounts.example.com", clientId: "arbor", clientSecret: "s3cret" };
 
 function get(service: string, method: string, path: string, request: unknown): Call {
@@ -92,14 +95,22 @@ function del(service: string, method: string, path: string, uid: string): Call {
 }
 
 const cases: Case[] = [
-  { rpc: `${groups}/ListGroups`, needs: "any", listsA: true, call: async (w) => get(groups, "ListGroups", `/iam/v2beta1/groups?uidp.children_of=${w.org}`, { uidp: { childrenOf: w.org } }) },
+  {
+    rpc: `${groups}/ListGroups`,
+    needs: "any",
+    listsA: true,
+    call: async (w) => get(groups, "ListGroups", `/iam/v2beta1/groups?uidp.children_of=${w.org}`, { uidp: { childrenOf: w.org } }),
+  },
   { rpc: `${groups}/GetGroup`, needs: "viewer", call: async (w) => get(groups, "GetGroup", `/iam/v2beta1/groups/${w.a}`, { uid: w.a }) },
   {
     rpc: `${groups}/CreateGroup`,
     needs: "editor",
     call: async (w) => {
       const body = { name: `made-${w.seq()}` };
-      return { rest: { method: "POST", path: `/iam/v2beta1/groups/${w.a}`, body }, grpc: { service: groups, method: "CreateGroup", request: { parent: w.a, group: body } } };
+      return {
+        rest: { method: "POST", path: `/iam/v2beta1/groups/${w.a}`, body },
+        grpc: { service: groups, method: "CreateGroup", request: { parent: w.a, group: body } },
+      };
     },
   },
   {
@@ -121,13 +132,27 @@ const cases: Case[] = [
       return del(groups, "DeleteGroup", `/iam/v2beta1/groups/${uid}`, uid);
     },
   },
-  { rpc: `${groupsV1}/ListGroups`, needs: "any", listsA: true, call: async (w) => get(groupsV1, "ListGroups", `/iam/v1/groups?uidp.children_of=${w.org}`, { uidp: { childrenOf: w.org } }) },
+  {
+    rpc: `${groupsV1}/ListGroups`,
+    needs: "any",
+    listsA: true,
+    call: async (w) => get(groupsV1, "ListGroups", `/iam/v1/groups?uidp.children_of=${w.org}`, { uidp: { childrenOf: w.org } }),
+  },
 
-  { rpc: `${idents}/ListIdentities`, needs: "any", listsA: true, call: async (w) => get(idents, "ListIdentities", `/iam/v2beta1/identities?uidp.children_of=${w.a}`, { uidp: { childrenOf: w.a } }) },
+  {
+    rpc: `${idents}/ListIdentities`,
+    needs: "any",
+    listsA: true,
+    call: async (w) => get(idents, "ListIdentities", `/iam/v2beta1/identities?uidp.children_of=${w.a}`, { uidp: { childrenOf: w.a } }),
+  },
   {
     rpc: `${idents}/LookupIdentity`,
     needs: "any",
-    call: async () => get(idents, "LookupIdentity", `/iam/v2beta1/identities:lookupIdentity?issuer=${encodeURIComponent(oidc.issuer)}&subject=ada`, { issuer: oidc.issuer, subject: "ada" }),
+    call: async () =>
+      get(idents, "LookupIdentity", `/iam/v2beta1/identities:lookupIdentity?issuer=${encodeURIComponent(oidc.issuer)}&subject=ada`, {
+        issuer: oidc.issuer,
+        subject: "ada",
+      }),
   },
   {
     rpc: `${idents}/ExplainExchange`,
@@ -136,17 +161,27 @@ const cases: Case[] = [
       // A token that fails the exchange's checks is still explained: only the caller decides the code.
       const uid = w.identities.viewer;
       const body = { token: "not-a-token", audience: "registry.example.com" };
-      return { rest: { method: "POST", path: `/iam/v2beta1/identities/${uid}:explainExchange`, body }, grpc: { service: idents, method: "ExplainExchange", request: { uid, ...body } } };
+      return {
+        rest: { method: "POST", path: `/iam/v2beta1/identities/${uid}:explainExchange`, body },
+        grpc: { service: idents, method: "ExplainExchange", request: { uid, ...body } },
+      };
     },
   },
-  { rpc: `${idents}/GetIdentity`, needs: "viewer", call: async (w) => get(idents, "GetIdentity", `/iam/v2beta1/identities/${w.identities.viewer}`, { uid: w.identities.viewer }) },
+  {
+    rpc: `${idents}/GetIdentity`,
+    needs: "viewer",
+    call: async (w) => get(idents, "GetIdentity", `/iam/v2beta1/identities/${w.identities.viewer}`, { uid: w.identities.viewer }),
+  },
   {
     rpc: `${idents}/CreateIdentity`,
     needs: "editor",
     call: async (w) => {
       const n = w.seq();
       const body = { name: `ci-${n}`, claimMatch: claimMatch(n) };
-      return { rest: { method: "POST", path: `/iam/v2beta1/identities/${w.a}`, body }, grpc: { service: idents, method: "CreateIdentity", request: { parent: w.a, identity: body } } };
+      return {
+        rest: { method: "POST", path: `/iam/v2beta1/identities/${w.a}`, body },
+        grpc: { service: idents, method: "CreateIdentity", request: { parent: w.a, identity: body } },
+      };
     },
   },
   {
@@ -157,7 +192,11 @@ const cases: Case[] = [
       const uid = await w.make(`/iam/v2beta1/identities/${w.a}`, { name: `ui-${n}`, claimMatch: claimMatch(n) });
       return {
         rest: { method: "PATCH", path: `/iam/v2beta1/identities/${uid}`, body: { description: "changed" } },
-        grpc: { service: idents, method: "UpdateIdentity", request: { identity: { uid, description: "changed" }, updateMask: { paths: ["description"] } } },
+        grpc: {
+          service: idents,
+          method: "UpdateIdentity",
+          request: { identity: { uid, description: "changed" }, updateMask: { paths: ["description"] } },
+        },
       };
     },
   },
@@ -171,15 +210,33 @@ const cases: Case[] = [
     },
   },
 
-  { rpc: `${roles}/ListRoles`, needs: "any", listsA: true, call: async (w) => get(roles, "ListRoles", `/iam/v2beta1/roles?uidp.descendants_of=${w.org}`, { uidp: { descendantsOf: w.org } }) },
-  { rpc: `${roles}/GetRole`, variant: "built-in", needs: "any", call: async () => get(roles, "GetRole", `/iam/v2beta1/roles/${builtinRoleUid("viewer")}`, { uid: builtinRoleUid("viewer") }) },
-  { rpc: `${roles}/GetRole`, variant: "custom", needs: "viewer", call: async (w) => get(roles, "GetRole", `/iam/v2beta1/roles/${w.customRole}`, { uid: w.customRole }) },
+  {
+    rpc: `${roles}/ListRoles`,
+    needs: "any",
+    listsA: true,
+    call: async (w) => get(roles, "ListRoles", `/iam/v2beta1/roles?uidp.descendants_of=${w.org}`, { uidp: { descendantsOf: w.org } }),
+  },
+  {
+    rpc: `${roles}/GetRole`,
+    variant: "built-in",
+    needs: "any",
+    call: async () => get(roles, "GetRole", `/iam/v2beta1/roles/${builtinRoleUid("viewer")}`, { uid: builtinRoleUid("viewer") }),
+  },
+  {
+    rpc: `${roles}/GetRole`,
+    variant: "custom",
+    needs: "viewer",
+    call: async (w) => get(roles, "GetRole", `/iam/v2beta1/roles/${w.customRole}`, { uid: w.customRole }),
+  },
   {
     rpc: `${roles}/CreateRole`,
     needs: "owner",
     call: async (w) => {
       const body = { name: `cr-${w.seq()}`, capabilities: ["CAP_IAM_GROUPS_LIST"] };
-      return { rest: { method: "POST", path: `/iam/v2beta1/roles/${w.a}`, body }, grpc: { service: roles, method: "CreateRole", request: { parent: w.a, role: { ...body, capabilities: [103] } } } };
+      return {
+        rest: { method: "POST", path: `/iam/v2beta1/roles/${w.a}`, body },
+        grpc: { service: roles, method: "CreateRole", request: { parent: w.a, role: { ...body, capabilities: [103] } } },
+      };
     },
   },
   {
@@ -189,7 +246,11 @@ const cases: Case[] = [
       const uid = await w.make(`/iam/v2beta1/roles/${w.a}`, { name: `ur-${w.seq()}`, capabilities: ["CAP_IAM_GROUPS_LIST"] });
       return {
         rest: { method: "PATCH", path: `/iam/v2beta1/roles/${uid}`, body: { description: "changed" } },
-        grpc: { service: roles, method: "UpdateRole", request: { role: { uid, description: "changed" }, updateMask: { paths: ["description"] } } },
+        grpc: {
+          service: roles,
+          method: "UpdateRole",
+          request: { role: { uid, description: "changed" }, updateMask: { paths: ["description"] } },
+        },
       };
     },
   },
@@ -202,7 +263,12 @@ const cases: Case[] = [
     },
   },
 
-  { rpc: `${bindings}/ListRoleBindings`, needs: "any", listsA: true, call: async (w) => get(bindings, "ListRoleBindings", `/iam/v2beta1/roleBindings?group=${w.a}`, { group: w.a }) },
+  {
+    rpc: `${bindings}/ListRoleBindings`,
+    needs: "any",
+    listsA: true,
+    call: async (w) => get(bindings, "ListRoleBindings", `/iam/v2beta1/roleBindings?group=${w.a}`, { group: w.a }),
+  },
   {
     rpc: `${bindings}/GetRoleBinding`,
     needs: "viewer",
@@ -220,7 +286,10 @@ const cases: Case[] = [
       const n = w.seq();
       const identity = await w.make(`/iam/v2beta1/identities/${w.a}`, { name: `bi-${n}`, claimMatch: claimMatch(n) });
       const body = { identityUid: identity, roleUid: builtinRoleUid("viewer") };
-      return { rest: { method: "POST", path: `/iam/v2beta1/roleBindings/${w.a}`, body }, grpc: { service: bindings, method: "CreateRoleBinding", request: { parent: w.a, roleBinding: body } } };
+      return {
+        rest: { method: "POST", path: `/iam/v2beta1/roleBindings/${w.a}`, body },
+        grpc: { service: bindings, method: "CreateRoleBinding", request: { parent: w.a, roleBinding: body } },
+      };
     },
   },
   {
@@ -248,12 +317,22 @@ const cases: Case[] = [
     },
   },
 
-  { rpc: `${idps}/ListIdentityProviders`, needs: "any", listsA: true, call: async (w) => get(idps, "ListIdentityProviders", `/iam/v2beta1/identityProviders?uidp.children_of=${w.a}`, { uidp: { childrenOf: w.a } }) },
+  {
+    rpc: `${idps}/ListIdentityProviders`,
+    needs: "any",
+    listsA: true,
+    call: async (w) =>
+      get(idps, "ListIdentityProviders", `/iam/v2beta1/identityProviders?uidp.children_of=${w.a}`, { uidp: { childrenOf: w.a } }),
+  },
   {
     rpc: `${idps}/GetIdentityProvider`,
     needs: "viewer",
     call: async (w) => {
-      const uid = await w.make(`/iam/v2beta1/identityProviders/${w.a}`, { name: `gp-${w.seq()}`, defaultRole: builtinRoleUid("viewer"), oidc });
+      const uid = await w.make(`/iam/v2beta1/identityProviders/${w.a}`, {
+        name: `gp-${w.seq()}`,
+        defaultRole: builtinRoleUid("viewer"),
+        oidc,
+      });
       return get(idps, "GetIdentityProvider", `/iam/v2beta1/identityProviders/${uid}`, { uid });
     },
   },
@@ -262,17 +341,28 @@ const cases: Case[] = [
     needs: "owner",
     call: async (w) => {
       const body = { name: `cp-${w.seq()}`, defaultRole: builtinRoleUid("viewer"), oidc };
-      return { rest: { method: "POST", path: `/iam/v2beta1/identityProviders/${w.a}`, body }, grpc: { service: idps, method: "CreateIdentityProvider", request: { parent: w.a, identityProvider: body } } };
+      return {
+        rest: { method: "POST", path: `/iam/v2beta1/identityProviders/${w.a}`, body },
+        grpc: { service: idps, method: "CreateIdentityProvider", request: { parent: w.a, identityProvider: body } },
+      };
     },
   },
   {
     rpc: `${idps}/UpdateIdentityProvider`,
     needs: "owner",
     call: async (w) => {
-      const uid = await w.make(`/iam/v2beta1/identityProviders/${w.a}`, { name: `up-${w.seq()}`, defaultRole: builtinRoleUid("viewer"), oidc });
+      const uid = await w.make(`/iam/v2beta1/identityProviders/${w.a}`, {
+        name: `up-${w.seq()}`,
+        defaultRole: builtinRoleUid("viewer"),
+        oidc,
+      });
       return {
         rest: { method: "PATCH", path: `/iam/v2beta1/identityProviders/${uid}`, body: { description: "changed" } },
-        grpc: { service: idps, method: "UpdateIdentityProvider", request: { identityProvider: { uid, description: "changed" }, updateMask: { paths: ["description"] } } },
+        grpc: {
+          service: idps,
+          method: "UpdateIdentityProvider",
+          request: { identityProvider: { uid, description: "changed" }, updateMask: { paths: ["description"] } },
+        },
       };
     },
   },
@@ -280,13 +370,26 @@ const cases: Case[] = [
     rpc: `${idps}/DeleteIdentityProvider`,
     needs: "owner",
     call: async (w) => {
-      const uid = await w.make(`/iam/v2beta1/identityProviders/${w.a}`, { name: `dp-${w.seq()}`, defaultRole: builtinRoleUid("viewer"), oidc });
+      const uid = await w.make(`/iam/v2beta1/identityProviders/${w.a}`, {
+        name: `dp-${w.seq()}`,
+        defaultRole: builtinRoleUid("viewer"),
+        oidc,
+      });
       return del(idps, "DeleteIdentityProvider", `/iam/v2beta1/identityProviders/${uid}`, uid);
     },
   },
 
-  { rpc: `${assocs}/ListAccountAssociations`, needs: "any", listsA: true, call: async (w) => get(assocs, "ListAccountAssociations", `/iam/v2beta1/accountAssociations?uidp.ids=${w.a}`, { uidp: { ids: [w.a] } }) },
-  { rpc: `${assocs}/GetAccountAssociation`, needs: "viewer", call: async (w) => get(assocs, "GetAccountAssociation", `/iam/v2beta1/accountAssociations/${w.a}`, { uid: w.a }) },
+  {
+    rpc: `${assocs}/ListAccountAssociations`,
+    needs: "any",
+    listsA: true,
+    call: async (w) => get(assocs, "ListAccountAssociations", `/iam/v2beta1/accountAssociations?uidp.ids=${w.a}`, { uidp: { ids: [w.a] } }),
+  },
+  {
+    rpc: `${assocs}/GetAccountAssociation`,
+    needs: "viewer",
+    call: async (w) => get(assocs, "GetAccountAssociation", `/iam/v2beta1/accountAssociations/${w.a}`, { uid: w.a }),
+  },
   {
     rpc: `${assocs}/CreateAccountAssociation`,
     needs: "owner",
@@ -307,7 +410,11 @@ const cases: Case[] = [
       await w.make(`/iam/v2beta1/accountAssociations/${group}`, { name: "aws", amazon: { account: "123456789012" } });
       return {
         rest: { method: "PATCH", path: `/iam/v2beta1/accountAssociations/${group}`, body: { description: "changed" } },
-        grpc: { service: assocs, method: "UpdateAccountAssociation", request: { accountAssociation: { uid: group, description: "changed" }, updateMask: { paths: ["description"] } } },
+        grpc: {
+          service: assocs,
+          method: "UpdateAccountAssociation",
+          request: { accountAssociation: { uid: group, description: "changed" }, updateMask: { paths: ["description"] } },
+        },
       };
     },
   },
@@ -321,7 +428,16 @@ const cases: Case[] = [
     },
   },
 
-  { rpc: `${invites}/ListGroupInvites`, needs: "any", listsA: true, call: async (w) => get(invites, "ListGroupInvites", `/iam/v2beta1/groupInvites?uidp.children_of=${w.a}&page_size=1`, { uidp: { childrenOf: w.a }, pageSize: 1 }) },
+  {
+    rpc: `${invites}/ListGroupInvites`,
+    needs: "any",
+    listsA: true,
+    call: async (w) =>
+      get(invites, "ListGroupInvites", `/iam/v2beta1/groupInvites?uidp.children_of=${w.a}&page_size=1`, {
+        uidp: { childrenOf: w.a },
+        pageSize: 1,
+      }),
+  },
   {
     rpc: `${invites}/GetGroupInvite`,
     needs: "viewer",
@@ -337,7 +453,11 @@ const cases: Case[] = [
       const body = { roleUid: builtinRoleUid("viewer"), ttl: "3600s" };
       return {
         rest: { method: "POST", path: `/iam/v2beta1/groupInvites/${w.a}`, body },
-        grpc: { service: invites, method: "CreateGroupInvite", request: { parent: w.a, groupInvite: { roleUid: body.roleUid, ttl: { seconds: 3600 } } } },
+        grpc: {
+          service: invites,
+          method: "CreateGroupInvite",
+          request: { parent: w.a, groupInvite: { roleUid: body.roleUid, ttl: { seconds: 3600 } } },
+        },
       };
     },
   },
@@ -348,7 +468,11 @@ const cases: Case[] = [
       const uid = await w.make(`/iam/v2beta1/groupInvites/${w.a}`, { roleUid: builtinRoleUid("viewer"), ttl: "3600s" });
       return {
         rest: { method: "PATCH", path: `/iam/v2beta1/groupInvites/${uid}`, body: { singleUse: true } },
-        grpc: { service: invites, method: "UpdateGroupInvite", request: { groupInvite: { uid, singleUse: true }, updateMask: { paths: ["single_use"] } } },
+        grpc: {
+          service: invites,
+          method: "UpdateGroupInvite",
+          request: { groupInvite: { uid, singleUse: true }, updateMask: { paths: ["single_use"] } },
+        },
       };
     },
   },
@@ -379,7 +503,14 @@ const cases: Case[] = [
     },
   },
 
-  { rpc: `${reposV2}/ListRepos`, needs: "any", listsA: true, seenFrom: "pull", call: async (w) => get(reposV2, "ListRepos", `/registry/v2beta1/repos?uidp.descendants_of=${w.org}`, { uidp: { descendantsOf: w.org } }) },
+  {
+    rpc: `${reposV2}/ListRepos`,
+    needs: "any",
+    listsA: true,
+    seenFrom: "pull",
+    call: async (w) =>
+      get(reposV2, "ListRepos", `/registry/v2beta1/repos?uidp.descendants_of=${w.org}`, { uidp: { descendantsOf: w.org } }),
+  },
   {
     rpc: `${reposV2}/GetRepo`,
     needs: "pull",
@@ -388,7 +519,13 @@ const cases: Case[] = [
       return get(reposV2, "GetRepo", `/registry/v2beta1/repos/${uid}`, { uid });
     },
   },
-  { rpc: `${tagsV2}/ListTags`, needs: "any", listsA: true, seenFrom: "pull", call: async (w) => get(tagsV2, "ListTags", `/registry/v2beta1/tags?uidp.descendants_of=${w.org}`, { uidp: { descendantsOf: w.org } }) },
+  {
+    rpc: `${tagsV2}/ListTags`,
+    needs: "any",
+    listsA: true,
+    seenFrom: "pull",
+    call: async (w) => get(tagsV2, "ListTags", `/registry/v2beta1/tags?uidp.descendants_of=${w.org}`, { uidp: { descendantsOf: w.org } }),
+  },
   {
     rpc: `${tagsV2}/GetTag`,
     needs: "pull",
@@ -399,13 +536,22 @@ const cases: Case[] = [
       return get(tagsV2, "GetTag", `/registry/v2beta1/tags/${uid}`, { uid });
     },
   },
-  { rpc: `${registryV1}/ListRepos`, needs: "any", listsA: true, seenFrom: "pull", call: async (w) => get(registryV1, "ListRepos", `/registry/v1/repos?uidp.descendants_of=${w.org}`, { uidp: { descendantsOf: w.org } }) },
+  {
+    rpc: `${registryV1}/ListRepos`,
+    needs: "any",
+    listsA: true,
+    seenFrom: "pull",
+    call: async (w) => get(registryV1, "ListRepos", `/registry/v1/repos?uidp.descendants_of=${w.org}`, { uidp: { descendantsOf: w.org } }),
+  },
   {
     rpc: `${registryV1}/CreateRepo`,
     needs: "editor",
     call: async (w) => {
       const body = { name: `created-${w.seq()}` };
-      return { rest: { method: "POST", path: `/registry/v1/repos/${w.a}`, body }, grpc: { service: registryV1, method: "CreateRepo", request: { parentId: w.a, repo: body } } };
+      return {
+        rest: { method: "POST", path: `/registry/v1/repos/${w.a}`, body },
+        grpc: { service: registryV1, method: "CreateRepo", request: { parentId: w.a, repo: body } },
+      };
     },
   },
   {
@@ -414,7 +560,10 @@ const cases: Case[] = [
     call: async (w) => {
       const id = await w.push();
       const body = { description: "changed" };
-      return { rest: { method: "PUT", path: `/registry/v1/repos/${id}`, body }, grpc: { service: registryV1, method: "UpdateRepo", request: { repo: { id, ...body } } } };
+      return {
+        rest: { method: "PUT", path: `/registry/v1/repos/${id}`, body },
+        grpc: { service: registryV1, method: "UpdateRepo", request: { repo: { id, ...body } } },
+      };
     },
   },
   {
@@ -422,18 +571,32 @@ const cases: Case[] = [
     needs: "editor",
     call: async (w) => {
       const id = await w.push();
-      return { rest: { method: "DELETE", path: `/registry/v1/repos/${id}` }, grpc: { service: registryV1, method: "DeleteRepo", request: { id } } };
+      return {
+        rest: { method: "DELETE", path: `/registry/v1/repos/${id}` },
+        grpc: { service: registryV1, method: "DeleteRepo", request: { id } },
+      };
     },
   },
 
-  { rpc: `${advisories}/ListAdvisories`, needs: "viewer anywhere", call: async () => get(advisories, "ListAdvisories", "/vulnerabilities/v2beta1/advisories?page_size=1", { pageSize: 1 }) },
-  { rpc: `${advisories}/GetAdvisory`, needs: "viewer anywhere", call: async (w) => get(advisories, "GetAdvisory", `/vulnerabilities/v2beta1/advisories/${w.advisory}`, { uid: w.advisory }) },
+  {
+    rpc: `${advisories}/ListAdvisories`,
+    needs: "viewer anywhere",
+    call: async () => get(advisories, "ListAdvisories", "/vulnerabilities/v2beta1/advisories?page_size=1", { pageSize: 1 }),
+  },
+  {
+    rpc: `${advisories}/GetAdvisory`,
+    needs: "viewer anywhere",
+    call: async (w) => get(advisories, "GetAdvisory", `/vulnerabilities/v2beta1/advisories/${w.advisory}`, { uid: w.advisory }),
+  },
   {
     rpc: `${advisories}/CheckAdvisories`,
     needs: "viewer anywhere",
     call: async () => {
       const body = { packages: [{ ecosystem: "npm", name: "lodash", version: "4.17.15" }] };
-      return { rest: { method: "POST", path: "/vulnerabilities/v2beta1/advisories:check", body }, grpc: { service: advisories, method: "CheckAdvisories", request: body } };
+      return {
+        rest: { method: "POST", path: "/vulnerabilities/v2beta1/advisories:check", body },
+        grpc: { service: advisories, method: "CheckAdvisories", request: body },
+      };
     },
   },
 
@@ -468,10 +631,14 @@ function expected(c: Case, caller: Caller): number {
 
 const REGISTERED = registeredRpcs();
 
-const definition = protoLoader.loadSync(
-  [...new Set(REGISTERED.map((m) => `${m.parent.file.name}.proto`))],
-  { includeDirs: [join(import.meta.dirname, "../../proto")], keepCase: false, longs: String, enums: String, defaults: true, oneofs: true },
-);
+const definition = protoLoader.loadSync([...new Set(REGISTERED.map((m) => `${m.parent.file.name}.proto`))], {
+  includeDirs: [join(import.meta.dirname, "../../proto")],
+  keepCase: false,
+  longs: String,
+  enums: String,
+  defaults: true,
+  oneofs: true,
+});
 const grpcPackage = grpc.loadPackageDefinition(definition) as any;
 
 describe("the authorization matrix's coverage", () => {

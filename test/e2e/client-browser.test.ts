@@ -38,7 +38,9 @@ globalThis.arborTest = async (baseUrl, token, org, transport) => {
 
 async function bundle(entry: { contents: string } | { file: string }): Promise<{ code: string; metafile: Metafile }> {
   const result = await build({
-    ...("file" in entry ? { entryPoints: [entry.file] } : { stdin: { contents: entry.contents, resolveDir: clientDir, loader: "ts", sourcefile: "page.ts" } }),
+    ...("file" in entry
+      ? { entryPoints: [entry.file] }
+      : { stdin: { contents: entry.contents, resolveDir: clientDir, loader: "ts", sourcefile: "page.ts" } }),
     bundle: true,
     platform: "browser",
     format: "esm",
@@ -75,7 +77,8 @@ describe("the client's browser entry", () => {
 });
 
 const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium && process.env.CI !== "true") console.warn(`${CHROMIUM} not found: skipping the browser cases (apt-get install chromium)`);
+if (!haveChromium && process.env.CI !== "true")
+  console.warn(`${CHROMIUM} not found: skipping the browser cases (apt-get install chromium)`);
 
 describe.skipIf(!haveChromium && process.env.CI !== "true")(`the client in headless Chromium [${engine.name}]`, () => {
   let page: { origin: string; server: Server };
@@ -91,7 +94,15 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")(`the client in headl
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+      ],
     });
   }, 60_000);
   afterAll(async () => {

@@ -66,7 +66,10 @@ describe(`the TypeScript client from Node [${engine.name}]`, () => {
     expect(list.groups.map((g) => g.uid)).toEqual([created.uid]);
     expect(list.totalCount).toBe(1n);
     expect((await groups.getGroup({ uid: created.uid })).description).toBe("made by the client");
-    const updated = await groups.updateGroup({ group: { uid: created.uid, description: "changed" }, updateMask: { paths: ["description"] } });
+    const updated = await groups.updateGroup({
+      group: { uid: created.uid, description: "changed" },
+      updateMask: { paths: ["description"] },
+    });
     expect(updated).toMatchObject({ name: `g-${transport}`, description: "changed" });
     await groups.deleteGroup({ uid: created.uid });
     await expect(groups.getGroup({ uid: created.uid })).rejects.toMatchObject({ code: Code.NotFound });

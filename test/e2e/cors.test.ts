@@ -13,7 +13,11 @@ const APP = "https://app.example";
 function preflight(t: TestServer, path: string, origin: string): Promise<Response> {
   return t.fetch(path, {
     method: "OPTIONS",
-    headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "authorization,content-type,connect-protocol-version" },
+    headers: {
+      origin,
+      "access-control-request-method": "POST",
+      "access-control-request-headers": "authorization,content-type,connect-protocol-version",
+    },
   });
 }
 

@@ -28,7 +28,10 @@ for (const engine of engines) {
     let n = 0;
     /** The codes and tokens handled here, to look for in the log. */
     const secrets: string[] = [];
-    const person = () => ({ sub: `device-${++n}`, claims: { preferred_username: `Device ${n}`, email: `device-${n}@example.com`, email_verified: true } });
+    const person = () => ({
+      sub: `device-${++n}`,
+      claims: { preferred_username: `Device ${n}`, email: `device-${n}@example.com`, email_verified: true },
+    });
     /** The next poll is in time. */
     const later = () => clock.advance(5_000);
 
@@ -41,7 +44,14 @@ for (const engine of engines) {
     it("logs a person in: code, page, confirmation, provider, then the same tokens as a browser login, once", async () => {
       const grant = await authorizeDevice(w, { org: "acme" });
       secrets.push(grant.device_code, grant.user_code);
-      expect(Object.keys(grant).sort()).toEqual(["device_code", "expires_in", "interval", "user_code", "verification_uri", "verification_uri_complete"]);
+      expect(Object.keys(grant).sort()).toEqual([
+        "device_code",
+        "expires_in",
+        "interval",
+        "user_code",
+        "verification_uri",
+        "verification_uri_complete",
+      ]);
       expect(grant).toMatchObject({ expires_in: 600, interval: 5, verification_uri: `${w.t.url}/oauth/device` });
       expect(grant.user_code).toMatch(USER_CODE);
       expect(grant.device_code).toMatch(/^arbdev_[A-Za-z0-9_-]{43}$/);
@@ -53,14 +63,21 @@ for (const engine of engines) {
       expect(done.response.status, done.html).toBe(200);
       expect(done.html).toContain("Your device is logged in to Arbor");
       // The person went through the organization's provider, with Arbor's callback.
-      expect(done.visited.some((u) => u.startsWith(`${w.issuer.url}/auth`) && new URL(u).searchParams.get("client_id") === ORG_CLIENT)).toBe(true);
+      expect(
+        done.visited.some((u) => u.startsWith(`${w.issuer.url}/auth`) && new URL(u).searchParams.get("client_id") === ORG_CLIENT),
+      ).toBe(true);
 
       later();
       const answer = await pollDevice(w, grant.device_code);
       expect(answer.status, JSON.stringify(answer.body)).toBe(200);
       expect(Object.keys(answer.body).sort()).toEqual(["access_token", "expires_in", "expiry", "refresh_token", "token_type"]);
       const uid = userIdentityUid(w.issuer.url, alice.sub);
-      expect(decodeJwt(answer.body.access_token)).toMatchObject({ iss: w.t.url, sub: uid, aud: w.t.url, act: { iss: w.issuer.url, sub: alice.sub, aud: ORG_CLIENT } });
+      expect(decodeJwt(answer.body.access_token)).toMatchObject({
+        iss: w.t.url,
+        sub: uid,
+        aud: w.t.url,
+        act: { iss: w.issuer.url, sub: alice.sub, aud: ORG_CLIENT },
+      });
       expect((await restClient(w.t, answer.body.access_token).get(`/iam/v2beta1/groups/${w.org.uid}`)).status).toBe(200);
       // The refresh token works as a browser login's does.
       const refreshed = await oauthPost(w, "token", { grant_type: "refresh_token", refresh_token: answer.body.refresh_token });
@@ -76,7 +93,9 @@ for (const engine of engines) {
 
     it("redeems an invite given with the device authorization, and refuses a used one at once", async () => {
       const team = (await w.admin.post(`/iam/v2beta1/groups/${w.org.uid}`, { name: "device-team" })).body.uid as string;
-      const invite = (await w.admin.post(`/iam/v2beta1/groupInvites/${team}`, { roleUid: builtinRoleUid("editor"), ttl: "3600s", singleUse: true })).body as { code: string };
+      const invite = (
+        await w.admin.post(`/iam/v2beta1/groupInvites/${team}`, { roleUid: builtinRoleUid("editor"), ttl: "3600s", singleUse: true })
+      ).body as { code: string };
       const grant = await authorizeDevice(w, { invite: invite.code });
       const bob = person();
       expect((await confirmDevice(w, grant.verification_uri_complete, bob)).html).toContain("Your device is logged in to Arbor");
@@ -100,7 +119,9 @@ for (const engine of engines) {
       expect(page.html).toContain("Continue only if you started this login yourself and your terminal shows this very code.");
       expect(page.response.headers.get("x-frame-options")).toBe("DENY");
       expect(page.response.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
-      expect(page.response.headers.get("set-cookie")).toMatch(/^arbor-device=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=1800; HttpOnly; SameSite=Strict$/);
+      expect(page.response.headers.get("set-cookie")).toMatch(
+        /^arbor-device=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=1800; HttpOnly; SameSite=Strict$/,
+      );
       later();
       expect(oauthError(await pollDevice(w, grant.device_code))).toEqual({ status: 400, error: "authorization_pending" });
       // Without ?user_code= the form is empty, for the person to type it (any case, with or without the dash).
@@ -142,7 +163,10 @@ for (const engine of engines) {
       expect(oauthError(await pollDevice(w, grant.device_code))).toEqual({ status: 400, error: "authorization_pending" });
       const soon = await pollDevice(w, grant.device_code);
       expect(oauthError(soon)).toEqual({ status: 400, error: "slow_down" });
-      expect(soon.body).toMatchObject({ code: 9, error_description: "Precondition failed: polled sooner than the interval; wait 10s between polls" });
+      expect(soon.body).toMatchObject({
+        code: 9,
+        error_description: "Precondition failed: polled sooner than the interval; wait 10s between polls",
+      });
       // 5 s is no longer enough: the interval is 10 s now, then 15 s.
       later();
       expect(oauthError(await pollDevice(w, grant.device_code))).toEqual({ status: 400, error: "slow_down" });
@@ -153,20 +177,28 @@ for (const engine of engines) {
     it("answers access_denied with the reason when the person's login is refused, then forgets the code", async () => {
       const grant = await authorizeDevice(w);
       // The person declines at the provider: it sends the browser back with an error.
-      const declined = (u: string) => (u.startsWith(`${w.t.url}/oauth/callback?`) ? `${w.t.url}/oauth/callback?error=access_denied&error_description=no&state=${new URL(u).searchParams.get("state")}` : u);
+      const declined = (u: string) =>
+        u.startsWith(`${w.t.url}/oauth/callback?`)
+          ? `${w.t.url}/oauth/callback?error=access_denied&error_description=no&state=${new URL(u).searchParams.get("state")}`
+          : u;
       const done = await confirmDevice(w, grant.verification_uri_complete, person(), { rewrite: declined });
       expect(done.response.status).toBe(401);
       later();
       const refused = await pollDevice(w, grant.device_code);
       expect(oauthError(refused)).toEqual({ status: 400, error: "access_denied" });
-      expect(refused.body.error_description).toBe("Precondition failed: the login was refused: Unauthenticated: the identity provider did not log you in (access_denied: no)");
+      expect(refused.body.error_description).toBe(
+        "Precondition failed: the login was refused: Unauthenticated: the identity provider did not log you in (access_denied: no)",
+      );
       later();
       expect(oauthError(await pollDevice(w, grant.device_code))).toEqual({ status: 401, error: "invalid_grant" });
     });
 
     it("refuses unknown device codes, missing ones and unknown grant types in OAuth's terms too", async () => {
       expect(oauthError(await pollDevice(w, "arbdev_nope"))).toEqual({ status: 401, error: "invalid_grant" });
-      expect(oauthError(await oauthPost(w, "token", { grant_type: "urn:ietf:params:oauth:grant-type:device_code" }))).toEqual({ status: 400, error: "invalid_request" });
+      expect(oauthError(await oauthPost(w, "token", { grant_type: "urn:ietf:params:oauth:grant-type:device_code" }))).toEqual({
+        status: 400,
+        error: "invalid_request",
+      });
       expect(oauthError(await oauthPost(w, "token", { grant_type: "password" }))).toEqual({ status: 400, error: "unsupported_grant_type" });
       const wrong = await confirmDevice(w, `${w.t.url}/oauth/device?user_code=BCDF-GHJK`, person());
       expect(wrong.response.status).toBe(401);
@@ -239,12 +271,15 @@ for (const engine of engines) {
       for (let i = 0; i < 3; i++) await authorizeDevice(w);
       const refused = await oauthPost(w, "device_authorization", {});
       expect(refused.status).toBe(429);
-      expect(refused.body.message).toBe("Resource exhausted: too many logins are in progress from your network address; finish or abandon them, or try again in 10 minutes");
+      expect(refused.body.message).toBe(
+        "Resource exhausted: too many logins are in progress from your network address; finish or abandon them, or try again in 10 minutes",
+      );
     });
 
     it("bounds wrong codes entered from one address: past the budget even the right code waits", async () => {
       const answers: number[] = [];
-      for (const code of ["BCDF-GHJK", "BCDF-GHJL", "BCDF-GHJM"]) answers.push((await confirmDevice(w, `${w.t.url}/oauth/device?user_code=${code}`, { sub: "guesser" })).response.status);
+      for (const code of ["BCDF-GHJK", "BCDF-GHJL", "BCDF-GHJM"])
+        answers.push((await confirmDevice(w, `${w.t.url}/oauth/device?user_code=${code}`, { sub: "guesser" })).response.status);
       expect(answers).toEqual([401, 401, 401]);
       const last = await confirmDevice(w, `${w.t.url}/oauth/device?user_code=BCDF-GHJN`, { sub: "guesser" });
       expect(last.response.status).toBe(429);
@@ -267,10 +302,15 @@ for (const engine of engines) {
           400,
           "Precondition failed: this server has no default login provider (ARBOR_LOGIN_ISSUER); name an organization to log in through its identity provider",
         ]);
-        expect(server.body.details).toContainEqual(expect.objectContaining({ violations: [expect.objectContaining({ type: "NO_LOGIN_PROVIDER" })] }));
+        expect(server.body.details).toContainEqual(
+          expect.objectContaining({ violations: [expect.objectContaining({ type: "NO_LOGIN_PROVIDER" })] }),
+        );
         for (const org of ["bare", "no-such-org"]) {
           const named = await oauthPost(w, endpoint, { org });
-          expect([named.status, named.body.message]).toEqual([400, "Precondition failed: login is not available for this organization; ask its administrators"]);
+          expect([named.status, named.body.message]).toEqual([
+            400,
+            "Precondition failed: login is not available for this organization; ask its administrators",
+          ]);
         }
       }
       // The organization with a provider can log in.

@@ -33,37 +33,178 @@ interface Ctx {
 }
 
 const cases: Case[] = [
-  { name: "malformed JSON", method: "POST", path: (c) => `/iam/v2beta1/groups/${c.org}`, body: '{"name": ', status: 400, code: 3, field: "body" },
-  { name: "a JSON array body", method: "POST", path: (c) => `/iam/v2beta1/groups/${c.org}`, body: "[]", status: 400, code: 3, field: "body" },
-  { name: "a wrong type", method: "POST", path: (c) => `/iam/v2beta1/groups/${c.org}`, body: '{"name": 42}', status: 400, code: 3, field: "name" },
-  { name: "a key given twice", method: "POST", path: (c) => `/iam/v2beta1/groups/${c.org}`, body: '{"name": "BAD NAME", "name": "ok"}', status: 400, code: 3, field: "name" },
-  { name: "an unknown field", method: "POST", path: (c) => `/iam/v2beta1/groups/${c.org}`, body: '{"name": "x", "colour": "red"}', status: 400, code: 3, field: "colour" },
-  { name: "an oversized body", method: "POST", path: (c) => `/iam/v2beta1/groups/${c.org}`, body: `{"name": "x", "description": "${"a".repeat(2 * 1024 * 1024)}"}`, status: 400, code: 3, field: "body" },
-  { name: "a description over 512 characters", method: "POST", path: (c) => `/iam/v2beta1/groups/${c.org}`, body: `{"name": "x", "description": "${"a".repeat(513)}"}`, status: 400, code: 3, field: "description" },
+  {
+    name: "malformed JSON",
+    method: "POST",
+    path: (c) => `/iam/v2beta1/groups/${c.org}`,
+    body: '{"name": ',
+    status: 400,
+    code: 3,
+    field: "body",
+  },
+  {
+    name: "a JSON array body",
+    method: "POST",
+    path: (c) => `/iam/v2beta1/groups/${c.org}`,
+    body: "[]",
+    status: 400,
+    code: 3,
+    field: "body",
+  },
+  {
+    name: "a wrong type",
+    method: "POST",
+    path: (c) => `/iam/v2beta1/groups/${c.org}`,
+    body: '{"name": 42}',
+    status: 400,
+    code: 3,
+    field: "name",
+  },
+  {
+    name: "a key given twice",
+    method: "POST",
+    path: (c) => `/iam/v2beta1/groups/${c.org}`,
+    body: '{"name": "BAD NAME", "name": "ok"}',
+    status: 400,
+    code: 3,
+    field: "name",
+  },
+  {
+    name: "an unknown field",
+    method: "POST",
+    path: (c) => `/iam/v2beta1/groups/${c.org}`,
+    body: '{"name": "x", "colour": "red"}',
+    status: 400,
+    code: 3,
+    field: "colour",
+  },
+  {
+    name: "an oversized body",
+    method: "POST",
+    path: (c) => `/iam/v2beta1/groups/${c.org}`,
+    body: `{"name": "x", "description": "${"a".repeat(2 * 1024 * 1024)}"}`,
+    status: 400,
+    code: 3,
+    field: "body",
+  },
+  {
+    name: "a description over 512 characters",
+    method: "POST",
+    path: (c) => `/iam/v2beta1/groups/${c.org}`,
+    body: `{"name": "x", "description": "${"a".repeat(513)}"}`,
+    status: 400,
+    code: 3,
+    field: "description",
+  },
   { name: "a malformed uid", path: () => "/iam/v2beta1/groups/not-a-uid", status: 400, code: 3, field: "uid" },
   // An encoded slash between a uid's segments is a separator (generic OpenAPI clients send it so): the group is just missing.
   { name: "an encoded slash in a uid", path: (c) => `/iam/v2beta1/groups/${c.org}%2F0123456789abcdef`, status: 404, code: 5 },
-  { name: "a double-encoded slash in a uid", path: (c) => `/iam/v2beta1/groups/${c.org}%252F0123456789abcdef`, status: 400, code: 3, field: "uid" },
-  { name: "an encoded dot-segment in a uid", path: (c) => `/iam/v2beta1/groups/${c.org}%2F..%2F${c.otherOrg}`, status: 400, code: 3, field: "uid" },
-  { name: "an encoded slash outside a uid's segments", method: "DELETE", path: (c) => `/iam/v2beta1/groups/${c.org}%2F%2F0123456789abcdef`, status: 400, code: 3, field: "uid" },
-  { name: "a malformed parent", method: "POST", path: () => "/iam/v2beta1/groups/XYZ", body: '{"name": "x"}', status: 400, code: 3, field: "parent" },
+  {
+    name: "a double-encoded slash in a uid",
+    path: (c) => `/iam/v2beta1/groups/${c.org}%252F0123456789abcdef`,
+    status: 400,
+    code: 3,
+    field: "uid",
+  },
+  {
+    name: "an encoded dot-segment in a uid",
+    path: (c) => `/iam/v2beta1/groups/${c.org}%2F..%2F${c.otherOrg}`,
+    status: 400,
+    code: 3,
+    field: "uid",
+  },
+  {
+    name: "an encoded slash outside a uid's segments",
+    method: "DELETE",
+    path: (c) => `/iam/v2beta1/groups/${c.org}%2F%2F0123456789abcdef`,
+    status: 400,
+    code: 3,
+    field: "uid",
+  },
+  {
+    name: "a malformed parent",
+    method: "POST",
+    path: () => "/iam/v2beta1/groups/XYZ",
+    body: '{"name": "x"}',
+    status: 400,
+    code: 3,
+    field: "parent",
+  },
   { name: "a negative page_size", path: () => "/iam/v2beta1/groups?page_size=-1", status: 400, code: 3, field: "page_size" },
   { name: "a non-numeric page_size", path: () => "/iam/v2beta1/groups?page_size=ten", status: 400, code: 3, field: "page_size" },
   { name: "a negative skip", path: () => "/iam/v2beta1/groups?skip=-5", status: 400, code: 3, field: "skip" },
   { name: "an unknown order_by field", path: () => "/iam/v2beta1/groups?order_by=colour", status: 400, code: 3, field: "order_by" },
-  { name: "an unknown query parameter", path: () => "/iam/v2beta1/groups?uidp.descendant_of=x", status: 400, code: 3, field: "uidp.descendant_of" },
-  { name: "a malformed uidp filter", path: () => "/iam/v2beta1/groups?uidp.descendants_of=zzz", status: 400, code: 3, field: "uidp.descendants_of" },
-  { name: "a forged page token", path: () => "/iam/v2beta1/groups?page_token=eyJ2IjoxfQ.AAAAAAAAAAAAAAAAAAAAAA", status: 400, code: 3, field: "page_token" },
-  { name: "a page token reused with another filter", path: (c) => `/iam/v2beta1/groups?name=other&page_size=1&page_token=${c.pageToken}`, status: 400, code: 3, field: "page_token" },
-  { name: "an output-only field in the mask", method: "PATCH", path: (c) => `/iam/v2beta1/groups/${c.child}?updateMask=createTime`, body: "{}", status: 400, code: 3, field: "update_mask" },
-  { name: "an unknown field in the mask", method: "PATCH", path: (c) => `/iam/v2beta1/groups/${c.child}?updateMask=colour`, body: "{}", status: 400, code: 3, field: "update_mask" },
-  { name: "an invalid name in a PATCH", method: "PATCH", path: (c) => `/iam/v2beta1/groups/${c.child}`, body: '{"name": "UPPER"}', status: 400, code: 3, field: "name" },
+  {
+    name: "an unknown query parameter",
+    path: () => "/iam/v2beta1/groups?uidp.descendant_of=x",
+    status: 400,
+    code: 3,
+    field: "uidp.descendant_of",
+  },
+  {
+    name: "a malformed uidp filter",
+    path: () => "/iam/v2beta1/groups?uidp.descendants_of=zzz",
+    status: 400,
+    code: 3,
+    field: "uidp.descendants_of",
+  },
+  {
+    name: "a forged page token",
+    path: () => "/iam/v2beta1/groups?page_token=eyJ2IjoxfQ.AAAAAAAAAAAAAAAAAAAAAA",
+    status: 400,
+    code: 3,
+    field: "page_token",
+  },
+  {
+    name: "a page token reused with another filter",
+    path: (c) => `/iam/v2beta1/groups?name=other&page_size=1&page_token=${c.pageToken}`,
+    status: 400,
+    code: 3,
+    field: "page_token",
+  },
+  {
+    name: "an output-only field in the mask",
+    method: "PATCH",
+    path: (c) => `/iam/v2beta1/groups/${c.child}?updateMask=createTime`,
+    body: "{}",
+    status: 400,
+    code: 3,
+    field: "update_mask",
+  },
+  {
+    name: "an unknown field in the mask",
+    method: "PATCH",
+    path: (c) => `/iam/v2beta1/groups/${c.child}?updateMask=colour`,
+    body: "{}",
+    status: 400,
+    code: 3,
+    field: "update_mask",
+  },
+  {
+    name: "an invalid name in a PATCH",
+    method: "PATCH",
+    path: (c) => `/iam/v2beta1/groups/${c.child}`,
+    body: '{"name": "UPPER"}',
+    status: 400,
+    code: 3,
+    field: "name",
+  },
   { name: "no token", path: () => "/iam/v2beta1/groups", token: () => undefined, status: 401, code: 16 },
   { name: "a Basic scheme", path: () => "/iam/v2beta1/groups", token: () => "", status: 401, code: 16 },
   { name: "a garbage token", path: () => "/iam/v2beta1/groups", token: () => "garbage", status: 401, code: 16 },
   { name: "another organization's group", path: (c) => `/iam/v2beta1/groups/${c.otherOrg}`, status: 403, code: 7 },
-  { name: "a missing group in another organization", path: (c) => `/iam/v2beta1/groups/${c.otherOrg}/0000000000000000`, status: 403, code: 7 },
-  { name: "a missing group in the caller's organization", path: (c) => `/iam/v2beta1/groups/${c.org}/0000000000000000`, status: 404, code: 5 },
+  {
+    name: "a missing group in another organization",
+    path: (c) => `/iam/v2beta1/groups/${c.otherOrg}/0000000000000000`,
+    status: 403,
+    code: 7,
+  },
+  {
+    name: "a missing group in the caller's organization",
+    path: (c) => `/iam/v2beta1/groups/${c.org}/0000000000000000`,
+    status: 404,
+    code: 5,
+  },
   { name: "a missing organization", path: () => `/iam/v2beta1/groups/${"0".repeat(40)}`, status: 403, code: 7 },
   { name: "an unknown route", path: () => "/iam/v2beta1/widgets", status: 404, code: 5 },
   { name: "a wrong method", method: "PUT", path: (c) => `/iam/v2beta1/groups/${c.org}`, body: "{}", status: 405, code: 12 },
@@ -122,10 +263,16 @@ describe(`errors over REST [${engine.name}]`, () => {
 
     it("challenges a 401 as RFC 6750 asks: bare without credentials, invalid_token with a bad one", async () => {
       const challenge = async (authorization?: string) =>
-        (await fetch(`${t.url}/iam/v2beta1/groups`, { headers: authorization === undefined ? {} : { authorization } })).headers.get("www-authenticate");
+        (await fetch(`${t.url}/iam/v2beta1/groups`, { headers: authorization === undefined ? {} : { authorization } })).headers.get(
+          "www-authenticate",
+        );
       expect(await challenge()).toBe('Bearer realm="arbor"');
-      expect(await challenge("Bearer garbage")).toBe('Bearer realm="arbor", error="invalid_token", error_description="the token is malformed"');
-      expect(await challenge("Basic dXNlcjpwYXNz")).toMatch(/^Bearer realm="arbor", error="invalid_token", error_description="the Authorization header must be/);
+      expect(await challenge("Bearer garbage")).toBe(
+        'Bearer realm="arbor", error="invalid_token", error_description="the token is malformed"',
+      );
+      expect(await challenge("Basic dXNlcjpwYXNz")).toMatch(
+        /^Bearer realm="arbor", error="invalid_token", error_description="the Authorization header must be/,
+      );
       const ok = await t.fetch("/iam/v2beta1/groups", { token: ctx.token });
       expect(ok.headers.get("www-authenticate")).toBeNull();
     });
@@ -150,7 +297,9 @@ describe(`errors over REST [${engine.name}]`, () => {
       expect(await refused(other.token)).toBe("Unauthenticated: the token is not meant for this API (audience)");
       const ring = new KeyRing(t.server.store.keys, { now: () => Date.now() }, { rotationMs: 30 * 86_400_000 });
       const evil = await new Tokens(ring, { now: () => Date.now() }, () => "https://evil.example").issue("0".repeat(40), t.url);
-      expect(await refused(evil.token)).toBe(`Unauthenticated: the token was not issued by this server: its issuer is "https://evil.example", this server's is ${t.url}`);
+      expect(await refused(evil.token)).toBe(
+        `Unauthenticated: the token was not issued by this server: its issuer is "https://evil.example", this server's is ${t.url}`,
+      );
     });
 
     it("refuses a token signed by a key this server never had", async () => {

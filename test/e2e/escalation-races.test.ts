@@ -82,23 +82,37 @@ for (const engine of engines) {
       expect(body.message).toContain("the caller cannot grant capabilities it does not hold");
       const info = body.details?.find((d) => d.metadata !== undefined)?.metadata;
       // Refused by the guard, or (when it reads the role after the growth) by the service's early check.
-      expect(info).toMatchObject({ group: w.a, role: w.role, missing: [Capability.CAP_IAM_ROLES_DELETE, Capability.CAP_AUDIT_READ].map(capabilityName).join(",") });
+      expect(info).toMatchObject({
+        group: w.a,
+        role: w.role,
+        missing: [Capability.CAP_IAM_ROLES_DELETE, Capability.CAP_AUDIT_READ].map(capabilityName).join(","),
+      });
     }
 
     it("an invite of a role made while the role grows does not commit with the growth", async () => {
       const w = await world();
       const res = await raceRoleGrowth(w, () => post(`/iam/v2beta1/groupInvites/${w.a}`, w.token, { roleUid: w.role, ttl: "3600s" }));
       await expectRefusedGrowth(res, w);
-      const invites = await t.server.store.groupInvites.list({ uidp: { childrenOf: w.a } }, { order: [{ field: "uid", desc: false }], offset: 0, limit: 10 });
+      const invites = await t.server.store.groupInvites.list(
+        { uidp: { childrenOf: w.a } },
+        { order: [{ field: "uid", desc: false }], offset: 0, limit: 10 },
+      );
       expect(invites).toEqual([]);
     });
 
     it("an identity provider giving a role that grows meanwhile does not commit with the growth", async () => {
       const w = await world();
-      const provider = { name: "corp", defaultRole: w.role, oidc: { issuer: "https://accounts.example.com", clientId: "arbor", clientSecret: "s3cret" } };
+      const provider = {
+        name: "corp",
+        defaultRole: w.role,
+        oidc: { issuer: "https://accounts.example.com", clientId: "arbor", clientSecret: "s3cret" },
+      };
       const res = await raceRoleGrowth(w, () => post(`/iam/v2beta1/identityProviders/${w.a}`, w.token, provider));
       await expectRefusedGrowth(res, w);
-      const providers = await t.server.store.identityProviders.list({ uidp: { childrenOf: w.a } }, { order: [{ field: "uid", desc: false }], offset: 0, limit: 10 });
+      const providers = await t.server.store.identityProviders.list(
+        { uidp: { childrenOf: w.a } },
+        { order: [{ field: "uid", desc: false }], offset: 0, limit: 10 },
+      );
       expect(providers).toEqual([]);
     });
 
@@ -112,7 +126,14 @@ for (const engine of engines) {
       await store.atomically(async (tx) => {
         const now = Date.now();
         const invite = { uid: `${w.a}/${randomBytes(8).toString("hex")}`, parentUid: w.a, roleUid: w.role, email: "", singleUse: false };
-        await store.groupInvites.insert({ ...invite, codeHash: randomBytes(32).toString("hex"), keyId: randomBytes(8).toString("hex"), expirationTime: now + 3_600_000, createTime: now, redeemTime: null });
+        await store.groupInvites.insert({
+          ...invite,
+          codeHash: randomBytes(32).toString("hex"),
+          keyId: randomBytes(8).toString("hex"),
+          expirationTime: now + 3_600_000,
+          createTime: now,
+          redeemTime: null,
+        });
         await createEscalationGuard(store).check({ uid: w.me, permissions }, tx.authorityChanges);
         response = t.fetch(`/iam/v2beta1/roles/${w.role}?updateMask=capabilities`, {
           method: "PATCH",

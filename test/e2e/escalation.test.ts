@@ -24,7 +24,17 @@ const OWNER = builtinRoleUid("owner");
 const EDITOR = builtinRoleUid("editor");
 const VIEWER = builtinRoleUid("viewer");
 const ATTACKER_ISSUER = "https://attacker.example";
-const ATTACKER_JWKS = JSON.stringify({ keys: [{ kty: "EC", crv: "P-256", x: "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU", y: "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0", kid: "a" }] });
+const ATTACKER_JWKS = JSON.stringify({
+  keys: [
+    {
+      kty: "EC",
+      crv: "P-256",
+      x: "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+      y: "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0",
+      kid: "a",
+    },
+  ],
+});
 const oidc = (issuer: string) => ({ issuer, clientId: "arbor", clientSecret: "s3cret" });
 const takeover = { claimMatch: { issuer: ATTACKER_ISSUER, subject: "me" } };
 
@@ -62,14 +72,19 @@ interface World {
 type Attack = (w: World) => Promise<JsonObject | undefined>;
 
 const n = (w: World) => `x${w.seq()}`;
-const claims = (w: World) => ({ claimMatch: { issuer: "https://token.actions.githubusercontent.com", subject: `repo:acme/${n(w)}:ref:refs/heads/main` } });
+const claims = (w: World) => ({
+  claimMatch: { issuer: "https://token.actions.githubusercontent.com", subject: `repo:acme/${n(w)}:ref:refs/heads/main` },
+});
 const freshIdentity = (w: World, parent = w.a) => w.make(`/iam/v2beta1/identities/${parent}`, { name: n(w), ...claims(w) });
 const freshRole = (w: World, capabilities = ["CAP_IAM_GROUPS_LIST"]) => w.make(`/iam/v2beta1/roles/${w.a}`, { name: n(w), capabilities });
 const allCapabilities = ALL_CAPABILITIES.map((c) => Capability[c]);
 
 /** Requests per mutating RPC, aimed at what would escalate if the RPC let it through. */
 const ATTACKS: Record<string, Attack[]> = {
-  "arbor.iam.v2beta1.GroupsService/CreateGroup": [async (w) => ({ parent: w.a, group: { name: n(w) } }), async (w) => ({ parent: "", group: { name: n(w) } })],
+  "arbor.iam.v2beta1.GroupsService/CreateGroup": [
+    async (w) => ({ parent: w.a, group: { name: n(w) } }),
+    async (w) => ({ parent: "", group: { name: n(w) } }),
+  ],
   "arbor.iam.v2beta1.GroupsService/UpdateGroup": [async (w) => ({ group: { uid: w.a, name: n(w) }, updateMask: "name" })],
   "arbor.iam.v2beta1.GroupsService/DeleteGroup": [async (w) => ({ uid: await w.make(`/iam/v2beta1/groups/${w.a}`, { name: n(w) }) })],
 
@@ -78,7 +93,10 @@ const ATTACKS: Record<string, Attack[]> = {
     async (w) => ({ identity: { uid: w.crown, ...takeover }, updateMask: "claimMatch" }),
     async (w) => ({ identity: { uid: w.crownBelow, ...takeover }, updateMask: "claimMatch" }),
     async (w) => ({ identity: { uid: w.crown, claimMatch: { subject: "me" } }, updateMask: "claimMatch.subject" }),
-    async (w) => ({ identity: { uid: w.crown, staticKeys: { issuer: ATTACKER_ISSUER, subject: "me", issuerKeys: ATTACKER_JWKS } }, updateMask: "staticKeys" }),
+    async (w) => ({
+      identity: { uid: w.crown, staticKeys: { issuer: ATTACKER_ISSUER, subject: "me", issuerKeys: ATTACKER_JWKS } },
+      updateMask: "staticKeys",
+    }),
     async (w) => ({ identity: { uid: w.viewerA, ...takeover }, updateMask: "claimMatch" }),
     async (w) => ({ identity: { uid: w.crown, description: "renamed" }, updateMask: "description" }),
   ],
@@ -86,7 +104,8 @@ const ATTACKS: Record<string, Attack[]> = {
 
   "arbor.iam.v2beta1.RolesService/CreateRole": [async (w) => ({ parent: w.a, role: { name: n(w), capabilities: allCapabilities } })],
   "arbor.iam.v2beta1.RolesService/UpdateRole": [
-    async (w) => (w.myRole === undefined ? undefined : { role: { uid: w.myRole, capabilities: allCapabilities }, updateMask: "capabilities" }),
+    async (w) =>
+      w.myRole === undefined ? undefined : { role: { uid: w.myRole, capabilities: allCapabilities }, updateMask: "capabilities" },
     async (w) => {
       // A role of the caller's own, defined where the caller works.
       const role = await freshRole(w, ["CAP_IAM_GROUPS_LIST"]);
@@ -104,7 +123,10 @@ const ATTACKS: Record<string, Attack[]> = {
       await w.make(`/iam/v2beta1/groupInvites/${w.a}`, { roleUid: role, ttl: "3600s" });
       return { role: { uid: role, capabilities: allCapabilities }, updateMask: "capabilities" };
     },
-    async (w) => ({ role: { uid: await freshRole(w, ["CAP_IAM_GROUPS_LIST", "CAP_IAM_ROLES_LIST"]), capabilities: ["CAP_IAM_GROUPS_LIST"] }, updateMask: "capabilities" }),
+    async (w) => ({
+      role: { uid: await freshRole(w, ["CAP_IAM_GROUPS_LIST", "CAP_IAM_ROLES_LIST"]), capabilities: ["CAP_IAM_GROUPS_LIST"] },
+      updateMask: "capabilities",
+    }),
   ],
   "arbor.iam.v2beta1.RolesService/DeleteRole": [async (w) => ({ uid: await freshRole(w) })],
 
@@ -134,24 +156,45 @@ const ATTACKS: Record<string, Attack[]> = {
   ],
   "arbor.iam.v2beta1.IdentityProvidersService/UpdateIdentityProvider": [
     async (w) => {
-      const uid = await w.make(`/iam/v2beta1/identityProviders/${w.a}`, { name: n(w), defaultRole: VIEWER, oidc: oidc("https://accounts.example.com") });
+      const uid = await w.make(`/iam/v2beta1/identityProviders/${w.a}`, {
+        name: n(w),
+        defaultRole: VIEWER,
+        oidc: oidc("https://accounts.example.com"),
+      });
       return { identityProvider: { uid, defaultRole: OWNER }, updateMask: "defaultRole" };
     },
     async (w) => {
-      const uid = await w.make(`/iam/v2beta1/identityProviders/${w.a}`, { name: n(w), defaultRole: EDITOR, oidc: oidc("https://accounts.example.com") });
+      const uid = await w.make(`/iam/v2beta1/identityProviders/${w.a}`, {
+        name: n(w),
+        defaultRole: EDITOR,
+        oidc: oidc("https://accounts.example.com"),
+      });
       return { identityProvider: { uid, oidc: oidc(ATTACKER_ISSUER) }, updateMask: "oidc.issuer,oidc.clientSecret" };
     },
     async (w) => {
-      const uid = await w.make(`/iam/v2beta1/identityProviders/${w.a}`, { name: n(w), defaultRole: OWNER, oidc: oidc("https://accounts.example.com") });
+      const uid = await w.make(`/iam/v2beta1/identityProviders/${w.a}`, {
+        name: n(w),
+        defaultRole: OWNER,
+        oidc: oidc("https://accounts.example.com"),
+      });
       return { identityProvider: { uid, description: "renamed" }, updateMask: "description" };
     },
   ],
   "arbor.iam.v2beta1.IdentityProvidersService/DeleteIdentityProvider": [
-    async (w) => ({ uid: await w.make(`/iam/v2beta1/identityProviders/${w.a}`, { name: n(w), defaultRole: OWNER, oidc: oidc("https://accounts.example.com") }) }),
+    async (w) => ({
+      uid: await w.make(`/iam/v2beta1/identityProviders/${w.a}`, {
+        name: n(w),
+        defaultRole: OWNER,
+        oidc: oidc("https://accounts.example.com"),
+      }),
+    }),
   ],
 
   "arbor.iam.v2beta1.AccountAssociationsService/CreateAccountAssociation": [
-    async (w) => ({ parent: await w.make(`/iam/v2beta1/groups/${w.a}`, { name: n(w) }), accountAssociation: { name: "aws", amazon: { account: "123456789012" } } }),
+    async (w) => ({
+      parent: await w.make(`/iam/v2beta1/groups/${w.a}`, { name: n(w) }),
+      accountAssociation: { name: "aws", amazon: { account: "123456789012" } },
+    }),
   ],
   "arbor.iam.v2beta1.AccountAssociationsService/UpdateAccountAssociation": [
     async (w) => {
@@ -174,11 +217,18 @@ const ATTACKS: Record<string, Attack[]> = {
   ],
   "arbor.iam.v2beta1.GroupInvitesService/UpdateGroupInvite": [
     async (w) => {
-      const uid = await w.make(`/iam/v2beta1/groupInvites/${w.a}`, { roleUid: OWNER, ttl: "60s", singleUse: true, email: "one@example.com" });
+      const uid = await w.make(`/iam/v2beta1/groupInvites/${w.a}`, {
+        roleUid: OWNER,
+        ttl: "60s",
+        singleUse: true,
+        email: "one@example.com",
+      });
       return { groupInvite: { uid, ttl: "86400s", singleUse: false, email: "" }, updateMask: "ttl,singleUse,email" };
     },
   ],
-  "arbor.iam.v2beta1.GroupInvitesService/DeleteGroupInvite": [async (w) => ({ uid: await w.make(`/iam/v2beta1/groupInvites/${w.a}`, { roleUid: OWNER, ttl: "3600s" }) })],
+  "arbor.iam.v2beta1.GroupInvitesService/DeleteGroupInvite": [
+    async (w) => ({ uid: await w.make(`/iam/v2beta1/groupInvites/${w.a}`, { roleUid: OWNER, ttl: "3600s" }) }),
+  ],
 
   "arbor.registry.v1.RegistryService/CreateRepo": [async (w) => ({ parentId: w.a, repo: { name: n(w) } })],
   "arbor.registry.v1.RegistryService/UpdateRepo": [
@@ -219,7 +269,12 @@ for (const engine of engines) {
     async function worldFor(caller: CallerSpec): Promise<World> {
       const { org, token: admin } = await t.organization(`esc-${++counter}`);
       const make = async (path: string, body: unknown): Promise<string> => {
-        const res = await t.fetch(path, { method: "POST", token: admin, body: JSON.stringify(body), headers: { "content-type": "application/json" } });
+        const res = await t.fetch(path, {
+          method: "POST",
+          token: admin,
+          body: JSON.stringify(body),
+          headers: { "content-type": "application/json" },
+        });
         const json = (await res.json()) as Record<string, string>;
         if (!res.ok) throw new Error(`${path}: ${JSON.stringify(json)}`);
         return json.uid ?? json.id ?? "";
@@ -236,7 +291,10 @@ for (const engine of engines) {
       w.viewerBinding = await make(`/iam/v2beta1/roleBindings/${w.a}`, { identityUid: w.viewerA, roleUid: VIEWER });
       w.boundRole = await freshRole(w);
       await make(`/iam/v2beta1/roleBindings/${w.a}`, { identityUid: w.viewerA, roleUid: w.boundRole });
-      w.myRole = typeof caller.role === "string" ? undefined : await make(`/iam/v2beta1/roles/${org.uid}`, { name: "mine", capabilities: caller.role.map((c) => Capability[c]) });
+      w.myRole =
+        typeof caller.role === "string"
+          ? undefined
+          : await make(`/iam/v2beta1/roles/${org.uid}`, { name: "mine", capabilities: caller.role.map((c) => Capability[c]) });
       w.me = await freshIdentity(w);
       const at = caller.at === "org" ? org.uid : w.a;
       await make(`/iam/v2beta1/roleBindings/${at}`, { identityUid: w.me, roleUid: w.myRole ?? caller.role });
@@ -318,18 +376,55 @@ for (const engine of engines) {
         // Taking a capability away hands nothing out.
         const shrinkable = await freshRole(w, ["CAP_IAM_GROUPS_LIST", "CAP_IAM_ROLES_LIST"]);
         await w.make(`/iam/v2beta1/roleBindings/${w.a}`, { identityUid: w.viewerA, roleUid: shrinkable });
-        expect((await as(w, "UpdateRole", { role: { uid: shrinkable, capabilities: ["CAP_IAM_GROUPS_LIST"] }, updateMask: "capabilities" })).code).toBe(0);
+        expect(
+          (await as(w, "UpdateRole", { role: { uid: shrinkable, capabilities: ["CAP_IAM_GROUPS_LIST"] }, updateMask: "capabilities" }))
+            .code,
+        ).toBe(0);
       });
 
       it("an identity provider cannot give everyone who logs in a role the caller could not bind", async () => {
-        const w = await worldFor({ name: "providers", role: [Capability.CAP_IAM_IDENTITY_PROVIDERS_CREATE, Capability.CAP_IAM_IDENTITY_PROVIDERS_UPDATE, Capability.CAP_IAM_ROLE_BINDINGS_CREATE], at: "a" });
-        refused(await as(w, "CreateIdentityProvider", { parent: w.a, identityProvider: { name: "evil", defaultRole: OWNER, oidc: oidc(ATTACKER_ISSUER) } }));
-        const viewerDefault = await w.make(`/iam/v2beta1/identityProviders/${w.a}`, { name: "corp", defaultRole: VIEWER, oidc: oidc("https://accounts.example.com") });
-        refused(await as(w, "UpdateIdentityProvider", { identityProvider: { uid: viewerDefault, defaultRole: OWNER }, updateMask: "defaultRole" }));
-        const ownerDefault = await w.make(`/iam/v2beta1/identityProviders/${w.a}`, { name: "admins", defaultRole: OWNER, oidc: oidc("https://accounts.example.com") });
-        refused(await as(w, "UpdateIdentityProvider", { identityProvider: { uid: ownerDefault, oidc: oidc(ATTACKER_ISSUER) }, updateMask: "oidc.issuer,oidc.clientSecret" }));
+        const w = await worldFor({
+          name: "providers",
+          role: [
+            Capability.CAP_IAM_IDENTITY_PROVIDERS_CREATE,
+            Capability.CAP_IAM_IDENTITY_PROVIDERS_UPDATE,
+            Capability.CAP_IAM_ROLE_BINDINGS_CREATE,
+          ],
+          at: "a",
+        });
+        refused(
+          await as(w, "CreateIdentityProvider", {
+            parent: w.a,
+            identityProvider: { name: "evil", defaultRole: OWNER, oidc: oidc(ATTACKER_ISSUER) },
+          }),
+        );
+        const viewerDefault = await w.make(`/iam/v2beta1/identityProviders/${w.a}`, {
+          name: "corp",
+          defaultRole: VIEWER,
+          oidc: oidc("https://accounts.example.com"),
+        });
+        refused(
+          await as(w, "UpdateIdentityProvider", {
+            identityProvider: { uid: viewerDefault, defaultRole: OWNER },
+            updateMask: "defaultRole",
+          }),
+        );
+        const ownerDefault = await w.make(`/iam/v2beta1/identityProviders/${w.a}`, {
+          name: "admins",
+          defaultRole: OWNER,
+          oidc: oidc("https://accounts.example.com"),
+        });
+        refused(
+          await as(w, "UpdateIdentityProvider", {
+            identityProvider: { uid: ownerDefault, oidc: oidc(ATTACKER_ISSUER) },
+            updateMask: "oidc.issuer,oidc.clientSecret",
+          }),
+        );
         expect((await t.server.store.identityProviders.get(ownerDefault))?.oidc.issuer).toBe("https://accounts.example.com");
-        const noted = await as(w, "UpdateIdentityProvider", { identityProvider: { uid: ownerDefault, description: "noted" }, updateMask: "description" });
+        const noted = await as(w, "UpdateIdentityProvider", {
+          identityProvider: { uid: ownerDefault, description: "noted" },
+          updateMask: "description",
+        });
         expect(noted.code, JSON.stringify(noted.body)).toBe(0);
         // With a role whose capabilities the caller holds, the same calls go through.
         const own = { parent: w.a, identityProvider: { name: "mine", defaultRole: w.myRole as string, oidc: oidc(ATTACKER_ISSUER) } };

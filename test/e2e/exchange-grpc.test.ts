@@ -46,7 +46,8 @@ describe(`the token exchange over gRPC [${engine.name}]`, () => {
     w = await startLoginWorld(engine);
     workloads = await startTestIssuer([w.t.url]);
     const team = (await w.admin.post(`/iam/v2beta1/groups/${w.org.uid}`, { name: "team" })).body.uid as string;
-    ci = (await w.admin.post(`/iam/v2beta1/identities/${team}`, { name: "ci", claimMatch: { issuer: workloads.url, subject: MAIN } })).body.uid as string;
+    ci = (await w.admin.post(`/iam/v2beta1/identities/${team}`, { name: "ci", claimMatch: { issuer: workloads.url, subject: MAIN } })).body
+      .uid as string;
     await login(w, { sub: "carol", claims: { preferred_username: "carol" } });
     client = exchangeClient(w.t.server.port);
   });
@@ -79,13 +80,28 @@ describe(`the token exchange over gRPC [${engine.name}]`, () => {
       { request: { aud: w.t.url, identity: ci }, message: "token is required: the upstream OIDC token" },
       { request: { token, identity: ci }, message: "aud is required" },
       { request: { token, aud: "https://elsewhere.example", identity: ci }, message: "the requested audience is not accepted" },
-      { request: { token: "not-a-token", aud: w.t.url, identity: ci }, message: "the token is malformed", logged: "token: the token is malformed" },
-      { request: { token: await workloads.mint("repo:acme/other", w.t.url), aud: w.t.url, identity: ci }, message: "the token's subject does not match the identity", logged: "subject: the token's subject does not match the identity" },
-      { request: { token, aud: w.t.url }, message: PERSON_NOT_TRUSTED, logged: "issuer: the token's issuer is no login provider of this server" },
+      {
+        request: { token: "not-a-token", aud: w.t.url, identity: ci },
+        message: "the token is malformed",
+        logged: "token: the token is malformed",
+      },
+      {
+        request: { token: await workloads.mint("repo:acme/other", w.t.url), aud: w.t.url, identity: ci },
+        message: "the token's subject does not match the identity",
+        logged: "subject: the token's subject does not match the identity",
+      },
+      {
+        request: { token, aud: w.t.url },
+        message: PERSON_NOT_TRUSTED,
+        logged: "issuer: the token's issuer is no login provider of this server",
+      },
     ];
     for (const c of cases) {
       const err = await failure(call(client, "exchangeToken", c.request));
-      expect({ code: err.code, details: err.details }).toEqual({ code: grpc.status.UNAUTHENTICATED, details: `Unauthenticated: ${c.message}` });
+      expect({ code: err.code, details: err.details }).toEqual({
+        code: grpc.status.UNAUTHENTICATED,
+        details: `Unauthenticated: ${c.message}`,
+      });
       expect(statusOf(err).details.map((d) => d.typeUrl)).toEqual(["type.googleapis.com/google.rpc.ErrorInfo"]);
       if (c.logged !== undefined) expect(await reasonLogged()).toBe(c.logged);
     }
@@ -119,7 +135,8 @@ describe(`the token exchange's rate limit over gRPC [${engine.name}]`, () => {
 
   it("counts each call against the address's limit of the credential endpoints, shared with /sts/exchange", async () => {
     const token = await s.issuer.mint(MAIN, s.t.url);
-    for (let i = 0; i < 2; i++) expect((await failure(call(client, "exchangeToken", { token, aud: s.t.url }))).code).toBe(grpc.status.UNAUTHENTICATED);
+    for (let i = 0; i < 2; i++)
+      expect((await failure(call(client, "exchangeToken", { token, aud: s.t.url }))).code).toBe(grpc.status.UNAUTHENTICATED);
     expect((await callExchange(s, { token, aud: s.t.url })).status).toBe(401);
     const limited = await failure(call(client, "exchangeToken", { token, aud: s.t.url }));
     expect(limited.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
@@ -145,14 +162,21 @@ describe(`refused exchanges over gRPC, by default [${engine.name}]`, () => {
   it("are not limited when they succeed, and spend the address's budget of refusals with /sts/exchange when they fail", async () => {
     const made = await s.t.organization("refusals");
     const admin = restClient(s.t, made.token);
-    const created = await admin.post(`/iam/v2beta1/identities/${made.org.uid}`, { name: "ci", claimMatch: { issuer: s.issuer.url, subject: MAIN } });
+    const created = await admin.post(`/iam/v2beta1/identities/${made.org.uid}`, {
+      name: "ci",
+      claimMatch: { issuer: s.issuer.url, subject: MAIN },
+    });
     expect(created.status).toBe(200);
     const identity = created.body.uid as string;
     const good = await s.issuer.mint(MAIN, s.t.url);
     // Successes spend nothing: more of them than the budget of refusals.
-    for (let i = 0; i < 12; i++) expect(((await call(client, "exchangeToken", { token: good, aud: s.t.url, identity })) as { token: string }).token).not.toBe("");
+    for (let i = 0; i < 12; i++)
+      expect(((await call(client, "exchangeToken", { token: good, aud: s.t.url, identity })) as { token: string }).token).not.toBe("");
     const stranger = await s.issuer.mint("repo:evil/app:ref:refs/heads/main", s.t.url);
-    for (let i = 0; i < 4; i++) expect((await failure(call(client, "exchangeToken", { token: stranger, aud: s.t.url, identity }))).code).toBe(grpc.status.UNAUTHENTICATED);
+    for (let i = 0; i < 4; i++)
+      expect((await failure(call(client, "exchangeToken", { token: stranger, aud: s.t.url, identity }))).code).toBe(
+        grpc.status.UNAUTHENTICATED,
+      );
     expect((await callExchange(s, { token: stranger, aud: s.t.url, identity })).status).toBe(401);
     // The budget is spent: a good token from this address waits too, over gRPC and HTTP alike.
     const limited = await failure(call(client, "exchangeToken", { token: good, aud: s.t.url, identity }));

@@ -41,14 +41,22 @@ for (const engine of engines) {
         responses.push(res);
         return res;
       };
-      return { get: (p) => keep(client.get(p)), post: client.post, patch: (p, b) => keep(client.patch(p, b)), del: (p) => keep(client.del(p)) };
+      return {
+        get: (p) => keep(client.get(p)),
+        post: client.post,
+        patch: (p, b) => keep(client.patch(p, b)),
+        del: (p) => keep(client.del(p)),
+      };
     };
 
     /** Every row of group_invites, every column, straight from the database. */
     async function rawInvites(): Promise<Record<string, unknown>[]> {
       const o = location.options;
       if (o.databaseUrl !== undefined) {
-        return withClient(o.databaseUrl, async (c) => (await c.query(`select * from "${o.schema}".group_invites`)).rows as Record<string, unknown>[]);
+        return withClient(
+          o.databaseUrl,
+          async (c) => (await c.query(`select * from "${o.schema}".group_invites`)).rows as Record<string, unknown>[],
+        );
       }
       const db = new BetterSqlite3(join(o.dataDir, "arbor.db"), { readonly: true, fileMustExist: true });
       try {
@@ -74,7 +82,8 @@ for (const engine of engines) {
       api = scanned(restClient(t, made.token));
       team = (await api.post(`/iam/v2beta1/groups/${org}`, { name: "team" })).body.uid;
       other = (await api.post(`/iam/v2beta1/groups/${org}`, { name: "other" })).body.uid;
-      orgRole = (await api.post(`/iam/v2beta1/roles/${org}`, { name: "lister", capabilities: ["CAP_IAM_GROUPS_LIST", "CAP_REPO_LIST"] })).body.uid;
+      orgRole = (await api.post(`/iam/v2beta1/roles/${org}`, { name: "lister", capabilities: ["CAP_IAM_GROUPS_LIST", "CAP_REPO_LIST"] }))
+        .body.uid;
       otherRole = (await api.post(`/iam/v2beta1/roles/${other}`, { name: "other", capabilities: ["CAP_IAM_GROUPS_LIST"] })).body.uid;
     });
     afterAll(async () => {
@@ -88,7 +97,17 @@ for (const engine of engines) {
       const before = Date.now();
       created = await invite(team, { roleUid: VIEWER, ttl: "3600s", email: "ada@example.com", singleUse: true });
       const after = Date.now();
-      expect(Object.keys(created).sort()).toEqual(["code", "createTime", "email", "expirationTime", "keyId", "role", "roleUid", "singleUse", "uid"]);
+      expect(Object.keys(created).sort()).toEqual([
+        "code",
+        "createTime",
+        "email",
+        "expirationTime",
+        "keyId",
+        "role",
+        "roleUid",
+        "singleUse",
+        "uid",
+      ]);
       expect(created.uid).toMatch(new RegExp(`^${team}/[0-9a-f]{16}$`));
       expect(created).toMatchObject({ roleUid: VIEWER, email: "ada@example.com", singleUse: true });
       expect(created.role).toMatchObject({ uid: VIEWER, name: "viewer", description: "Viewer Role (built-in)" });
@@ -144,7 +163,12 @@ for (const engine of engines) {
       expect(uidsOf(await list(`key_id=${made[2]!.keyId}`))).toEqual([made[2]!.uid]);
       expect((await list(`key_id=${made[2]!.keyId}&uidp.descendants_of=${team}`)).totalCount).toBe("0");
       const custom = (await list(`key_id=${made[2]!.keyId}`)).groupInvites[0];
-      expect(custom.role).toEqual({ uid: orgRole, name: "lister", description: "", capabilities: ["CAP_IAM_GROUPS_LIST", "CAP_REPO_LIST"] });
+      expect(custom.role).toEqual({
+        uid: orgRole,
+        name: "lister",
+        description: "",
+        capabilities: ["CAP_IAM_GROUPS_LIST", "CAP_REPO_LIST"],
+      });
       const seen: string[] = [];
       let token = "";
       do {
@@ -233,8 +257,12 @@ for (const engine of engines) {
       const them = restClient(t, (await t.server.tokens.issue(person, t.url)).token);
       const refused = await them.post(`${BASE}/${team}`, { roleUid: VIEWER, ttl: "60s" });
       expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 403, code: 7 });
-      expect(refused.body.message).toMatch(/^Permission denied: the caller cannot grant capabilities it does not hold \(an invite to role /);
-      const info = (refused.body.details as { "@type": string; metadata?: Record<string, string> }[]).find((d) => d["@type"].endsWith("ErrorInfo"));
+      expect(refused.body.message).toMatch(
+        /^Permission denied: the caller cannot grant capabilities it does not hold \(an invite to role /,
+      );
+      const info = (refused.body.details as { "@type": string; metadata?: Record<string, string> }[]).find((d) =>
+        d["@type"].endsWith("ErrorInfo"),
+      );
       expect(info?.metadata).toMatchObject({ change: "invite", group: team, role: VIEWER });
       const own = await them.post(`${BASE}/${team}`, { roleUid: inviter.body.uid, ttl: "60s" });
       expect(own.status, JSON.stringify(own.body)).toBe(200);
@@ -258,8 +286,16 @@ for (const engine of engines) {
 
     it("answers NOT_FOUND for a missing invite on get, update and delete", async () => {
       const missing = `${team}/0000000000000000`;
-      for (const res of [await api.get(`${BASE}/${missing}`), await api.patch(`${BASE}/${missing}`, { email: "a@example.com" }), await api.del(`${BASE}/${missing}`)]) {
-        expect({ status: res.status, code: res.body.code, message: res.body.message }).toEqual({ status: 404, code: 5, message: `Not found: group invite ${missing}` });
+      for (const res of [
+        await api.get(`${BASE}/${missing}`),
+        await api.patch(`${BASE}/${missing}`, { email: "a@example.com" }),
+        await api.del(`${BASE}/${missing}`),
+      ]) {
+        expect({ status: res.status, code: res.body.code, message: res.body.message }).toEqual({
+          status: 404,
+          code: 5,
+          message: `Not found: group invite ${missing}`,
+        });
       }
     });
 

@@ -66,10 +66,18 @@ for (const engine of engines) {
         headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
         body: `{"parent":"${org}","group":{"name":"BAD NAME","name":"ok"}}`,
       });
-      expect(await connectError(post)).toMatchObject({ status: 400, code: "invalid_argument", message: expect.stringContaining('duplicate object key "name"') });
+      expect(await connectError(post)).toMatchObject({
+        status: 400,
+        code: "invalid_argument",
+        message: expect.stringContaining('duplicate object key "name"'),
+      });
       const message = encodeURIComponent('{"uid":"a","token":"t","uid":"b"}');
       const get = await fetch(`${t.url}/arbor.iam.v2beta1.IdentitiesService/ExplainExchange?connect=v1&encoding=json&message=${message}`);
-      expect(await connectError(get)).toMatchObject({ status: 400, code: "invalid_argument", message: expect.stringContaining('duplicate object key "uid"') });
+      expect(await connectError(get)).toMatchObject({
+        status: 400,
+        code: "invalid_argument",
+        message: expect.stringContaining('duplicate object key "uid"'),
+      });
     });
 
     it("refuses calls without a token with UNAUTHENTICATED", async () => {

@@ -5,16 +5,17 @@
 import * as grpc from "@grpc/grpc-js";
 import { anyUnpack } from "@bufbuild/protobuf/wkt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BadRequestSchema, ErrorInfoSchema, PreconditionFailureSchema, ResourceInfoSchema } from "../../src/gen/google/rpc/error_details_pb.js";
+import {
+  BadRequestSchema,
+  ErrorInfoSchema,
+  PreconditionFailureSchema,
+  ResourceInfoSchema,
+} from "../../src/gen/google/rpc/error_details_pb.js";
 import { engines } from "../support/engines.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { call, failure, loadProtos, statusOf } from "../support/grpc.js";
 
 const pkg = loadProtos(["arbor/iam/v2beta1/groups.proto", "arbor/ping/v2beta1/ping.proto"]);
-
-
-
-
 
 for (const engine of engines) {
   describe.skipIf(engine.skipReason !== undefined)(`groups over gRPC (@grpc/grpc-js) [${engine.name}]`, () => {
@@ -46,7 +47,9 @@ for (const engine of engines) {
       for (const days of [30, 365 * 10]) {
         const deadline = new Date(Date.now() + days * 86_400_000);
         const res = await new Promise<any>((resolve, reject) =>
-          (ping as any).ping({}, new grpc.Metadata(), { deadline }, (err: grpc.ServiceError | null, r: any) => (err ? reject(err) : resolve(r))),
+          (ping as any).ping({}, new grpc.Metadata(), { deadline }, (err: grpc.ServiceError | null, r: any) =>
+            err ? reject(err) : resolve(r),
+          ),
         );
         expect(res).toEqual({ response: "pong" });
       }
@@ -82,7 +85,12 @@ for (const engine of engines) {
       expect(page2.groups.map((g: { name: string }) => g.name)).toEqual(["c"]);
       expect(page2.nextPageToken ?? "").toBe("");
 
-      const updated = await call(client, "updateGroup", { group: { uid: kids[1].uid, name: "ignored", description: "new" }, updateMask: { paths: ["description"] } }, token);
+      const updated = await call(
+        client,
+        "updateGroup",
+        { group: { uid: kids[1].uid, name: "ignored", description: "new" }, updateMask: { paths: ["description"] } },
+        token,
+      );
       expect(updated).toMatchObject({ name: "a", description: "new" });
       const populated = await call(client, "updateGroup", { group: { uid: kids[1].uid, name: "aa" } }, token);
       expect(populated).toMatchObject({ name: "aa", description: "new" });

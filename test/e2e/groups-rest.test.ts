@@ -13,7 +13,22 @@ for (const engine of engines) {
     let t: TestServer;
     let org: string;
     let token: string;
-    const names = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo", "lima", "mike", "november"];
+    const names = [
+      "alpha",
+      "bravo",
+      "charlie",
+      "delta",
+      "echo",
+      "foxtrot",
+      "golf",
+      "hotel",
+      "india",
+      "juliet",
+      "kilo",
+      "lima",
+      "mike",
+      "november",
+    ];
     const created: Record<string, { uid: string; createTime: string }> = {};
 
     beforeAll(async () => {
@@ -55,7 +70,13 @@ for (const engine of engines) {
     it("gets a group by uid", async () => {
       const { status, body } = await get(`/iam/v2beta1/groups/${created.bravo!.uid}`);
       expect(status).toBe(200);
-      expect(body).toMatchObject({ uid: created.bravo!.uid, name: "bravo", description: "group bravo", verified: false, resourceLimits: {} });
+      expect(body).toMatchObject({
+        uid: created.bravo!.uid,
+        name: "bravo",
+        description: "group bravo",
+        verified: false,
+        resourceLimits: {},
+      });
     });
 
     it("lists the organization's direct children with totalCount as a string and skipped 0", async () => {
@@ -90,11 +111,14 @@ for (const engine of engines) {
 
     it("orders by name, name desc and created_at desc", async () => {
       const order = async (o: string) =>
-        (await get(`/iam/v2beta1/groups?uidp.children_of=${org}&order_by=${encodeURIComponent(o)}`)).body.groups.map((g: { name: string }) => g.name);
+        (await get(`/iam/v2beta1/groups?uidp.children_of=${org}&order_by=${encodeURIComponent(o)}`)).body.groups.map(
+          (g: { name: string }) => g.name,
+        );
       expect(await order("name")).toEqual([...names].sort());
       expect(await order("name desc")).toEqual([...names].sort().reverse());
       const byCreate = [...names].sort((a, b) => {
-        const x = created[a]!, y = created[b]!;
+        const x = created[a]!,
+          y = created[b]!;
         return y.createTime.localeCompare(x.createTime) || y.uid.localeCompare(x.uid);
       });
       expect(await order("created_at desc")).toEqual(byCreate);
@@ -209,7 +233,10 @@ for (const engine of engines) {
       const mixed = (await post(`/iam/v2beta1/groups/${org}`, { name: "mixed" })).body.uid as string;
       expect((await post(`/iam/v2beta1/groups/${mixed}`, { name: "sub" })).status).toBe(200);
       expect((await post(`/registry/v1/repos/${mixed}`, { name: "web" })).status).toBe(200);
-      expect((await post(`/iam/v2beta1/identities/${mixed}`, { name: "bot", claimMatch: { issuer: "https://issuer.example", subject: "s" } })).status).toBe(200);
+      expect(
+        (await post(`/iam/v2beta1/identities/${mixed}`, { name: "bot", claimMatch: { issuer: "https://issuer.example", subject: "s" } }))
+          .status,
+      ).toBe(200);
       const res = await api(`/iam/v2beta1/groups/${mixed}`, { method: "DELETE" }).then(json);
       expect(res.status).toBe(400);
       expect(res.body).toEqual({

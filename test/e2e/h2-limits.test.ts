@@ -49,7 +49,9 @@ describe.each(["h2c", "TLS"])(`HTTP/2 limits (%s) [${engine.name}]`, (transport)
     stream.on("response", (h) => (status = h[":status"]));
     stream.on("error", () => undefined);
     stream.resume();
-    return new Promise((resolve) => stream.once("close", () => resolve({ rst: stream.rstCode ?? 0, ms: Date.now() - started, ...(status !== undefined && { status }) })));
+    return new Promise((resolve) =>
+      stream.once("close", () => resolve({ rst: stream.rstCode ?? 0, ms: Date.now() - started, ...(status !== undefined && { status }) })),
+    );
   }
 
   it("refuses streams past the cap, and cancels bodies that do not finish in time", async () => {
@@ -59,7 +61,10 @@ describe.each(["h2c", "TLS"])(`HTTP/2 limits (%s) [${engine.name}]`, (transport)
     s.on("error", () => undefined);
     const started = Date.now();
     const ends = Array.from({ length: STREAMS + 5 }, () => {
-      const stream = s.request({ ":method": "POST", ":path": "/iam/v2beta1/groups", "content-type": "application/json" }, { endStream: false });
+      const stream = s.request(
+        { ":method": "POST", ":path": "/iam/v2beta1/groups", "content-type": "application/json" },
+        { endStream: false },
+      );
       stream.write("{");
       return ending(stream, started);
     });

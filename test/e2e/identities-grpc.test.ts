@@ -14,9 +14,6 @@ import { call, failure, loadProtos } from "../support/grpc.js";
 
 const pkg = loadProtos(["arbor/iam/v2beta1/identities.proto"]);
 
-
-
-
 const GITHUB = "https://token.actions.githubusercontent.com";
 for (const engine of engines) {
   describe.skipIf(engine.skipReason !== undefined)(`identities over gRPC (@grpc/grpc-js) [${engine.name}]`, () => {
@@ -41,12 +38,21 @@ for (const engine of engines) {
       const ci = await call(
         client,
         "createIdentity",
-        { parent: org, identity: { name: "ci", claimMatch: { issuer: GITHUB, subjectPattern: "repo:acme/.*", claims: { repository_owner: "acme" } } } },
+        {
+          parent: org,
+          identity: { name: "ci", claimMatch: { issuer: GITHUB, subjectPattern: "repo:acme/.*", claims: { repository_owner: "acme" } } },
+        },
         token,
       );
       expect(ci.uid).toMatch(new RegExp(`^${org}/[0-9a-f]{16}$`));
       expect(ci.relationship).toBe("claimMatch");
-      expect(ci.claimMatch).toMatchObject({ issuer: GITHUB, subjectPattern: "repo:acme/.*", iss: "issuer", sub: "subjectPattern", claims: { repository_owner: "acme" } });
+      expect(ci.claimMatch).toMatchObject({
+        issuer: GITHUB,
+        subjectPattern: "repo:acme/.*",
+        iss: "issuer",
+        sub: "subjectPattern",
+        claims: { repository_owner: "acme" },
+      });
       expect(ci.lastSeenTime).toBeNull();
       expect(Number(ci.createTime.seconds)).toBeGreaterThan(0);
       for (const name of ["b", "a"]) {
@@ -64,21 +70,35 @@ for (const engine of engines) {
 
       // Without a mask, the populated members change and the others stay.
       const updated = await call(client, "updateIdentity", { identity: { uid: ci.uid, claimMatch: { subject: "repo:acme/app" } } }, token);
-      expect(updated.claimMatch).toMatchObject({ issuer: GITHUB, subject: "repo:acme/app", sub: "subject", claims: { repository_owner: "acme" } });
+      expect(updated.claimMatch).toMatchObject({
+        issuer: GITHUB,
+        subject: "repo:acme/app",
+        sub: "subject",
+        claims: { repository_owner: "acme" },
+      });
       expect(updated.name).toBe("ci");
     });
 
     it.each([
-      [".*", "claimMatch.subjectPattern", "must start with a literal of two parts each ended by ':' or '/' (like repo:acme/), in every alternative, so it pins the subject's prefix"],
+      [
+        ".*",
+        "claimMatch.subjectPattern",
+        "must start with a literal of two parts each ended by ':' or '/' (like repo:acme/), in every alternative, so it pins the subject's prefix",
+      ],
       ["(?!x$).*", "claimMatch.subjectPattern", "is not a valid RE2 regular expression: invalid or unsupported Perl syntax: `(?!`"],
-    ])("sends INVALID_ARGUMENT with ErrorInfo and BadRequest naming the pattern field for %s", async (subjectPattern, field, description) => {
-      const err = await failure(call(client, "createIdentity", { parent: org, identity: { name: "all", claimMatch: { issuer: GITHUB, subjectPattern } } }, token));
-      expect(err.code).toBe(grpc.status.INVALID_ARGUMENT);
-      expect(err.details).toBe(`Invalid argument: ${field}: ${description}`);
-      const status = fromBinary(StatusSchema, err.metadata.get("grpc-status-details-bin")[0] as Buffer);
-      expect(status.code).toBe(3);
-      expect(anyUnpack(status.details[0]!, ErrorInfoSchema)).toMatchObject({ reason: "INVALID_ARGUMENT", domain: "iam.localhost" });
-      expect(anyUnpack(status.details[1]!, BadRequestSchema)?.fieldViolations[0]).toMatchObject({ field, description });
-    });
+    ])(
+      "sends INVALID_ARGUMENT with ErrorInfo and BadRequest naming the pattern field for %s",
+      async (subjectPattern, field, description) => {
+        const err = await failure(
+          call(client, "createIdentity", { parent: org, identity: { name: "all", claimMatch: { issuer: GITHUB, subjectPattern } } }, token),
+        );
+        expect(err.code).toBe(grpc.status.INVALID_ARGUMENT);
+        expect(err.details).toBe(`Invalid argument: ${field}: ${description}`);
+        const status = fromBinary(StatusSchema, err.metadata.get("grpc-status-details-bin")[0] as Buffer);
+        expect(status.code).toBe(3);
+        expect(anyUnpack(status.details[0]!, ErrorInfoSchema)).toMatchObject({ reason: "INVALID_ARGUMENT", domain: "iam.localhost" });
+        expect(anyUnpack(status.details[1]!, BadRequestSchema)?.fieldViolations[0]).toMatchObject({ field, description });
+      },
+    );
   });
 }

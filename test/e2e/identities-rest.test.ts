@@ -31,7 +31,10 @@ for (const engine of engines) {
       const res = await t.fetch(path, {
         method,
         token: as,
-        ...(body !== undefined && { body: typeof body === "string" ? body : JSON.stringify(body), headers: { "content-type": "application/json" } }),
+        ...(body !== undefined && {
+          body: typeof body === "string" ? body : JSON.stringify(body),
+          headers: { "content-type": "application/json" },
+        }),
       });
       return { status: res.status, body: (await res.json()) as Json };
     };
@@ -47,7 +50,12 @@ for (const engine of engines) {
       token = mine.token;
       team = (await post(`/iam/v2beta1/groups/${org}`, { name: "team" })).body.uid;
       const theirs = await t.organization("others");
-      const identity = await call("POST", `/iam/v2beta1/identities/${theirs.org.uid}`, { name: "theirs", claimMatch: { issuer: GITHUB, subject: "x" } }, theirs.token);
+      const identity = await call(
+        "POST",
+        `/iam/v2beta1/identities/${theirs.org.uid}`,
+        { name: "theirs", claimMatch: { issuer: GITHUB, subject: "x" } },
+        theirs.token,
+      );
       other = { org: theirs.org.uid, token: theirs.token, identity: identity.body.uid };
     });
     afterAll(() => t?.close());
@@ -75,7 +83,12 @@ for (const engine of engines) {
     it("creates an identity with patterns", async () => {
       const { status, body } = await post(`/iam/v2beta1/identities/${team}`, {
         name: "branches",
-        claimMatch: { issuerPattern: "https://gitlab\\.acme\\.example", subjectPattern: "project_path:acme/.*", audience: "arbor", claimPatterns: { ref_type: "branch|tag" } },
+        claimMatch: {
+          issuerPattern: "https://gitlab\\.acme\\.example",
+          subjectPattern: "project_path:acme/.*",
+          audience: "arbor",
+          claimPatterns: { ref_type: "branch|tag" },
+        },
       });
       expect(status).toBe(200);
       expect(body.claimMatch).toEqual({
@@ -113,7 +126,9 @@ for (const engine of engines) {
 
     it("lists with filters, orders, pages and skip", async () => {
       for (const name of ["delta", "alpha", "charlie", "bravo"]) {
-        made[name] = (await post(`/iam/v2beta1/identities/${team}`, { name, claimMatch: { issuer: GITHUB, subject: `repo:acme/${name}` } })).body;
+        made[name] = (
+          await post(`/iam/v2beta1/identities/${team}`, { name, claimMatch: { issuer: GITHUB, subject: `repo:acme/${name}` } })
+        ).body;
       }
       const inTeam = ["alpha", "branches", "bravo", "charlie", "ci", "delta"];
       const { status, body } = await get(`/iam/v2beta1/identities?uidp.children_of=${team}`);
@@ -124,8 +139,13 @@ for (const engine of engines) {
       expect(names((await get(`/iam/v2beta1/identities?uidp.descendants_of=${org}`)).body)).toEqual([...inTeam, "kind cluster"].sort());
       expect(names((await get(`/iam/v2beta1/identities?uidp.children_of=${org}`)).body)).toEqual(["kind cluster"]);
       expect(names((await get(`/iam/v2beta1/identities?uidp.descendants_of=${org}&name=bravo`)).body)).toEqual(["bravo"]);
-      expect(names((await get(`/iam/v2beta1/identities?uidp.ids=${made.ci!.uid}&uidp.ids=${made.kind!.uid}`)).body)).toEqual(["ci", "kind cluster"]);
-      expect(names((await get(`/iam/v2beta1/identities?uidp.children_of=${team}&order_by=name%20desc`)).body)).toEqual([...inTeam].reverse());
+      expect(names((await get(`/iam/v2beta1/identities?uidp.ids=${made.ci!.uid}&uidp.ids=${made.kind!.uid}`)).body)).toEqual([
+        "ci",
+        "kind cluster",
+      ]);
+      expect(names((await get(`/iam/v2beta1/identities?uidp.children_of=${team}&order_by=name%20desc`)).body)).toEqual(
+        [...inTeam].reverse(),
+      );
       const byCreate = (await get(`/iam/v2beta1/identities?uidp.children_of=${team}&order_by=created_at%20desc`)).body;
       expect(names(byCreate)).toEqual(["bravo", "charlie", "alpha", "delta", "branches", "ci"]);
 
@@ -169,7 +189,10 @@ for (const engine of engines) {
       beforeAll(async () => {
         const store = t.server.store;
         const now = Date.now();
-        for (const [uid, subject] of [[person, "pat"], [loner, "lee"]] as const) {
+        for (const [uid, subject] of [
+          [person, "pat"],
+          [loner, "lee"],
+        ] as const) {
           await store.identities.insert({
             uid,
             parentUid: null,
@@ -182,7 +205,13 @@ for (const engine of engines) {
           });
         }
         const viewer = BUILTIN_ROLES.get("viewer")!.uid;
-        await store.bindings.insert({ uid: `${team}/00000000000000aa`, groupUid: team, identityUid: person, roleUid: viewer, createTime: now });
+        await store.bindings.insert({
+          uid: `${team}/00000000000000aa`,
+          groupUid: team,
+          identityUid: person,
+          roleUid: viewer,
+          createTime: now,
+        });
         personToken = (await t.server.tokens.issue(person, t.url)).token;
       });
 
@@ -194,7 +223,10 @@ for (const engine of engines) {
         expect(binding.identity).toEqual({ uid: person, name: "", description: "", issuer: "", subject: "" });
         // Logging in through the organization's provider, or redeeming its invite, joins it.
         await t.server.store.identities.join(org, person, Date.now());
-        expect((await get(`/iam/v2beta1/roleBindings/${team}/00000000000000aa`)).body.identity).toMatchObject({ name: "pat", subject: "pat" });
+        expect((await get(`/iam/v2beta1/roleBindings/${team}/00000000000000aa`)).body.identity).toMatchObject({
+          name: "pat",
+          subject: "pat",
+        });
         const { status, body } = await get(`/iam/v2beta1/identities/${person}`);
         expect(status).toBe(200);
         expect(body).toMatchObject({ uid: person, name: "pat", claimMatch: { issuer: "https://login.example", subject: "pat" } });
@@ -236,7 +268,9 @@ for (const engine of engines) {
       const { status, body } = await patch(`/iam/v2beta1/identities/${made.ci!.uid}`, { description: "changed" });
       expect(status).toBe(200);
       expect(body).toMatchObject({ name: "ci", description: "changed", claimMatch: made.ci!.claimMatch });
-      const pattern = await patch(`/iam/v2beta1/identities/${made.ci!.uid}`, { claimMatch: { subjectPattern: "repo:acme/app:ref:refs/heads/.*" } });
+      const pattern = await patch(`/iam/v2beta1/identities/${made.ci!.uid}`, {
+        claimMatch: { subjectPattern: "repo:acme/app:ref:refs/heads/.*" },
+      });
       expect(pattern.status).toBe(200);
       expect(pattern.body.claimMatch).toEqual({
         issuer: GITHUB,
@@ -247,7 +281,10 @@ for (const engine of engines) {
     });
 
     it("with updateMask changes only the masked fields", async () => {
-      const { status, body } = await patch(`/iam/v2beta1/identities/${made.alpha!.uid}?updateMask=description`, { name: "ignored", description: "masked" });
+      const { status, body } = await patch(`/iam/v2beta1/identities/${made.alpha!.uid}?updateMask=description`, {
+        name: "ignored",
+        description: "masked",
+      });
       expect(status).toBe(200);
       expect(body).toMatchObject({ name: "alpha", description: "masked" });
     });
@@ -279,7 +316,13 @@ for (const engine of engines) {
     it("deletes an identity with its role bindings, answering {}", async () => {
       const viewer = BUILTIN_ROLES.get("viewer")!.uid;
       const uid = made.charlie!.uid as string;
-      await t.server.store.bindings.insert({ uid: `${team}/00000000000000cc`, groupUid: team, identityUid: uid, roleUid: viewer, createTime: Date.now() });
+      await t.server.store.bindings.insert({
+        uid: `${team}/00000000000000cc`,
+        groupUid: team,
+        identityUid: uid,
+        roleUid: viewer,
+        createTime: Date.now(),
+      });
       const res = await t.fetch(`/iam/v2beta1/identities/${uid}`, { method: "DELETE", token });
       expect(res.status).toBe(200);
       expect(await res.text()).toBe("{}");
@@ -288,7 +331,11 @@ for (const engine of engines) {
       expect(gone.status).toBe(404);
       expect(gone.body.code).toBe(5);
       expect(gone.body.message).toBe(`Not found: identity ${uid}`);
-      expect(gone.body.details[1]).toMatchObject({ "@type": "type.googleapis.com/google.rpc.ResourceInfo", resourceType: "identity", resourceName: uid });
+      expect(gone.body.details[1]).toMatchObject({
+        "@type": "type.googleapis.com/google.rpc.ResourceInfo",
+        resourceType: "identity",
+        resourceName: uid,
+      });
     });
 
     it("refuses to delete a group that holds identities", async () => {
@@ -305,20 +352,104 @@ for (const engine of engines) {
     const claim = (m: Json) => ({ name: "x", claimMatch: { issuer: GITHUB, subject: "s", ...m } });
     const refusals: [string, () => [string, string, unknown?], number, number, string?][] = [
       ["no relationship", () => ["POST", `/iam/v2beta1/identities/${team}`, { name: "x" }], 400, 3, "claimMatch"],
-      ["no subject", () => ["POST", `/iam/v2beta1/identities/${team}`, { name: "x", claimMatch: { issuer: GITHUB } }], 400, 3, "claimMatch.subject"],
-      ["no issuer", () => ["POST", `/iam/v2beta1/identities/${team}`, { name: "x", claimMatch: { subject: "s" } }], 400, 3, "claimMatch.issuer"],
-      ["a subject pattern matching everything", () => ["POST", `/iam/v2beta1/identities/${team}`, claim({ subject: undefined, subjectPattern: ".*" })], 400, 3, "claimMatch.subjectPattern"],
-      ["an issuer pattern matching everything", () => ["POST", `/iam/v2beta1/identities/${team}`, claim({ issuer: undefined, issuerPattern: ".+" })], 400, 3, "claimMatch.issuerPattern"],
-      ["a pattern that does not compile", () => ["POST", `/iam/v2beta1/identities/${team}`, claim({ subject: undefined, subjectPattern: "(" })], 400, 3, "claimMatch.subjectPattern"],
-      ["an http issuer", () => ["POST", `/iam/v2beta1/identities/${team}`, claim({ issuer: "http://127.0.0.1:9" })], 400, 3, "claimMatch.issuer"],
-      ["a reserved claim", () => ["POST", `/iam/v2beta1/identities/${team}`, claim({ claims: { aud: "x" } })], 400, 3, 'claimMatch.claims["aud"]'],
-      ["a private key", () => ["POST", `/iam/v2beta1/identities/${team}`, { name: "x", staticKeys: { issuer: "https://k", subject: "s", issuerKeys: JSON.stringify({ keys: [privateJwk] }) } }], 400, 3, "staticKeys.issuerKeys"],
-      ["static keys without subject", () => ["POST", `/iam/v2beta1/identities/${team}`, { name: "x", staticKeys: { issuer: "https://k", issuerKeys: JWKS } }], 400, 3, "staticKeys.subject"],
-      ["an expiration in the past", () => ["POST", `/iam/v2beta1/identities/${team}`, { name: "x", staticKeys: { issuer: "https://k", subject: "s", issuerKeys: JWKS, expirationTime: "2020-01-01T00:00:00Z" } }], 400, 3, "staticKeys.expirationTime"],
-      ["both kinds", () => ["POST", `/iam/v2beta1/identities/${team}`, { name: "x", claimMatch: { issuer: GITHUB, subject: "s" }, staticKeys: { issuer: "https://k" } }], 400, 3, "staticKeys"],
+      [
+        "no subject",
+        () => ["POST", `/iam/v2beta1/identities/${team}`, { name: "x", claimMatch: { issuer: GITHUB } }],
+        400,
+        3,
+        "claimMatch.subject",
+      ],
+      [
+        "no issuer",
+        () => ["POST", `/iam/v2beta1/identities/${team}`, { name: "x", claimMatch: { subject: "s" } }],
+        400,
+        3,
+        "claimMatch.issuer",
+      ],
+      [
+        "a subject pattern matching everything",
+        () => ["POST", `/iam/v2beta1/identities/${team}`, claim({ subject: undefined, subjectPattern: ".*" })],
+        400,
+        3,
+        "claimMatch.subjectPattern",
+      ],
+      [
+        "an issuer pattern matching everything",
+        () => ["POST", `/iam/v2beta1/identities/${team}`, claim({ issuer: undefined, issuerPattern: ".+" })],
+        400,
+        3,
+        "claimMatch.issuerPattern",
+      ],
+      [
+        "a pattern that does not compile",
+        () => ["POST", `/iam/v2beta1/identities/${team}`, claim({ subject: undefined, subjectPattern: "(" })],
+        400,
+        3,
+        "claimMatch.subjectPattern",
+      ],
+      [
+        "an http issuer",
+        () => ["POST", `/iam/v2beta1/identities/${team}`, claim({ issuer: "http://127.0.0.1:9" })],
+        400,
+        3,
+        "claimMatch.issuer",
+      ],
+      [
+        "a reserved claim",
+        () => ["POST", `/iam/v2beta1/identities/${team}`, claim({ claims: { aud: "x" } })],
+        400,
+        3,
+        'claimMatch.claims["aud"]',
+      ],
+      [
+        "a private key",
+        () => [
+          "POST",
+          `/iam/v2beta1/identities/${team}`,
+          { name: "x", staticKeys: { issuer: "https://k", subject: "s", issuerKeys: JSON.stringify({ keys: [privateJwk] }) } },
+        ],
+        400,
+        3,
+        "staticKeys.issuerKeys",
+      ],
+      [
+        "static keys without subject",
+        () => ["POST", `/iam/v2beta1/identities/${team}`, { name: "x", staticKeys: { issuer: "https://k", issuerKeys: JWKS } }],
+        400,
+        3,
+        "staticKeys.subject",
+      ],
+      [
+        "an expiration in the past",
+        () => [
+          "POST",
+          `/iam/v2beta1/identities/${team}`,
+          { name: "x", staticKeys: { issuer: "https://k", subject: "s", issuerKeys: JWKS, expirationTime: "2020-01-01T00:00:00Z" } },
+        ],
+        400,
+        3,
+        "staticKeys.expirationTime",
+      ],
+      [
+        "both kinds",
+        () => [
+          "POST",
+          `/iam/v2beta1/identities/${team}`,
+          { name: "x", claimMatch: { issuer: GITHUB, subject: "s" }, staticKeys: { issuer: "https://k" } },
+        ],
+        400,
+        3,
+        "staticKeys",
+      ],
       ["an invalid name", () => ["POST", `/iam/v2beta1/identities/${team}`, { ...claim({}), name: "CI!" }], 400, 3, "name"],
       ["no name", () => ["POST", `/iam/v2beta1/identities/${team}`, { claimMatch: { issuer: GITHUB, subject: "s" } }], 400, 3, "name"],
-      ["a long description", () => ["POST", `/iam/v2beta1/identities/${team}`, { ...claim({}), description: "d".repeat(513) }], 400, 3, "description"],
+      [
+        "a long description",
+        () => ["POST", `/iam/v2beta1/identities/${team}`, { ...claim({}), description: "d".repeat(513) }],
+        400,
+        3,
+        "description",
+      ],
       ["an unknown field", () => ["POST", `/iam/v2beta1/identities/${team}`, { ...claim({}), email: "x@y" }], 400, 3, "email"],
       ["a malformed parent", () => ["POST", "/iam/v2beta1/identities/nope", claim({})], 400, 3, "parent"],
       ["a parent that is not a group", () => ["POST", `/iam/v2beta1/identities/${org}/0000000000000000`, claim({})], 404, 5],
@@ -328,9 +459,27 @@ for (const engine of engines) {
       ["a missing identity in another organization", () => ["GET", `/iam/v2beta1/identities/${other.org}/0000000000000000`], 403, 7],
       ["a missing identity", () => ["GET", `/iam/v2beta1/identities/${team}/0000000000000000`], 404, 5],
       ["a malformed uid", () => ["GET", "/iam/v2beta1/identities/abc"], 400, 3, "uid"],
-      ["an output-only field in the mask", () => ["PATCH", `/iam/v2beta1/identities/${made.ci!.uid}?updateMask=lastSeenTime`, {}], 400, 3, "update_mask"],
-      ["an unknown field in the mask", () => ["PATCH", `/iam/v2beta1/identities/${made.ci!.uid}?updateMask=claimMatch.colour`, {}], 400, 3, "update_mask"],
-      ["a patch leaving no subject", () => ["PATCH", `/iam/v2beta1/identities/${made.delta!.uid}?updateMask=claimMatch.subject`, {}], 400, 3, "claimMatch.subject"],
+      [
+        "an output-only field in the mask",
+        () => ["PATCH", `/iam/v2beta1/identities/${made.ci!.uid}?updateMask=lastSeenTime`, {}],
+        400,
+        3,
+        "update_mask",
+      ],
+      [
+        "an unknown field in the mask",
+        () => ["PATCH", `/iam/v2beta1/identities/${made.ci!.uid}?updateMask=claimMatch.colour`, {}],
+        400,
+        3,
+        "update_mask",
+      ],
+      [
+        "a patch leaving no subject",
+        () => ["PATCH", `/iam/v2beta1/identities/${made.delta!.uid}?updateMask=claimMatch.subject`, {}],
+        400,
+        3,
+        "claimMatch.subject",
+      ],
       ["a patch to a sibling's name", () => ["PATCH", `/iam/v2beta1/identities/${made.delta!.uid}`, { name: "ci" }], 409, 6],
       ["a patch of a missing identity", () => ["PATCH", `/iam/v2beta1/identities/${team}/0000000000000000`, { description: "x" }], 404, 5],
       ["a delete of a missing identity", () => ["DELETE", `/iam/v2beta1/identities/${team}/0000000000000000`], 404, 5],

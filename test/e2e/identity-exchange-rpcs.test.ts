@@ -16,7 +16,8 @@ describe("LookupIdentity and ExplainExchange over REST", () => {
   let s: ExchangeSetup;
   let admin: RestClient;
   let ci: string;
-  const explain = (uid: string, body: Record<string, unknown>, as = admin) => as.post(`/iam/v2beta1/identities/${uid}:explainExchange`, body);
+  const explain = (uid: string, body: Record<string, unknown>, as = admin) =>
+    as.post(`/iam/v2beta1/identities/${uid}:explainExchange`, body);
 
   beforeAll(async () => {
     s = await startExchangeSetup(engine);
@@ -52,11 +53,13 @@ describe("LookupIdentity and ExplainExchange over REST", () => {
     const res = await explain(ci, { token, audience: REGISTRY_HOST });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      checks: ["requestedAudience", "token", "identity", "issuer", "signature", "subject", "audience", "claims.repository_owner"].map((check) => ({
-        check,
-        passed: true,
-        reason: "",
-      })),
+      checks: ["requestedAudience", "token", "identity", "issuer", "signature", "subject", "audience", "claims.repository_owner"].map(
+        (check) => ({
+          check,
+          passed: true,
+          reason: "",
+        }),
+      ),
       wouldIssue: true,
     });
     const identity = await admin.get(`/iam/v2beta1/identities/${ci}`);
@@ -78,21 +81,41 @@ describe("LookupIdentity and ExplainExchange over REST", () => {
       passed: false,
       reason: "the token's subject does not match the identity",
     });
-    expect(await failedAt(await s.issuer.mint(MAIN, ELSEWHERE, { repository_owner: "evil" }))).toEqual({ check: "audience", passed: false, reason: "the token's audience is not accepted" });
+    expect(await failedAt(await s.issuer.mint(MAIN, ELSEWHERE, { repository_owner: "evil" }))).toEqual({
+      check: "audience",
+      passed: false,
+      reason: "the token's audience is not accepted",
+    });
     expect(await failedAt(await s.issuer.mint(MAIN, s.t.url, { repository_owner: "evil" }))).toEqual({
       check: "claims.repository_owner",
       passed: false,
       reason: 'the token\'s claim "repository_owner" does not match the identity',
     });
-    const wrongAudience = await explain(ci, { token: await s.issuer.mint(MAIN, s.t.url, { repository_owner: "acme" }), audience: ELSEWHERE });
-    expect(wrongAudience.body.checks[0]).toEqual({ check: "requestedAudience", passed: false, reason: "the requested audience is not accepted" });
+    const wrongAudience = await explain(ci, {
+      token: await s.issuer.mint(MAIN, s.t.url, { repository_owner: "acme" }),
+      audience: ELSEWHERE,
+    });
+    expect(wrongAudience.body.checks[0]).toEqual({
+      check: "requestedAudience",
+      passed: false,
+      reason: "the requested audience is not accepted",
+    });
     expect(wrongAudience.body.wouldIssue).toBe(false);
   });
 
   it("stops at a failed signature check", async () => {
-    const forged = await s.issuer.sign({ iss: s.issuer.url, sub: MAIN, aud: s.t.url, exp: Math.floor(s.clock.now() / 1000) + 600 }, { kid: "nope" });
+    const forged = await s.issuer.sign(
+      { iss: s.issuer.url, sub: MAIN, aud: s.t.url, exp: Math.floor(s.clock.now() / 1000) + 600 },
+      { kid: "nope" },
+    );
     const res = await explain(ci, { token: forged });
-    expect((res.body.checks as { check: string }[]).map((c) => c.check)).toEqual(["requestedAudience", "token", "identity", "issuer", "signature"]);
+    expect((res.body.checks as { check: string }[]).map((c) => c.check)).toEqual([
+      "requestedAudience",
+      "token",
+      "identity",
+      "issuer",
+      "signature",
+    ]);
     expect(res.body.checks[4].reason).toBe("the token's signing key is unknown to its issuer");
   });
 

@@ -124,20 +124,21 @@ for (const engine of engines) {
       };
       const all = await names(`uidp.descendants_of=${org}`);
       expect(all.totalCount).toBe("6");
-      expect(all.identityProviders.map((p: { name: string }) => p.name)).toEqual(["alpha", "bravo", "charlie", "delta", "keycloak", "okta"]);
+      expect(all.identityProviders.map((p: { name: string }) => p.name)).toEqual([
+        "alpha",
+        "bravo",
+        "charlie",
+        "delta",
+        "keycloak",
+        "okta",
+      ]);
       expect(all.skipped).toBe(0);
-      expect((await names(`uidp.children_of=${other}&order_by=name%20desc`)).identityProviders.map((p: { name: string }) => p.name)).toEqual([
-        "delta",
-        "charlie",
-        "bravo",
-        "alpha",
-      ]);
-      expect((await names(`uidp.children_of=${other}&order_by=created_at`)).identityProviders.map((p: { name: string }) => p.name)).toEqual([
-        "delta",
-        "alpha",
-        "charlie",
-        "bravo",
-      ]);
+      expect(
+        (await names(`uidp.children_of=${other}&order_by=name%20desc`)).identityProviders.map((p: { name: string }) => p.name),
+      ).toEqual(["delta", "charlie", "bravo", "alpha"]);
+      expect((await names(`uidp.children_of=${other}&order_by=created_at`)).identityProviders.map((p: { name: string }) => p.name)).toEqual(
+        ["delta", "alpha", "charlie", "bravo"],
+      );
       const byName = await names(`name=okta`);
       expect(byName.identityProviders.map((p: { uid: string }) => p.uid)).toEqual([created.uid]);
       expect((await names(`uidp.descendants_of=${team}`)).totalCount).toBe("2");
@@ -159,7 +160,11 @@ for (const engine of engines) {
       const before = await storedSecret(created.uid);
       const res = await api.patch(`${BASE}/${created.uid}`, { description: "changed" });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
-      expect(res.body).toMatchObject({ name: "okta", description: "changed", oidc: { issuer: created.oidc.issuer, groupsClaim: "groups" } });
+      expect(res.body).toMatchObject({
+        name: "okta",
+        description: "changed",
+        oidc: { issuer: created.oidc.issuer, groupsClaim: "groups" },
+      });
       expect(res.body.updateTime >= res.body.createTime).toBe(true);
       expect(await storedSecret(created.uid)).toBe(before);
     });
@@ -213,7 +218,11 @@ for (const engine of engines) {
     });
 
     it("with updateMask=description ignores the other fields sent", async () => {
-      const res = await api.patch(`${BASE}/${created.uid}?updateMask=description`, { name: "ignored", description: "masked", oidc: { clientSecret: secret("ignored") } });
+      const res = await api.patch(`${BASE}/${created.uid}?updateMask=description`, {
+        name: "ignored",
+        description: "masked",
+        oidc: { clientSecret: secret("ignored") },
+      });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.body).toMatchObject({ name: "okta", description: "masked" });
       expect(await storedSecret(created.uid)).not.toMatch(/ignored/);
@@ -234,11 +243,16 @@ for (const engine of engines) {
 
     it("replaces oidc as a whole with updateMask=oidc, keeping the secret when none is sent", async () => {
       const before = await storedSecret(created.uid);
-      const res = await api.patch(`${BASE}/${created.uid}?updateMask=oidc`, { oidc: { issuer: "https://okta.example.org", clientId: "whole" } });
+      const res = await api.patch(`${BASE}/${created.uid}?updateMask=oidc`, {
+        oidc: { issuer: "https://okta.example.org", clientId: "whole" },
+      });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.body.oidc).toEqual({ issuer: "https://okta.example.org", clientId: "whole", additionalScopes: [], groupsClaim: "" });
       expect(await storedSecret(created.uid)).toBe(before);
-      const star = await api.patch(`${BASE}/${created.uid}?updateMask=*`, body("okta", { oidc: { issuer: "https://okta.example.org", clientId: "star" } }));
+      const star = await api.patch(
+        `${BASE}/${created.uid}?updateMask=*`,
+        body("okta", { oidc: { issuer: "https://okta.example.org", clientId: "star" } }),
+      );
       expect(star.status, JSON.stringify(star.body)).toBe(200);
       expect(await storedSecret(created.uid)).toBe(before);
     });
@@ -266,22 +280,99 @@ for (const engine of engines) {
     it.each<[string, () => string, () => unknown, number, number, string | undefined]>([
       ["a name breaking the pattern", () => `${BASE}/${team}`, () => ({ ...body("x"), name: "Okta!" }), 400, 3, "name"],
       ["no name", () => `${BASE}/${team}`, () => ({ ...body("x"), name: undefined }), 400, 3, "name"],
-      ["a description over 512 characters", () => `${BASE}/${team}`, () => ({ ...body("x"), description: "d".repeat(513) }), 400, 3, "description"],
+      [
+        "a description over 512 characters",
+        () => `${BASE}/${team}`,
+        () => ({ ...body("x"), description: "d".repeat(513) }),
+        400,
+        3,
+        "description",
+      ],
       ["no default role", () => `${BASE}/${team}`, () => ({ ...body("x"), defaultRole: undefined }), 400, 3, "defaultRole"],
       ["a malformed default role", () => `${BASE}/${team}`, () => ({ ...body("x"), defaultRole: "viewer" }), 400, 3, "defaultRole"],
-      ["a custom role of a sibling group", () => `${BASE}/${team}`, () => ({ ...body("x"), defaultRole: otherRole }), 400, 3, "defaultRole"],
-      ["a missing built-in-looking role", () => `${BASE}/${team}`, () => ({ ...body("x"), defaultRole: "f".repeat(40) }), 404, 5, undefined],
+      [
+        "a custom role of a sibling group",
+        () => `${BASE}/${team}`,
+        () => ({ ...body("x"), defaultRole: otherRole }),
+        400,
+        3,
+        "defaultRole",
+      ],
+      [
+        "a missing built-in-looking role",
+        () => `${BASE}/${team}`,
+        () => ({ ...body("x"), defaultRole: "f".repeat(40) }),
+        404,
+        5,
+        undefined,
+      ],
       ["no oidc", () => `${BASE}/${team}`, () => ({ ...body("x"), oidc: undefined }), 400, 3, "oidc"],
       ["no issuer", () => `${BASE}/${team}`, () => ({ ...body("x"), oidc: oidc("x", { issuer: "" }) }), 400, 3, "oidc.issuer"],
-      ["an http issuer", () => `${BASE}/${team}`, () => ({ ...body("x"), oidc: oidc("x", { issuer: "http://login.example.com" }) }), 400, 3, "oidc.issuer"],
-      ["a loopback http issuer (not allowed by default)", () => `${BASE}/${team}`, () => ({ ...body("x"), oidc: oidc("x", { issuer: "http://127.0.0.1:5556" }) }), 400, 3, "oidc.issuer"],
-      ["an issuer with a query", () => `${BASE}/${team}`, () => ({ ...body("x"), oidc: oidc("x", { issuer: "https://login.example.com/?tenant=1" }) }), 400, 3, "oidc.issuer"],
-      ["an issuer with a fragment", () => `${BASE}/${team}`, () => ({ ...body("x"), oidc: oidc("x", { issuer: "https://login.example.com/#a" }) }), 400, 3, "oidc.issuer"],
+      [
+        "an http issuer",
+        () => `${BASE}/${team}`,
+        () => ({ ...body("x"), oidc: oidc("x", { issuer: "http://login.example.com" }) }),
+        400,
+        3,
+        "oidc.issuer",
+      ],
+      [
+        "a loopback http issuer (not allowed by default)",
+        () => `${BASE}/${team}`,
+        () => ({ ...body("x"), oidc: oidc("x", { issuer: "http://127.0.0.1:5556" }) }),
+        400,
+        3,
+        "oidc.issuer",
+      ],
+      [
+        "an issuer with a query",
+        () => `${BASE}/${team}`,
+        () => ({ ...body("x"), oidc: oidc("x", { issuer: "https://login.example.com/?tenant=1" }) }),
+        400,
+        3,
+        "oidc.issuer",
+      ],
+      [
+        "an issuer with a fragment",
+        () => `${BASE}/${team}`,
+        () => ({ ...body("x"), oidc: oidc("x", { issuer: "https://login.example.com/#a" }) }),
+        400,
+        3,
+        "oidc.issuer",
+      ],
       ["no client id", () => `${BASE}/${team}`, () => ({ ...body("x"), oidc: oidc("x", { clientId: "" }) }), 400, 3, "oidc.clientId"],
-      ["a client id over 256 characters", () => `${BASE}/${team}`, () => ({ ...body("x"), oidc: oidc("x", { clientId: "c".repeat(257) }) }), 400, 3, "oidc.clientId"],
-      ["a scope with a space", () => `${BASE}/${team}`, () => ({ ...body("x"), oidc: oidc("x", { additionalScopes: ["read write"] }) }), 400, 3, "oidc.additionalScopes[0]"],
-      ["21 scopes", () => `${BASE}/${team}`, () => ({ ...body("x"), oidc: oidc("x", { additionalScopes: Array.from({ length: 21 }, (_, i) => `s${i}`) }) }), 400, 3, "oidc.additionalScopes"],
-      ["a groups claim over 128 characters", () => `${BASE}/${team}`, () => ({ ...body("x"), oidc: oidc("x", { groupsClaim: "g".repeat(129) }) }), 400, 3, "oidc.groupsClaim"],
+      [
+        "a client id over 256 characters",
+        () => `${BASE}/${team}`,
+        () => ({ ...body("x"), oidc: oidc("x", { clientId: "c".repeat(257) }) }),
+        400,
+        3,
+        "oidc.clientId",
+      ],
+      [
+        "a scope with a space",
+        () => `${BASE}/${team}`,
+        () => ({ ...body("x"), oidc: oidc("x", { additionalScopes: ["read write"] }) }),
+        400,
+        3,
+        "oidc.additionalScopes[0]",
+      ],
+      [
+        "21 scopes",
+        () => `${BASE}/${team}`,
+        () => ({ ...body("x"), oidc: oidc("x", { additionalScopes: Array.from({ length: 21 }, (_, i) => `s${i}`) }) }),
+        400,
+        3,
+        "oidc.additionalScopes",
+      ],
+      [
+        "a groups claim over 128 characters",
+        () => `${BASE}/${team}`,
+        () => ({ ...body("x"), oidc: oidc("x", { groupsClaim: "g".repeat(129) }) }),
+        400,
+        3,
+        "oidc.groupsClaim",
+      ],
       ["a sibling's name", () => `${BASE}/${team}`, () => body("okta"), 409, 6, undefined],
       ["a missing group", () => `${BASE}/${org}/00000000000000ee`, () => body("x"), 404, 5, undefined],
       ["a malformed parent", () => `${BASE}/nope`, () => body("x"), 400, 3, "parent"],
@@ -306,7 +397,11 @@ for (const engine of engines) {
 
     it("answers NOT_FOUND for a missing provider on get, update and delete", async () => {
       const missing = `${team}/0000000000000000`;
-      for (const res of [await api.get(`${BASE}/${missing}`), await api.patch(`${BASE}/${missing}`, { description: "x" }), await api.del(`${BASE}/${missing}`)]) {
+      for (const res of [
+        await api.get(`${BASE}/${missing}`),
+        await api.patch(`${BASE}/${missing}`, { description: "x" }),
+        await api.del(`${BASE}/${missing}`),
+      ]) {
         expect({ status: res.status, code: res.body.code, message: res.body.message }).toEqual({
           status: 404,
           code: 5,
@@ -365,13 +460,21 @@ for (const engine of engines) {
     afterAll(() => t?.close());
 
     it.each(["http://127.0.0.1:5556/dex", "http://localhost:8080/", "http://[::1]:9000"])("accepts %s", async (issuer) => {
-      const res = await api.post(`${BASE}/${org}`, { name: `local-${issuer.length}-${issuer.charCodeAt(7)}`, defaultRole: VIEWER, oidc: { issuer, clientId: "dev" } });
+      const res = await api.post(`${BASE}/${org}`, {
+        name: `local-${issuer.length}-${issuer.charCodeAt(7)}`,
+        defaultRole: VIEWER,
+        oidc: { issuer, clientId: "dev" },
+      });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.body.oidc.issuer).toBe(issuer);
     });
 
     it("still refuses http elsewhere", async () => {
-      const res = await api.post(`${BASE}/${org}`, { name: "remote", defaultRole: VIEWER, oidc: { issuer: "http://login.example.com", clientId: "dev" } });
+      const res = await api.post(`${BASE}/${org}`, {
+        name: "remote",
+        defaultRole: VIEWER,
+        oidc: { issuer: "http://login.example.com", clientId: "dev" },
+      });
       expect({ status: res.status, field: violatedField(res.body) }).toEqual({ status: 400, field: "oidc.issuer" });
     });
   });

@@ -68,7 +68,12 @@ describe("rate limits", () => {
       await res.arrayBuffer();
     }
     const seconds = (performance.now() - started) / 1000;
-    printFigures("rate-limit refusals", { refused: n, perSecond: Math.round(n / seconds), meanMs: Math.round((seconds / n) * 1e6) / 1e3, client: "fetch, one at a time" });
+    printFigures("rate-limit refusals", {
+      refused: n,
+      perSecond: Math.round(n / seconds),
+      meanMs: Math.round((seconds / n) * 1e6) / 1e3,
+      client: "fetch, one at a time",
+    });
   });
 
   it("refuses an address past its rate, over gRPC too (code 8)", async () => {

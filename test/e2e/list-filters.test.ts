@@ -80,10 +80,17 @@ for (const engine of engines) {
     });
 
     it("refuses a page token when the filters change between pages", async () => {
-      const first = (await (await t.fetch(`/iam/v2beta1/groups?page_size=1&uidp.descendants_of=${uid.tree}`, { token })).json()) as { nextPageToken: string };
-      const sameFilters = await t.fetch(`/iam/v2beta1/groups?page_size=3&uidp.descendants_of=${uid.tree}&page_token=${first.nextPageToken}`, { token });
+      const first = (await (await t.fetch(`/iam/v2beta1/groups?page_size=1&uidp.descendants_of=${uid.tree}`, { token })).json()) as {
+        nextPageToken: string;
+      };
+      const sameFilters = await t.fetch(
+        `/iam/v2beta1/groups?page_size=3&uidp.descendants_of=${uid.tree}&page_token=${first.nextPageToken}`,
+        { token },
+      );
       expect(sameFilters.status).toBe(200);
-      const otherFilters = await t.fetch(`/iam/v2beta1/groups?page_size=1&uidp.children_of=${uid.tree}&page_token=${first.nextPageToken}`, { token });
+      const otherFilters = await t.fetch(`/iam/v2beta1/groups?page_size=1&uidp.children_of=${uid.tree}&page_token=${first.nextPageToken}`, {
+        token,
+      });
       expect(otherFilters.status).toBe(400);
     });
   });

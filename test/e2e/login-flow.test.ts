@@ -12,7 +12,18 @@ import { userIdentityUid } from "../../src/domain/identities.js";
 import { builtinRoleUid } from "../../src/domain/roles.js";
 import { TestBrowser } from "../support/browser.js";
 import { engines } from "../support/engines.js";
-import { browserLogin, CLI_REDIRECT, DEFAULT_CLIENT, finishBrowserLogin, login, ORG_CLIENT, pkce, startBrowserLogin, startLoginWorld, type LoginWorld } from "../support/login.js";
+import {
+  browserLogin,
+  CLI_REDIRECT,
+  DEFAULT_CLIENT,
+  finishBrowserLogin,
+  login,
+  ORG_CLIENT,
+  pkce,
+  startBrowserLogin,
+  startLoginWorld,
+  type LoginWorld,
+} from "../support/login.js";
 import { restClient } from "../support/rest.js";
 
 const VIEWER = builtinRoleUid("viewer");
@@ -29,13 +40,19 @@ for (const engine of engines) {
       return { sub, claims: { preferred_username: `Person ${n}`, email: `${sub}@example.com`, email_verified: true, ...claims } };
     };
     const bindingsOf = async (uid: string) =>
-      (await w.t.server.store.bindings.forIdentity(uid)).map((b) => ({ groupUid: b.groupUid, roleUid: b.roleUid })).sort((a, b) => a.groupUid.localeCompare(b.groupUid));
+      (await w.t.server.store.bindings.forIdentity(uid))
+        .map((b) => ({ groupUid: b.groupUid, roleUid: b.roleUid }))
+        .sort((a, b) => a.groupUid.localeCompare(b.groupUid));
     const invite = async (body: Record<string, unknown>) => {
       const res = await w.admin.post(`/iam/v2beta1/groupInvites/${team}`, { roleUid: EDITOR, ttl: "3600s", ...body });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       return res.body as { uid: string; code: string };
     };
-    const refusal = (result: URLSearchParams) => ({ error: result.get("error"), description: result.get("error_description"), state: result.get("state") });
+    const refusal = (result: URLSearchParams) => ({
+      error: result.get("error"),
+      description: result.get("error_description"),
+      state: result.get("state"),
+    });
 
     beforeAll(async () => {
       w = await startLoginWorld(engine);
@@ -55,7 +72,12 @@ for (const engine of engines) {
       expect(claims).toMatchObject({ iss: w.t.url, sub: uid, aud: w.t.url, act: { iss: w.issuer.url, sub: "alice", aud: ORG_CLIENT } });
       expect(new Date((claims.exp as number) * 1000).toISOString()).toBe(answer.expiry);
       const identity = await w.t.server.store.identities.get(uid);
-      expect(identity).toMatchObject({ uid, parentUid: null, name: "alice.smith-corp", relationship: { kind: "user", issuer: w.issuer.url, subject: "alice" } });
+      expect(identity).toMatchObject({
+        uid,
+        parentUid: null,
+        name: "alice.smith-corp",
+        relationship: { kind: "user", issuer: w.issuer.url, subject: "alice" },
+      });
       expect(await bindingsOf(uid)).toEqual([{ groupUid: w.org.uid, roleUid: VIEWER }]);
       // The token works, with what the binding grants.
       const api = restClient(w.t, answer.access_token as string);
@@ -78,7 +100,9 @@ for (const engine of engines) {
     it("logs in through the default login provider without an organization, granting nothing", async () => {
       const carol = person();
       const { walk } = await browserLogin(w, carol);
-      expect(walk.visited.some((u) => u.startsWith(`${w.issuer.url}/auth?`) && new URL(u).searchParams.get("client_id") === DEFAULT_CLIENT.id)).toBe(true);
+      expect(
+        walk.visited.some((u) => u.startsWith(`${w.issuer.url}/auth?`) && new URL(u).searchParams.get("client_id") === DEFAULT_CLIENT.id),
+      ).toBe(true);
       const answer = await login(w, carol);
       const uid = userIdentityUid(w.issuer.url, carol.sub);
       expect(decodeJwt(answer.access_token as string)).toMatchObject({ sub: uid, act: { aud: DEFAULT_CLIENT.id } });
@@ -87,9 +111,17 @@ for (const engine of engines) {
     });
 
     it("names the organization by uid too, and takes its oldest identity provider at the root", async () => {
-      const newer = await w.admin.post(`/iam/v2beta1/identityProviders/${w.org.uid}`, { name: "newer", defaultRole: EDITOR, oidc: { issuer: w.issuer.url, clientId: "unregistered" } });
+      const newer = await w.admin.post(`/iam/v2beta1/identityProviders/${w.org.uid}`, {
+        name: "newer",
+        defaultRole: EDITOR,
+        oidc: { issuer: w.issuer.url, clientId: "unregistered" },
+      });
       expect(newer.status).toBe(200);
-      const inTeam = await w.admin.post(`/iam/v2beta1/identityProviders/${team}`, { name: "team-idp", defaultRole: EDITOR, oidc: { issuer: w.issuer.url, clientId: "unregistered" } });
+      const inTeam = await w.admin.post(`/iam/v2beta1/identityProviders/${team}`, {
+        name: "team-idp",
+        defaultRole: EDITOR,
+        oidc: { issuer: w.issuer.url, clientId: "unregistered" },
+      });
       expect(inTeam.status).toBe(200);
       const dave = person();
       const { result } = await browserLogin(w, dave, { org: w.org.uid });
@@ -113,7 +145,12 @@ for (const engine of engines) {
         const q = new URLSearchParams({ redirect_uri: CLI_REDIRECT, code_challenge: pkce().challenge, code_challenge_method: "S256", org });
         const res = await new TestBrowser().get(`${w.t.url}/oauth/login?${q}`);
         const location = new URL(res.headers.get("location") ?? "");
-        return { status: res.status, to: location.origin + location.pathname, clientId: location.searchParams.get("client_id"), body: await res.text() };
+        return {
+          status: res.status,
+          to: location.origin + location.pathname,
+          clientId: location.searchParams.get("client_id"),
+          body: await res.text(),
+        };
       };
       const expected = { status: 302, to: `${w.issuer.url}/auth`, clientId: DEFAULT_CLIENT.id, body: "" };
       expect(await first("bare-too")).toEqual(expected);
@@ -128,23 +165,34 @@ for (const engine of engines) {
       // not become their redirector to anywhere they like.
       const elsewhere = createServer((req, res) => {
         const url = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}`;
-        const doc = { issuer: url, authorization_endpoint: "http://localhost:9/phish", token_endpoint: `${url}/token`, jwks_uri: `${url}/jwks` };
-        res.writeHead(req.url === "/.well-known/openid-configuration" ? 200 : 404, { "content-type": "application/json" }).end(JSON.stringify(doc));
+        const doc = {
+          issuer: url,
+          authorization_endpoint: "http://localhost:9/phish",
+          token_endpoint: `${url}/token`,
+          jwks_uri: `${url}/jwks`,
+        };
+        res
+          .writeHead(req.url === "/.well-known/openid-configuration" ? 200 : 404, { "content-type": "application/json" })
+          .end(JSON.stringify(doc));
       });
       await new Promise<void>((resolve) => elsewhere.listen(0, "127.0.0.1", resolve));
       try {
         const issuer = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}`;
         const { token } = await w.t.organization("redirector");
-        const made = await restClient(w.t, token).post(`/iam/v2beta1/identityProviders/${(await w.t.server.store.groups.findOrganization("redirector"))?.uid}`, {
-          name: "phish",
-          defaultRole: VIEWER,
-          oidc: { issuer, clientId: "c" },
-        });
+        const made = await restClient(w.t, token).post(
+          `/iam/v2beta1/identityProviders/${(await w.t.server.store.groups.findOrganization("redirector"))?.uid}`,
+          {
+            name: "phish",
+            defaultRole: VIEWER,
+            oidc: { issuer, clientId: "c" },
+          },
+        );
         expect(made.status, JSON.stringify(made.body)).toBe(200);
         const { result, walk } = await browserLogin(w, person(), { org: "redirector", state: "s1" });
         expect(refusal(result)).toEqual({
           error: "access_denied",
-          description: "Precondition failed: the identity provider cannot be used: its authorization_endpoint is not at the issuer's origin",
+          description:
+            "Precondition failed: the identity provider cannot be used: its authorization_endpoint is not at the issuer's origin",
           state: "s1",
         });
         expect(walk.visited.some((u) => u.includes("phish"))).toBe(false);
@@ -159,10 +207,20 @@ for (const engine of engines) {
       await login(w, frank, { invite: code });
       const uid = userIdentityUid(w.issuer.url, frank.sub);
       // The invite names the organization: its provider is used and grants its default role too.
-      expect(await bindingsOf(uid)).toEqual([{ groupUid: w.org.uid, roleUid: VIEWER }, { groupUid: team, roleUid: EDITOR }].sort((a, b) => a.groupUid.localeCompare(b.groupUid)));
+      expect(await bindingsOf(uid)).toEqual(
+        [
+          { groupUid: w.org.uid, roleUid: VIEWER },
+          { groupUid: team, roleUid: EDITOR },
+        ].sort((a, b) => a.groupUid.localeCompare(b.groupUid)),
+      );
       // Both grants are in the audit log, made by the person, in the groups they grant at.
-      const events = await w.t.server.store.audit.list({ uidp: {}, actorUid: uid }, { order: [{ field: "uid", desc: false }], offset: 0, limit: 10 });
-      expect(events.map((e) => [e.method, e.resourceType, e.uid.startsWith(`${e.method.endsWith("RedeemInvite") ? team : w.org.uid}/`)]).sort()).toEqual([
+      const events = await w.t.server.store.audit.list(
+        { uidp: {}, actorUid: uid },
+        { order: [{ field: "uid", desc: false }], offset: 0, limit: 10 },
+      );
+      expect(
+        events.map((e) => [e.method, e.resourceType, e.uid.startsWith(`${e.method.endsWith("RedeemInvite") ? team : w.org.uid}/`)]).sort(),
+      ).toEqual([
         ["arbor.login/DefaultGrant", "arbor.iam.v2beta1.RoleBinding", true],
         ["arbor.login/RedeemInvite", "arbor.iam.v2beta1.RoleBinding", true],
         ["arbor.login/Register", "arbor.iam.v2beta1.Identity", true],
@@ -182,7 +240,10 @@ for (const engine of engines) {
       expect((await w.t.server.store.groupInvites.get(uid))?.redeemTime).not.toBeNull();
       const second = person();
       const { result, walk } = await browserLogin(w, second, { invite: code });
-      expect(refusal(result)).toMatchObject({ error: "access_denied", description: "Precondition failed: the invite has already been used; ask for a new one" });
+      expect(refusal(result)).toMatchObject({
+        error: "access_denied",
+        description: "Precondition failed: the invite has already been used; ask for a new one",
+      });
       expect(walk.visited.some((u) => u.startsWith(w.issuer.url))).toBe(false);
       expect(await w.t.server.store.identities.get(userIdentityUid(w.issuer.url, second.sub))).toBeUndefined();
     });
@@ -218,7 +279,9 @@ for (const engine of engines) {
 
     it("refuses an unknown invite code", async () => {
       const { result } = await browserLogin(w, person(), { invite: "arbinv_not-a-real-code" });
-      expect(refusal(result).description).toBe("Precondition failed: the invite code is not valid (it may have been deleted); ask for a new one");
+      expect(refusal(result).description).toBe(
+        "Precondition failed: the invite code is not valid (it may have been deleted); ask for a new one",
+      );
     });
 
     it("redeems an email-restricted invite only for that verified email", async () => {
@@ -294,7 +357,13 @@ for (const engine of engines.slice(0, 1)) {
     it("answers byte for byte the same for an unknown organization and one without a provider, naming neither", async () => {
       const { org: bare } = await w.t.organization("bare");
       const answer = async (org: string) => {
-        const q = new URLSearchParams({ redirect_uri: CLI_REDIRECT, code_challenge: pkce().challenge, code_challenge_method: "S256", state: "s", org });
+        const q = new URLSearchParams({
+          redirect_uri: CLI_REDIRECT,
+          code_challenge: pkce().challenge,
+          code_challenge_method: "S256",
+          state: "s",
+          org,
+        });
         const res = await new TestBrowser().get(`${w.t.url}/oauth/login?${q}`);
         return { status: res.status, headers: [...res.headers].filter(([k]) => k !== "date"), body: await res.text() };
       };

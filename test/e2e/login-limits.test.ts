@@ -16,7 +16,12 @@ for (const engine of engines) {
 
     /** Where GET /oauth/login sends a browser connecting from localAddress: the provider, or back to the CLI with an error. */
     const loginFrom = (localAddress: string, org?: string) => {
-      const q = new URLSearchParams({ redirect_uri: CLI_REDIRECT, code_challenge: pkce().challenge, code_challenge_method: "S256", state: "s" });
+      const q = new URLSearchParams({
+        redirect_uri: CLI_REDIRECT,
+        code_challenge: pkce().challenge,
+        code_challenge_method: "S256",
+        state: "s",
+      });
       if (org !== undefined) q.set("org", org);
       return new Promise<{ status: number | undefined; to: string; error: Record<string, string> }>((resolve, reject) => {
         get(`http://127.0.0.1:${w.t.server.port}/oauth/login?${q}`, { localAddress }, (res) => {
@@ -28,7 +33,11 @@ for (const engine of engines) {
       });
     };
     const toProvider = () => ({ status: 302, to: `${w.issuer.url}/auth`, error: {} });
-    const refused = (description: string) => ({ status: 302, to: CLI_REDIRECT, error: { error: "temporarily_unavailable", error_description: description, state: "s" } });
+    const refused = (description: string) => ({
+      status: 302,
+      to: CLI_REDIRECT,
+      error: { error: "temporarily_unavailable", error_description: description, state: "s" },
+    });
 
     beforeAll(async () => {
       w = await startLoginWorld(engine, { loginAttemptsPerAddress: 3, loginAttemptsPerOrganization: 5 });
@@ -44,7 +53,8 @@ for (const engine of engines) {
 
     it("refuses one address past its logins in progress, while other addresses and organizations still log in", async () => {
       for (let i = 0; i < 3; i++) expect(await loginFrom("127.0.0.1", "acme")).toEqual(toProvider());
-      const fromAddress = "Resource exhausted: too many logins are in progress from your network address; finish or abandon them, or try again in 10 minutes";
+      const fromAddress =
+        "Resource exhausted: too many logins are in progress from your network address; finish or abandon them, or try again in 10 minutes";
       // The fourth goes nowhere but back to the CLI, whichever provider it asks for.
       expect(await loginFrom("127.0.0.1", "acme")).toEqual(refused(fromAddress));
       expect(await loginFrom("127.0.0.1", "beta")).toEqual(refused(fromAddress));
@@ -58,7 +68,9 @@ for (const engine of engines) {
     it("refuses an organization past its logins in progress, while other organizations still log in", async () => {
       // acme has four in progress (three from 127.0.0.1, one from 127.0.0.2): one more fits.
       expect(await loginFrom("127.0.0.3", "acme")).toEqual(toProvider());
-      expect(await loginFrom("127.0.0.4", "acme")).toEqual(refused("Resource exhausted: too many logins are in progress for this organization; try again in a few minutes"));
+      expect(await loginFrom("127.0.0.4", "acme")).toEqual(
+        refused("Resource exhausted: too many logins are in progress for this organization; try again in a few minutes"),
+      );
       expect(await loginFrom("127.0.0.4", "beta")).toEqual(toProvider());
       expect(await loginFrom("127.0.0.4")).toEqual(toProvider());
     });

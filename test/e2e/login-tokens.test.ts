@@ -50,8 +50,16 @@ for (const engine of engines) {
 
     it("redeems Arbor's code once, with the verifier of the challenge and the same redirect URI", async () => {
       const tries = [
-        { name: "a wrong verifier", form: (v: string) => ({ code_verifier: `${v}x` }), why: "code_verifier does not match the login's code_challenge" },
-        { name: "another redirect URI", form: () => ({ redirect_uri: "http://127.0.0.1:2/callback" }), why: "redirect_uri is not the one the login began with" },
+        {
+          name: "a wrong verifier",
+          form: (v: string) => ({ code_verifier: `${v}x` }),
+          why: "code_verifier does not match the login's code_challenge",
+        },
+        {
+          name: "another redirect URI",
+          form: () => ({ redirect_uri: "http://127.0.0.1:2/callback" }),
+          why: "redirect_uri is not the one the login began with",
+        },
       ];
       for (const t of tries) {
         const { result, verifier } = await browserLogin(w, person(), { org: "acme" });
@@ -59,13 +67,25 @@ for (const engine of engines) {
         secrets.push(code);
         const base = { grant_type: "authorization_code", code, code_verifier: verifier, redirect_uri: CLI_REDIRECT };
         const bad = await oauthPost(w, "token", { ...base, ...t.form(verifier) });
-        expect({ name: t.name, status: bad.status, code: bad.body.code, message: bad.body.message }).toEqual({ name: t.name, status: 401, code: 16, message: `Unauthenticated: ${t.why}` });
+        expect({ name: t.name, status: bad.status, code: bad.body.code, message: bad.body.message }).toEqual({
+          name: t.name,
+          status: 401,
+          code: 16,
+          message: `Unauthenticated: ${t.why}`,
+        });
         // The failed attempt spent the code: the right verifier is too late now.
         const late = await oauthPost(w, "token", base);
-        expect(late.body.message).toBe("Unauthenticated: the authorization code is not valid (expired, used or never issued); log in again");
+        expect(late.body.message).toBe(
+          "Unauthenticated: the authorization code is not valid (expired, used or never issued); log in again",
+        );
       }
       const { result, verifier } = await browserLogin(w, person(), { org: "acme" });
-      const form = { grant_type: "authorization_code", code: result.get("code") as string, code_verifier: verifier, redirect_uri: CLI_REDIRECT };
+      const form = {
+        grant_type: "authorization_code",
+        code: result.get("code") as string,
+        code_verifier: verifier,
+        redirect_uri: CLI_REDIRECT,
+      };
       expect(keep((await oauthPost(w, "token", form)).body).access_token).toBeDefined();
       expect((await oauthPost(w, "token", form)).status).toBe(401);
     });
@@ -95,7 +115,10 @@ for (const engine of engines) {
       ]);
       // The thief's copy and the rightful holder's newer token alike.
       const after = await refresh(second.body.refresh_token);
-      expect([after.status, after.body.message]).toEqual([401, "Unauthenticated: the refresh token is not valid (revoked, expired or never issued); log in again"]);
+      expect([after.status, after.body.message]).toEqual([
+        401,
+        "Unauthenticated: the refresh token is not valid (revoked, expired or never issued); log in again",
+      ]);
     });
 
     it("revokes the login on logout; an unknown token is revoked without complaint", async () => {
@@ -114,7 +137,11 @@ for (const engine of engines) {
       expect(decodeJwt(registry.body.access_token).aud).toBe(REGISTRY_HOST);
       expect(await groupsWith(registry.body.access_token)).toBe(401);
       const elsewhere = await refresh(registry.body.refresh_token, { audience: "https://elsewhere.example" });
-      expect([elsewhere.status, elsewhere.body.code, detailOf(elsewhere.body, "google.rpc.BadRequest")?.fieldViolations[0].field]).toEqual([400, 3, "audience"]);
+      expect([elsewhere.status, elsewhere.body.code, detailOf(elsewhere.body, "google.rpc.BadRequest")?.fieldViolations[0].field]).toEqual([
+        400,
+        3,
+        "audience",
+      ]);
     });
 
     it("answers bad token requests with a google.rpc.Status naming what is wrong", async () => {
@@ -131,7 +158,11 @@ for (const engine of engines) {
         expect(detailOf(res.body, "google.rpc.ErrorInfo")).toMatchObject({ reason: "INVALID_ARGUMENT", domain: "iam.localhost" });
         expect(detailOf(res.body, "google.rpc.BadRequest")?.fieldViolations[0].field).toBe(field);
       }
-      const json = await w.t.fetch("/oauth/token", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ grant_type: "refresh_token", refresh_token: "arbrt_x" }) });
+      const json = await w.t.fetch("/oauth/token", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ grant_type: "refresh_token", refresh_token: "arbrt_x" }),
+      });
       expect(json.status).toBe(401);
       const wrongMethod = await w.t.fetch("/oauth/token");
       expect([wrongMethod.status, wrongMethod.headers.get("allow")]).toEqual([405, "POST"]);
@@ -157,7 +188,8 @@ for (const engine of engines) {
     });
 
     it("refuses a login whose upstream PKCE challenge was tampered with: the provider will not redeem the code", async () => {
-      const rewrite = (u: string) => (u.startsWith(`${w.issuer.url}/auth?`) ? u.replace(/([?&]code_challenge=)[^&]+/, `$1${"A".repeat(43)}`) : u);
+      const rewrite = (u: string) =>
+        u.startsWith(`${w.issuer.url}/auth?`) ? u.replace(/([?&]code_challenge=)[^&]+/, `$1${"A".repeat(43)}`) : u;
       const tampered = person();
       const { result } = await browserLogin(w, tampered, { org: "acme", rewrite });
       expect(result.get("error_description")).toBe("Unauthenticated: the identity provider refused the login (invalid_grant)");
@@ -167,9 +199,13 @@ for (const engine of engines) {
     it("passes on the provider's refusal to the CLI", async () => {
       const pending = await startBrowserLogin(w, person(), { org: "acme" });
       const state = new URL(pending.callback as string).searchParams.get("state") as string;
-      const res = await new TestBrowser().get(`${w.t.url}/oauth/callback?${new URLSearchParams({ state, error: "access_denied", error_description: "the person said no" })}`);
+      const res = await new TestBrowser().get(
+        `${w.t.url}/oauth/callback?${new URLSearchParams({ state, error: "access_denied", error_description: "the person said no" })}`,
+      );
       const back = new URL(res.headers.get("location") as string);
-      expect(back.searchParams.get("error_description")).toBe("Unauthenticated: the identity provider did not log you in (access_denied: the person said no)");
+      expect(back.searchParams.get("error_description")).toBe(
+        "Unauthenticated: the identity provider did not log you in (access_denied: the person said no)",
+      );
     });
 
     it("finishes on another replica a login one replica began", async () => {

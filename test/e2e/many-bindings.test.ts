@@ -43,11 +43,29 @@ for (const engine of engines) {
         tx.roles.insert(role(childUid(g, 2), `role-${n}`)),
         tx.identityProviders.insert(provider(childUid(g, 3), `idp-${n}`)),
         tx.groupInvites.insert(invite(childUid(g, 4))),
-        tx.audit.insert({ uid: childUid(g, 5), createTime: T0, actor: { uid: caller }, method: "m", action: "create", resourceType: "group", resourceUid: g }),
+        tx.audit.insert({
+          uid: childUid(g, 5),
+          createTime: T0,
+          actor: { uid: caller },
+          method: "m",
+          action: "create",
+          resourceType: "group",
+          resourceUid: g,
+        }),
         (async () => {
           const repo = childUid(g, 6);
           await tx.repos.insert({ uid: repo, parentUid: g, name: `repo-${n}`, description: "", createTime: T0, updateTime: T0 });
-          await tx.tags.insert({ uid: childUid(repo, 1), repoUid: repo, name: "latest", digest: `sha256:${"0".repeat(64)}`, createTime: T0, updateTime: T0, eventTime: T0, deleteTime: null, deleted: false });
+          await tx.tags.insert({
+            uid: childUid(repo, 1),
+            repoUid: repo,
+            name: "latest",
+            digest: `sha256:${"0".repeat(64)}`,
+            createTime: T0,
+            updateTime: T0,
+            eventTime: T0,
+            deleteTime: null,
+            deleted: false,
+          });
         })(),
       ];
       for (let start = 0; start < BOUND + HIDDEN; start += BATCH) {
@@ -71,7 +89,9 @@ for (const engine of engines) {
       const nested = childUid(childUid(org, 1), 0x99);
       await store.groups.insert(group(nested, "nested"));
       await store.bindings.insert(binding(childUid(nested, 10), caller, VIEWER));
-      const builtins = (await store.roles.list({ uidp: { inRoot: true } }, { order: [{ field: "uid", desc: false }], offset: 0, limit: 100 })).length;
+      const builtins = (
+        await store.roles.list({ uidp: { inRoot: true } }, { order: [{ field: "uid", desc: false }], offset: 0, limit: 100 })
+      ).length;
       Object.assign(want, {
         "/iam/v2beta1/groups": BOUND + 1,
         "/iam/v2beta1/identities": contents,
@@ -86,22 +106,39 @@ for (const engine of engines) {
     }, 240_000);
     afterAll(() => t?.close());
 
-    const paths = ["/iam/v2beta1/groups", "/iam/v2beta1/identities", "/iam/v2beta1/roles", "/iam/v2beta1/roleBindings",
-      "/iam/v2beta1/identityProviders", "/iam/v2beta1/groupInvites", "/audit/v1beta1/events", "/registry/v2beta1/repos", "/registry/v2beta1/tags"];
+    const paths = [
+      "/iam/v2beta1/groups",
+      "/iam/v2beta1/identities",
+      "/iam/v2beta1/roles",
+      "/iam/v2beta1/roleBindings",
+      "/iam/v2beta1/identityProviders",
+      "/iam/v2beta1/groupInvites",
+      "/audit/v1beta1/events",
+      "/registry/v2beta1/repos",
+      "/registry/v2beta1/tags",
+    ];
 
-    it.each(paths)("%s answers 200 with the count of what the caller may see", async (path) => {
-      const res = await t.fetch(`${path}?page_size=5`, { token });
-      const body = (await res.json()) as Record<string, unknown>;
-      expect(res.status, JSON.stringify(body)).toBe(200);
-      expect(body.totalCount).toBe(String(want[path]));
-    }, LIST_TIMEOUT_MS);
+    it.each(paths)(
+      "%s answers 200 with the count of what the caller may see",
+      async (path) => {
+        const res = await t.fetch(`${path}?page_size=5`, { token });
+        const body = (await res.json()) as Record<string, unknown>;
+        expect(res.status, JSON.stringify(body)).toBe(200);
+        expect(body.totalCount).toBe(String(want[path]));
+      },
+      LIST_TIMEOUT_MS,
+    );
 
-    it("counts the visible groups below the organization", async () => {
-      const res = await t.fetch(`/iam/v2beta1/groups?page_size=5&uidp.descendants_of=${org}`, { token });
-      const body = (await res.json()) as Record<string, unknown>;
-      expect(res.status, JSON.stringify(body)).toBe(200);
-      expect(body.totalCount).toBe(String(BOUND + 1));
-    }, LIST_TIMEOUT_MS);
+    it(
+      "counts the visible groups below the organization",
+      async () => {
+        const res = await t.fetch(`/iam/v2beta1/groups?page_size=5&uidp.descendants_of=${org}`, { token });
+        const body = (await res.json()) as Record<string, unknown>;
+        expect(res.status, JSON.stringify(body)).toBe(200);
+        expect(body.totalCount).toBe(String(BOUND + 1));
+      },
+      LIST_TIMEOUT_MS,
+    );
 
     it("walks every visible group page by page", async () => {
       const seen = new Set<string>();

@@ -26,8 +26,16 @@ interface Ctx {
 }
 
 const cases: Case[] = [
-  { name: "a group's description on create", call: (c, x) => c.post(`/iam/v2beta1/groups/${x.org}`, { name: "g", description: `a${NUL}b` }), field: "description" },
-  { name: "a group's description on update", call: (c, x) => c.patch(`/iam/v2beta1/groups/${x.group}`, { description: NUL }), field: "description" },
+  {
+    name: "a group's description on create",
+    call: (c, x) => c.post(`/iam/v2beta1/groups/${x.org}`, { name: "g", description: `a${NUL}b` }),
+    field: "description",
+  },
+  {
+    name: "a group's description on update",
+    call: (c, x) => c.patch(`/iam/v2beta1/groups/${x.group}`, { description: NUL }),
+    field: "description",
+  },
   {
     name: "an identity's claimMatch.subject",
     call: (c, x) => c.post(`/iam/v2beta1/identities/${x.org}`, { name: "ci", claimMatch: { issuer: ISSUER, subject: `repo:x${NUL}` } }),
@@ -38,12 +46,21 @@ const cases: Case[] = [
     call: (c, x) => c.patch(`/iam/v2beta1/identities/${x.identity}?updateMask=claim_match.subject`, { claimMatch: { subject: NUL } }),
     field: "claimMatch.subject",
   },
-  { name: "a value of claimMatch.claims", call: (c, x) => c.post(`/iam/v2beta1/identities/${x.org}`, { name: "cj", claimMatch: { issuer: ISSUER, subject: "s", claims: { ref: NUL } } }), field: "claimMatch.claims" },
+  {
+    name: "a value of claimMatch.claims",
+    call: (c, x) =>
+      c.post(`/iam/v2beta1/identities/${x.org}`, { name: "cj", claimMatch: { issuer: ISSUER, subject: "s", claims: { ref: NUL } } }),
+    field: "claimMatch.claims",
+  },
   { name: "the groups name filter", call: (c) => c.get("/iam/v2beta1/groups?name=a%00b"), field: "name" },
   { name: "the identities name filter", call: (c) => c.get("/iam/v2beta1/identities?name=%00"), field: "name" },
   { name: "the tags digest filter", call: (c) => c.get("/registry/v2beta1/tags?digest=sha256%3A%00"), field: "digest" },
   { name: "the advisories query", call: (c) => c.get("/vulnerabilities/v2beta1/advisories?query=log%00j"), field: "query" },
-  { name: "the advisories package_name filter", call: (c) => c.get("/vulnerabilities/v2beta1/advisories?package_name=%00"), field: "package_name" },
+  {
+    name: "the advisories package_name filter",
+    call: (c) => c.get("/vulnerabilities/v2beta1/advisories?package_name=%00"),
+    field: "package_name",
+  },
   { name: "an order_by", call: (c) => c.get("/iam/v2beta1/groups?order_by=name%00"), field: "order_by" },
 ];
 
@@ -61,7 +78,8 @@ for (const engine of engines) {
       owner = restClient(t, token);
       ctx.org = o.org.uid;
       ctx.group = (await owner.post(`/iam/v2beta1/groups/${ctx.org}`, { name: "team" })).body.uid as string;
-      ctx.identity = (await owner.post(`/iam/v2beta1/identities/${ctx.org}`, { name: "bot", claimMatch: { issuer: ISSUER, subject: "s" } })).body.uid as string;
+      ctx.identity = (await owner.post(`/iam/v2beta1/identities/${ctx.org}`, { name: "bot", claimMatch: { issuer: ISSUER, subject: "s" } }))
+        .body.uid as string;
     });
     afterAll(() => t?.close());
 
@@ -86,7 +104,10 @@ for (const engine of engines) {
     ])("refuses U+0000 in %s, outside the API's calls, with 400 and code 3 naming it", async (_name, method, path, form, field) => {
       const res = await fetch(`${t.url}${path}`, {
         method,
-        headers: { authorization: "Bearer not-a-token", ...(form !== undefined && { "content-type": "application/x-www-form-urlencoded" }) },
+        headers: {
+          authorization: "Bearer not-a-token",
+          ...(form !== undefined && { "content-type": "application/x-www-form-urlencoded" }),
+        },
         ...(form !== undefined && { body: form }),
       });
       const text = await res.text();
@@ -95,7 +116,9 @@ for (const engine of engines) {
     });
 
     it("refuses U+0000 in a login's organization with a 400 page, as the store never sees it", async () => {
-      const res = await fetch(`${t.url}/oauth/login?org=a%00b&redirect_uri=${encodeURIComponent("http://127.0.0.1:9/cb")}`, { redirect: "manual" });
+      const res = await fetch(`${t.url}/oauth/login?org=a%00b&redirect_uri=${encodeURIComponent("http://127.0.0.1:9/cb")}`, {
+        redirect: "manual",
+      });
       const text = await res.text();
       expect(res.status, text).toBe(400);
       expect(res.headers.get("content-type")).toMatch(/^text\/html/);
@@ -104,9 +127,10 @@ for (const engine of engines) {
 
     it("refuses it over Connect too, naming the field", async () => {
       const client = createClient(GroupsService, createConnectTransport({ baseUrl: t.url, httpVersion: "1.1" }));
-      const err = await client
-        .listGroups({ name: `x${NUL}` }, { headers: { authorization: `Bearer ${token}` } })
-        .then(() => undefined, (e: unknown) => ConnectError.from(e));
+      const err = await client.listGroups({ name: `x${NUL}` }, { headers: { authorization: `Bearer ${token}` } }).then(
+        () => undefined,
+        (e: unknown) => ConnectError.from(e),
+      );
       expect(err?.code).toBe(ConnectCode.InvalidArgument);
       expect(err?.rawMessage).toBe("Invalid argument: name: must not contain U+0000 (NUL)");
     });

@@ -83,7 +83,9 @@ describe(`OpenAPI document through independent tools [${engine.name}]`, () => {
       totals: { errors: number };
       problems: Array<{ ruleId: string; severity: string; message: string; location?: Array<{ pointer?: string }> }>;
     };
-    const errors = report.problems.filter((p) => p.severity === "error").map((p) => `${p.ruleId}: ${p.message} at ${p.location?.[0]?.pointer ?? "?"}`);
+    const errors = report.problems
+      .filter((p) => p.severity === "error")
+      .map((p) => `${p.ruleId}: ${p.message} at ${p.location?.[0]?.pointer ?? "?"}`);
     expect(errors).toEqual([]);
     expect(report.totals.errors).toBe(0);
   });
@@ -102,9 +104,7 @@ describe(`OpenAPI document through independent tools [${engine.name}]`, () => {
       skipLibCheck: true,
       outDir: dir,
     });
-    const diagnostics = ts
-      .getPreEmitDiagnostics(program)
-      .map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+    const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
     expect(diagnostics).toEqual([]);
     expect(program.emit().emitSkipped).toBe(false);
 

@@ -76,13 +76,17 @@ describe(`OpenAPI document [${engine.name}]`, () => {
     expect(get.operationId).toBe("iam_v2beta1_GroupsService_GetGroup");
     expect(get.summary).toBe("Gets one group by uid.");
     expect(get.description).toContain("Needs `groups.list` on `uid` or above.");
-    expect(doc.tags.find((tag: { name: string }) => tag.name === "arbor.iam.v2beta1.GroupsService").description).toMatch(/^GroupsService manages the tree of groups/);
+    expect(doc.tags.find((tag: { name: string }) => tag.name === "arbor.iam.v2beta1.GroupsService").description).toMatch(
+      /^GroupsService manages the tree of groups/,
+    );
     expect(doc.components.schemas["arbor.iam.v2beta1.Group"]).toMatchObject({ description: expect.stringMatching(/^Group is a node/) });
     expect(get.parameters[0]).toMatchObject({ name: "uid", in: "path", required: true });
     expect(get.parameters[0].description).toMatch(/as they are or percent-encoded \(`%2F`\), both are accepted/);
     const list = doc.paths["/iam/v2beta1/groups"]!.get;
     const names = list.parameters.map((p: { name: string }) => p.name);
-    expect(names).toEqual(expect.arrayContaining(["uidp.descendants_of", "uidp.ids", "page_size", "page_token", "order_by", "skip", "name"]));
+    expect(names).toEqual(
+      expect.arrayContaining(["uidp.descendants_of", "uidp.ids", "page_size", "page_token", "order_by", "skip", "name"]),
+    );
     expect(list.parameters.find((p: { name: string }) => p.name === "uidp.ids").schema.type).toBe("array");
     expect(list.parameters.find((p: { name: string }) => p.name === "page_size").description).toContain("`pageSize`");
     // One path item per path: Create's {parent} and Update's {group.uid} share Get's {uid}, each saying which field it sets.
@@ -90,7 +94,11 @@ describe(`OpenAPI document [${engine.name}]`, () => {
     const patch = doc.paths["/iam/v2beta1/groups/{uid}"]!.patch;
     expect(patch.parameters.map((p: { name: string }) => p.name)).toEqual(["uid", "update_mask"]);
     expect(patch.parameters[0].description).toMatch(/^Sets `group.uid`\./);
-    expect(doc.paths["/iam/v2beta1/groups/{uid}"]!.post.parameters[0]).toMatchObject({ name: "uid", in: "path", description: expect.stringMatching(/^Sets `parent`\./) });
+    expect(doc.paths["/iam/v2beta1/groups/{uid}"]!.post.parameters[0]).toMatchObject({
+      name: "uid",
+      in: "path",
+      description: expect.stringMatching(/^Sets `parent`\./),
+    });
     expect(Object.keys(doc.paths).filter((p) => p.startsWith("/registry/v1/repos/"))).toEqual(["/registry/v1/repos/{id}"]);
     expect(refName(patch.requestBody.content["application/json"].schema)).toBe("arbor.iam.v2beta1.Group.Input");
     expect(list.security).toEqual([{ bearerAuth: [] }]);
@@ -116,7 +124,12 @@ describe(`OpenAPI document [${engine.name}]`, () => {
         // resource), the organization, an advisory id.
         let outcome: string[] = [];
         for (const value of [child, org.uid, "GHSA-0000-0000-0000"]) {
-          outcome = await check(op, verb, path.replace(/\{([^}]+)\}/g, () => value), token);
+          outcome = await check(
+            op,
+            verb,
+            path.replace(/\{([^}]+)\}/g, () => value),
+            token,
+          );
           if (!outcome.some((p) => p.endsWith("path parameter refused"))) break;
         }
         problems.push(...outcome);
@@ -174,7 +187,11 @@ describe(`OpenAPI document [${engine.name}]`, () => {
 
   it("validates real list and get bodies, and rejects drifted ones", async () => {
     const { org, token } = await t.organization("drift-org");
-    const child = await t.fetch(`/iam/v2beta1/groups/${org.uid}`, { method: "POST", token, body: JSON.stringify({ name: "child", description: "x" }) });
+    const child = await t.fetch(`/iam/v2beta1/groups/${org.uid}`, {
+      method: "POST",
+      token,
+      body: JSON.stringify({ name: "child", description: "x" }),
+    });
     expect(child.status).toBe(200);
     const cases: Array<[string, string]> = [
       ["/iam/v2beta1/groups", "arbor.iam.v2beta1.ListGroupsResponse"],

@@ -33,7 +33,14 @@ for (const engine of engines) {
     let s: ExchangeSetup;
 
     const now = () => Math.floor(Date.now() / 1000);
-    const claims = (iss: string, sub: string, extra: Record<string, unknown> = {}) => ({ iss, sub, aud: w.t.url, iat: now(), exp: now() + 600, ...extra });
+    const claims = (iss: string, sub: string, extra: Record<string, unknown> = {}) => ({
+      iss,
+      sub,
+      aud: w.t.url,
+      iat: now(),
+      exp: now() + 600,
+      ...extra,
+    });
     const exchanged = async (res: Response) => {
       const body = (await res.json()) as { token: string; expiry: string };
       expect(res.status, JSON.stringify(body)).toBe(200);
@@ -52,11 +59,22 @@ for (const engine of engines) {
       const made = await w.t.organization("beta");
       betaOrg = made.org.uid;
       betaAdmin = restClient(w.t, made.token);
-      const provider = await betaAdmin.post(`/iam/v2beta1/identityProviders/${betaOrg}`, { name: "beta", defaultRole: VIEWER, oidc: { issuer: beta.url, clientId: ORG_CLIENT } });
+      const provider = await betaAdmin.post(`/iam/v2beta1/identityProviders/${betaOrg}`, {
+        name: "beta",
+        defaultRole: VIEWER,
+        oidc: { issuer: beta.url, clientId: ORG_CLIENT },
+      });
       expect(provider.status, JSON.stringify(provider.body)).toBe(200);
       betaProvider = provider.body.uid as string;
       stranger = await startTestIssuer([w.t.url]);
-      s = { t: w.t, issuer: stranger, clock: { now: Date.now, advance: () => undefined, freeze: () => undefined, thaw: () => undefined }, used: new Set(), logMark: 0, close: async () => undefined };
+      s = {
+        t: w.t,
+        issuer: stranger,
+        clock: { now: Date.now, advance: () => undefined, freeze: () => undefined, thaw: () => undefined },
+        used: new Set(),
+        logMark: 0,
+        close: async () => undefined,
+      };
       // Alice logs in through the default provider, Bob through beta's.
       await login(w, { sub: "alice", claims: { preferred_username: "alice" } });
       beta.loginAs({ sub: "bob", claims: { preferred_username: "bob" } });
@@ -89,7 +107,8 @@ for (const engine of engines) {
     it("gives a person of the default login provider a token, for the registry host too", async () => {
       // acme's provider has the default one's issuer: without it, the default provider alone trusts it.
       const acmeProviders = await w.admin.get(`/iam/v2beta1/identityProviders?uidp.children_of=${w.org.uid}`);
-      for (const p of acmeProviders.body.identityProviders as { uid: string }[]) expect((await w.admin.del(`/iam/v2beta1/identityProviders/${p.uid}`)).status).toBe(200);
+      for (const p of acmeProviders.body.identityProviders as { uid: string }[])
+        expect((await w.admin.del(`/iam/v2beta1/identityProviders/${p.uid}`)).status).toBe(200);
       const upstream = await w.issuer.sign(claims(w.issuer.url, "alice"));
       for (const aud of [w.t.url, REGISTRY_HOST]) {
         const { token } = await exchanged(await callExchange(s, { token: upstream, aud }));
@@ -99,7 +118,10 @@ for (const engine of engines) {
 
     it("refuses a token not issued for {auth_url}, such as an ID token for a login client, by its audience", async () => {
       for (const aud of [DEFAULT_CLIENT.id, ORG_CLIENT, [ORG_CLIENT, "https://elsewhere.example"]]) {
-        await expectRefused(await callExchange(s, { token: await beta.sign(claims(beta.url, "bob", { aud })), aud: w.t.url }), "the token's audience is not accepted");
+        await expectRefused(
+          await callExchange(s, { token: await beta.sign(claims(beta.url, "bob", { aud })), aud: w.t.url }),
+          "the token's audience is not accepted",
+        );
         expect(await loggedReason(s)).toBe("audience: the token's audience is not accepted");
       }
     });
@@ -109,7 +131,10 @@ for (const engine of engines) {
       const cases: [string, string][] = [
         [await stranger.mint("alice", w.t.url), "issuer: the token's issuer is no login provider of this server"],
         [await stranger.sign(claims(w.issuer.url, "alice"), { kid: "login-key" }), "signature: the token's signature is not valid"],
-        [await new SignJWT(claims(beta.url, "bob")).setProtectedHeader({ alg: "ES256", kid: "login-key" }).sign(otherKey), "signature: the token's signature is not valid"],
+        [
+          await new SignJWT(claims(beta.url, "bob")).setProtectedHeader({ alg: "ES256", kid: "login-key" }).sign(otherKey),
+          "signature: the token's signature is not valid",
+        ],
         [await beta.sign(claims(beta.url, "nobody")), "person: no person is registered with the token's issuer and subject"],
         // Alice is the default provider's person, not beta's.
         [await beta.sign(claims(beta.url, "alice")), "person: no person is registered with the token's issuer and subject"],
@@ -126,8 +151,14 @@ for (const engine of engines) {
 
     it("refuses a token whose checks need no key with their reasons", async () => {
       await expectRefused(await callExchange(s, { token: "not-a-token", aud: w.t.url }), "the token is malformed");
-      await expectRefused(await callExchange(s, { token: await beta.sign(claims(beta.url, "bob", { iat: now() - 700, exp: now() - 31 })), aud: w.t.url }), "the token has expired");
-      await expectRefused(await callExchange(s, { token: await beta.sign(claims(beta.url, "bob")), aud: "https://elsewhere.example" }), "the requested audience is not accepted");
+      await expectRefused(
+        await callExchange(s, { token: await beta.sign(claims(beta.url, "bob", { iat: now() - 700, exp: now() - 31 })), aud: w.t.url }),
+        "the token has expired",
+      );
+      await expectRefused(
+        await callExchange(s, { token: await beta.sign(claims(beta.url, "bob")), aud: "https://elsewhere.example" }),
+        "the requested audience is not accepted",
+      );
     });
 
     it("trusts an organization's issuer only while it is that organization's login provider", async () => {
@@ -139,10 +170,18 @@ for (const engine of engines) {
       // Not as a provider in a child group, nor as a root group's second provider: logins use neither.
       const team = (await betaAdmin.post(`/iam/v2beta1/groups/${betaOrg}`, { name: "team" })).body.uid as string;
       const oidc = { issuer: beta.url, clientId: ORG_CLIENT };
-      expect((await betaAdmin.post(`/iam/v2beta1/identityProviders/${team}`, { name: "in-team", defaultRole: VIEWER, oidc })).status).toBe(200);
-      const first = await betaAdmin.post(`/iam/v2beta1/identityProviders/${betaOrg}`, { name: "first", defaultRole: VIEWER, oidc: { issuer: stranger.url, clientId: "arbor" } });
+      expect((await betaAdmin.post(`/iam/v2beta1/identityProviders/${team}`, { name: "in-team", defaultRole: VIEWER, oidc })).status).toBe(
+        200,
+      );
+      const first = await betaAdmin.post(`/iam/v2beta1/identityProviders/${betaOrg}`, {
+        name: "first",
+        defaultRole: VIEWER,
+        oidc: { issuer: stranger.url, clientId: "arbor" },
+      });
       expect(first.status).toBe(200);
-      expect((await betaAdmin.post(`/iam/v2beta1/identityProviders/${betaOrg}`, { name: "second", defaultRole: VIEWER, oidc })).status).toBe(200);
+      expect(
+        (await betaAdmin.post(`/iam/v2beta1/identityProviders/${betaOrg}`, { name: "second", defaultRole: VIEWER, oidc })).status,
+      ).toBe(200);
       await expectRefused(await callExchange(s, { token, aud: w.t.url }), PERSON_NOT_TRUSTED);
       expect(await loggedReason(s)).toBe("issuer: the token's issuer is no login provider of this server");
       expect(wellKnown(beta.requests)).toBe(before);

@@ -59,7 +59,8 @@ describeEachEngine("races", (t) => {
   it("keeps every field of concurrent PATCHes with disjoint masks, and one of two PATCHes of one field", async () => {
     const { server, org, owner } = await startOn(t, "race 2");
     try {
-      const role = ok(await owner.post(`/iam/v2beta1/roles/${org}`, { name: "other", capabilities: ["CAP_IAM_GROUPS_LIST"] })).uid as string;
+      const role = ok(await owner.post(`/iam/v2beta1/roles/${org}`, { name: "other", capabilities: ["CAP_IAM_GROUPS_LIST"] }))
+        .uid as string;
       for (let round = 0; round < ROUNDS; round++) {
         const group = ok(await owner.post(`/iam/v2beta1/groups/${org}`, { name: `g${round}`, description: "d0" })).uid as string;
         const [a, b] = await Promise.all([
@@ -69,14 +70,23 @@ describeEachEngine("races", (t) => {
         expect(outcomes([a as JsonResponse, b as JsonResponse])).toEqual(["200/0", "200/0"]);
         expect(ok(await owner.get(`/iam/v2beta1/groups/${group}`))).toMatchObject({ name: `renamed ${round}`, description: "d1" });
 
-        await Promise.all([owner.patch(`/iam/v2beta1/groups/${group}`, { description: "x" }), owner.patch(`/iam/v2beta1/groups/${group}`, { description: "y" })]);
+        await Promise.all([
+          owner.patch(`/iam/v2beta1/groups/${group}`, { description: "x" }),
+          owner.patch(`/iam/v2beta1/groups/${group}`, { description: "y" }),
+        ]);
         expect(["x", "y"]).toContain(ok(await owner.get(`/iam/v2beta1/groups/${group}`)).description);
 
         // Member-level masks merge into the stored relationship: neither member may be lost.
-        const identity = ok(await owner.post(`/iam/v2beta1/identities/${group}`, { name: "ci", claimMatch: { issuer: ISSUER, subject: "s0" } })).uid as string;
+        const identity = ok(
+          await owner.post(`/iam/v2beta1/identities/${group}`, { name: "ci", claimMatch: { issuer: ISSUER, subject: "s0" } }),
+        ).uid as string;
         await Promise.all([
-          owner.patch(`/iam/v2beta1/identities/${identity}?updateMask=claim_match.subject`, { claimMatch: { issuer: ISSUER, subject: `s${round}` } }),
-          owner.patch(`/iam/v2beta1/identities/${identity}?updateMask=claim_match.audience`, { claimMatch: { issuer: ISSUER, audience: "arbor-ci" } }),
+          owner.patch(`/iam/v2beta1/identities/${identity}?updateMask=claim_match.subject`, {
+            claimMatch: { issuer: ISSUER, subject: `s${round}` },
+          }),
+          owner.patch(`/iam/v2beta1/identities/${identity}?updateMask=claim_match.audience`, {
+            claimMatch: { issuer: ISSUER, audience: "arbor-ci" },
+          }),
           owner.patch(`/iam/v2beta1/identities/${identity}?updateMask=description`, { description: "described" }),
         ]).then((rs) => expect(outcomes(rs)).toEqual(["200/0", "200/0", "200/0"]));
         expect(ok(await owner.get(`/iam/v2beta1/identities/${identity}`))).toMatchObject({
@@ -86,7 +96,9 @@ describeEachEngine("races", (t) => {
 
         // A binding's identity and role, changed at once by two callers, both stick.
         const person = userIdentityUid(ISSUER, `p${round}`);
-        const binding = ok(await owner.post(`/iam/v2beta1/roleBindings/${group}`, { identityUid: identity, roleUid: builtinRoleUid("viewer") })).uid as string;
+        const binding = ok(
+          await owner.post(`/iam/v2beta1/roleBindings/${group}`, { identityUid: identity, roleUid: builtinRoleUid("viewer") }),
+        ).uid as string;
         const rs = await Promise.all([
           owner.patch(`/iam/v2beta1/roleBindings/${binding}?updateMask=identity_uid`, { identityUid: person }),
           owner.patch(`/iam/v2beta1/roleBindings/${binding}?updateMask=role_uid`, { roleUid: role }),
@@ -113,7 +125,10 @@ describeEachEngine("races", (t) => {
           ["roles", { name: "child", capabilities: ["CAP_IAM_GROUPS_LIST"] }],
         ];
         const [kind, body] = children[round % children.length] as [string, unknown];
-        const [deleted, created] = await Promise.all([owner.del(`/iam/v2beta1/groups/${parent}`), owner.post(`/iam/v2beta1/${kind}/${parent}`, body)]);
+        const [deleted, created] = await Promise.all([
+          owner.del(`/iam/v2beta1/groups/${parent}`),
+          owner.post(`/iam/v2beta1/${kind}/${parent}`, body),
+        ]);
         const outcome = `${kind}: delete ${outcomes([deleted])[0]}, create ${outcomes([created])[0]}`;
         tally[outcome] = (tally[outcome] ?? 0) + 1;
         const blocks = kind === "groups" || kind === "identities";
@@ -136,7 +151,9 @@ describeEachEngine("races", (t) => {
       for (let round = 0; round < ROUNDS; round++) {
         const group = ok(await owner.post(`/iam/v2beta1/groups/${org}`, { name: `shared ${round}` })).uid as string;
         const person = userIdentityUid(ISSUER, `worker${round}`);
-        const binding = ok(await owner.post(`/iam/v2beta1/roleBindings/${group}`, { identityUid: person, roleUid: builtinRoleUid("editor") })).uid as string;
+        const binding = ok(
+          await owner.post(`/iam/v2beta1/roleBindings/${group}`, { identityUid: person, roleUid: builtinRoleUid("editor") }),
+        ).uid as string;
         await server.register(person); // their first login
         const worker = restClient(server, (await server.server.tokens.issue(person, server.url)).token);
         const uses = Array.from({ length: 8 }, (_, i) =>

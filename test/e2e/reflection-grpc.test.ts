@@ -12,7 +12,10 @@ import { engines } from "../support/engines.js";
 import { loadProtos } from "../support/grpc.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 
-const pkg = loadProtos(["grpc/reflection/v1/reflection.proto", "grpc/reflection/v1alpha/reflection.proto"], { longs: Number, defaults: false });
+const pkg = loadProtos(["grpc/reflection/v1/reflection.proto", "grpc/reflection/v1alpha/reflection.proto"], {
+  longs: Number,
+  defaults: false,
+});
 const engine = engines[0]!;
 
 /** Sends requests on one reflection stream and collects every response. */
@@ -100,7 +103,14 @@ describe(`gRPC server reflection [${engine.name}]`, () => {
   it("serves files by name, with google/api and google/protobuf imports", async () => {
     const [res] = await reflect(v1, [{ fileByFilename: "arbor/iam/v2beta1/groups.proto" }]);
     const names = filesOf(res).map((f) => f.name);
-    expect(names).toEqual(expect.arrayContaining(["google/api/annotations.proto", "google/api/http.proto", "google/protobuf/descriptor.proto", "arbor/api/v1/authz.proto"]));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        "google/api/annotations.proto",
+        "google/api/http.proto",
+        "google/protobuf/descriptor.proto",
+        "arbor/api/v1/authz.proto",
+      ]),
+    );
   });
 
   it("finds custom options by extension number, and lists extension numbers", async () => {

@@ -5,13 +5,23 @@
 import * as grpc from "@grpc/grpc-js";
 import { anyUnpack } from "@bufbuild/protobuf/wkt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BadRequestSchema, ErrorInfoSchema, PreconditionFailureSchema, ResourceInfoSchema } from "../../src/gen/google/rpc/error_details_pb.js";
+import {
+  BadRequestSchema,
+  ErrorInfoSchema,
+  PreconditionFailureSchema,
+  ResourceInfoSchema,
+} from "../../src/gen/google/rpc/error_details_pb.js";
 import { createRegistryIndex } from "../../src/services/registry-index.js";
 import { engines } from "../support/engines.js";
 import { call, failure, loadProtos, statusOf } from "../support/grpc.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 
-const pkg = loadProtos(["arbor/registry/v2beta1/repos.proto", "arbor/registry/v2beta1/tags.proto", "arbor/registry/v1/registry.proto", "arbor/iam/v2beta1/groups.proto"]);
+const pkg = loadProtos([
+  "arbor/registry/v2beta1/repos.proto",
+  "arbor/registry/v2beta1/tags.proto",
+  "arbor/registry/v1/registry.proto",
+  "arbor/iam/v2beta1/groups.proto",
+]);
 const D = (c: string) => `sha256:${c.repeat(64)}`;
 for (const engine of engines) {
   describe.skipIf(engine.skipReason !== undefined)(`registry over gRPC (@grpc/grpc-js) [${engine.name}]`, () => {
@@ -75,7 +85,9 @@ for (const engine of engines) {
     it("serves the v1 list, create, update and delete", async () => {
       const created = await call(v1, "createRepo", { parentId: org, repo: { name: "extra", description: "d" } }, token);
       expect(created).toEqual({ id: expect.stringMatching(new RegExp(`^${org}/[0-9a-f]{16}$`)), name: "extra", description: "d" });
-      expect(await call(v1, "updateRepo", { repo: { id: created.id, name: "extra", description: "e" } }, token)).toMatchObject({ description: "e" });
+      expect(await call(v1, "updateRepo", { repo: { id: created.id, name: "extra", description: "e" } }, token)).toMatchObject({
+        description: "e",
+      });
       const listed = await call(v1, "listRepos", { uidp: { childrenOf: org }, name: "extra" }, token);
       expect(listed).toEqual({ items: [{ id: created.id, name: "extra", description: "e" }] });
       expect(await call(v1, "deleteRepo", { id: created.id }, token)).toEqual({});
@@ -106,7 +118,9 @@ for (const engine of engines) {
     it("denies a stranger Get and shows them empty lists", async () => {
       const stranger = await t.strangerToken();
       expect((await failure(call(repos, "getRepo", { uid: uid.nginx }, stranger))).code).toBe(grpc.status.PERMISSION_DENIED);
-      expect((await failure(call(tags, "getTag", { uid: `${uid.nginx}/0000000000000000` }, stranger))).code).toBe(grpc.status.PERMISSION_DENIED);
+      expect((await failure(call(tags, "getTag", { uid: `${uid.nginx}/0000000000000000` }, stranger))).code).toBe(
+        grpc.status.PERMISSION_DENIED,
+      );
       expect(await call(repos, "listRepos", {}, stranger)).toMatchObject({ repos: [], totalCount: "0" });
       expect((await failure(call(repos, "listRepos", {}))).code).toBe(grpc.status.UNAUTHENTICATED);
     });

@@ -26,11 +26,17 @@ for (const engine of engines) {
       const res = await fetch(`${t.url}/registry/token?service=${HOST}&scope=${scope}`, { headers: { authorization: `Bearer ${token}` } });
       const body = (await res.json()) as { token: string };
       expect(res.status, JSON.stringify(body)).toBe(200);
-      return (JSON.parse(Buffer.from(body.token.split(".")[1] as string, "base64url").toString()) as { access: { actions: string[] }[] }).access[0]?.actions;
+      return (JSON.parse(Buffer.from(body.token.split(".")[1] as string, "base64url").toString()) as { access: { actions: string[] }[] })
+        .access[0]?.actions;
     };
     /** Delivers a manifest push of repository to the notifications endpoint, as the registry would. */
     const pushed = async (repository: string) => {
-      const event = { id: "e", timestamp: "2026-01-02T03:04:05Z", action: "push", target: { mediaType: "application/vnd.oci.image.manifest.v1+json", repository, digest: DIGEST, tag: "v1" } };
+      const event = {
+        id: "e",
+        timestamp: "2026-01-02T03:04:05Z",
+        action: "push",
+        target: { mediaType: "application/vnd.oci.image.manifest.v1+json", repository, digest: DIGEST, tag: "v1" },
+      };
       const res = await fetch(`${t.url}/registry/notifications`, {
         method: "POST",
         headers: { authorization: `Bearer ${await registryNotificationsSecret(t.server.store.settings)}` },
@@ -46,10 +52,18 @@ for (const engine of engines) {
     };
     /** [status, code, precondition type, subject, message] of a refusal. */
     const refusal = (res: JsonResponse) => {
-      const violation = (res.body.details as Record<string, any>[] | undefined)?.find((d) => d["@type"] === "type.googleapis.com/google.rpc.PreconditionFailure")?.violations?.[0];
+      const violation = (res.body.details as Record<string, any>[] | undefined)?.find(
+        (d) => d["@type"] === "type.googleapis.com/google.rpc.PreconditionFailure",
+      )?.violations?.[0];
       return [res.status, res.body.code, violation?.type, violation?.subject, res.body.message];
     };
-    const reserved = (path: string) => [400, 9, "REGISTRY_PATH_RESERVED", path, `Precondition failed: registry path ${path} is reserved by another group`];
+    const reserved = (path: string) => [
+      400,
+      9,
+      "REGISTRY_PATH_RESERVED",
+      path,
+      `Precondition failed: registry path ${path} is reserved by another group`,
+    ];
 
     beforeAll(async () => {
       t = await startTestServer(engine, { registryHost: HOST });
@@ -67,9 +81,21 @@ for (const engine of engines) {
       expect(await granted(registryB, "repository:orgb/bteam/app:pull,push")).toEqual(["pull", "push"]);
       // Bound before any content: the push the token allows may land at any moment.
       const renameTeam = await b.patch(`/iam/v2beta1/groups/${bteam}`, { name: "cteam" });
-      expect(refusal(renameTeam)).toEqual([400, 9, "REGISTRY_PATH_BOUND", bteam, expect.stringContaining("under orgb/bteam, which stays bound to this group")]);
+      expect(refusal(renameTeam)).toEqual([
+        400,
+        9,
+        "REGISTRY_PATH_BOUND",
+        bteam,
+        expect.stringContaining("under orgb/bteam, which stays bound to this group"),
+      ]);
       expect(await pushed("orgb/bteam/app")).toEqual({ indexed: 1, skipped: 0 });
-      expect(refusal(await b.patch(`/iam/v2beta1/groups/${orgB}`, { name: "orgx" }))).toEqual([400, 9, "REGISTRY_PATH_BOUND", orgB, expect.stringContaining("under orgb,")]);
+      expect(refusal(await b.patch(`/iam/v2beta1/groups/${orgB}`, { name: "orgx" }))).toEqual([
+        400,
+        9,
+        "REGISTRY_PATH_BOUND",
+        orgB,
+        expect.stringContaining("under orgb,"),
+      ]);
       const same = await b.patch(`/iam/v2beta1/groups/${bteam}`, { name: "bteam", description: "still here" });
       expect([same.status, same.body.name, same.body.description]).toEqual([200, "bteam", "still here"]);
       expect(await granted(registryB, "repository:orgb/bteam/app:pull,push,delete")).toEqual(["pull", "push", "delete"]);
@@ -127,9 +153,22 @@ for (const engine of engines) {
       const attackerApi = restClient(t, attacker.token);
       expect(refusal(await attackerApi.post(`/iam/v2beta1/groups/${attacker.org.uid}`, { name: "bteam" }))).toEqual(reserved("orgb/bteam"));
       const uid = `${attacker.org.uid}/${"0".repeat(16)}`;
-      await t.server.store.groups.insert({ uid, parentUid: attacker.org.uid, name: "bteam", description: "", createTime: 1, updateTime: 1 });
+      await t.server.store.groups.insert({
+        uid,
+        parentUid: attacker.org.uid,
+        name: "bteam",
+        description: "",
+        createTime: 1,
+        updateTime: 1,
+      });
       const registryAttacker = (await t.server.tokens.issue(adminIdentityUid(attacker.org.uid), HOST)).token;
-      for (const scope of ["orgb/bteam/app:pull,push,delete", "orgb/bteam/app:*", "orgb/bteam/fresh:push", "orgb/app:pull,push", "orgb/fresh/app:push"]) {
+      for (const scope of [
+        "orgb/bteam/app:pull,push,delete",
+        "orgb/bteam/app:*",
+        "orgb/bteam/fresh:push",
+        "orgb/app:pull,push",
+        "orgb/fresh/app:push",
+      ]) {
         expect(await granted(registryAttacker, `repository:${scope}`), scope).toEqual([]);
       }
       // A push the registry reports there is the owner's: the path resolves through its binding.

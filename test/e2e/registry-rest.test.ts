@@ -28,7 +28,12 @@ for (const engine of engines) {
 
     /** PUT, which only the v1 surface uses. */
     async function put(path: string, body: unknown, token = adminToken): Promise<JsonResponse> {
-      const res = await t.fetch(path, { method: "PUT", token, body: JSON.stringify(body), headers: { "content-type": "application/json" } });
+      const res = await t.fetch(path, {
+        method: "PUT",
+        token,
+        body: JSON.stringify(body),
+        headers: { "content-type": "application/json" },
+      });
       return { status: res.status, body: (await res.json()) as Record<string, any> };
     }
 
@@ -129,7 +134,9 @@ for (const engine of engines) {
 
       it("refuses a page token issued for other filters", async () => {
         const first = (await api.get(`/registry/v2beta1/repos?uidp.descendants_of=${org}&page_size=2`)).body;
-        const { status, body } = await api.get(`/registry/v2beta1/repos?uidp.children_of=${org}&page_size=2&page_token=${first.nextPageToken}`);
+        const { status, body } = await api.get(
+          `/registry/v2beta1/repos?uidp.children_of=${org}&page_size=2&page_token=${first.nextPageToken}`,
+        );
         expect(status).toBe(400);
         expect(violatedField(body)).toBe("page_token");
       });
@@ -161,11 +168,25 @@ for (const engine of engines) {
       });
 
       it("filters by name and digest, pages, skips and orders", async () => {
-        const latest = (await api.get(`/registry/v2beta1/tags?uidp.descendants_of=${team}&name=latest&page_size=3&order_by=create_time%20desc`)).body;
+        const latest = (
+          await api.get(`/registry/v2beta1/tags?uidp.descendants_of=${team}&name=latest&page_size=3&order_by=create_time%20desc`)
+        ).body;
         expect(latest.totalCount).toBe("8");
-        expect(latest.tags.map((x: { uid: string }) => x.uid.slice(0, x.uid.lastIndexOf("/")))).toEqual([repos.haproxy, repos.golang, repos.fluentd]);
-        const next = (await api.get(`/registry/v2beta1/tags?uidp.descendants_of=${team}&name=latest&page_size=3&order_by=create_time%20desc&page_token=${latest.nextPageToken}`)).body;
-        expect(next.tags.map((x: { uid: string }) => x.uid.slice(0, x.uid.lastIndexOf("/")))).toEqual([repos.envoy, repos.debian, repos.caddy]);
+        expect(latest.tags.map((x: { uid: string }) => x.uid.slice(0, x.uid.lastIndexOf("/")))).toEqual([
+          repos.haproxy,
+          repos.golang,
+          repos.fluentd,
+        ]);
+        const next = (
+          await api.get(
+            `/registry/v2beta1/tags?uidp.descendants_of=${team}&name=latest&page_size=3&order_by=create_time%20desc&page_token=${latest.nextPageToken}`,
+          )
+        ).body;
+        expect(next.tags.map((x: { uid: string }) => x.uid.slice(0, x.uid.lastIndexOf("/")))).toEqual([
+          repos.envoy,
+          repos.debian,
+          repos.caddy,
+        ]);
         const byDigest = (await api.get(`/registry/v2beta1/tags?uidp.descendants_of=${org}&digest=${D("c")}`)).body;
         expect(byDigest.tags.map((x: { name: string }) => x.name)).toEqual(["latest"]);
         const skipped = (await api.get(`/registry/v2beta1/tags?uidp.descendants_of=${org}&skip=24`)).body;
@@ -177,7 +198,9 @@ for (const engine of engines) {
         const { body } = await api.get(`/registry/v2beta1/tags?uidp.children_of=${repos.loki}&name=v11`);
         const uid = body.tags[0].uid;
         await index.deleted({ repository: "acme/loki", tag: "v11", time: Date.UTC(2026, 5, 1) });
-        expect((await api.get(`/registry/v2beta1/tags?uidp.children_of=${repos.loki}`)).body.tags.map((x: { name: string }) => x.name)).toEqual(["latest"]);
+        expect(
+          (await api.get(`/registry/v2beta1/tags?uidp.children_of=${repos.loki}`)).body.tags.map((x: { name: string }) => x.name),
+        ).toEqual(["latest"]);
         const gone = await api.get(`/registry/v2beta1/tags/${uid}`);
         expect(gone.status).toBe(404);
         expect(gone.body.message).toBe(`Not found: tag ${uid}`);
@@ -216,7 +239,11 @@ for (const engine of engines) {
       it("creates, replaces and deletes a repo", async () => {
         const created = await api.post(`/registry/v1/repos/${ops}`, { name: "my-app", description: "the app" });
         expect(created.status).toBe(200);
-        expect(created.body).toEqual({ id: expect.stringMatching(new RegExp(`^${ops}/[0-9a-f]{16}$`)), name: "my-app", description: "the app" });
+        expect(created.body).toEqual({
+          id: expect.stringMatching(new RegExp(`^${ops}/[0-9a-f]{16}$`)),
+          name: "my-app",
+          description: "the app",
+        });
         const id = created.body.id as string;
         expect((await api.get(`/registry/v2beta1/repos/${id}`)).body).toMatchObject({ name: "my-app", description: "the app" });
         expect((await index.resolve("acme/ops/my-app"))?.repoUid).toBe(id);
@@ -271,7 +298,9 @@ for (const engine of engines) {
       it("needs repo.create, repo.update and repo.delete: a viewer may only list", async () => {
         const viewerToken = await tokenAs(ops, "viewer", "v1-viewer");
         const viewer = restClient(t, viewerToken);
-        expect((await viewer.get(`/registry/v1/repos?uidp.children_of=${ops}`)).body.items.map((r: { name: string }) => r.name)).toEqual(["tooling"]);
+        expect((await viewer.get(`/registry/v1/repos?uidp.children_of=${ops}`)).body.items.map((r: { name: string }) => r.name)).toEqual([
+          "tooling",
+        ]);
         const tooling = (await index.resolve("acme/ops/tooling"))?.repoUid ?? "";
         for (const res of [
           await viewer.post(`/registry/v1/repos/${ops}`, { name: "nope" }),
@@ -304,7 +333,9 @@ for (const engine of engines) {
       });
       for (const r of (await api.get(`/registry/v1/repos?uidp.children_of=${ops}`)).body.items) await api.del(`/registry/v1/repos/${r.id}`);
       // With its repos gone, what is in the way is the identities the tests made there.
-      expect((await api.del(`/iam/v2beta1/groups/${ops}`)).body.message).toBe("Precondition failed: cannot delete group with child identities");
+      expect((await api.del(`/iam/v2beta1/groups/${ops}`)).body.message).toBe(
+        "Precondition failed: cannot delete group with child identities",
+      );
     });
   });
 }

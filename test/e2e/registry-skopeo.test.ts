@@ -68,7 +68,22 @@ describe.skipIf(missing !== undefined)("a registry behind Arbor, driven by skope
     location = await engine.location();
     const o = location.options;
     t = await startTestServer(engine, { ...storeAt(o), registryHost: host, allowHttpLoopbackIssuers: true });
-    const yml = ok(await runArbor(["admin", "registry-config", "--listen", host, "--storage", join(work, "storage"), "--data-dir", o.dataDir as string, "--base-url", t.url, "--registry-host", host]));
+    const yml = ok(
+      await runArbor([
+        "admin",
+        "registry-config",
+        "--listen",
+        host,
+        "--storage",
+        join(work, "storage"),
+        "--data-dir",
+        o.dataDir as string,
+        "--base-url",
+        t.url,
+        "--registry-host",
+        host,
+      ]),
+    );
     await writeFile(join(work, "registry.yml"), yml.stdout, { mode: 0o600 });
     registry = await startRegistry(join(work, "registry.yml"), host);
 
@@ -97,7 +112,12 @@ describe.skipIf(missing !== undefined)("a registry behind Arbor, driven by skope
     dockerConfig = join(work, "docker", "config.json");
     for (const [who, uid] of Object.entries(identities)) {
       const home = join(work, who);
-      const env = { XDG_CACHE_HOME: join(home, "cache"), XDG_CONFIG_HOME: join(home, "config"), ARBOR_API_URL: t.url, PATH: `${bin}:${dirname(process.execPath)}:${process.env.PATH}` };
+      const env = {
+        XDG_CACHE_HOME: join(home, "cache"),
+        XDG_CONFIG_HOME: join(home, "config"),
+        ARBOR_API_URL: t.url,
+        PATH: `${bin}:${dirname(process.execPath)}:${process.env.PATH}`,
+      };
       machines[who] = env;
       await mkdir(home, { recursive: true });
       await writeFile(join(home, "oidc-token"), await issuer.mint(who, t.url));
@@ -129,14 +149,25 @@ describe.skipIf(missing !== undefined)("a registry behind Arbor, driven by skope
     expect(answer).toMatchObject({ ServerURL: host, Username: "_token" });
     expect(decodeJwt(answer.Secret)).toMatchObject({ aud: host });
     expect(JSON.parse((await helper("pusher", ["list"], "")).stdout)).toEqual({ [host]: "_token" });
-    expect(await helper("pusher", ["store"], JSON.stringify({ ServerURL: host, Username: "x", Secret: "y" }))).toEqual({ code: 0, stdout: "" });
+    expect(await helper("pusher", ["store"], JSON.stringify({ ServerURL: host, Username: "x", Secret: "y" }))).toEqual({
+      code: 0,
+      stdout: "",
+    });
     const nobody = { ...machines.pusher, XDG_CACHE_HOME: join(work, "nobody") };
     machines.nobody = nobody;
     expect(await helper("nobody", ["get"], host)).toEqual({ code: 1, stdout: "credentials not found in native keychain\n" });
   });
 
   it("pushes an image as the identity bound to registry.push, and indexes it as a repo and a tag", async () => {
-    const pushed = await skopeoAs("pusher", ["copy", "--dest-tls-verify=false", "--preserve-digests", "--authfile", dockerConfig, `oci:${image.dir}:v1`, `docker://${host}/acme/team/hello:v1`]);
+    const pushed = await skopeoAs("pusher", [
+      "copy",
+      "--dest-tls-verify=false",
+      "--preserve-digests",
+      "--authfile",
+      dockerConfig,
+      `oci:${image.dir}:v1`,
+      `docker://${host}/acme/team/hello:v1`,
+    ]);
     expect(pushed.code, pushed.stderr).toBe(0);
     let repo: Record<string, any> | undefined;
     let tags: Record<string, any>[] = [];
@@ -159,26 +190,48 @@ describe.skipIf(missing !== undefined)("a registry behind Arbor, driven by skope
 
   it("pulls it back as the identity bound to registry.pull", async () => {
     const out = join(work, "pulled");
-    const pulled = await skopeoAs("puller", ["copy", "--src-tls-verify=false", "--authfile", dockerConfig, `docker://${host}/acme/team/hello:v1`, `oci:${out}:v1`]);
+    const pulled = await skopeoAs("puller", [
+      "copy",
+      "--src-tls-verify=false",
+      "--authfile",
+      dockerConfig,
+      `docker://${host}/acme/team/hello:v1`,
+      `oci:${out}:v1`,
+    ]);
     expect(pulled.code, pulled.stderr).toBe(0);
     const index = JSON.parse(await readFile(join(out, "index.json"), "utf8")) as { manifests: { digest: string }[] };
     expect(index.manifests.map((m) => m.digest)).toEqual([image.manifestDigest]);
   });
 
   it("refuses a push by the identity that may only pull", async () => {
-    const refused = await skopeoAs("puller", ["copy", "--dest-tls-verify=false", "--authfile", dockerConfig, `oci:${image.dir}:v1`, `docker://${host}/acme/team/other:v1`]);
+    const refused = await skopeoAs("puller", [
+      "copy",
+      "--dest-tls-verify=false",
+      "--authfile",
+      dockerConfig,
+      `oci:${image.dir}:v1`,
+      `docker://${host}/acme/team/other:v1`,
+    ]);
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain("requested access to the resource is denied");
   });
 
   it("refuses a pull by another organization's identity", async () => {
-    const refused = await skopeoAs("outsider", ["copy", "--src-tls-verify=false", "--authfile", dockerConfig, `docker://${host}/acme/team/hello:v1`, `oci:${join(work, "stolen")}:v1`]);
+    const refused = await skopeoAs("outsider", [
+      "copy",
+      "--src-tls-verify=false",
+      "--authfile",
+      dockerConfig,
+      `docker://${host}/acme/team/hello:v1`,
+      `oci:${join(work, "stolen")}:v1`,
+    ]);
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain("requested access to the resource is denied");
   });
 
   it("keeps the image its owner's when another organization takes the path's names", async () => {
-    const team = ((await admin.get(`/iam/v2beta1/groups?uidp.children_of=${orgUid}&name=team`)).body.groups as { uid: string }[])[0]?.uid as string;
+    const team = ((await admin.get(`/iam/v2beta1/groups?uidp.children_of=${orgUid}&name=team`)).body.groups as { uid: string }[])[0]
+      ?.uid as string;
     const rename = await admin.patch(`/iam/v2beta1/groups/${team}`, { name: "renamed" });
     expect([rename.status, rename.body.details?.[1]?.violations?.[0]?.type]).toEqual([400, "REGISTRY_PATH_BOUND"]);
     // What a rename racing the first push would leave: acme renamed, globex taking acme/team.
@@ -188,12 +241,33 @@ describe.skipIf(missing !== undefined)("a registry behind Arbor, driven by skope
     await t.server.store.groups.update(globex, { name: "acme" }, 1);
     await t.server.store.groups.insert(intruder);
     try {
-      const stolen = await skopeoAs("outsider", ["copy", "--src-tls-verify=false", "--authfile", dockerConfig, `docker://${host}/acme/team/hello:v1`, `oci:${join(work, "taken")}:v1`]);
+      const stolen = await skopeoAs("outsider", [
+        "copy",
+        "--src-tls-verify=false",
+        "--authfile",
+        dockerConfig,
+        `docker://${host}/acme/team/hello:v1`,
+        `oci:${join(work, "taken")}:v1`,
+      ]);
       expect(stolen.code).not.toBe(0);
       expect(stolen.stderr).toContain("requested access to the resource is denied");
-      const overwrite = await skopeoAs("outsider", ["copy", "--dest-tls-verify=false", "--authfile", dockerConfig, `oci:${image.dir}:v1`, `docker://${host}/acme/team/hello:v2`]);
+      const overwrite = await skopeoAs("outsider", [
+        "copy",
+        "--dest-tls-verify=false",
+        "--authfile",
+        dockerConfig,
+        `oci:${image.dir}:v1`,
+        `docker://${host}/acme/team/hello:v2`,
+      ]);
       expect(overwrite.code).not.toBe(0);
-      const owned = await skopeoAs("puller", ["copy", "--src-tls-verify=false", "--authfile", dockerConfig, `docker://${host}/acme/team/hello:v1`, `oci:${join(work, "owned")}:v1`]);
+      const owned = await skopeoAs("puller", [
+        "copy",
+        "--src-tls-verify=false",
+        "--authfile",
+        dockerConfig,
+        `docker://${host}/acme/team/hello:v1`,
+        `oci:${join(work, "owned")}:v1`,
+      ]);
       expect(owned.code, owned.stderr).toBe(0);
     } finally {
       await t.server.store.groups.delete(intruder.uid);
@@ -205,12 +279,23 @@ describe.skipIf(missing !== undefined)("a registry behind Arbor, driven by skope
   it("deletes the image as an owner of the organization, and its tag leaves the index", async () => {
     const owner = (await t.server.tokens.issue(adminIdentityUid(orgUid), host)).token;
     tokens.push(owner);
-    const asPusher = await skopeoAs("pusher", ["delete", "--tls-verify=false", "--authfile", dockerConfig, `docker://${host}/acme/team/hello:v1`]);
+    const asPusher = await skopeoAs("pusher", [
+      "delete",
+      "--tls-verify=false",
+      "--authfile",
+      dockerConfig,
+      `docker://${host}/acme/team/hello:v1`,
+    ]);
     expect(asPusher.code).not.toBe(0);
     expect(asPusher.stderr).toMatch(/denied|unauthorized/i);
-    const deleted = await skopeo(["delete", "--tls-verify=false", "--creds", `_token:${owner}`, `docker://${host}/acme/team/hello:v1`], process.env);
+    const deleted = await skopeo(
+      ["delete", "--tls-verify=false", "--creds", `_token:${owner}`, `docker://${host}/acme/team/hello:v1`],
+      process.env,
+    );
     expect(deleted.code, deleted.stderr).toBe(0);
-    const repo = ((await admin.get(`/registry/v2beta1/repos?uidp.descendants_of=${orgUid}`)).body.repos as Record<string, any>[]).find((r) => r.name === "hello");
+    const repo = ((await admin.get(`/registry/v2beta1/repos?uidp.descendants_of=${orgUid}`)).body.repos as Record<string, any>[]).find(
+      (r) => r.name === "hello",
+    );
     const deadline = Date.now() + 5_000;
     let tags: unknown[] = [{}];
     while (tags.length > 0 && Date.now() < deadline) {

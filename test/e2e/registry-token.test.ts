@@ -33,9 +33,13 @@ for (const engine of engines) {
       const res = await ask(arbor[who] as string, scopes);
       const body = (await res.json()) as Record<string, any>;
       expect(res.status, JSON.stringify(body)).toBe(200);
-      return (JSON.parse(Buffer.from((body.token as string).split(".")[1] as string, "base64url").toString()) as { access: unknown[] }).access;
+      return (JSON.parse(Buffer.from((body.token as string).split(".")[1] as string, "base64url").toString()) as { access: unknown[] })
+        .access;
     };
-    const refusal = async (res: Response) => ({ status: res.status, body: (await res.json()) as { errors: { code: string; message: string }[] } });
+    const refusal = async (res: Response) => ({
+      status: res.status,
+      body: (await res.json()) as { errors: { code: string; message: string }[] },
+    });
 
     beforeAll(async () => {
       t = await startTestServer(engine, { registryHost: HOST });
@@ -46,8 +50,12 @@ for (const engine of engines) {
       await admin.post(`/iam/v2beta1/groups/${team}`, { name: "sub" });
       const globex = await t.organization("globex");
       const member = async (client: RestClient, group: string, name: string, role: string) => {
-        const uid = (await client.post(`/iam/v2beta1/identities/${group}`, { name, claimMatch: { issuer: "https://ci.example", subject: name } })).body.uid as string;
-        expect((await client.post(`/iam/v2beta1/roleBindings/${group}`, { identityUid: uid, roleUid: builtinRoleUid(role) })).status).toBe(200);
+        const uid = (
+          await client.post(`/iam/v2beta1/identities/${group}`, { name, claimMatch: { issuer: "https://ci.example", subject: name } })
+        ).body.uid as string;
+        expect((await client.post(`/iam/v2beta1/roleBindings/${group}`, { identityUid: uid, roleUid: builtinRoleUid(role) })).status).toBe(
+          200,
+        );
         arbor[name] = (await t.server.tokens.issue(uid, HOST)).token;
         return uid;
       };
@@ -69,8 +77,14 @@ for (const engine of engines) {
       const header = decodeProtectedHeader(body.token as string);
       expect(header).toMatchObject({ alg: "ES256", typ: "JWT", x5c: [expect.any(String)] });
       const cert = `-----BEGIN CERTIFICATE-----\n${(header.x5c as string[])[0]}\n-----END CERTIFICATE-----`;
-      const { payload } = await jwtVerify(body.token as string, await importX509(cert, "ES256"), { issuer: `${t.url}/registry`, audience: HOST });
-      expect(payload).toMatchObject({ sub: expect.stringMatching(/^[0-9a-f]{40}\//), access: [{ type: "repository", name: "acme/team/app", actions: ["pull", "push"] }] });
+      const { payload } = await jwtVerify(body.token as string, await importX509(cert, "ES256"), {
+        issuer: `${t.url}/registry`,
+        audience: HOST,
+      });
+      expect(payload).toMatchObject({
+        sub: expect.stringMatching(/^[0-9a-f]{40}\//),
+        access: [{ type: "repository", name: "acme/team/app", actions: ["pull", "push"] }],
+      });
       expect([(payload.exp as number) - (payload.iat as number), payload.nbf]).toEqual([300, payload.iat]);
       expect(Date.parse(body.issued_at as string) / 1000).toBe(payload.iat);
     });
@@ -108,16 +122,27 @@ for (const engine of engines) {
     });
 
     it("accepts the token as Bearer and through the OAuth2 password grant", async () => {
-      const bearer = await fetch(`${t.url}/registry/token?service=${HOST}&scope=repository:acme/team/a:pull`, { headers: { authorization: `Bearer ${arbor.puller}` } });
+      const bearer = await fetch(`${t.url}/registry/token?service=${HOST}&scope=repository:acme/team/a:pull`, {
+        headers: { authorization: `Bearer ${arbor.puller}` },
+      });
       expect(bearer.status).toBe(200);
-      const form = new URLSearchParams({ grant_type: "password", username: "_token", password: arbor.puller as string, service: HOST, scope: "repository:acme/team/a:pull", client_id: "docker" });
+      const form = new URLSearchParams({
+        grant_type: "password",
+        username: "_token",
+        password: arbor.puller as string,
+        service: HOST,
+        scope: "repository:acme/team/a:pull",
+        client_id: "docker",
+      });
       const posted = await fetch(`${t.url}/registry/token`, { method: "POST", body: form });
       expect(posted.status).toBe(200);
       expect(await posted.json()).toMatchObject({ access_token: expect.any(String), expires_in: 300 });
     });
 
     it("refuses missing and bad credentials with 401, WWW-Authenticate: Basic and Docker's error JSON", async () => {
-      const wrongUser = await fetch(`${t.url}/registry/token?service=${HOST}`, { headers: { authorization: `Basic ${Buffer.from(`alice:${arbor.puller}`).toString("base64")}` } });
+      const wrongUser = await fetch(`${t.url}/registry/token?service=${HOST}`, {
+        headers: { authorization: `Basic ${Buffer.from(`alice:${arbor.puller}`).toString("base64")}` },
+      });
       const cases: [Response, RegExp][] = [
         [await ask("", ["repository:acme/team/a:pull"]), /user _token/],
         [await ask("not.a.token", []), /malformed/],
@@ -134,7 +159,12 @@ for (const engine of engines) {
     });
 
     it("refuses the token of a deleted identity with 401", async () => {
-      const uid = (await admin.post(`/iam/v2beta1/identities/${orgUid}`, { name: "leaver", claimMatch: { issuer: "https://ci.example", subject: "leaver" } })).body.uid as string;
+      const uid = (
+        await admin.post(`/iam/v2beta1/identities/${orgUid}`, {
+          name: "leaver",
+          claimMatch: { issuer: "https://ci.example", subject: "leaver" },
+        })
+      ).body.uid as string;
       const token = (await t.server.tokens.issue(uid, HOST)).token;
       expect((await ask(token, ["repository:acme/team/a:pull"])).status).toBe(200);
       expect((await admin.del(`/iam/v2beta1/identities/${uid}`)).status).toBe(200);
@@ -145,10 +175,23 @@ for (const engine of engines) {
 
     it("refuses another service, a malformed scope, an unsupported grant and other methods", async () => {
       const cases: [Response, number, string, RegExp][] = [
-        [await ask(arbor.puller as string, [], { service: "other.example" }), 400, "INVALID_ARGUMENT", /service: "other.example" is not the registry/],
+        [
+          await ask(arbor.puller as string, [], { service: "other.example" }),
+          400,
+          "INVALID_ARGUMENT",
+          /service: "other.example" is not the registry/,
+        ],
         [await ask(arbor.puller as string, [], {}), 400, "INVALID_ARGUMENT", /service: .*required/],
         [await ask(arbor.puller as string, ["repository:acme"]), 400, "INVALID_ARGUMENT", /scope: "repository:acme" is not of the form/],
-        [await fetch(`${t.url}/registry/token`, { method: "POST", body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: "x", service: HOST }) }), 400, "INVALID_ARGUMENT", /grant_type/],
+        [
+          await fetch(`${t.url}/registry/token`, {
+            method: "POST",
+            body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: "x", service: HOST }),
+          }),
+          400,
+          "INVALID_ARGUMENT",
+          /grant_type/,
+        ],
       ];
       for (const [res, status, code, message] of cases) {
         const r = await refusal(res);
@@ -163,10 +206,18 @@ for (const engine of engines) {
       const post = (body: unknown, secret: string | undefined) =>
         fetch(`${t.url}/registry/notifications`, {
           method: "POST",
-          headers: { "content-type": "application/vnd.docker.distribution.events.v1+json", ...(secret !== undefined && { authorization: `Bearer ${secret}` }) },
+          headers: {
+            "content-type": "application/vnd.docker.distribution.events.v1+json",
+            ...(secret !== undefined && { authorization: `Bearer ${secret}` }),
+          },
           body: typeof body === "string" ? body : JSON.stringify(body),
         });
-      const event = (action: string, target: Record<string, unknown>) => ({ id: "e1", timestamp: "2026-01-02T03:04:05.123Z", action, target });
+      const event = (action: string, target: Record<string, unknown>) => ({
+        id: "e1",
+        timestamp: "2026-01-02T03:04:05.123Z",
+        action,
+        target,
+      });
       const manifest = "application/vnd.oci.image.manifest.v1+json";
       const digest = `sha256:${"ab".repeat(32)}`;
 
@@ -185,7 +236,10 @@ for (const engine of engines) {
           ["{", "body"],
           [{ nothing: true }, "events"],
           [{ events: [event("push", { mediaType: manifest, digest, tag: "v1" })] }, "events[0].target.repository"],
-          [{ events: [{ ...event("push", { mediaType: manifest, repository: "acme/team/x", digest }), timestamp: "yesterday" }] }, "events[0].timestamp"],
+          [
+            { events: [{ ...event("push", { mediaType: manifest, repository: "acme/team/x", digest }), timestamp: "yesterday" }] },
+            "events[0].timestamp",
+          ],
           [{ events: [event("push", { mediaType: manifest, repository: "acme/team/x", digest: "nope" })] }, "events[0].target.digest"],
         ];
         for (const [body, field] of cases) {
@@ -209,7 +263,8 @@ for (const engine of engines) {
         const repos = await admin.get(`/registry/v2beta1/repos?uidp.descendants_of=${orgUid}`);
         const repo = (repos.body.repos as Record<string, any>[]).find((r) => r.name === "notified");
         expect(repo).toBeDefined();
-        const tags = async () => (await admin.get(`/registry/v2beta1/tags?uidp.children_of=${repo?.uid}`)).body.tags as Record<string, any>[];
+        const tags = async () =>
+          (await admin.get(`/registry/v2beta1/tags?uidp.children_of=${repo?.uid}`)).body.tags as Record<string, any>[];
         expect(await tags()).toMatchObject([{ name: "v1", digest }]);
         const later = { ...event("delete", { repository: "acme/team/notified", digest }), timestamp: "2026-01-02T03:05:00Z" };
         expect((await post({ events: [later] }, secret)).status).toBe(200);
@@ -225,7 +280,9 @@ describe("the registry token endpoint without a registry configured", () => {
     try {
       const res = await fetch(`${t.url}/registry/token?service=registry.test:5000`);
       expect(res.status).toBe(400);
-      expect(await res.json()).toEqual({ errors: [{ code: "FAILED_PRECONDITION", message: expect.stringContaining("ARBOR_REGISTRY_HOST") }] });
+      expect(await res.json()).toEqual({
+        errors: [{ code: "FAILED_PRECONDITION", message: expect.stringContaining("ARBOR_REGISTRY_HOST") }],
+      });
     } finally {
       await t.close();
     }

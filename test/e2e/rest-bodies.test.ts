@@ -49,7 +49,9 @@ describe(`REST bodies and HEAD [${engine.name}]`, () => {
       expect(body.message).toBe(`Invalid argument: content-type: a request body must be sent as application/json, not ${sent}`);
       expect(body.details[0]).toMatchObject({ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "INVALID_ARGUMENT" });
       expect(body.details[1]).toMatchObject({ fieldViolations: [{ field: "content-type" }] });
-      const list = (await (await send("GET", `/iam/v2beta1/groups?uidp.children_of=${org}&name=plain`, undefined, undefined)).json()) as { totalCount: string };
+      const list = (await (await send("GET", `/iam/v2beta1/groups?uidp.children_of=${org}&name=plain`, undefined, undefined)).json()) as {
+        totalCount: string;
+      };
       expect(list.totalCount).toBe("0");
     });
 
@@ -85,7 +87,9 @@ describe(`REST bodies and HEAD [${engine.name}]`, () => {
       const uid = await create("members");
       const res = await send("DELETE", `/iam/v2beta1/groups/${uid}`, `{"uid": "${uid}"}`, "application/json");
       expect(res.status).toBe(400);
-      expect(((await res.json()) as { message: string }).message).toBe("Invalid argument: body: this method takes no request body (an empty JSON object at most)");
+      expect(((await res.json()) as { message: string }).message).toBe(
+        "Invalid argument: body: this method takes no request body (an empty JSON object at most)",
+      );
     });
   });
 

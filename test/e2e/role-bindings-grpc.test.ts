@@ -15,8 +15,6 @@ import { call, loadProtos } from "../support/grpc.js";
 
 const pkg = loadProtos(["arbor/iam/v2beta1/roles.proto", "arbor/iam/v2beta1/role_bindings.proto"], { enums: String });
 
-
-
 const viewer = BUILTIN_ROLES.get("viewer")!;
 for (const engine of engines) {
   describe.skipIf(engine.skipReason !== undefined)(`roles and role bindings over gRPC (@grpc/grpc-js) [${engine.name}]`, () => {
@@ -42,11 +40,21 @@ for (const engine of engines) {
     });
 
     it("creates a custom role, binds it and a built-in role, gets and lists the hydrated bindings", async () => {
-      const role = await call(roles, "createRole", { parent: org, role: { name: "reader", capabilities: ["CAP_IAM_GROUPS_LIST", "CAP_IAM_GROUPS_LIST"] } }, token);
+      const role = await call(
+        roles,
+        "createRole",
+        { parent: org, role: { name: "reader", capabilities: ["CAP_IAM_GROUPS_LIST", "CAP_IAM_GROUPS_LIST"] } },
+        token,
+      );
       expect(role.capabilities).toEqual(["CAP_IAM_GROUPS_LIST"]);
       const person = "abcdef0123456789abcdef0123456789abcdef01";
 
-      const created = await call(bindings, "createRoleBinding", { parent: org, roleBinding: { identityUid: person, roleUid: viewer.uid } }, token);
+      const created = await call(
+        bindings,
+        "createRoleBinding",
+        { parent: org, roleBinding: { identityUid: person, roleUid: viewer.uid } },
+        token,
+      );
       expect(created.uid).toMatch(new RegExp(`^${org}/[0-9a-f]{16}$`));
       expect(created.identity).toEqual({ uid: person, name: "", description: "", subject: "", issuer: "" });
       expect(created.group).toMatchObject({ uid: org, name: "grpc-bindings" });
@@ -54,7 +62,12 @@ for (const engine of engines) {
       expect(created.identityUid).toBeUndefined();
       expect(created.roleUid).toBeUndefined();
       expect(Number(created.createTime.seconds)).toBeGreaterThan(0);
-      const second = await call(bindings, "createRoleBinding", { parent: org, roleBinding: { identityUid: person, roleUid: role.uid } }, token);
+      const second = await call(
+        bindings,
+        "createRoleBinding",
+        { parent: org, roleBinding: { identityUid: person, roleUid: role.uid } },
+        token,
+      );
 
       expect(await call(bindings, "getRoleBinding", { uid: created.uid }, token)).toEqual(created);
       const list = await call(bindings, "listRoleBindings", { identity: person, pageSize: 1 }, token);
@@ -66,7 +79,12 @@ for (const engine of engines) {
     });
 
     it("sends INVALID_ARGUMENT with ErrorInfo and a BadRequest naming roleUid", async () => {
-      const err = await call(bindings, "createRoleBinding", { parent: org, roleBinding: { identityUid: `${org}/00000000000000aa` } }, token).then(
+      const err = await call(
+        bindings,
+        "createRoleBinding",
+        { parent: org, roleBinding: { identityUid: `${org}/00000000000000aa` } },
+        token,
+      ).then(
         () => undefined,
         (e: grpc.ServiceError) => e,
       );

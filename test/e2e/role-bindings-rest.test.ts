@@ -68,7 +68,13 @@ for (const engine of engines) {
       const b = created.body;
       expect(Object.keys(b).sort()).toEqual(["createTime", "group", "identity", "role", "uid"]);
       expect(b.uid).toMatch(new RegExp(`^${group}/[0-9a-f]{16}$`));
-      expect(b.identity).toEqual({ uid: ci, name: "ci", description: "the ci", subject: "repo:acme/ci:ref:refs/heads/main", issuer: ISSUER });
+      expect(b.identity).toEqual({
+        uid: ci,
+        name: "ci",
+        description: "the ci",
+        subject: "repo:acme/ci:ref:refs/heads/main",
+        issuer: ISSUER,
+      });
       expect(b.group).toEqual({ uid: group, name: "engineering", description: "builds things" });
       expect(b.role).toEqual({ uid: viewer.uid, name: "viewer", description: "Viewer Role (built-in)" });
       expect(b.createTime).toMatch(TIME);
@@ -216,7 +222,10 @@ for (const engine of engines) {
       const noRole = "0".repeat(40);
       expect((await bind(owner, group, bot, noRole)).body).toMatchObject({ code: 5, message: `Not found: role ${noRole}` });
       const noIdentity = `${group}/00000000000000ff`;
-      expect((await bind(owner, group, noIdentity, viewer.uid)).body).toMatchObject({ code: 5, message: `Not found: identity ${noIdentity}` });
+      expect((await bind(owner, group, noIdentity, viewer.uid)).body).toMatchObject({
+        code: 5,
+        message: `Not found: identity ${noIdentity}`,
+      });
       const noGroup = `${org}/00000000000000ff`;
       expect((await bind(owner, noGroup, bot, viewer.uid)).body).toMatchObject({ code: 5, message: `Not found: group ${noGroup}` });
       expect((await bind(owner, group, bot, viewer.uid)).status).toBe(200);
@@ -257,7 +266,9 @@ for (const engine of engines) {
       ];
       const uids = (res: { body: Record<string, any> }) => res.body.roleBindings.map((x: { uid: string }) => x.uid);
       expect(uids(await owner.get(`/iam/v2beta1/roleBindings?group=${team}`))).toEqual(made.map((m) => m.uid));
-      expect(uids(await owner.get(`/iam/v2beta1/roleBindings?group=${team}&order_by=create_time%20desc`))).toEqual(made.map((m) => m.uid).reverse());
+      expect(uids(await owner.get(`/iam/v2beta1/roleBindings?group=${team}&order_by=create_time%20desc`))).toEqual(
+        made.map((m) => m.uid).reverse(),
+      );
       expect(uids(await owner.get(`/iam/v2beta1/roleBindings?group=${team}&identity=${a}`))).toEqual([made[0]!.uid, made[2]!.uid]);
       expect(uids(await owner.get(`/iam/v2beta1/roleBindings?uidp.children_of=${team}&role=${role}`))).toEqual([made[2]!.uid]);
       const page = await owner.get(`/iam/v2beta1/roleBindings?group=${team}&page_size=2`);

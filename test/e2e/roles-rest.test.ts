@@ -64,7 +64,11 @@ for (const engine of engines) {
       ["no capabilities field", { name: "x" }, "capabilities"],
       ["CAPABILITY_UNSPECIFIED", { name: "x", capabilities: ["CAPABILITY_UNSPECIFIED"] }, "capabilities"],
       ["an unknown number", { name: "x", capabilities: [9999] }, "capabilities"],
-      ["an unknown name (refused by the JSON decoder, naming the element)", { name: "x", capabilities: ["CAP_IAM_GROUPS_LIST", "CAP_NOPE"] }, "capabilities[1]"],
+      [
+        "an unknown name (refused by the JSON decoder, naming the element)",
+        { name: "x", capabilities: ["CAP_IAM_GROUPS_LIST", "CAP_NOPE"] },
+        "capabilities[1]",
+      ],
       ["a bad name", { name: "Reader", capabilities: ["CAP_IAM_GROUPS_LIST"] }, "name"],
     ])("refuses a role with %s", async (_name, body, field) => {
       const res = await owner.post(`/iam/v2beta1/roles/${group}`, body);
@@ -120,7 +124,10 @@ for (const engine of engines) {
 
     it("deletes a custom role; a missing one is NOT_FOUND", async () => {
       expect(await owner.del(`/iam/v2beta1/roles/${custom.uid}`)).toEqual({ status: 200, body: {} });
-      expect((await owner.del(`/iam/v2beta1/roles/${custom.uid}`)).body).toMatchObject({ code: 5, message: `Not found: role ${custom.uid}` });
+      expect((await owner.del(`/iam/v2beta1/roles/${custom.uid}`)).body).toMatchObject({
+        code: 5,
+        message: `Not found: role ${custom.uid}`,
+      });
       expect((await stranger.del(`/iam/v2beta1/roles/${custom.uid}`)).body.code).toBe(7);
     });
   });

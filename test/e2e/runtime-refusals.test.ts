@@ -28,7 +28,10 @@ function webTrailers(body: Buffer): Record<string, string> {
   while (i + 5 <= body.length) {
     const length = body.readUInt32BE(i + 1);
     if (body.readUInt8(i) & 0x80) {
-      for (const line of body.subarray(i + 5, i + 5 + length).toString("latin1").split("\r\n")) {
+      for (const line of body
+        .subarray(i + 5, i + 5 + length)
+        .toString("latin1")
+        .split("\r\n")) {
         const colon = line.indexOf(":");
         if (colon > 0) out[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
       }
@@ -60,27 +63,56 @@ describe.skipIf(engine === undefined)("refusals of the Connect runtime", () => {
   });
 
   it("answers gRPC bytes that do not decode with INVALID_ARGUMENT and its details", async () => {
-    const a = await sender.grpc({ path: GET_GROUP, headers: { "content-type": "application/grpc", te: "trailers", authorization: `Bearer ${token}` }, body: frame(TRUNCATED), target: "" });
+    const a = await sender.grpc({
+      path: GET_GROUP,
+      headers: { "content-type": "application/grpc", te: "trailers", authorization: `Bearer ${token}` },
+      body: frame(TRUNCATED),
+      target: "",
+    });
     expect({ status: a.status, code: a.headers["grpc-status"] }).toEqual({ status: 200, code: "3" });
-    expect(decodeURIComponent(String(a.headers["grpc-message"]))).toMatch(/^Invalid argument: body: the request message cannot be decoded \(premature EOF\)$/);
-    expect(detailsOf(String(a.headers["grpc-status-details-bin"]))).toEqual({ code: 3, types: ["google.rpc.ErrorInfo", "google.rpc.BadRequest"] });
+    expect(decodeURIComponent(String(a.headers["grpc-message"]))).toMatch(
+      /^Invalid argument: body: the request message cannot be decoded \(premature EOF\)$/,
+    );
+    expect(detailsOf(String(a.headers["grpc-status-details-bin"]))).toEqual({
+      code: 3,
+      types: ["google.rpc.ErrorInfo", "google.rpc.BadRequest"],
+    });
   });
 
   it("gives a gRPC frame flagged compressed without an encoding its details too", async () => {
-    const a = await sender.grpc({ path: GET_GROUP, headers: { "content-type": "application/grpc", te: "trailers" }, body: frame(Buffer.from([0x0a, 0x00]), 1), target: "" });
+    const a = await sender.grpc({
+      path: GET_GROUP,
+      headers: { "content-type": "application/grpc", te: "trailers" },
+      body: frame(Buffer.from([0x0a, 0x00]), 1),
+      target: "",
+    });
     expect(a.headers["grpc-status"]).toBe("3");
     expect(detailsOf(String(a.headers["grpc-status-details-bin"])).types[0]).toBe("google.rpc.ErrorInfo");
   });
 
   it("completes the trailer frame of gRPC-Web", async () => {
-    const a = await sender.grpc({ path: GET_GROUP, headers: { "content-type": "application/grpc-web+proto", authorization: `Bearer ${token}` }, body: frame(TRUNCATED), target: "" });
+    const a = await sender.grpc({
+      path: GET_GROUP,
+      headers: { "content-type": "application/grpc-web+proto", authorization: `Bearer ${token}` },
+      body: frame(TRUNCATED),
+      target: "",
+    });
     const trailers = webTrailers(a.body);
     expect(trailers["grpc-status"]).toBe("3");
-    expect(detailsOf(trailers["grpc-status-details-bin"] ?? "")).toEqual({ code: 3, types: ["google.rpc.ErrorInfo", "google.rpc.BadRequest"] });
+    expect(detailsOf(trailers["grpc-status-details-bin"] ?? "")).toEqual({
+      code: 3,
+      types: ["google.rpc.ErrorInfo", "google.rpc.BadRequest"],
+    });
   });
 
   it("gives Connect's JSON error for a body that is not JSON an ErrorInfo", async () => {
-    const a = await sender.http({ method: "POST", path: GET_GROUP, headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body: Buffer.from("{uid:"), target: "" });
+    const a = await sender.http({
+      method: "POST",
+      path: GET_GROUP,
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      body: Buffer.from("{uid:"),
+      target: "",
+    });
     const body = JSON.parse(a.body.toString()) as { code: string; details: { type: string; debug?: Record<string, unknown> }[] };
     expect({ status: a.status, code: body.code, types: body.details.map((d) => d.type) }).toEqual({
       status: 400,
@@ -91,7 +123,12 @@ describe.skipIf(engine === undefined)("refusals of the Connect runtime", () => {
   });
 
   it("leaves Arbor's own errors as they are", async () => {
-    const a = await sender.grpc({ path: GET_GROUP, headers: { "content-type": "application/grpc", te: "trailers" }, body: frame(Buffer.alloc(0)), target: "" });
+    const a = await sender.grpc({
+      path: GET_GROUP,
+      headers: { "content-type": "application/grpc", te: "trailers" },
+      body: frame(Buffer.alloc(0)),
+      target: "",
+    });
     expect(a.headers["grpc-status"]).toBe("16");
     expect(detailsOf(String(a.headers["grpc-status-details-bin"]))).toEqual({ code: 16, types: ["google.rpc.ErrorInfo"] });
   });

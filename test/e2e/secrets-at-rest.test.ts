@@ -30,14 +30,18 @@ for (const engine of engines) {
       const all = [...(await rawRows(raw(), "select * from signing_keys")), ...(await rawRows(raw(), "select * from settings"))];
       const rows = all.flatMap((r) => Object.values(r)).join("\n");
       if (engine.name === "postgres") return rows;
-      const files = await Promise.all(["arbor.db", "arbor.db-wal"].map((f) => readFile(join(location.options.dataDir, f)).catch(() => Buffer.alloc(0))));
+      const files = await Promise.all(
+        ["arbor.db", "arbor.db-wal"].map((f) => readFile(join(location.options.dataDir, f)).catch(() => Buffer.alloc(0))),
+      );
       return rows + files.map((b) => b.toString("latin1")).join("");
     };
-    const secretValues = async () => [
-      ...(await rawRows(raw(), "select private_jwk as v from signing_keys")),
-      ...(await rawRows(raw(), "select value as v from settings")),
-    ].map((r) => r.v as string);
-    const signingRows = async () => (await rawRows(raw(), "select kid, private_jwk from signing_keys order by kid")) as { kid: string; private_jwk: string }[];
+    const secretValues = async () =>
+      [
+        ...(await rawRows(raw(), "select private_jwk as v from signing_keys")),
+        ...(await rawRows(raw(), "select value as v from settings")),
+      ].map((r) => r.v as string);
+    const signingRows = async () =>
+      (await rawRows(raw(), "select kid, private_jwk from signing_keys order by kid")) as { kid: string; private_jwk: string }[];
 
     beforeAll(async () => {
       location = await engine.location();
@@ -53,7 +57,9 @@ for (const engine of engines) {
       await server.organization("sealed");
       await registrySigningKey(server.server.store.settings, systemClock);
       const needles = {
-        "the private signing JWK's d": (JSON.parse((await server.server.store.keys.live(Date.now()))[0]?.privateJwk ?? "{}") as { d: string }).d,
+        "the private signing JWK's d": (
+          JSON.parse((await server.server.store.keys.live(Date.now()))[0]?.privateJwk ?? "{}") as { d: string }
+        ).d,
         "the registry key's PEM": (
           JSON.parse(await server.server.store.settings.getOrCreate(REGISTRY_SETTINGS.signingKey, () => "")) as { privateKeyPem: string }
         ).privateKeyPem.split("\n")[1],
@@ -82,7 +88,9 @@ for (const engine of engines) {
       expect(await dump()).toContain('"d":');
 
       t = await start();
-      expect(t.logs).toContainEqual(expect.objectContaining({ msg: "sealed stored secrets under the current secrets key", signingKeys: 1, settings: 1 }));
+      expect(t.logs).toContainEqual(
+        expect.objectContaining({ msg: "sealed stored secrets under the current secrets key", signingKeys: 1, settings: 1 }),
+      );
       for (const value of await secretValues()) expect(value).toMatch(/^enc:v1:/);
       const { token } = await t.organization("legacy");
       expect(decodeProtectedHeader(token).kid).toBe(key?.kid);

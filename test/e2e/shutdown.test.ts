@@ -19,7 +19,9 @@ describe("arbor serve on SIGTERM", () => {
     await runArbor(["admin", "bootstrap", "--org", "acme"], env);
     const serve = await serveArbor(["--log-level", "info"], env);
     const token = (await runArbor(["admin", "token", "--org", "acme"], { ...env, ARBOR_PORT: String(serve.port) })).stdout.trim();
-    const orgs = await fetch(`http://127.0.0.1:${serve.port}/iam/v2beta1/groups?uidp.in_root=true`, { headers: { authorization: `Bearer ${token}` } });
+    const orgs = await fetch(`http://127.0.0.1:${serve.port}/iam/v2beta1/groups?uidp.in_root=true`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     const org = ((await orgs.json()) as { groups: { uid: string }[] }).groups[0]!.uid;
 
     const body = JSON.stringify({ name: "made during shutdown" });

@@ -31,7 +31,8 @@ for (const engine of engines) {
     });
 
     const kidOf = (token: string) => decodeProtectedHeader(token).kid;
-    const jwksKids = async () => ((await (await t.fetch("/.well-known/jwks.json")).json()) as { keys: { kid: string }[] }).keys.map((k) => k.kid);
+    const jwksKids = async () =>
+      ((await (await t.fetch("/.well-known/jwks.json")).json()) as { keys: { kid: string }[] }).keys.map((k) => k.kid);
     const call = async (token: string) => {
       const res = await t.fetch("/iam/v2beta1/groups?uidp.in_root=true", { token });
       return { status: res.status, body: (await res.json()) as { message?: string } };
@@ -75,7 +76,10 @@ for (const engine of engines) {
 
       clock.advance(rotation.retireTime - clock.now() + 1);
       expect(await jwksKids()).toEqual([rotation.kid]);
-      expect(await call(lasting)).toEqual({ status: 401, body: expect.objectContaining({ code: 16, message: "Unauthenticated: the token was not signed by a key of this issuer" }) });
+      expect(await call(lasting)).toEqual({
+        status: 401,
+        body: expect.objectContaining({ code: 16, message: "Unauthenticated: the token was not signed by a key of this issuer" }),
+      });
       expect((await call(before)).status).toBe(401);
       expect(await rawRows(raw(), `select kid from signing_keys where kid = '${oldKid}'`)).toEqual([]);
       expect(kidOf((await t.server.tokens.issue("0".repeat(40), t.url)).token)).toBe(rotation.kid);

@@ -34,12 +34,16 @@ describe(`TLS on the one port [${engine.name}]`, () => {
   it("serves REST over HTTP/1.1 with TLS", async () => {
     const body = await new Promise<string>((resolve, reject) => {
       https
-        .get(`${t.url}/iam/v2beta1/groups?uidp.in_root=true`, { ca: cert.certPem, headers: { authorization: `Bearer ${token}` } }, (res) => {
-          let text = "";
-          expect(res.statusCode).toBe(200);
-          res.on("data", (d: Buffer) => (text += d.toString()));
-          res.on("end", () => resolve(text));
-        })
+        .get(
+          `${t.url}/iam/v2beta1/groups?uidp.in_root=true`,
+          { ca: cert.certPem, headers: { authorization: `Bearer ${token}` } },
+          (res) => {
+            let text = "";
+            expect(res.statusCode).toBe(200);
+            res.on("data", (d: Buffer) => (text += d.toString()));
+            res.on("end", () => resolve(text));
+          },
+        )
         .once("error", reject);
     });
     expect((JSON.parse(body) as { groups: { name: string }[] }).groups.map((g) => g.name)).toEqual(["tls-org"]);
@@ -60,8 +64,13 @@ describe(`TLS on the one port [${engine.name}]`, () => {
   it("serves gRPC with TLS credentials", async () => {
     const def = protoLoader.loadSync("arbor/ping/v2beta1/ping.proto", { includeDirs: [join(import.meta.dirname, "../../proto")] });
     const pkg = grpc.loadPackageDefinition(def) as any;
-    const client = new pkg.arbor.ping.v2beta1.PingService(`localhost:${t.server.port}`, grpc.credentials.createSsl(Buffer.from(cert.certPem)));
-    const res = await new Promise((resolve, reject) => client.ping({}, (err: Error | null, r: unknown) => (err ? reject(err) : resolve(r))));
+    const client = new pkg.arbor.ping.v2beta1.PingService(
+      `localhost:${t.server.port}`,
+      grpc.credentials.createSsl(Buffer.from(cert.certPem)),
+    );
+    const res = await new Promise((resolve, reject) =>
+      client.ping({}, (err: Error | null, r: unknown) => (err ? reject(err) : resolve(r))),
+    );
     client.close();
     expect(res).toEqual({ response: "pong" });
   });

@@ -66,7 +66,12 @@ for (const engine of engines) {
       expect(expiry).toMatch(TIME);
       const discovery = (await (await s.t.fetch("/.well-known/openid-configuration")).json()) as { jwks_uri: string };
       const jwks = (await (await fetch(discovery.jwks_uri)).json()) as { keys: JWK[] };
-      const { payload, protectedHeader } = await jwtVerify(token, createLocalJWKSet(jwks), { issuer: s.t.url, audience: s.t.url, algorithms: ["ES256"], currentDate: new Date(s.clock.now()) });
+      const { payload, protectedHeader } = await jwtVerify(token, createLocalJWKSet(jwks), {
+        issuer: s.t.url,
+        audience: s.t.url,
+        algorithms: ["ES256"],
+        currentDate: new Date(s.clock.now()),
+      });
       expect(protectedHeader.alg).toBe("ES256");
       expect(payload.sub).toBe(ci);
       expect(payload.exp! - payload.iat!).toBe(3600);
@@ -95,7 +100,9 @@ for (const engine of engines) {
     });
 
     it("issues a token for the registry host", async () => {
-      const { token } = await exchanged(await callExchange(s, { token: await s.issuer.mint(MAIN, s.t.url), aud: REGISTRY_HOST, identity: ci }));
+      const { token } = await exchanged(
+        await callExchange(s, { token: await s.issuer.mint(MAIN, s.t.url), aud: REGISTRY_HOST, identity: ci }),
+      );
       expect(decodeJwt(token).aud).toBe(REGISTRY_HOST);
       // A registry token is no API token.
       expect((await restClient(s.t, token).get("/iam/v2beta1/groups")).status).toBe(401);
@@ -117,19 +124,28 @@ for (const engine of engines) {
       const before = s.issuer.requests.filter((p) => p === "/jwks").length;
       for (const kid of ["made-up-1", "made-up-2"]) {
         const forged = await s.issuer.sign(claims(s, MAIN), { kid });
-        await expectRefused(await callExchange(s, { token: forged, aud: s.t.url, identity: ci }), publicFor("signature: the token's signing key is unknown to its issuer"));
+        await expectRefused(
+          await callExchange(s, { token: forged, aud: s.t.url, identity: ci }),
+          publicFor("signature: the token's signing key is unknown to its issuer"),
+        );
         expect(await loggedReason(s)).toBe("signature: the token's signing key is unknown to its issuer");
       }
       expect(s.issuer.requests.filter((p) => p === "/jwks").length).toBe(before + 1);
     });
 
     it("matches subjects by anchored pattern", async () => {
-      const branches = await identity(team, { name: "branches", claimMatch: { issuer: s.issuer.url, subjectPattern: "repo:acme/app:ref:refs/heads/.+" } });
+      const branches = await identity(team, {
+        name: "branches",
+        claimMatch: { issuer: s.issuer.url, subjectPattern: "repo:acme/app:ref:refs/heads/.+" },
+      });
       for (const subject of ["repo:acme/app:ref:refs/heads/main", "repo:acme/app:ref:refs/heads/feature/x"]) {
         await exchanged(await callExchange(s, { token: await s.issuer.mint(subject, s.t.url), aud: s.t.url, identity: branches }));
       }
       for (const subject of ["repo:acme/app:ref:refs/tags/v1", "xrepo:acme/app:ref:refs/heads/main", "repo:acme/app:ref:refs/heads/"]) {
-        await expectRefused(await callExchange(s, { token: await s.issuer.mint(subject, s.t.url), aud: s.t.url, identity: branches }), publicFor("subject: the token's subject does not match the identity"));
+        await expectRefused(
+          await callExchange(s, { token: await s.issuer.mint(subject, s.t.url), aud: s.t.url, identity: branches }),
+          publicFor("subject: the token's subject does not match the identity"),
+        );
         expect(await loggedReason(s)).toBe("subject: the token's subject does not match the identity");
       }
     });
@@ -147,21 +163,33 @@ for (const engine of engines) {
       const good = { repository_owner: "acme", run_attempt: 1, protected: true, ref: "refs/heads/release-2" };
       await exchanged(await callExchange(s, { token: await s.issuer.mint(MAIN, s.t.url, good), aud: s.t.url, identity: owned }));
       const bad: [Record<string, unknown>, string][] = [
-        [{ ...good, repository_owner: "evil" }, 'claims.repository_owner: the token\'s claim "repository_owner" does not match the identity'],
-        [{ ...good, repository_owner: ["acme"] }, 'claims.repository_owner: the token\'s claim "repository_owner" is not a string, number or boolean'],
+        [
+          { ...good, repository_owner: "evil" },
+          'claims.repository_owner: the token\'s claim "repository_owner" does not match the identity',
+        ],
+        [
+          { ...good, repository_owner: ["acme"] },
+          'claims.repository_owner: the token\'s claim "repository_owner" is not a string, number or boolean',
+        ],
         [{ ...good, run_attempt: 2 }, 'claims.run_attempt: the token\'s claim "run_attempt" does not match the identity'],
         [{ ...good, ref: "refs/heads/feature" }, 'claimPatterns.ref: the token\'s claim "ref" does not match the identity'],
         [{ ...good, ref: "xrefs/heads/main" }, 'claimPatterns.ref: the token\'s claim "ref" does not match the identity'],
         [{ repository_owner: "acme", run_attempt: 1, protected: true }, 'claimPatterns.ref: the token has no claim "ref"'],
       ];
       for (const [extra, reason] of bad) {
-        await expectRefused(await callExchange(s, { token: await s.issuer.mint(MAIN, s.t.url, extra), aud: s.t.url, identity: owned }), publicFor(reason));
+        await expectRefused(
+          await callExchange(s, { token: await s.issuer.mint(MAIN, s.t.url, extra), aud: s.t.url, identity: owned }),
+          publicFor(reason),
+        );
         expect(await loggedReason(s)).toBe(reason);
       }
     });
 
     it("matches claim patterns in linear time: a pattern that backtracks for 25 s in JavaScript holds nothing up", async () => {
-      const hostile = await identity(team, { name: "hostile", claimMatch: { issuer: s.issuer.url, subject: MAIN, claimPatterns: { ref: "(a|a)*b" } } });
+      const hostile = await identity(team, {
+        name: "hostile",
+        claimMatch: { issuer: s.issuer.url, subject: MAIN, claimPatterns: { ref: "(a|a)*b" } },
+      });
       const token = await s.issuer.mint(MAIN, s.t.url, { ref: "a".repeat(31) });
       const started = Date.now();
       const [res, health] = await Promise.all([callExchange(s, { token, aud: s.t.url, identity: hostile }), s.t.fetch("/healthz")]);
@@ -172,8 +200,14 @@ for (const engine of engines) {
     }, 60_000);
 
     it("runs no claim pattern for a token that failed an earlier check", async () => {
-      const hostile = await identity(team, { name: "hostile-late", claimMatch: { issuer: s.issuer.url, subject: MAIN, claimPatterns: { ref: "refs/heads/.*" } } });
-      for (const token of [await s.issuer.mint("repo:acme/other", s.t.url, { ref: "x" }), await s.issuer.mint(MAIN, "https://elsewhere.example", { ref: "x" })]) {
+      const hostile = await identity(team, {
+        name: "hostile-late",
+        claimMatch: { issuer: s.issuer.url, subject: MAIN, claimPatterns: { ref: "refs/heads/.*" } },
+      });
+      for (const token of [
+        await s.issuer.mint("repo:acme/other", s.t.url, { ref: "x" }),
+        await s.issuer.mint(MAIN, "https://elsewhere.example", { ref: "x" }),
+      ]) {
         const res = await admin.post(`/iam/v2beta1/identities/${hostile}:explainExchange`, { token });
         const checks = res.body.checks as { check: string; passed: boolean }[];
         expect(checks.at(-1)?.passed).toBe(false);
@@ -182,11 +216,20 @@ for (const engine of engines) {
     });
 
     it("accepts the identity's own audience instead of the issuer URL of Arbor", async () => {
-      const custom = await identity(team, { name: "custom-aud", claimMatch: { issuer: s.issuer.url, subject: MAIN, audience: CUSTOM_AUDIENCE } });
+      const custom = await identity(team, {
+        name: "custom-aud",
+        claimMatch: { issuer: s.issuer.url, subject: MAIN, audience: CUSTOM_AUDIENCE },
+      });
       await exchanged(await callExchange(s, { token: await s.issuer.mint(MAIN, CUSTOM_AUDIENCE), aud: s.t.url, identity: custom }));
-      await expectRefused(await callExchange(s, { token: await s.issuer.mint(MAIN, s.t.url), aud: s.t.url, identity: custom }), publicFor("audience: the token's audience is not accepted"));
+      await expectRefused(
+        await callExchange(s, { token: await s.issuer.mint(MAIN, s.t.url), aud: s.t.url, identity: custom }),
+        publicFor("audience: the token's audience is not accepted"),
+      );
       expect(await loggedReason(s)).toBe("audience: the token's audience is not accepted");
-      const pattern = await identity(team, { name: "aud-pattern", claimMatch: { issuer: s.issuer.url, subject: MAIN, audiencePattern: "arbor-(ci|cd)" } });
+      const pattern = await identity(team, {
+        name: "aud-pattern",
+        claimMatch: { issuer: s.issuer.url, subject: MAIN, audiencePattern: "arbor-(ci|cd)" },
+      });
       await exchanged(await callExchange(s, { token: await s.issuer.mint(MAIN, CUSTOM_AUDIENCE), aud: s.t.url, identity: pattern }));
     });
 
@@ -210,7 +253,12 @@ for (const engine of engines) {
         const jwks = JSON.stringify({ keys: [{ ...(await exportJWK(pair.publicKey)), kid, alg: "ES256", use: "sig" }] });
         staticIdentity = await identity(team, {
           name: "kind",
-          staticKeys: { issuer: K8S, subject: DEPLOYER, issuerKeys: jwks, expirationTime: new Date(s.clock.now() + 3_600_000).toISOString() },
+          staticKeys: {
+            issuer: K8S,
+            subject: DEPLOYER,
+            issuerKeys: jwks,
+            expirationTime: new Date(s.clock.now() + 3_600_000).toISOString(),
+          },
         });
       });
 
@@ -235,7 +283,10 @@ for (const engine of engines) {
 
       it("refuses once the keys have expired", async () => {
         s.clock.advance(3_600_000 + 1000);
-        await expectRefused(await callExchange(s, { token: await sign({}), aud: s.t.url, identity: staticIdentity }), publicFor("expirationTime: the identity's keys have expired"));
+        await expectRefused(
+          await callExchange(s, { token: await sign({}), aud: s.t.url, identity: staticIdentity }),
+          publicFor("expirationTime: the identity's keys have expired"),
+        );
         expect(await loggedReason(s)).toBe("expirationTime: the identity's keys have expired");
       });
     });

@@ -43,7 +43,10 @@ describe.each(engines)("token subjects and claims [$name]", (engine) => {
   async function unscoped(token: string) {
     const as = restClient(t, token);
     const [list, lookup] = [await as.get("/iam/v2beta1/roles"), await as.get(LOOKUP)];
-    const grpcList = await call(roles, "listRoles", {}, token).then(() => 0, (e: grpc.ServiceError) => e.code);
+    const grpcList = await call(roles, "listRoles", {}, token).then(
+      () => 0,
+      (e: grpc.ServiceError) => e.code,
+    );
     const grpcLookup = await call(identities, "lookupIdentity", { issuer: "https://issuer.example", subject: "someone" }, token).then(
       () => 0,
       (e: grpc.ServiceError) => e.code,
@@ -55,7 +58,10 @@ describe.each(engines)("token subjects and claims [$name]", (engine) => {
   const refused = { rest: [401, 401], messages: [GONE, GONE], grpc: [16, 16] };
 
   it("refuses a deleted workload identity's token on unscoped calls, on the next request", async () => {
-    const made = await owner.post(`/iam/v2beta1/identities/${org}`, { name: "robot", claimMatch: { issuer: "https://ci.example", subject: "robot" } });
+    const made = await owner.post(`/iam/v2beta1/identities/${org}`, {
+      name: "robot",
+      claimMatch: { issuer: "https://ci.example", subject: "robot" },
+    });
     expect(made.status, JSON.stringify(made.body)).toBe(200);
     const token = (await t.server.tokens.issue(made.body.uid, t.url)).token;
     // Twice: the second answer comes from what the server remembers.
@@ -83,12 +89,23 @@ describe.each(engines)("token subjects and claims [$name]", (engine) => {
     async function forge(iat: number, exp: number): Promise<string> {
       const ring = new KeyRing(t.server.store.keys, { now: () => Date.now() }, { rotationMs: 30 * 86_400_000 });
       const { kid, key } = await ring.signingKey();
-      return new SignJWT({}).setProtectedHeader({ alg: "ES256", kid, typ: "JWT" }).setIssuer(t.url).setSubject(adminIdentityUid(org)).setAudience(t.url).setIssuedAt(iat).setExpirationTime(exp).setJti("forged").sign(key);
+      return new SignJWT({})
+        .setProtectedHeader({ alg: "ES256", kid, typ: "JWT" })
+        .setIssuer(t.url)
+        .setSubject(adminIdentityUid(org))
+        .setAudience(t.url)
+        .setIssuedAt(iat)
+        .setExpirationTime(exp)
+        .setJti("forged")
+        .sign(key);
     }
     const now = () => Math.floor(Date.now() / 1000);
     const answer = async (token: string) => {
       const res = await restClient(t, token).get("/iam/v2beta1/roles");
-      const grpcCode = await call(roles, "listRoles", {}, token).then(() => 0, (e: grpc.ServiceError) => e.code);
+      const grpcCode = await call(roles, "listRoles", {}, token).then(
+        () => 0,
+        (e: grpc.ServiceError) => e.code,
+      );
       return { status: res.status, code: res.body.code, message: res.body.message, grpc: grpcCode };
     };
 

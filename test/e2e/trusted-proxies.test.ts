@@ -59,7 +59,15 @@ describeServer("with a trusted proxy", { trustedProxies: [PROXY, "10.0.0.0/8"] }
     // A trusted hop in the chain is skipped; an IPv4-mapped spelling is the IPv4 address.
     expect((await refusedExchange(t(), PROXY, "::ffff:198.51.100.7, 10.9.9.9")).status).toBe(429);
     const logged = t().logs.filter((l) => l.msg === "request" && l.path === "/sts/exchange");
-    expect(logged.map((l) => l.address)).toEqual(["198.51.100.7", "198.51.100.7", "198.51.100.7", "198.51.100.8", "198.51.100.7", "198.51.100.7", "198.51.100.7"]);
+    expect(logged.map((l) => l.address)).toEqual([
+      "198.51.100.7",
+      "198.51.100.7",
+      "198.51.100.7",
+      "198.51.100.8",
+      "198.51.100.7",
+      "198.51.100.7",
+      "198.51.100.7",
+    ]);
   });
 
   it("ignores X-Forwarded-For from a peer that is not trusted", async () => {
@@ -74,9 +82,12 @@ describeServer("with a trusted proxy", { trustedProxies: [PROXY, "10.0.0.0/8"] }
 });
 
 describe("a bad ARBOR_TRUSTED_PROXIES", () => {
-  it.each(["10.0.0.0/33", "proxy.internal", "fd00::/129", "::ffff:10.0.0.0/8"])("%s stops arbor serve with exit code 2 naming it", async (value) => {
-    const run = await runArbor(["serve", "--port", "0", "--data-dir", "/nonexistent/never-made"], { ARBOR_TRUSTED_PROXIES: value });
-    expect(run.code).toBe(2);
-    expect(run.stderr).toContain(`arbor: ARBOR_TRUSTED_PROXIES: "${value}"`);
-  });
+  it.each(["10.0.0.0/33", "proxy.internal", "fd00::/129", "::ffff:10.0.0.0/8"])(
+    "%s stops arbor serve with exit code 2 naming it",
+    async (value) => {
+      const run = await runArbor(["serve", "--port", "0", "--data-dir", "/nonexistent/never-made"], { ARBOR_TRUSTED_PROXIES: value });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(`arbor: ARBOR_TRUSTED_PROXIES: "${value}"`);
+    },
+  );
 });

@@ -118,7 +118,13 @@ describe("advisories feed sync", () => {
       summary: { imported: 5, updated: 0, unchanged: 0, skipped: 1, unreadable: 0 },
       fetched: { documents: 6, bytes: feed.body.length },
     });
-    expect(log.lines).toContainEqual(expect.objectContaining({ msg: "advisory skipped", source: `${feed.url}!ghsa/bad.json`, reason: "document: must have required property 'id'" }));
+    expect(log.lines).toContainEqual(
+      expect.objectContaining({
+        msg: "advisory skipped",
+        source: `${feed.url}!ghsa/bad.json`,
+        reason: "document: must have required property 'id'",
+      }),
+    );
     expect(etag.value).toBe('"v1"');
     expect(await syncFeed(options(), etag, new AbortController().signal)).toEqual({
       kind: "not modified",
@@ -181,7 +187,15 @@ describe("advisories feed sync", () => {
       // The metrics are counted once the sync has logged its line.
       await until(() => t.logs.some((l) => l.msg === "advisories synced"));
       expect(t.logs).toContainEqual(
-        expect.objectContaining({ msg: "advisories synced", feed: feed.url, mode: "full", fallback: "the first sync of this feed", documentsFetched: 5, bytesFetched: feed.body.length, imported: 5 }),
+        expect.objectContaining({
+          msg: "advisories synced",
+          feed: feed.url,
+          mode: "full",
+          fallback: "the first sync of this feed",
+          documentsFetched: 5,
+          bytesFetched: feed.body.length,
+          imported: 5,
+        }),
       );
       const metrics = await (await t.fetch("/metrics", { token: metricsToken })).text();
       expect(metrics).toContain('arbor_advisories_feed_syncs_total{mode="full"} 1');

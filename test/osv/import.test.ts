@@ -110,7 +110,9 @@ describeEachEngine("advisory import", (t) => {
       await writeFile(join(folder, "notes.txt"), "not a document");
       await writeFile(join(folder, ".git", "HIDDEN-1.json"), JSON.stringify({ id: "HIDDEN-1", modified: "2099-01-01T00:00:00Z" }));
       await writeFile(join(folder, "sub", "OSV-2099-2.json"), JSON.stringify({ id: "OSV-2099-2", modified: "2099-01-01T00:00:00Z" }));
-      await writeZip(join(folder, "sub", "one.zip"), { "x/PYSEC-2099-1.json": JSON.stringify({ id: "PYSEC-2099-1", modified: "2099-01-01T00:00:00Z" }) });
+      await writeZip(join(folder, "sub", "one.zip"), {
+        "x/PYSEC-2099-1.json": JSON.stringify({ id: "PYSEC-2099-1", modified: "2099-01-01T00:00:00Z" }),
+      });
       const report = await importPaths(t.store(), [folder]);
       expect(report.unreadable).toEqual({ [join(folder, "broken.zip")]: expect.any(String) });
       expect(report.summary).toEqual({ ...none, imported: 2, unreadable: 1 });
@@ -150,7 +152,11 @@ describeEachEngine("advisory import", (t) => {
     it("stops between documents when aborted, keeping the batches written whole", async () => {
       const abort = new AbortController();
       const sources = await readSources(["go", "nvd", "pypi", "rust"].map((d) => join(OSV.feed, d)));
-      const stopped = importAdvisories(fresh, sources.items(), { batchSize: 2, signal: abort.signal, onProgress: (n) => n === 3 && abort.abort() });
+      const stopped = importAdvisories(fresh, sources.items(), {
+        batchSize: 2,
+        signal: abort.signal,
+        onProgress: (n) => n === 3 && abort.abort(),
+      });
       await expect(stopped).rejects.toMatchObject({ name: "AbortError" });
       expect(await fresh.advisories.count({ ids: ["CVE-2021-44228", "GO-2022-0969", "PYSEC-2021-108", "RUSTSEC-2023-0044"] })).toBe(2);
     });

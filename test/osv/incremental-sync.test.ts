@@ -51,26 +51,51 @@ describeEachEngine("incremental advisories feed sync", (t) => {
     const before = bucket.requests.length;
     const result = await syncFeed(options(f, more), {}, new AbortController().signal);
     const prefix = new URL(f.url).pathname.slice(0, -"all.zip".length);
-    return { result, paths: bucket.requests.slice(before).map((p) => p.slice(prefix.length)).sort() };
+    return {
+      result,
+      paths: bucket.requests
+        .slice(before)
+        .map((p) => p.slice(prefix.length))
+        .sort(),
+    };
   };
   const stored = async (id: string) => (await t.store().advisories.get(id))?.document;
-  const snapshot = async () => JSON.stringify(await t.store().advisories.list({}, { order: [{ field: "uid", desc: false }], limit: 1000, offset: 0 } as never));
+  const snapshot = async () =>
+    JSON.stringify(await t.store().advisories.list({}, { order: [{ field: "uid", desc: false }], limit: 1000, offset: 0 } as never));
 
   it("imports the archive at first, then an unchanged feed costs its index alone and changes nothing", async () => {
     const f = folderWith(base);
     const first = await sync(f);
-    expect(first.result).toMatchObject({ kind: "imported", mode: "full", fallback: "the first sync of this feed", summary: { imported: 3 }, fetched: { documents: 3 } });
+    expect(first.result).toMatchObject({
+      kind: "imported",
+      mode: "full",
+      fallback: "the first sync of this feed",
+      summary: { imported: 3 },
+      fetched: { documents: 3 },
+    });
     expect(first.paths).toEqual(["all.zip"]);
-    expect(await t.store().feedCursors.get(f.url)).toEqual({ modified: "2026-01-03T00:00:03.000000000Z", boundaryIds: [id(3)], syncTime: now });
+    expect(await t.store().feedCursors.get(f.url)).toEqual({
+      modified: "2026-01-03T00:00:03.000000000Z",
+      boundaryIds: [id(3)],
+      syncTime: now,
+    });
 
     const before = await snapshot();
     now += 1000;
     const second = await sync(f);
     expect(second.paths).toEqual(["modified_id.csv"]);
-    expect(second.result).toEqual({ kind: "not modified", mode: "incremental", fetched: { documents: 0, bytes: expect.any(Number) as number } });
+    expect(second.result).toEqual({
+      kind: "not modified",
+      mode: "incremental",
+      fetched: { documents: 0, bytes: expect.any(Number) as number },
+    });
     expect(second.result.fetched.bytes).toBeGreaterThan(0);
     expect(await snapshot()).toBe(before);
-    expect(await t.store().feedCursors.get(f.url)).toEqual({ modified: "2026-01-03T00:00:03.000000000Z", boundaryIds: [id(3)], syncTime: now });
+    expect(await t.store().feedCursors.get(f.url)).toEqual({
+      modified: "2026-01-03T00:00:03.000000000Z",
+      boundaryIds: [id(3)],
+      syncTime: now,
+    });
   });
 
   it("fetches a modified, a new and a withdrawn document alone, and applies them as the full import does", async () => {
@@ -83,7 +108,12 @@ describeEachEngine("incremental advisories feed sync", (t) => {
     );
     const { result, paths } = await sync(f);
     expect(paths).toEqual([json(1), json(2), json(5), "modified_id.csv"]);
-    expect(result).toMatchObject({ kind: "imported", mode: "incremental", summary: { imported: 1, updated: 2, unchanged: 0, skipped: 0 }, fetched: { documents: 3 } });
+    expect(result).toMatchObject({
+      kind: "imported",
+      mode: "incremental",
+      summary: { imported: 1, updated: 2, unchanged: 0, skipped: 0 },
+      fetched: { documents: 3 },
+    });
     expect(result.fallback).toBeUndefined();
     expect(await stored(id(1))).toMatchObject({ summary: "changed", modified: "2026-01-05T00:00:00.123456789Z" });
     expect(await stored(id(2))).toMatchObject({ withdrawn: "2026-01-05T00:00:02Z" });
@@ -99,7 +129,10 @@ describeEachEngine("incremental advisories feed sync", (t) => {
     const { result, paths } = await sync(f);
     expect(paths).toEqual([json(9), "modified_id.csv"]);
     expect(result).toMatchObject({ mode: "incremental", summary: { imported: 1 } });
-    expect(await t.store().feedCursors.get(f.url)).toMatchObject({ modified: "2026-01-03T00:00:03.000000000Z", boundaryIds: [id(3), id(9)] });
+    expect(await t.store().feedCursors.get(f.url)).toMatchObject({
+      modified: "2026-01-03T00:00:03.000000000Z",
+      boundaryIds: [id(3), id(9)],
+    });
     expect((await sync(f)).paths).toEqual(["modified_id.csv"]);
   });
 
@@ -107,7 +140,11 @@ describeEachEngine("incremental advisories feed sync", (t) => {
     const f = folderWith(() => [doc(1, "2026-01-01T00:00:01Z"), doc(2, "2026-01-03T00:00:05Z"), doc(3, "2026-01-03T00:00:05.5Z")]);
     await sync(f);
     f.put(doc(4, "2026-01-03T00:00:05.7Z"));
-    expect(f.index().split("\n").slice(0, 3)).toEqual([`2026-01-03T00:00:05Z,${id(2)}`, `2026-01-03T00:00:05.7Z,${id(4)}`, `2026-01-03T00:00:05.5Z,${id(3)}`]);
+    expect(f.index().split("\n").slice(0, 3)).toEqual([
+      `2026-01-03T00:00:05Z,${id(2)}`,
+      `2026-01-03T00:00:05.7Z,${id(4)}`,
+      `2026-01-03T00:00:05.5Z,${id(3)}`,
+    ]);
     const { result, paths } = await sync(f);
     expect(paths).toEqual([json(4), "modified_id.csv"]);
     expect(result).toMatchObject({ mode: "incremental", summary: { imported: 1 } });
@@ -164,12 +201,37 @@ describeEachEngine("incremental advisories feed sync", (t) => {
   });
 
   it.each([
-    ["the index is missing", (f: BucketFolder) => f.overrides.set("modified_id.csv", 404), {}, /^the index http:.*\/modified_id\.csv answered HTTP 404$/],
+    [
+      "the index is missing",
+      (f: BucketFolder) => f.overrides.set("modified_id.csv", 404),
+      {},
+      /^the index http:.*\/modified_id\.csv answered HTTP 404$/,
+    ],
     ["the index fails", (f: BucketFolder) => f.overrides.set("modified_id.csv", 500), {}, /answered HTTP 500$/],
-    ["a line is malformed", (f: BucketFolder) => f.overrides.set("modified_id.csv", f.index().replace(`,${id(3)}\n`, ",../../etc/passwd\n")), {}, /is malformed: line 2: the id is not an OSV id \(letters, digits and \. _ : \+ -\): "2026-01-06T00:00:00Z,..\/..\/etc\/passwd"$/],
-    ["the oldest line is newer than the cursor (too many changes in between)", (f: BucketFolder) => f.overrides.set("modified_id.csv", f.index().split("\n")[0]! + "\n"), {}, /^the index ends before it reaches the cursor's time \(2026-01-03T00:00:03.000000000Z\)$/],
-    ["more lines than maxChanges are newer than the cursor", () => undefined, { maxChanges: 1 }, /^more than 1 lines are as new as the cursor/],
-    ["the cursor is older than maxCursorAgeMs", () => (now += 8 * DAY), {}, /^the cursor was last confirmed at .*, longer ago than the 604800000 ms trusted$/],
+    [
+      "a line is malformed",
+      (f: BucketFolder) => f.overrides.set("modified_id.csv", f.index().replace(`,${id(3)}\n`, ",../../etc/passwd\n")),
+      {},
+      /is malformed: line 2: the id is not an OSV id \(letters, digits and \. _ : \+ -\): "2026-01-06T00:00:00Z,..\/..\/etc\/passwd"$/,
+    ],
+    [
+      "the oldest line is newer than the cursor (too many changes in between)",
+      (f: BucketFolder) => f.overrides.set("modified_id.csv", f.index().split("\n")[0]! + "\n"),
+      {},
+      /^the index ends before it reaches the cursor's time \(2026-01-03T00:00:03.000000000Z\)$/,
+    ],
+    [
+      "more lines than maxChanges are newer than the cursor",
+      () => undefined,
+      { maxChanges: 1 },
+      /^more than 1 lines are as new as the cursor/,
+    ],
+    [
+      "the cursor is older than maxCursorAgeMs",
+      () => (now += 8 * DAY),
+      {},
+      /^the cursor was last confirmed at .*, longer ago than the 604800000 ms trusted$/,
+    ],
   ] as const)("imports the archive when %s, and says why", async (_name, arrange, more, reason) => {
     const f = folderWith(base);
     await sync(f);
@@ -177,7 +239,12 @@ describeEachEngine("incremental advisories feed sync", (t) => {
     arrange(f);
     const count = await t.store().advisories.count({});
     const { result, paths } = await sync(f, more);
-    expect(result).toMatchObject({ kind: "imported", mode: "full", summary: { imported: 1, updated: 1, unchanged: 2 }, fetched: { documents: 4 } });
+    expect(result).toMatchObject({
+      kind: "imported",
+      mode: "full",
+      summary: { imported: 1, updated: 1, unchanged: 2 },
+      fetched: { documents: 4 },
+    });
     expect(result.fallback).toMatch(reason);
     expect(paths).toContain("all.zip");
     expect(paths.filter((p) => p.endsWith(".json"))).toEqual([]);

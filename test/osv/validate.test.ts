@@ -13,7 +13,9 @@ const bytes = (path: string) => readFileSync(join(FIXTURES, path));
 const json = (value: unknown) => Buffer.from(JSON.stringify(value));
 
 function files(dir: string): string[] {
-  return readdirSync(join(FIXTURES, dir), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".json")).map((f) => join(dir, f));
+  return readdirSync(join(FIXTURES, dir), { recursive: true, encoding: "utf8" })
+    .filter((f) => f.endsWith(".json"))
+    .map((f) => join(dir, f));
 }
 
 describe("the OSV checker", () => {
@@ -43,14 +45,42 @@ describe("the OSV checker", () => {
   });
 
   it.each([
-    ["an unknown severity type", { severity: [{ type: "CVSS_V5", score: "x" }] }, "/severity/0/type: must be equal to one of the allowed values (CVSS_V2, CVSS_V3, CVSS_V4, Ubuntu)"],
-    ["an Ubuntu priority out of its list", { severity: [{ type: "Ubuntu", score: "severe" }] }, "/severity/0/score: must be negligible, low, medium, high or critical"],
-    ["a CVSS v4 score given as v3", { severity: [{ type: "CVSS_V4", score: "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H" }] }, /^\/severity\/0\/score: must be a CVSS v4.0 vector/],
-    ["a range without introduced", { affected: [{ ranges: [{ type: "SEMVER", events: [{ fixed: "1.0.0" }] }] }] }, "/affected/0/ranges/0/events: must hold at least one event, one of them introduced"],
-    ["fixed with last_affected", { affected: [{ ranges: [{ type: "SEMVER", events: [{ introduced: "0" }, { fixed: "2" }, { last_affected: "1" }] }] }] }, "/affected/0/ranges/0: must not have both fixed and last_affected events"],
-    ["a reference type out of the list", { references: [{ type: "BLOG", url: "https://example.com" }] }, /^\/references\/0\/type: must be equal to one of the allowed values \(ADVISORY, /],
+    [
+      "an unknown severity type",
+      { severity: [{ type: "CVSS_V5", score: "x" }] },
+      "/severity/0/type: must be equal to one of the allowed values (CVSS_V2, CVSS_V3, CVSS_V4, Ubuntu)",
+    ],
+    [
+      "an Ubuntu priority out of its list",
+      { severity: [{ type: "Ubuntu", score: "severe" }] },
+      "/severity/0/score: must be negligible, low, medium, high or critical",
+    ],
+    [
+      "a CVSS v4 score given as v3",
+      { severity: [{ type: "CVSS_V4", score: "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H" }] },
+      /^\/severity\/0\/score: must be a CVSS v4.0 vector/,
+    ],
+    [
+      "a range without introduced",
+      { affected: [{ ranges: [{ type: "SEMVER", events: [{ fixed: "1.0.0" }] }] }] },
+      "/affected/0/ranges/0/events: must hold at least one event, one of them introduced",
+    ],
+    [
+      "fixed with last_affected",
+      { affected: [{ ranges: [{ type: "SEMVER", events: [{ introduced: "0" }, { fixed: "2" }, { last_affected: "1" }] }] }] },
+      "/affected/0/ranges/0: must not have both fixed and last_affected events",
+    ],
+    [
+      "a reference type out of the list",
+      { references: [{ type: "BLOG", url: "https://example.com" }] },
+      /^\/references\/0\/type: must be equal to one of the allowed values \(ADVISORY, /,
+    ],
     ["a reference URL that is no URI", { references: [{ type: "WEB", url: "not a url" }] }, '/references/0/url: must match format "uri"'],
-    ["an empty package name", { affected: [{ package: { ecosystem: "npm", name: "" } }] }, "/affected/0/package/name: must NOT have fewer than 1 characters"],
+    [
+      "an empty package name",
+      { affected: [{ package: { ecosystem: "npm", name: "" } }] },
+      "/affected/0/package/name: must NOT have fewer than 1 characters",
+    ],
     ["a NUL in a string", { summary: "a\u0000b" }, "a string holds U+0000, which the store cannot keep"],
   ])("refuses %s", (_name, extra, reason) => {
     const checked = check(json({ id: "OSV-2024-1", modified: "2024-01-01T00:00:00Z", ...extra }));

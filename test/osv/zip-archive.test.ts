@@ -29,21 +29,41 @@ beforeAll(async () => {
 
 describe("zip archives of documents", () => {
   it("yields the JSON entries, deflated or stored, in archive order, named archive!entry", async () => {
-    const { count, items } = await read([good("b/A-1.json"), { name: "b/", data: Buffer.alloc(0) }, { ...good("A-2.JSON"), method: 0 }, good("README.md")]);
+    const { count, items } = await read([
+      good("b/A-1.json"),
+      { name: "b/", data: Buffer.alloc(0) },
+      { ...good("A-2.JSON"), method: 0 },
+      good("README.md"),
+    ]);
     expect(count).toBe(2);
     expect(items.map((i) => [i.kind, i.source])).toEqual([
       ["document", "feed.zip!b/A-1.json"],
       ["document", "feed.zip!A-2.JSON"],
     ]);
-    expect(JSON.parse(Buffer.from((items[1] as { bytes: Uint8Array }).bytes).toString())).toEqual({ id: "A-2.JSON", modified: "2024-01-01T00:00:00Z" });
+    expect(JSON.parse(Buffer.from((items[1] as { bytes: Uint8Array }).bytes).toString())).toEqual({
+      id: "A-2.JSON",
+      modified: "2024-01-01T00:00:00Z",
+    });
   });
 
   it.each<[string, ZipEntry, string]>([
     ["a wrong checksum", { ...good("x.json"), crc: 1234 }, "cannot be read from the archive: its checksum does not match"],
-    ["a size that lies low", { ...good("x.json"), size: 10 }, "cannot be read from the archive: its size differs from the archive's directory"],
-    ["a zip bomb claiming to be small", { name: "x.json", data: Buffer.alloc(MAX_DOCUMENT_BYTES + 1, 0x20), size: 100 }, expect.stringMatching(/^cannot be read from the archive: /) as unknown as string],
+    [
+      "a size that lies low",
+      { ...good("x.json"), size: 10 },
+      "cannot be read from the archive: its size differs from the archive's directory",
+    ],
+    [
+      "a zip bomb claiming to be small",
+      { name: "x.json", data: Buffer.alloc(MAX_DOCUMENT_BYTES + 1, 0x20), size: 100 },
+      expect.stringMatching(/^cannot be read from the archive: /) as unknown as string,
+    ],
     ["a size over the limit", { ...good("x.json"), size: MAX_DOCUMENT_BYTES + 1 }, `larger than ${MAX_DOCUMENT_BYTES} bytes`],
-    ["another compression method", { ...good("x.json"), method: 12 }, "cannot be read from the archive: compression method 12 is not supported"],
+    [
+      "another compression method",
+      { ...good("x.json"), method: 12 },
+      "cannot be read from the archive: compression method 12 is not supported",
+    ],
   ])("skips an entry with %s, and reads the next", async (_name, bad, reason) => {
     const { items } = await read([bad, good("y.json")]);
     expect(items).toEqual([

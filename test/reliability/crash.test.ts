@@ -42,17 +42,27 @@ describe("the crash check", () => {
 
 for (const engine of engines) {
   describe.skipIf(engine.skipReason !== undefined)(`kill -9 while writing [${engine.name}]`, () => {
-    it(`loses no acknowledged write over ${ROUNDS} rounds (seed ${SEED})`, async () => {
-      const location = await engine.location();
-      try {
-        const figures = await runCrashRounds({ store: location.options, rounds: ROUNDS, writers: 4, seed: SEED, killAfterMs: [300, 1_500] });
-        printFigures(`crash [${engine.name}]`, { ...figures, problems: figures.problems.slice(0, 20) });
-        expect(figures.problems).toEqual([]);
-        expect(figures.lost).toBe(0);
-        expect(figures.acknowledged).toBeGreaterThan(ROUNDS * 10);
-      } finally {
-        await location.dispose();
-      }
-    }, 60_000 + ROUNDS * 15_000);
+    it(
+      `loses no acknowledged write over ${ROUNDS} rounds (seed ${SEED})`,
+      async () => {
+        const location = await engine.location();
+        try {
+          const figures = await runCrashRounds({
+            store: location.options,
+            rounds: ROUNDS,
+            writers: 4,
+            seed: SEED,
+            killAfterMs: [300, 1_500],
+          });
+          printFigures(`crash [${engine.name}]`, { ...figures, problems: figures.problems.slice(0, 20) });
+          expect(figures.problems).toEqual([]);
+          expect(figures.lost).toBe(0);
+          expect(figures.acknowledged).toBeGreaterThan(ROUNDS * 10);
+        } finally {
+          await location.dispose();
+        }
+      },
+      60_000 + ROUNDS * 15_000,
+    );
   });
 }

@@ -14,8 +14,17 @@ const STORE = "Unavailable: the store cannot be reached";
 const PROVIDER = "Unavailable: the identity provider's token endpoint answered 500; try again later";
 const STRAY = ["Unavailable: the server is shutting down", "Unavailable: something else broke"];
 
-const json = (value: unknown) => ({ status: 503, headers: { "content-type": "application/json" }, body: Buffer.from(JSON.stringify(value)) });
-const status = (message: string) => json({ code: 14, message, details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "UNAVAILABLE", domain: "iam.arbor.test" }] });
+const json = (value: unknown) => ({
+  status: 503,
+  headers: { "content-type": "application/json" },
+  body: Buffer.from(JSON.stringify(value)),
+});
+const status = (message: string) =>
+  json({
+    code: 14,
+    message,
+    details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "UNAVAILABLE", domain: "iam.arbor.test" }],
+  });
 const connect = (message: string) => json({ code: "unavailable", message, details: [{ type: "google.rpc.ErrorInfo", value: "" }] });
 const page = (message: string) => ({
   status: 503,
@@ -23,10 +32,19 @@ const page = (message: string) => ({
   body: Buffer.from(`<!doctype html><body><h1>Login failed</h1>\n<p>${message.replace(/'/g, "&#39;")}</p></body>`),
 });
 function grpc(message: string) {
-  const details = create(StatusSchema, { code: 14, message, details: [anyPack(ErrorInfoSchema, create(ErrorInfoSchema, { reason: "UNAVAILABLE" }))] });
+  const details = create(StatusSchema, {
+    code: 14,
+    message,
+    details: [anyPack(ErrorInfoSchema, create(ErrorInfoSchema, { reason: "UNAVAILABLE" }))],
+  });
   return {
     status: 200,
-    headers: { "content-type": "application/grpc", "grpc-status": "14", "grpc-message": encodeURIComponent(message), "grpc-status-details-bin": Buffer.from(toBinary(StatusSchema, details)).toString("base64") },
+    headers: {
+      "content-type": "application/grpc",
+      "grpc-status": "14",
+      "grpc-message": encodeURIComponent(message),
+      "grpc-status-details-bin": Buffer.from(toBinary(StatusSchema, details)).toString("base64"),
+    },
     body: Buffer.alloc(0),
   };
 }

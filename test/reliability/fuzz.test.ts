@@ -63,7 +63,8 @@ for (const engine of engines) {
         });
         const { failures, ...figures } = result;
         printFigures(`fuzz [${engine.name}]`, figures);
-        for (const f of failures.slice(0, 20)) printFigures(`fuzz failure [${engine.name}] batch ${f.batch} ${f.target}`, { problems: f.problems, sent: f.sent });
+        for (const f of failures.slice(0, 20))
+          printFigures(`fuzz failure [${engine.name}] batch ${f.batch} ${f.target}`, { problems: f.problems, sent: f.sent });
         const internal = world.warnings.filter((l) => (l.level as number) >= 50).slice(0, 5);
         expect(failures).toEqual([]);
         expect(internal).toEqual([]);

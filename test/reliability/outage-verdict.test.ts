@@ -16,7 +16,9 @@ describe("the store-outage verdict", () => {
   });
 
   it("finds a request that outlasted the bound by waiting for the store to come back", () => {
-    expect(outageViolations([sample(10_500, 40), sample(14_000, 6_500, "ok")], window)).toEqual(["rest get started 4000 ms into the outage took 6500 ms (bound 5000 ms)"]);
+    expect(outageViolations([sample(10_500, 40), sample(14_000, 6_500, "ok")], window)).toEqual([
+      "rest get started 4000 ms into the outage took 6500 ms (bound 5000 ms)",
+    ]);
   });
 
   it("finds a request that ended during the outage other than refused", () => {

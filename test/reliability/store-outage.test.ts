@@ -26,7 +26,6 @@ const WORKERS = 8;
 const pkg = loadProtos(["arbor/iam/v2beta1/groups.proto"]);
 const postgres = engines.find((e) => e.name === "postgres");
 
-
 describe.skipIf(postgres?.skipReason !== undefined)("a PostgreSQL outage under load", () => {
   let proxy: TcpProxy;
   let server: ArborServer;
@@ -77,12 +76,15 @@ describe.skipIf(postgres?.skipReason !== undefined)("a PostgreSQL outage under l
         await call(client, "getGroup", { uid: org }, token);
         outcome = "ok";
       } else {
-        const res = await fetch(kind === "rest get" ? `${server.url}/iam/v2beta1/groups/${org}` : `${server.url}/iam/v2beta1/groups/${org}`, {
-          method: kind === "rest get" ? "GET" : "POST",
-          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-          ...(kind === "rest create" && { body: JSON.stringify({ name: `g${start}-${i}-${Math.random().toString(36).slice(2, 8)}` }) }),
-          signal: AbortSignal.timeout(30_000),
-        });
+        const res = await fetch(
+          kind === "rest get" ? `${server.url}/iam/v2beta1/groups/${org}` : `${server.url}/iam/v2beta1/groups/${org}`,
+          {
+            method: kind === "rest get" ? "GET" : "POST",
+            headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+            ...(kind === "rest create" && { body: JSON.stringify({ name: `g${start}-${i}-${Math.random().toString(36).slice(2, 8)}` }) }),
+            signal: AbortSignal.timeout(30_000),
+          },
+        );
         const body = (await res.json()) as { code?: number };
         outcome = res.status === 200 ? "ok" : `http ${res.status} code ${body.code}`;
       }

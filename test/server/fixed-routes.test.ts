@@ -11,6 +11,8 @@ describe("the table of fixed endpoints", () => {
   });
 
   it("refuses a path two families claim, so a wiring mistake shows at start and not as a shadowed endpoint", () => {
-    expect(() => fixedRouteTable(new Map([["/x", { GET: handler }]]), new Map([["/x", { POST: handler }]]))).toThrow("two endpoints claim /x");
+    expect(() => fixedRouteTable(new Map([["/x", { GET: handler }]]), new Map([["/x", { POST: handler }]]))).toThrow(
+      "two endpoints claim /x",
+    );
   });
 });

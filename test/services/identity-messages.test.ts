@@ -10,7 +10,14 @@ const record = (r: Partial<IdentityRecord>): IdentityRecord => ({
   parentUid: "0".repeat(40),
   name: "ci",
   description: "",
-  relationship: { kind: "claimMatch", issuer: "https://i", subjectPattern: "repo:.*x", audience: "a", claims: { k: "v" }, claimPatterns: {} },
+  relationship: {
+    kind: "claimMatch",
+    issuer: "https://i",
+    subjectPattern: "repo:.*x",
+    audience: "a",
+    claims: { k: "v" },
+    claimPatterns: {},
+  },
   lastSeenTime: null,
   createTime: 1_700_000_000_000,
   updateTime: 1_700_000_000_500,
@@ -27,7 +34,13 @@ describe("identity messages", () => {
   });
 
   it("round-trips static keys, with the expiration in milliseconds", () => {
-    const relationship = { kind: "staticKeys", issuer: "https://k", subject: "s", issuerKeys: "{}", expirationTime: 1_800_000_000_123 } as const;
+    const relationship = {
+      kind: "staticKeys",
+      issuer: "https://k",
+      subject: "s",
+      issuerKeys: "{}",
+      expirationTime: 1_800_000_000_123,
+    } as const;
     const m = identityMessage(record({ relationship, lastSeenTime: 1_700_000_000_001 }));
     expect(m.lastSeenTime).toEqual(timestampFromMs(1_700_000_000_001));
     expect(relationshipInput(m)).toEqual(relationship);
@@ -51,12 +64,20 @@ describe("identity messages", () => {
       create(IdentitySchema, {
         relationship: {
           case: "claimMatch",
-          value: create(ClaimMatchSchema, { sub: { case: "subjectPattern", value: "x" }, aud: { case: "audience", value: "a" }, claimPatterns: { k: "v" } }),
+          value: create(ClaimMatchSchema, {
+            sub: { case: "subjectPattern", value: "x" },
+            aud: { case: "audience", value: "a" },
+            claimPatterns: { k: "v" },
+          }),
         },
       }),
       ["claim_match.subject_pattern", "claim_match.audience", "claim_match.claim_patterns"],
     ],
-    ["an empty claim match", create(IdentitySchema, { relationship: { case: "claimMatch", value: create(ClaimMatchSchema) } }), ["claim_match"]],
+    [
+      "an empty claim match",
+      create(IdentitySchema, { relationship: { case: "claimMatch", value: create(ClaimMatchSchema) } }),
+      ["claim_match"],
+    ],
     [
       "static keys members",
       create(IdentitySchema, {

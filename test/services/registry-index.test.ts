@@ -36,7 +36,17 @@ describeEachEngine("registry index", (t) => {
   async function liveTags(path: string): Promise<Record<string, string>> {
     const repoUid = (await index.resolve(path))?.repoUid;
     if (repoUid === undefined) return {};
-    const tags = await t.store().tags.list({ uidp: { childrenOf: repoUid } }, { order: [{ field: "name", desc: false }, { field: "uid", desc: false }], offset: 0, limit: 100 });
+    const tags = await t.store().tags.list(
+      { uidp: { childrenOf: repoUid } },
+      {
+        order: [
+          { field: "name", desc: false },
+          { field: "uid", desc: false },
+        ],
+        offset: 0,
+        limit: 100,
+      },
+    );
     return Object.fromEntries(tags.map((tag) => [tag.name, tag.digest]));
   }
 
@@ -45,14 +55,25 @@ describeEachEngine("registry index", (t) => {
       ["acme/nginx", () => ({ groupUid: org, repoName: "nginx", unbound: [{ path: "acme", groupUid: org }] })],
       [
         "acme/backend-team/nginx",
-        () => ({ groupUid: team, repoName: "nginx", unbound: [{ path: "acme", groupUid: org }, { path: "acme/backend-team", groupUid: team }] }),
+        () => ({
+          groupUid: team,
+          repoName: "nginx",
+          unbound: [
+            { path: "acme", groupUid: org },
+            { path: "acme/backend-team", groupUid: team },
+          ],
+        }),
       ],
       [
         "acme/backend-team/db/postgres",
         () => ({
           groupUid: nested,
           repoName: "postgres",
-          unbound: [{ path: "acme", groupUid: org }, { path: "acme/backend-team", groupUid: team }, { path: "acme/backend-team/db", groupUid: nested }],
+          unbound: [
+            { path: "acme", groupUid: org },
+            { path: "acme/backend-team", groupUid: team },
+            { path: "acme/backend-team/db", groupUid: nested },
+          ],
         }),
       ],
     ])("walks %s from the organization down, naming the group paths a claim would bind", async (path, want) => {
@@ -77,7 +98,12 @@ describeEachEngine("registry index", (t) => {
       await index.pushed({ repository: "acme/backend-team/known", digest: A, time: 10 });
       const at = await index.resolve("acme/backend-team/known");
       expect(at?.repoUid).toMatch(new RegExp(`^${team}/[0-9a-f]{16}$`));
-      expect(await t.store().repos.get(at?.repoUid ?? "")).toMatchObject({ name: "known", parentUid: team, description: "", createTime: 10 });
+      expect(await t.store().repos.get(at?.repoUid ?? "")).toMatchObject({
+        name: "known",
+        parentUid: team,
+        description: "",
+        createTime: 10,
+      });
     });
   });
 
@@ -85,7 +111,9 @@ describeEachEngine("registry index", (t) => {
     it("creates the repo and its tag on first push, keeps create time and moves update time", async () => {
       await index.pushed({ repository: "acme/app", tag: "latest", digest: A, time: 100 });
       const repoUid = (await index.resolve("acme/app"))?.repoUid ?? "";
-      const [tag] = await t.store().tags.list({ uidp: { childrenOf: repoUid } }, { order: [{ field: "uid", desc: false }], offset: 0, limit: 10 });
+      const [tag] = await t
+        .store()
+        .tags.list({ uidp: { childrenOf: repoUid } }, { order: [{ field: "uid", desc: false }], offset: 0, limit: 10 });
       expect(tag).toMatchObject({ name: "latest", digest: A, createTime: 100, updateTime: 100 });
       expect(tag?.uid).toMatch(new RegExp(`^${repoUid}/[0-9a-f]{16}$`));
       await index.pushed({ repository: "acme/app", tag: "latest", digest: B, time: 200 });
@@ -118,7 +146,9 @@ describeEachEngine("registry index", (t) => {
       await index.pushed({ repository: "acme/late", tag: "latest", digest: C, time: 400 });
       expect(await liveTags("acme/late")).toEqual({ latest: C });
       const repoUid = (await index.resolve("acme/late"))?.repoUid ?? "";
-      const [tag] = await t.store().tags.list({ uidp: { childrenOf: repoUid } }, { order: [{ field: "uid", desc: false }], offset: 0, limit: 10 });
+      const [tag] = await t
+        .store()
+        .tags.list({ uidp: { childrenOf: repoUid } }, { order: [{ field: "uid", desc: false }], offset: 0, limit: 10 });
       expect(tag).toMatchObject({ createTime: 400, updateTime: 400 });
     });
 
@@ -169,7 +199,9 @@ describeEachEngine("registry index", (t) => {
     });
 
     it("ends with exactly one repo and one tag after concurrent first pushes", async () => {
-      const pushes = Array.from({ length: 8 }, (_, i) => index.pushed({ repository: "acme/backend-team/race", tag: "latest", digest: i % 2 ? B : A, time: 1_000 + (i % 3) }));
+      const pushes = Array.from({ length: 8 }, (_, i) =>
+        index.pushed({ repository: "acme/backend-team/race", tag: "latest", digest: i % 2 ? B : A, time: 1_000 + (i % 3) }),
+      );
       await Promise.all(pushes);
       const rows = await rawRows(t, `select uid from repos where parent_uid = '${team}' and name = 'race'`);
       expect(rows).toHaveLength(1);
@@ -192,7 +224,12 @@ describeEachEngine("registry index", (t) => {
   describe("any delivery order", () => {
     type Ev = { kind: "push"; tag: string; digest: string; time: number } | { kind: "delete"; tag?: string; digest?: string; time: number };
     const event = fc.oneof(
-      fc.record({ kind: fc.constant("push" as const), tag: fc.constantFrom("a", "b"), digest: fc.constantFrom(A, B, C), time: fc.integer({ min: 1, max: 6 }) }),
+      fc.record({
+        kind: fc.constant("push" as const),
+        tag: fc.constantFrom("a", "b"),
+        digest: fc.constantFrom(A, B, C),
+        time: fc.integer({ min: 1, max: 6 }),
+      }),
       fc.record({ kind: fc.constant("delete" as const), tag: fc.constantFrom("a", "b"), time: fc.integer({ min: 1, max: 6 }) }),
       fc.record({ kind: fc.constant("delete" as const), digest: fc.constantFrom(A, B, C), time: fc.integer({ min: 1, max: 6 }) }),
     );
@@ -201,7 +238,12 @@ describeEachEngine("registry index", (t) => {
     async function deliver(repository: string, events: readonly Ev[]): Promise<Record<string, string>> {
       for (const e of events) {
         if (e.kind === "push") await index.pushed({ repository, tag: e.tag, digest: e.digest, time: e.time });
-        else await index.deleted({ repository, time: e.time, ...(e.tag !== undefined ? { tag: e.tag } : { digest: e.digest as string }) } as DeleteEvent);
+        else
+          await index.deleted({
+            repository,
+            time: e.time,
+            ...(e.tag !== undefined ? { tag: e.tag } : { digest: e.digest as string }),
+          } as DeleteEvent);
       }
       return liveTags(repository);
     }
@@ -209,9 +251,11 @@ describeEachEngine("registry index", (t) => {
     it("ends in the state of delivery in time order, whatever the order and the repeats", async () => {
       await fc.assert(
         fc.asyncProperty(
-          fc.array(event, { minLength: 1, maxLength: 6 }).chain((events) =>
-            fc.tuple(fc.constant(events), fc.shuffledSubarray([...events, ...events], { minLength: events.length * 2 })),
-          ),
+          fc
+            .array(event, { minLength: 1, maxLength: 6 })
+            .chain((events) =>
+              fc.tuple(fc.constant(events), fc.shuffledSubarray([...events, ...events], { minLength: events.length * 2 })),
+            ),
           async ([events, shuffled]) => {
             run++;
             // Every repo begins with a push, as a registry's repository does.
@@ -236,8 +280,22 @@ describeEachEngine("registry index", (t) => {
       await t.store().groups.update(orgb, { name: "orgb-renamed" }, 20);
       const intruder = "d".repeat(40);
       await t.store().groups.insert({ uid: intruder, parentUid: null, name: "orgb", description: "", createTime: 20, updateTime: 20 });
-      await t.store().groups.insert({ uid: `${intruder}/${"0".repeat(16)}`, parentUid: intruder, name: "bteam", description: "", createTime: 20, updateTime: 20 });
-      expect(await index.resolve("orgb/bteam/app")).toMatchObject({ groupUid: bteam, orgUid: orgb, repoUid: expect.any(String), unbound: [] });
+      await t
+        .store()
+        .groups.insert({
+          uid: `${intruder}/${"0".repeat(16)}`,
+          parentUid: intruder,
+          name: "bteam",
+          description: "",
+          createTime: 20,
+          updateTime: 20,
+        });
+      expect(await index.resolve("orgb/bteam/app")).toMatchObject({
+        groupUid: bteam,
+        orgUid: orgb,
+        repoUid: expect.any(String),
+        unbound: [],
+      });
       expect(await index.resolve("orgb/bteam/fresh")).toMatchObject({ groupUid: bteam, unbound: [] });
       // Below a bound prefix, and the owner's new names: bound elsewhere, so nobody's.
       expect(await index.resolve("orgb/app")).toMatchObject({ groupUid: orgb });
@@ -251,7 +309,9 @@ describeEachEngine("registry index", (t) => {
       const repoUid = (await index.resolve("acme/gone/app"))?.repoUid as string;
       expect(await t.store().repos.delete(repoUid)).toBe(true);
       expect(await t.store().groups.delete(gone)).toBe(true);
-      await t.store().groups.insert({ uid: `${org}/${"0".repeat(16)}`, parentUid: org, name: "gone", description: "", createTime: 20, updateTime: 20 });
+      await t
+        .store()
+        .groups.insert({ uid: `${org}/${"0".repeat(16)}`, parentUid: org, name: "gone", description: "", createTime: 20, updateTime: 20 });
       expect(await index.resolve("acme/gone/app")).toBeNull();
       await index.pushed({ repository: "acme/gone/app", tag: "v2", digest: B, time: 30 });
       expect(await t.store().repos.find(`${org}/${"0".repeat(16)}`, "app")).toBeUndefined();

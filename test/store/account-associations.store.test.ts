@@ -21,7 +21,13 @@ describeEachEngine("account association store", (t) => {
   const associations = () => t.store().accountAssociations;
 
   beforeAll(async () => {
-    for (const [uid, name] of [[ORG, "org"], [TEAM, "team"], [SUB, "sub"], [LONE, "lone"], [OTHER, "other"]] as const) {
+    for (const [uid, name] of [
+      [ORG, "org"],
+      [TEAM, "team"],
+      [SUB, "sub"],
+      [LONE, "lone"],
+      [OTHER, "other"],
+    ] as const) {
       await t.store().groups.insert(group(uid, name));
     }
   });
@@ -58,7 +64,11 @@ describeEachEngine("account association store", (t) => {
     });
 
     it("sets the providers given, removes those given as null, and keeps the rest", async () => {
-      const updated = await associations().update(TEAM, { name: "renamed", amazon: null, google: { projectId: "q", projectNumber: "43" } }, T1);
+      const updated = await associations().update(
+        TEAM,
+        { name: "renamed", amazon: null, google: { projectId: "q", projectNumber: "43" } },
+        T1,
+      );
       const { amazon: _removed, ...kept } = full;
       const want = { ...kept, name: "renamed", google: { projectId: "q", projectNumber: "43" }, updateTime: T1 };
       expect(updated).toEqual(want);
@@ -82,11 +92,22 @@ describeEachEngine("account association store lists", (t) => {
   const associations = () => t.store().accountAssociations;
 
   beforeAll(async () => {
-    for (const [uid, name] of [[ORG, "org"], [TEAM, "team"], [SUB, "sub"], [LONE, "lone"], [OTHER, "other"]] as const) {
+    for (const [uid, name] of [
+      [ORG, "org"],
+      [TEAM, "team"],
+      [SUB, "sub"],
+      [LONE, "lone"],
+      [OTHER, "other"],
+    ] as const) {
       await t.store().groups.insert(group(uid, name));
     }
     // LONE has none.
-    for (const [uid, name] of [[ORG, "aws"], [TEAM, "aws"], [SUB, "gcp"], [OTHER, "aws"]] as const) {
+    for (const [uid, name] of [
+      [ORG, "aws"],
+      [TEAM, "aws"],
+      [SUB, "gcp"],
+      [OTHER, "aws"],
+    ] as const) {
       await associations().insert(association(uid, name));
     }
   });

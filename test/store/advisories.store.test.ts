@@ -28,13 +28,25 @@ function doc(id: string, day: number, more: Partial<OsvDocument> & { packages?: 
 const T = Date.UTC(2026, 2, 27, 13, 55, 0, 423);
 
 const SET = [
-  doc("GHSA-aaaa-0001-xxxx", 3, { aliases: ["CVE-2024-0001"], summary: "Prototype pollution in Lodash", packages: ["npm/lodash"], published: "2023-12-01T00:00:00Z" }),
+  doc("GHSA-aaaa-0001-xxxx", 3, {
+    aliases: ["CVE-2024-0001"],
+    summary: "Prototype pollution in Lodash",
+    packages: ["npm/lodash"],
+    published: "2023-12-01T00:00:00Z",
+  }),
   doc("GHSA-aaaa-0002-xxxx", 1, { aliases: ["CVE-2024-0002", "PYSEC-2024-2"], summary: "XSS in Jinja", packages: ["PyPI/jinja2"] }),
   doc("GO-2024-0003", 2, { aliases: ["CVE-2024-0003", "GHSA-aaaa-0003-xxxx"], packages: ["Go/stdlib", "Go/golang.org/x/net"] }),
   doc("DSA-0004-1", 5, { summary: "openssl - security update", packages: ["Debian:12/openssl", "Debian:11/openssl"] }),
   doc("DLA-0005-1", 4, { summary: "openssl 100%_sure", packages: ["Debian:10/openssl"], published: "2023-01-01T00:00:00Z" }),
-  doc("CVE-2024-0006", 6, { details: "no summary; a git range only", affected: [{ ranges: [{ type: "GIT", repo: "https://x", events: [{ introduced: "0" }] }] }] }),
-  doc("RUSTSEC-2024-0007", 2, { aliases: ["CVE-2024-0001"], summary: "openssl buffer over-read", packages: ["crates.io/openssl", "npm/openssl"] }),
+  doc("CVE-2024-0006", 6, {
+    details: "no summary; a git range only",
+    affected: [{ ranges: [{ type: "GIT", repo: "https://x", events: [{ introduced: "0" }] }] }],
+  }),
+  doc("RUSTSEC-2024-0007", 2, {
+    aliases: ["CVE-2024-0001"],
+    summary: "openssl buffer over-read",
+    packages: ["crates.io/openssl", "npm/openssl"],
+  }),
 ];
 
 describeEachEngine("advisory store", (t) => {
@@ -48,7 +60,12 @@ describeEachEngine("advisory store", (t) => {
       expect(await advisories().put([v1], T)).toEqual(["imported"]);
       expect(await advisories().put([v1, v0], T + 1)).toEqual(["unchanged", "unchanged"]);
       expect(await advisories().get("OSV-2024-1")).toEqual({ ...v1, createTime: T });
-      expect(await advisories().put([v2, v1, doc("OSV-2024-2", 1), doc("OSV-2024-2", 2)], T + 2)).toEqual(["updated", "unchanged", "imported", "updated"]);
+      expect(await advisories().put([v2, v1, doc("OSV-2024-2", 1), doc("OSV-2024-2", 2)], T + 2)).toEqual([
+        "updated",
+        "unchanged",
+        "imported",
+        "updated",
+      ]);
       expect(await advisories().get("OSV-2024-1")).toEqual({ ...v2, createTime: T });
       expect(await advisories().get("OSV-2024-2")).toMatchObject({ modifiedTime: Date.UTC(2024, 0, 2), createTime: T + 2 });
       expect(await advisories().put([], T + 3)).toEqual([]);
@@ -93,7 +110,9 @@ describeEachEngine("advisory store", (t) => {
     });
 
     it("writes more rows than one statement binds", async () => {
-      const many = Array.from({ length: 2100 }, (_, i) => doc(`BULK-${String(i).padStart(5, "0")}`, 1, { aliases: [`CVE-BULK-${i}`], packages: ["npm/a", "npm/b"] }));
+      const many = Array.from({ length: 2100 }, (_, i) =>
+        doc(`BULK-${String(i).padStart(5, "0")}`, 1, { aliases: [`CVE-BULK-${i}`], packages: ["npm/a", "npm/b"] }),
+      );
       expect(new Set(await advisories().put(many, T))).toEqual(new Set(["imported"]));
       expect(await advisories().count({ ecosystem: "npm", packageName: "b", query: "bulk-" })).toBe(2100);
     });

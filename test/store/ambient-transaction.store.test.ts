@@ -21,7 +21,14 @@ const STEP_MS = 3_000;
 
 const uid = (n: number) => rootUid(0xab000 + n);
 /** An organization's row: each has a name of its own. */
-const rowOf = (uid: string): GroupsTable => ({ uid, parent_uid: null, name: `ambient-${uid.slice(-6)}`, description: "", create_time: 0, update_time: 0 });
+const rowOf = (uid: string): GroupsTable => ({
+  uid,
+  parent_uid: null,
+  name: `ambient-${uid.slice(-6)}`,
+  description: "",
+  create_time: 0,
+  update_time: 0,
+});
 
 /** The rows a statement of each kind writes, and the committed ones it changes, for one run. */
 const rowsOf = (run: number) => {
@@ -46,7 +53,9 @@ describeEachEngine("ambient transactions", (t) => {
 
   /** What a reader beside the store (its own connection) finds of the rows: committed state only. */
   async function seen(rows: Rows): Promise<Record<string, string>> {
-    const list = Object.values(rows).map((u) => `'${u}'`).join(", ");
+    const list = Object.values(rows)
+      .map((u) => `'${u}'`)
+      .join(", ");
     const found = await rawRows(t, `select uid, description from groups where uid in (${list})`);
     const byUid = new Map(found.map((r) => [r.uid as string, r.description as string]));
     return Object.fromEntries(Object.entries(rows).flatMap(([kind, u]) => (byUid.has(u) ? [[kind, byUid.get(u) as string]] : [])));
@@ -55,7 +64,10 @@ describeEachEngine("ambient transactions", (t) => {
   const after = { inserted: "", raw: "", nested: "", recovered: "", updated: "changed" };
 
   async function commitRowsToChange(rows: Rows) {
-    await pool.insertInto("groups").values([rowOf(rows.updated), rowOf(rows.deleted)]).execute();
+    await pool
+      .insertInto("groups")
+      .values([rowOf(rows.updated), rowOf(rows.deleted)])
+      .execute();
     expect(await seen(rows)).toEqual(before);
   }
 
@@ -63,7 +75,10 @@ describeEachEngine("ambient transactions", (t) => {
   async function onTime<T>(kind: string, step: () => Promise<T> | T): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${kind} did not finish in ${STEP_MS} ms: it waits for the connection its transaction holds`)), STEP_MS);
+      timer = setTimeout(
+        () => reject(new Error(`${kind} did not finish in ${STEP_MS} ms: it waits for the connection its transaction holds`)),
+        STEP_MS,
+      );
     });
     try {
       return await Promise.race([Promise.resolve().then(step), late]);
@@ -79,9 +94,13 @@ describeEachEngine("ambient transactions", (t) => {
     await onTime("transaction", () => expect(() => db.transaction()).toThrow(/not supported/));
     await onTime("insertInto", () => db.insertInto("groups").values(rowOf(rows.inserted)).execute());
     // Each read finds the transaction's own uncommitted write.
-    await onTime("selectFrom", async () => expect(await db.selectFrom("groups").select("uid").where("uid", "=", rows.inserted).execute()).toHaveLength(1));
+    await onTime("selectFrom", async () =>
+      expect(await db.selectFrom("groups").select("uid").where("uid", "=", rows.inserted).execute()).toHaveLength(1),
+    );
     await onTime("selectNoFrom", async () => {
-      const { n } = await db.selectNoFrom(sql<number>`(select count(*) from groups where uid = ${rows.inserted})`.as("n")).executeTakeFirstOrThrow();
+      const { n } = await db
+        .selectNoFrom(sql<number>`(select count(*) from groups where uid = ${rows.inserted})`.as("n"))
+        .executeTakeFirstOrThrow();
       expect(Number(n)).toBe(1);
     });
     await onTime("executeQuery", async () => {
@@ -170,7 +189,10 @@ describeEachEngine("ambient transactions", (t) => {
     // The misuse the Store's doc warns of, were run()'s fn to wait for it: on PostgreSQL another
     // connection, which does not see the insert; on SQLite the one connection, held until the commit.
     const outside = db.selectFrom("groups").select("uid").where("uid", "=", rows.inserted).execute();
-    const early = await Promise.race([outside.then((r) => (r.length === 0 ? "absent" : "present")), new Promise((r) => setTimeout(() => r("waiting"), 200))]);
+    const early = await Promise.race([
+      outside.then((r) => (r.length === 0 ? "absent" : "present")),
+      new Promise((r) => setTimeout(() => r("waiting"), 200)),
+    ]);
     expect(early).toBe(t.engine === "postgres" ? "absent" : "waiting");
     release();
     await inside;

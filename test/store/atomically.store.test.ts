@@ -61,7 +61,10 @@ describeEachEngine("atomically", (t) => {
     // Outside fn's async context: on PostgreSQL another connection that cannot see the insert
     // yet; on SQLite the one connection, which waits for the transaction to end.
     const outside = t.store().groups.get(childUid(ORG, 3));
-    const early = await Promise.race([outside.then((g) => (g === undefined ? "absent" : "present")), new Promise((r) => setTimeout(() => r("waiting"), 200))]);
+    const early = await Promise.race([
+      outside.then((g) => (g === undefined ? "absent" : "present")),
+      new Promise((r) => setTimeout(() => r("waiting"), 200)),
+    ]);
     expect(early).toBe(t.engine === "postgres" ? "absent" : "waiting");
     release();
     await inside;

@@ -47,7 +47,9 @@ function filters(): AuditFilter[] {
   ];
   const uidps = [{}, ...GROUPS.map((g) => ({ descendantsOf: g })), ...GROUPS.map((g) => ({ childrenOf: g }))];
   const visibilities = [undefined, [ORG], [A], [A1, B], [A, A1], [], [OTHER], [childUid(ORG, 0xf)]];
-  return exacts.flatMap((exact) => uidps.flatMap((uidp) => visibilities.map((v) => ({ uidp, ...exact, ...(v !== undefined && { visibleUnder: v }) }))));
+  return exacts.flatMap((exact) =>
+    uidps.flatMap((uidp) => visibilities.map((v) => ({ uidp, ...exact, ...(v !== undefined && { visibleUnder: v }) }))),
+  );
 }
 
 /** What a count of the events finds: the rows the list would return without a window. */
@@ -75,8 +77,14 @@ describeEachEngine("audit event counts", (t) => {
   it("counts concurrent inserts and inserts and deletes made by statements from outside the store", async () => {
     await Promise.all(Array.from({ length: 40 }, (_, i) => audit().insert(event(i % 2 === 0 ? A1 : B, 2000 + i))));
     const bulk = [event(A, 3000), event(A, 3001), event(OTHER, 3002)];
-    const values = bulk.map((e) => `('${e.uid}', '${parentUid(e.uid)}', ${e.createTime}, '${e.actor.uid}', '{}', '${e.method}', 'create', 'x.Group', '${e.resourceUid}')`);
-    await execRaw(t, `insert into audit_events (uid, group_uid, create_time, actor_uid, actor, method, action, resource_type, resource_uid) values ${values.join(", ")}`);
+    const values = bulk.map(
+      (e) =>
+        `('${e.uid}', '${parentUid(e.uid)}', ${e.createTime}, '${e.actor.uid}', '{}', '${e.method}', 'create', 'x.Group', '${e.resourceUid}')`,
+    );
+    await execRaw(
+      t,
+      `insert into audit_events (uid, group_uid, create_time, actor_uid, actor, method, action, resource_type, resource_uid) values ${values.join(", ")}`,
+    );
     await execRaw(t, `delete from audit_events where uid = '${bulk[2]?.uid}'`);
     expect(await audit().count({ uidp: {} })).toBe(102);
     await agreeEverywhere(t);
@@ -84,12 +92,16 @@ describeEachEngine("audit event counts", (t) => {
 
   it("folds a pair's rows once they pile up, and folds everything on request, and still counts right", async () => {
     for (let i = 0; i < 150; i++) await audit().insert(event(B, 4000 + i, 0));
-    const rowsOf = async () => Number((await rawRows(t, `select count(*) as n from audit_event_counts where key = '' and group_uid = '${B}'`))[0]?.n);
+    const rowsOf = async () =>
+      Number((await rawRows(t, `select count(*) as n from audit_event_counts where key = '' and group_uid = '${B}'`))[0]?.n);
     expect(await rowsOf()).toBeGreaterThan(150);
     expect(await audit().count({ uidp: { childrenOf: B } })).toBe(await countRows(t, `group_uid = '${B}'`));
     expect(await rowsOf()).toBe(1);
     await audit().foldCounts();
-    const [piled] = await rawRows(t, "select count(*) as n from (select group_uid, key from audit_event_counts group by group_uid, key having count(*) > 1) p");
+    const [piled] = await rawRows(
+      t,
+      "select count(*) as n from (select group_uid, key from audit_event_counts group by group_uid, key having count(*) > 1) p",
+    );
     expect(Number(piled?.n)).toBe(0);
     await agreeEverywhere(t);
   });
@@ -117,8 +129,14 @@ describeEachEngine("audit event counts of events made before them", (t) => {
     await migrateUpTo(options, "0012_identity_deletes_authz_generation");
     const t0 = { ...t, options: () => options };
     const events = Array.from({ length: 30 }, (_, i) => event(GROUPS[i % GROUPS.length] ?? ORG, 5000 + i, i));
-    const values = events.map((e) => `('${e.uid}', '${parentUid(e.uid)}', ${e.createTime}, '${e.actor.uid}', '{}', '${e.method}', 'create', 'x.Group', '${e.resourceUid}')`);
-    await execRaw(t0, `insert into audit_events (uid, group_uid, create_time, actor_uid, actor, method, action, resource_type, resource_uid) values ${values.join(", ")}`);
+    const values = events.map(
+      (e) =>
+        `('${e.uid}', '${parentUid(e.uid)}', ${e.createTime}, '${e.actor.uid}', '{}', '${e.method}', 'create', 'x.Group', '${e.resourceUid}')`,
+    );
+    await execRaw(
+      t0,
+      `insert into audit_events (uid, group_uid, create_time, actor_uid, actor, method, action, resource_type, resource_uid) values ${values.join(", ")}`,
+    );
     const reopened = await createStore(options);
     try {
       const [row] = await rawRows(t0, "select count(*) as n from audit_event_counts");

@@ -48,7 +48,11 @@ function loadStatement(engine: EngineContext["engine"]): string {
 /** Pages that walk an index in time order: what the caller may see, or a subtree big enough. */
 const WALKS: [string, AuditFilter, (string | number)[]?][] = [
   ["the organization's owner, unfiltered", { uidp: {}, visibleUnder: [ORG] }],
-  ["the organization's owner, unfiltered, a later page", { uidp: {}, visibleUnder: [ORG] }, [1_700_000_000_000 + 15_000 * 1000, `${ORG}/f`]],
+  [
+    "the organization's owner, unfiltered, a later page",
+    { uidp: {}, visibleUnder: [ORG] },
+    [1_700_000_000_000 + 15_000 * 1000, `${ORG}/f`],
+  ],
   ["the organization's owner, descendants_of a team (a tenth)", { uidp: { descendantsOf: TEAM }, visibleUnder: [ORG] }],
   ["a team's owner, unfiltered (a tenth)", { uidp: {}, visibleUnder: [TEAM] }],
   ["the installation, unfiltered", { uidp: {} }],
@@ -66,7 +70,10 @@ const RANGES: [string, AuditFilter][] = [
 /** Pages of many small subtrees: each one's range gathered through their set, never a walk of the log. */
 const GATHERS: [string, AuditFilter][] = [
   ["a caller bound at a project and at 20 groups without events", { uidp: {}, visibleUnder: [PROJECT, ...EMPTY] }],
-  ["a caller bound at a project and at 20 groups without events, descendants_of the team", { uidp: { descendantsOf: TEAM }, visibleUnder: [PROJECT, ...EMPTY_IN_TEAM] }],
+  [
+    "a caller bound at a project and at 20 groups without events, descendants_of the team",
+    { uidp: { descendantsOf: TEAM }, visibleUnder: [PROJECT, ...EMPTY_IN_TEAM] },
+  ],
 ];
 
 describeEachEngine("audit pages", (t) => {
@@ -80,11 +87,17 @@ describeEachEngine("audit pages", (t) => {
 
   /** The plan's lines for the page of filter, after the window's key, and the page's size. */
   async function plan(filter: AuditFilter, after?: (string | number)[]): Promise<{ lines: string[]; size: number }> {
-    const order = [{ field: "create_time", desc: true }, { field: "uid", desc: true }];
+    const order = [
+      { field: "create_time", desc: true },
+      { field: "uid", desc: true },
+    ];
     const page = await createAuditStore(db, t.engine).list(filter, { order, offset: 0, limit: 51, ...(after && { after }) });
     const { sql, parameters } = sent ?? { sql: "", parameters: [] };
     const values = [...parameters].map((v) => (typeof v === "number" ? String(v) : `'${String(v)}'`));
-    const text = t.engine === "sqlite" ? sql.replace(/\?/g, () => values.shift() ?? "") : sql.replace(/\$(\d+)/g, (_, n: string) => values[Number(n) - 1] ?? "");
+    const text =
+      t.engine === "sqlite"
+        ? sql.replace(/\?/g, () => values.shift() ?? "")
+        : sql.replace(/\$(\d+)/g, (_, n: string) => values[Number(n) - 1] ?? "");
     const rows = await rawRows(t, t.engine === "sqlite" ? `explain query plan ${text}` : `explain ${text}`);
     return { lines: rows.map((r) => String(r.detail ?? r["QUERY PLAN"])), size: page.length };
   }
@@ -96,28 +109,44 @@ describeEachEngine("audit pages", (t) => {
       expect(size, name).toBe(51);
       // A sort of the matching events is what made a page grow with the log.
       expect(text, name).not.toMatch(t.engine === "sqlite" ? /TEMP B-TREE/ : /Sort/);
-      expect(text, name).toMatch(t.engine === "sqlite" ? /USING (COVERING )?INDEX audit_events_(root_uid_)?create_time_uid_idx/ : /Index Scan Backward/);
+      expect(text, name).toMatch(
+        t.engine === "sqlite" ? /USING (COVERING )?INDEX audit_events_(root_uid_)?create_time_uid_idx/ : /Index Scan Backward/,
+      );
     }
     for (const [name, filter] of RANGES) {
       const { lines, size } = await plan(filter);
       expect(size, name).toBe(51);
       // The project's own range (80 events), never the organization's.
-      expect(lines.join("\n"), name).toMatch(t.engine === "sqlite" ? /USING INDEX sqlite_autoindex_audit_events_1 \(uid>\? AND uid<\?\)/ : new RegExp(`Index Cond: .*uid > '${PROJECT}/'.*uid < '${PROJECT}0'`));
+      expect(lines.join("\n"), name).toMatch(
+        t.engine === "sqlite"
+          ? /USING INDEX sqlite_autoindex_audit_events_1 \(uid>\? AND uid<\?\)/
+          : new RegExp(`Index Cond: .*uid > '${PROJECT}/'.*uid < '${PROJECT}0'`),
+      );
     }
     for (const [name, filter] of GATHERS) {
       const { lines, size } = await plan(filter);
       const text = lines.join("\n");
       expect(size, name).toBe(51);
       // Each subtree's range of the uid index, and no scan of the log in time order.
-      expect(text, name).toMatch(t.engine === "sqlite" ? /USING (COVERING )?INDEX sqlite_autoindex_audit_events_1 \(uid>\? AND uid<\?\)/ : /Index Cond: \(\(uid > \(json_each\.key \|\| '\/'::text\)\) AND \(uid < \(json_each\.key \|\| '0'::text\)\)\)/);
+      expect(text, name).toMatch(
+        t.engine === "sqlite"
+          ? /USING (COVERING )?INDEX sqlite_autoindex_audit_events_1 \(uid>\? AND uid<\?\)/
+          : /Index Cond: \(\(uid > \(json_each\.key \|\| '\/'::text\)\) AND \(uid < \(json_each\.key \|\| '0'::text\)\)\)/,
+      );
       expect(text, name).not.toMatch(t.engine === "sqlite" ? /SCAN audit_events/ : /Index Scan Backward|Seq Scan on audit_events/);
     }
   }
 
   it("returns in time order exactly the events a list in uid order holds, and counts them, whichever way it reads them", async () => {
     const audit = t.store().audit;
-    const desc = [{ field: "create_time", desc: true }, { field: "uid", desc: true }];
-    const asc = [{ field: "create_time", desc: false }, { field: "uid", desc: false }];
+    const desc = [
+      { field: "create_time", desc: true },
+      { field: "uid", desc: true },
+    ];
+    const asc = [
+      { field: "create_time", desc: false },
+      { field: "uid", desc: false },
+    ];
     const mixed: AuditFilter[] = [
       { uidp: { descendantsOf: TEAM }, visibleUnder: [PROJECT, childUid(TEAM, 5)] },
       { uidp: { descendantsOf: TEAM }, visibleUnder: [OTHER] },
@@ -144,7 +173,10 @@ describeEachEngine("audit pages", (t) => {
         [{ order: desc, offset: 500, limit: 51 }, newest.slice(500, 551)],
         [{ order: asc, offset: 0, limit: 51 }, oldest.slice(0, 51)],
       ] as const) {
-        expect((await audit.list(filter, window)).map((e) => e.uid), JSON.stringify({ filter, window })).toEqual(expected.map((e) => e.uid));
+        expect(
+          (await audit.list(filter, window)).map((e) => e.uid),
+          JSON.stringify({ filter, window }),
+        ).toEqual(expected.map((e) => e.uid));
       }
     }
   });

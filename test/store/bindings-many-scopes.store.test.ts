@@ -72,13 +72,20 @@ const callers = {
   mixed: scopesOf([...teams.slice(0, 20), projects[0] as string, childUid(ORG, 0xfff), otherTeams[1] as string]),
 };
 
-const orders: OrderKey[][] = [[key("create_time"), key("uid")], [key("create_time", true), key("uid", true)], [key("uid")], [key("uid", true)]];
+const orders: OrderKey[][] = [
+  [key("create_time"), key("uid")],
+  [key("create_time", true), key("uid", true)],
+  [key("uid")],
+  [key("uid", true)],
+];
 
 /** What a filter over every binding answers: the reference the store must equal. */
 function expected(filter: BindingFilter, order: readonly OrderKey[], all: readonly BindingRecord[]): string[] {
   const scopes = filter.visibleUnder ?? [];
   const under = filter.uidp.descendantsOf;
-  const seen = all.filter((b) => (under === undefined || b.uid.startsWith(`${under}/`)) && scopes.some((s) => isSelfOrDescendant(b.groupUid, s)));
+  const seen = all.filter(
+    (b) => (under === undefined || b.uid.startsWith(`${under}/`)) && scopes.some((s) => isSelfOrDescendant(b.groupUid, s)),
+  );
   return uids(sortedBy(seen, order, bindingSortValue));
 }
 
@@ -105,13 +112,16 @@ describeEachEngine("binding store, callers with many scopes", (t) => {
         "pages of 1, 7 and 50 ordered by $name reproduce the filter over every binding",
         async ({ order }) => {
           const want = expected(filter, order, all);
-          for (const size of [1, 7, 50]) expect(await pageThrough((w) => bindings().list(filter, w), order, size, bindingSortValue)).toEqual(want);
+          for (const size of [1, 7, 50])
+            expect(await pageThrough((w) => bindings().list(filter, w), order, size, bindingSortValue)).toEqual(want);
         },
       );
 
       it("skips an offset", async () => {
         const order = [key("create_time"), key("uid")];
-        expect(uids(await bindings().list(filter, window(order, { offset: 3, limit: 5 })))).toEqual(expected(filter, order, all).slice(3, 8));
+        expect(uids(await bindings().list(filter, window(order, { offset: 3, limit: 5 })))).toEqual(
+          expected(filter, order, all).slice(3, 8),
+        );
       });
 
       it("counts exactly what it lists, again from memory", async () => {
@@ -129,7 +139,11 @@ describeEachEngine("binding store, callers with many scopes", (t) => {
       const team = teams[2] as string;
       return [
         ["an identity", { uidp: {}, identity: sample.identityUid, visibleUnder: scopes }, (b) => b.identityUid === sample.identityUid],
-        ["a role below the organization", { uidp: { descendantsOf: ORG }, role: OWNER, visibleUnder: scopes }, (b) => b.roleUid === OWNER && b.uid.startsWith(`${ORG}/`)],
+        [
+          "a role below the organization",
+          { uidp: { descendantsOf: ORG }, role: OWNER, visibleUnder: scopes },
+          (b) => b.roleUid === OWNER && b.uid.startsWith(`${ORG}/`),
+        ],
         ["a group", { uidp: {}, group: team, visibleUnder: scopes }, (b) => b.groupUid === team],
         ["children of a team", { uidp: { childrenOf: team }, visibleUnder: scopes }, (b) => b.groupUid === team],
       ];
@@ -137,8 +151,15 @@ describeEachEngine("binding store, callers with many scopes", (t) => {
     it("pages and counts each as the filter over every binding", async () => {
       for (const [, filter, matches] of narrow()) {
         for (const order of orders) {
-          const want = uids(sortedBy(all.filter((b) => matches(b) && scopes.some((s) => isSelfOrDescendant(b.groupUid, s))), order, bindingSortValue));
-          for (const size of [1, 7, 50]) expect(await pageThrough((w) => bindings().list(filter, w), order, size, bindingSortValue)).toEqual(want);
+          const want = uids(
+            sortedBy(
+              all.filter((b) => matches(b) && scopes.some((s) => isSelfOrDescendant(b.groupUid, s))),
+              order,
+              bindingSortValue,
+            ),
+          );
+          for (const size of [1, 7, 50])
+            expect(await pageThrough((w) => bindings().list(filter, w), order, size, bindingSortValue)).toEqual(want);
           expect(await bindings().count(filter)).toBe(want.length);
         }
       }
@@ -185,7 +206,10 @@ describeEachEngine("binding store, callers with many scopes", (t) => {
       // A binding written with its log entry taken out: a count moved forward cannot see it, a
       // count taken again would. The log is what the count follows.
       const hidden = bind(inScope);
-      await execRaw(t, `insert into role_bindings (uid, group_uid, identity_uid, role_uid, create_time) values ('${hidden.uid}', '${inScope}', '${hidden.identityUid}', '${hidden.roleUid}', ${hidden.createTime})`);
+      await execRaw(
+        t,
+        `insert into role_bindings (uid, group_uid, identity_uid, role_uid, create_time) values ('${hidden.uid}', '${inScope}', '${hidden.identityUid}', '${hidden.roleUid}', ${hidden.createTime})`,
+      );
       await execRaw(t, `delete from list_changes where row_uid = '${hidden.uid}'`);
       const seen = await make(inScope);
       expect(await bindings().count(filter)).toBe(countNow());
@@ -195,7 +219,9 @@ describeEachEngine("binding store, callers with many scopes", (t) => {
       await make(outOfScope);
       expect(await bindings().count(filter)).toBe(countNow());
       await putBack();
-      expect(await rawRows(t, `select scope_uid, delta from list_changes where row_uid = '${seen.uid}'`)).toEqual([{ scope_uid: inScope, delta: 1 }]);
+      expect(await rawRows(t, `select scope_uid, delta from list_changes where row_uid = '${seen.uid}'`)).toEqual([
+        { scope_uid: inScope, delta: 1 },
+      ]);
     });
 
     it("follows a group's cascade", async () => {
@@ -273,7 +299,8 @@ describeEachEngine("binding store, callers with many scopes", (t) => {
       expect(await bindings().count(filter)).toBe(countNow());
       await make(inScope);
       expect(await bindings().count(filter)).toBe(countNow());
-      const below = t.engine === "postgres" ? "xid < (select below from list_change_horizon)" : "position < (select below from list_change_horizon)";
+      const below =
+        t.engine === "postgres" ? "xid < (select below from list_change_horizon)" : "position < (select below from list_change_horizon)";
       expect(await rawRows(t, `select count(*) as n from list_changes where ${below}`)).toEqual([{ n: t.engine === "postgres" ? "0" : 0 }]);
       if (t.engine === "sqlite") {
         // One writer, no other transactions: the second prune dropped everything before the first.
@@ -288,8 +315,13 @@ describeEachEngine("binding store, callers with many scopes", (t) => {
       const order = [key("create_time", true), key("uid", true)];
       expect(await bindings().count(sparse)).toBe(expected(sparse, order, all).length);
       const at = callers.sparse[0] as string;
-      const bulk = Array.from({ length: MAX_READ_ROWS + 10 }, (_, i) => binding(childUid(at, 0x20000 + i), rootUid(0x90000 + i), VIEWER, T - 1));
-      await execRaw(t, `insert into role_bindings (uid, group_uid, identity_uid, role_uid, create_time) values ${bulk.map((b) => `('${b.uid}', '${b.groupUid}', '${b.identityUid}', '${b.roleUid}', ${b.createTime})`).join(", ")}`);
+      const bulk = Array.from({ length: MAX_READ_ROWS + 10 }, (_, i) =>
+        binding(childUid(at, 0x20000 + i), rootUid(0x90000 + i), VIEWER, T - 1),
+      );
+      await execRaw(
+        t,
+        `insert into role_bindings (uid, group_uid, identity_uid, role_uid, create_time) values ${bulk.map((b) => `('${b.uid}', '${b.groupUid}', '${b.identityUid}', '${b.roleUid}', ${b.createTime})`).join(", ")}`,
+      );
       all.push(...bulk);
       const want = expected(sparse, order, all);
       expect(uids(await bindings().list(sparse, window(order, { limit: 51 })))).toEqual(want.slice(0, 51));
@@ -297,7 +329,8 @@ describeEachEngine("binding store, callers with many scopes", (t) => {
     });
 
     it("lists what it counts after all of that", async () => {
-      for (const order of orders) expect(await pageThrough((w) => bindings().list(filter, w), order, 50, bindingSortValue)).toEqual(expected(filter, order, all));
+      for (const order of orders)
+        expect(await pageThrough((w) => bindings().list(filter, w), order, 50, bindingSortValue)).toEqual(expected(filter, order, all));
     });
   });
 });

@@ -19,11 +19,19 @@ const BOB = rootUid(0xb0b);
 const CUSTOM = role(childUid(ORG, 0x20), "deployers", ["repo.push", "repo.list"]);
 const MISSING_GROUP = rootUid(0x404);
 const MISSING_ROLE = childUid(ORG, 0x404);
-const gone = (resourceType: string, resourceName: string) => ({ code: Code.NOT_FOUND, details: { resource: { resourceType, resourceName } } });
+const gone = (resourceType: string, resourceName: string) => ({
+  code: Code.NOT_FOUND,
+  details: { resource: { resourceType, resourceName } },
+});
 
 /** The groups and the custom role every binding here is in or to. */
 async function seed(store: Stores): Promise<void> {
-  for (const [uid, name] of [[ORG, "org"], [TEAM, "team"], [OTHER, "other"]] as const) await store.groups.insert(group(uid, name));
+  for (const [uid, name] of [
+    [ORG, "org"],
+    [TEAM, "team"],
+    [OTHER, "other"],
+  ] as const)
+    await store.groups.insert(group(uid, name));
   await store.roles.insert(CUSTOM);
 }
 
@@ -71,7 +79,11 @@ describeEachEngine("binding store", (t) => {
   it.each([
     { name: "in a missing group", b: binding(childUid(MISSING_GROUP, 1), ALICE, OWNER), want: gone("group", MISSING_GROUP) },
     { name: "to a missing role", b: binding(childUid(TEAM, 0x13), ALICE, MISSING_ROLE), want: gone("role", MISSING_ROLE) },
-    { name: "to a missing role in a missing group", b: binding(childUid(MISSING_GROUP, 2), ALICE, MISSING_ROLE), want: gone("group", MISSING_GROUP) },
+    {
+      name: "to a missing role in a missing group",
+      b: binding(childUid(MISSING_GROUP, 2), ALICE, MISSING_ROLE),
+      want: gone("group", MISSING_GROUP),
+    },
     {
       name: "that already exists",
       b: binding(childUid(ORG, 0x19), ALICE, OWNER),
@@ -148,14 +160,30 @@ describeEachEngine("binding store lists", (t) => {
     { name: "a role", filter: { uidp: {}, role: VIEWER }, want: ["orgBob", "teamAlice", "otherAlice"] },
     { name: "an identity and a role", filter: { uidp: {}, identity: ALICE, role: VIEWER }, want: ["teamAlice", "otherAlice"] },
     { name: "children of a group: the bindings held there", filter: { uidp: { childrenOf: ORG } }, want: ["orgAlice", "orgBob"] },
-    { name: "descendants of an organization", filter: { uidp: { descendantsOf: ORG } }, want: ["orgAlice", "orgBob", "teamAlice", "teamBobCustom"] },
+    {
+      name: "descendants of an organization",
+      filter: { uidp: { descendantsOf: ORG } },
+      want: ["orgAlice", "orgBob", "teamAlice", "teamBobCustom"],
+    },
     { name: "ids", filter: { uidp: { ids: [fixture.orgBob.uid, fixture.otherAlice.uid] } }, want: ["orgBob", "otherAlice"] },
     { name: "the root", filter: { uidp: { inRoot: true } }, want: [] },
     { name: "visibility of a group", filter: { uidp: {}, visibleUnder: [TEAM] }, want: ["teamAlice", "teamBobCustom"] },
-    { name: "visibility of an organization", filter: { uidp: {}, visibleUnder: [ORG] }, want: ["orgAlice", "orgBob", "teamAlice", "teamBobCustom"] },
+    {
+      name: "visibility of an organization",
+      filter: { uidp: {}, visibleUnder: [ORG] },
+      want: ["orgAlice", "orgBob", "teamAlice", "teamBobCustom"],
+    },
     { name: "visibility of nothing", filter: { uidp: {}, visibleUnder: [] }, want: [] },
-    { name: "an identity, visible in two subtrees", filter: { uidp: {}, identity: ALICE, visibleUnder: [TEAM, OTHER] }, want: ["teamAlice", "otherAlice"] },
+    {
+      name: "an identity, visible in two subtrees",
+      filter: { uidp: {}, identity: ALICE, visibleUnder: [TEAM, OTHER] },
+      want: ["teamAlice", "otherAlice"],
+    },
   ])("by $name", async ({ filter, want }) => {
-    await expectMatches(bindings(), filter, want.map((n) => fixture[n].uid));
+    await expectMatches(
+      bindings(),
+      filter,
+      want.map((n) => fixture[n].uid),
+    );
   });
 });

@@ -36,7 +36,11 @@ describeEachEngine("device authorization store", (t) => {
   const devices = () => t.store().devices;
 
   it("stores a record with every field, finds it by user code while pending, and settles it once", async () => {
-    const d = device("d1", { providerUid: `${"b".repeat(40)}/0123456789abcdef`, inviteCodeHash: "f".repeat(64), organizationUid: "b".repeat(40) });
+    const d = device("d1", {
+      providerUid: `${"b".repeat(40)}/0123456789abcdef`,
+      inviteCodeHash: "f".repeat(64),
+      organizationUid: "b".repeat(40),
+    });
     expect(await devices().insert(d, within())).toBe("stored");
     expect(await devices().findPending("user-d1", NOW + 1)).toEqual(d);
     expect(await devices().findPending("user-nope", NOW + 1)).toBeUndefined();
@@ -45,7 +49,10 @@ describeEachEngine("device authorization store", (t) => {
     expect(await devices().settle("d1", { state: "denied", denial: "no" }, NOW + 3)).toBe(false);
     expect(await devices().findPending("user-d1", NOW + 3)).toBeUndefined();
     expect(await devices().take("d1", "pending")).toBeUndefined();
-    expect(await devices().take("d1", "approved")).toEqual({ ...d, outcome: { state: "approved", identityUid: "c".repeat(40), actor: ACTOR } });
+    expect(await devices().take("d1", "approved")).toEqual({
+      ...d,
+      outcome: { state: "approved", identityUid: "c".repeat(40), actor: ACTOR },
+    });
     expect(await devices().take("d1", "approved")).toBeUndefined();
   });
 
@@ -64,10 +71,16 @@ describeEachEngine("device authorization store", (t) => {
 
   it("grows the interval by the slow-down step for a poll sooner than the interval (less the slack), and only then", async () => {
     await devices().insert(device("d4"), within());
-    expect(await devices().poll("d4", NOW + 1_000, 1_000, 5_000)).toMatchObject({ tooSoon: false, record: { intervalMs: 5_000, lastPollTime: NOW + 1_000 } });
+    expect(await devices().poll("d4", NOW + 1_000, 1_000, 5_000)).toMatchObject({
+      tooSoon: false,
+      record: { intervalMs: 5_000, lastPollTime: NOW + 1_000 },
+    });
     // 4 s later is within a second of the 5 s interval: in time.
     expect(await devices().poll("d4", NOW + 5_000, 1_000, 5_000)).toMatchObject({ tooSoon: false, record: { intervalMs: 5_000 } });
-    expect(await devices().poll("d4", NOW + 8_999, 1_000, 5_000)).toMatchObject({ tooSoon: true, record: { intervalMs: 10_000, lastPollTime: NOW + 8_999 } });
+    expect(await devices().poll("d4", NOW + 8_999, 1_000, 5_000)).toMatchObject({
+      tooSoon: true,
+      record: { intervalMs: 10_000, lastPollTime: NOW + 8_999 },
+    });
     // The new interval counts from the too-soon poll.
     expect(await devices().poll("d4", NOW + 16_999, 1_000, 5_000)).toMatchObject({ tooSoon: true, record: { intervalMs: 15_000 } });
     expect(await devices().poll("d4", NOW + 31_999, 1_000, 5_000)).toMatchObject({ tooSoon: false, record: { intervalMs: 15_000 } });
@@ -86,7 +99,12 @@ describeEachEngine("device authorization store", (t) => {
     expect(await devices().poll("l3", later, 0, 0)).toBeUndefined();
     // Once expired they count no more, though they linger.
     const after = later + 5;
-    expect(await devices().insert(device("l9", { createTime: after, expireTime: after + 5, addressHash: "1".repeat(64), organizationUid: orgA }), limits)).toBe("stored");
+    expect(
+      await devices().insert(
+        device("l9", { createTime: after, expireTime: after + 5, addressHash: "1".repeat(64), organizationUid: orgA }),
+        limits,
+      ),
+    ).toBe("stored");
     expect(await devices().poll("l1", after, 0, 0)).toBeDefined();
   });
 

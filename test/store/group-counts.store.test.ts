@@ -22,23 +22,42 @@ const OTHER_ORG = rootUid(0xc1);
 /** What a count of the table finds below uid (strictly), within the visible subtrees. */
 async function rowsBelow(t: EngineContext, uid: string, visibleUnder?: readonly string[]): Promise<number> {
   const inside = `uid > '${uid}/' and uid < '${uid}0'`;
-  const visible = visibleUnder === undefined ? "1 = 1" : visibleUnder.length === 0 ? "1 = 0" : visibleUnder.map((v) => `(uid = '${v}' or (uid > '${v}/' and uid < '${v}0'))`).join(" or ");
+  const visible =
+    visibleUnder === undefined
+      ? "1 = 1"
+      : visibleUnder.length === 0
+        ? "1 = 0"
+        : visibleUnder.map((v) => `(uid = '${v}' or (uid > '${v}/' and uid < '${v}0'))`).join(" or ");
   const [row] = await rawRows(t, `select count(*) as n from groups where ${inside} and (${visible})`);
   return Number(row?.n);
 }
 
-const below = (uid: string, visibleUnder?: readonly string[]): GroupFilter => ({ uidp: { descendantsOf: uid }, ...(visibleUnder !== undefined && { visibleUnder }) });
+const below = (uid: string, visibleUnder?: readonly string[]): GroupFilter => ({
+  uidp: { descendantsOf: uid },
+  ...(visibleUnder !== undefined && { visibleUnder }),
+});
 
 describeEachEngine("group descendant counts", (t) => {
   const groups = () => t.store().groups;
   const agree = async (uid: string, visibleUnder?: readonly string[]) => {
     const want = await rowsBelow(t, uid, visibleUnder);
-    expect(await groups().count(below(uid, visibleUnder)), `below ${uid.slice(-4)}, visible ${visibleUnder?.map((v) => v.slice(-4)).join(",")}`).toBe(want);
+    expect(
+      await groups().count(below(uid, visibleUnder)),
+      `below ${uid.slice(-4)}, visible ${visibleUnder?.map((v) => v.slice(-4)).join(",")}`,
+    ).toBe(want);
     return want;
   };
 
   beforeAll(async () => {
-    for (const [uid, name] of [[ORG, "org"], [OTHER_ORG, "other"], [A, "a"], [B, "b"], [A1, "a1"], [A1X, "a1x"]] as const) await groups().insert(group(uid, name));
+    for (const [uid, name] of [
+      [ORG, "org"],
+      [OTHER_ORG, "other"],
+      [A, "a"],
+      [B, "b"],
+      [A1, "a1"],
+      [A1X, "a1x"],
+    ] as const)
+      await groups().insert(group(uid, name));
     for (let i = 0; i < 20; i++) await groups().insert(group(childUid(B, 0x100 + i), `b-${i}`));
   });
 
@@ -59,7 +78,10 @@ describeEachEngine("group descendant counts", (t) => {
     expect(await agree(ORG)).toBe(23);
     expect(await agree(A)).toBe(1);
     const bulk = childUid(B, 0x200);
-    await execRaw(t, `insert into groups (uid, parent_uid, name, description, create_time, update_time) values ('${bulk}', '${B}', 'bulk', '', 1, 1), ('${childUid(bulk, 1)}', '${bulk}', 'bulk-child', '', 1, 1)`);
+    await execRaw(
+      t,
+      `insert into groups (uid, parent_uid, name, description, create_time, update_time) values ('${bulk}', '${B}', 'bulk', '', 1, 1), ('${childUid(bulk, 1)}', '${bulk}', 'bulk-child', '', 1, 1)`,
+    );
     expect(await agree(ORG)).toBe(25);
     expect(await agree(B)).toBe(22);
     await execRaw(t, `delete from groups where uid = '${childUid(bulk, 1)}'`);
@@ -72,7 +94,8 @@ describeEachEngine("group descendant counts", (t) => {
     await groups().insert(group(many, "many"));
     for (let i = 0; i < 150; i++) await groups().insert(group(childUid(many, 0x1000 + i), `m-${i}`));
     for (let i = 0; i < 10; i++) await groups().delete(childUid(many, 0x1000 + i));
-    const rowsOf = async (uid: string) => Number((await rawRows(t, `select count(*) as n from group_descendant_counts where ancestor_uid = '${uid}'`))[0]?.n);
+    const rowsOf = async (uid: string) =>
+      Number((await rawRows(t, `select count(*) as n from group_descendant_counts where ancestor_uid = '${uid}'`))[0]?.n);
     expect(await rowsOf(many)).toBe(160);
     expect(await agree(many)).toBe(140);
     expect(await rowsOf(many)).toBe(1);
@@ -101,8 +124,17 @@ describeEachEngine("group descendant counts of groups made before them", (t) => 
     const options = await t.freshLocation();
     await migrateUpTo(options, "0007_authz_generation");
     const t0 = { ...t, options: () => options };
-    for (const [uid, parent, name] of [[ORG, null, "org"], [A, ORG, "a"], [B, ORG, "b"], [A1, A, "a1"], [A1X, A1, "a1x"]] as const) {
-      await execRaw(t0, `insert into groups (uid, parent_uid, name, description, create_time, update_time) values ('${uid}', ${parent === null ? "null" : `'${parent}'`}, '${name}', '', 1, 1)`);
+    for (const [uid, parent, name] of [
+      [ORG, null, "org"],
+      [A, ORG, "a"],
+      [B, ORG, "b"],
+      [A1, A, "a1"],
+      [A1X, A1, "a1x"],
+    ] as const) {
+      await execRaw(
+        t0,
+        `insert into groups (uid, parent_uid, name, description, create_time, update_time) values ('${uid}', ${parent === null ? "null" : `'${parent}'`}, '${name}', '', 1, 1)`,
+      );
     }
     const reopened = await createStore(options);
     try {

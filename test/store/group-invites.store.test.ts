@@ -18,7 +18,12 @@ describeEachEngine("group invite store", (t) => {
   const invites = () => t.store().groupInvites;
 
   beforeAll(async () => {
-    for (const [uid, name] of [[ORG, "org"], [TEAM, "team"], [OTHER, "other"]] as const) await t.store().groups.insert(group(uid, name));
+    for (const [uid, name] of [
+      [ORG, "org"],
+      [TEAM, "team"],
+      [OTHER, "other"],
+    ] as const)
+      await t.store().groups.insert(group(uid, name));
   });
 
   describe("writes", () => {
@@ -41,7 +46,11 @@ describeEachEngine("group invite store", (t) => {
     });
 
     it.each([
-      { name: "a code another invite has", i: { ...invite(childUid(TEAM, 0x12)), codeHash: once.codeHash }, want: { code: Code.ALREADY_EXISTS } },
+      {
+        name: "a code another invite has",
+        i: { ...invite(childUid(TEAM, 0x12)), codeHash: once.codeHash },
+        want: { code: Code.ALREADY_EXISTS },
+      },
       {
         name: "a missing group",
         i: invite(childUid(rootUid(0xbad), 1)),
@@ -90,7 +99,12 @@ describeEachEngine("group invite store lists", (t) => {
     otherA: invite(childUid(OTHER, 0x10), { keyId: "a" }),
   };
   beforeAll(async () => {
-    for (const [uid, name] of [[ORG, "org"], [TEAM, "team"], [OTHER, "other"]] as const) await t.store().groups.insert(group(uid, name));
+    for (const [uid, name] of [
+      [ORG, "org"],
+      [TEAM, "team"],
+      [OTHER, "other"],
+    ] as const)
+      await t.store().groups.insert(group(uid, name));
     for (const i of Object.values(fixture)) await invites().insert(i);
   });
 
@@ -103,6 +117,10 @@ describeEachEngine("group invite store lists", (t) => {
     { name: "a key id, visible in a group", filter: { uidp: {}, keyId: "a", visibleUnder: [TEAM, OTHER] }, want: ["teamA", "otherA"] },
     { name: "visibility of nothing", filter: { uidp: {}, visibleUnder: [] }, want: [] },
   ])("by $name", async ({ filter, want }) => {
-    await expectMatches(invites(), filter, want.map((n) => fixture[n].uid));
+    await expectMatches(
+      invites(),
+      filter,
+      want.map((n) => fixture[n].uid),
+    );
   });
 });

@@ -25,7 +25,10 @@ const DEEP = childUid(BETA, 0x7);
 /** Scopes where no group is, at depths 1 to 4, enough to pass FEW_SCOPES: they widen nothing. */
 const MISSING = [
   ...Array.from({ length: FEW_SCOPES }, (_, i) => rootUid(0x80 + i)),
-  childUid(rootUid(0x98), 1), childUid(DOT, 0x77), childUid(childUid(TEAM, 0x66), 1), childUid(DEEP, 0x55),
+  childUid(rootUid(0x98), 1),
+  childUid(DOT, 0x77),
+  childUid(childUid(TEAM, 0x66), 1),
+  childUid(DEEP, 0x55),
 ];
 const fixture: Record<string, GroupRecord> = {
   acme: group(ACME, "acme", { createTime: T, updateTime: T + 50 }),
@@ -125,7 +128,10 @@ describeEachEngine("group store lists", (t) => {
   describe("filters", () => {
     it.each(filterCases)("by $name", async ({ filter, want }) => {
       const order = [key("name"), key("uid")];
-      const expected = sorted(want.map((k) => fixture[k] as GroupRecord), order);
+      const expected = sorted(
+        want.map((k) => fixture[k] as GroupRecord),
+        order,
+      );
       expect(uids(await groups().list(filter, window(order)))).toEqual(uids(expected));
       expect(await groups().count(filter)).toBe(want.length);
     });
@@ -144,7 +150,12 @@ describeEachEngine("group store lists", (t) => {
 
     it("pages a filtered list the same way", async () => {
       const filter: GroupFilter = { uidp: { descendantsOf: ACME } };
-      const want = uids(sorted(acmeBelow.map((k) => fixture[k] as GroupRecord), order));
+      const want = uids(
+        sorted(
+          acmeBelow.map((k) => fixture[k] as GroupRecord),
+          order,
+        ),
+      );
       expect(await pageThrough(filter, order, 3)).toEqual(want);
     });
 

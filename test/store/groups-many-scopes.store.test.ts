@@ -75,7 +75,9 @@ const orders: OrderKey[][] = [
 function expected(filter: GroupFilter, order: readonly OrderKey[], groups: readonly GroupRecord[] = tree): string[] {
   const scopes = filter.visibleUnder ?? [];
   const under = filter.uidp.descendantsOf;
-  const seen = groups.filter((g) => (under === undefined || g.uid.startsWith(`${under}/`)) && scopes.some((s) => isSelfOrDescendant(g.uid, s)));
+  const seen = groups.filter(
+    (g) => (under === undefined || g.uid.startsWith(`${under}/`)) && scopes.some((s) => isSelfOrDescendant(g.uid, s)),
+  );
   return uids(sortedBy(seen, order, groupSortValue));
 }
 
@@ -212,7 +214,9 @@ describeEachEngine("group store, callers with many scopes", (t) => {
       const order = [key("name", true), key("uid", true)];
       expect(await groups().count(few)).toBe(expected(few, order, [...tree, ...made]).length);
       const under = callers.few[0] as string;
-      const bulk = Array.from({ length: MAX_READ_ROWS + 10 }, (_, i) => group(childUid(under, 0x10000 + i), `bulk-${i}`, { createTime: T }));
+      const bulk = Array.from({ length: MAX_READ_ROWS + 10 }, (_, i) =>
+        group(childUid(under, 0x10000 + i), `bulk-${i}`, { createTime: T }),
+      );
       const values = bulk.map((g) => `('${g.uid}', '${under}', '${g.name}', '', ${T}, ${T})`).join(", ");
       await execRaw(t, `insert into groups (uid, parent_uid, name, description, create_time, update_time) values ${values}`);
       made.push(...bulk);
@@ -223,7 +227,9 @@ describeEachEngine("group store, callers with many scopes", (t) => {
 
     it("lists what it counts after all of that", async () => {
       const order = [key("name"), key("uid")];
-      expect(await pageThrough((w) => groups().list(filter, w), order, 50, groupSortValue)).toEqual(expected(filter, order, [...tree, ...made]));
+      expect(await pageThrough((w) => groups().list(filter, w), order, 50, groupSortValue)).toEqual(
+        expected(filter, order, [...tree, ...made]),
+      );
     });
   });
 });

@@ -109,7 +109,11 @@ describeEachEngine("group store", (t) => {
       code: Code.FAILED_PRECONDITION,
       message: `Precondition failed: cannot delete group with ${kinds.length === 1 ? kinds[0] : `${kinds.slice(0, -1).join(", ")} and ${kinds.at(-1)}`}`,
       details: {
-        preconditionViolations: kinds.map((what) => ({ type: "RESOURCE_NOT_EMPTY", subject: uid, description: `cannot delete group with ${what}` })),
+        preconditionViolations: kinds.map((what) => ({
+          type: "RESOURCE_NOT_EMPTY",
+          subject: uid,
+          description: `cannot delete group with ${what}`,
+        })),
       },
     });
     beforeAll(async () => {
@@ -163,7 +167,10 @@ describeEachEngine("group store", (t) => {
         association: association(g, "accounts"),
       });
       const [gone, kept] = [inGroup(team), inGroup(stays)];
-      for (const [uid, name, r] of [[team, "team", gone], [stays, "stays", kept]] as const) {
+      for (const [uid, name, r] of [
+        [team, "team", gone],
+        [stays, "stays", kept],
+      ] as const) {
         await groups().insert(group(uid, name));
         await t.store().roles.insert(r.role);
         await t.store().identityProviders.insert(r.provider);
@@ -190,31 +197,36 @@ describeEachEngine("group store", (t) => {
     });
 
     // SQLite has one writer at a time, so only PostgreSQL can slip a child in after the checks.
-    if (t.engine === "postgres") it.each([
-      { name: "a child group", n: 4, add: (tx: Stores, parent: string) => tx.groups.insert(group(childUid(parent, 1), "late child")) },
-      { name: "an identity", n: 7, add: (tx: Stores, parent: string) => tx.identities.insert(identity(childUid(parent, 0x10), "late robot")) },
-    ])("is refused by the foreign key when $name appears after the checks", async ({ n, add }) => {
-      const racer = childUid(org, n);
-      await groups().insert(group(racer, `racer ${n}`));
-      let added!: () => void;
-      const isAdded = new Promise<void>((resolve) => (added = resolve));
-      let release!: () => void;
-      const held = new Promise<void>((resolve) => (release = resolve));
-      const adding = t.store().atomically(async (tx) => {
-        await add(tx, racer);
-        added();
-        await held;
+    if (t.engine === "postgres")
+      it.each([
+        { name: "a child group", n: 4, add: (tx: Stores, parent: string) => tx.groups.insert(group(childUid(parent, 1), "late child")) },
+        {
+          name: "an identity",
+          n: 7,
+          add: (tx: Stores, parent: string) => tx.identities.insert(identity(childUid(parent, 0x10), "late robot")),
+        },
+      ])("is refused by the foreign key when $name appears after the checks", async ({ n, add }) => {
+        const racer = childUid(org, n);
+        await groups().insert(group(racer, `racer ${n}`));
+        let added!: () => void;
+        const isAdded = new Promise<void>((resolve) => (added = resolve));
+        let release!: () => void;
+        const held = new Promise<void>((resolve) => (release = resolve));
+        const adding = t.store().atomically(async (tx) => {
+          await add(tx, racer);
+          added();
+          await held;
+        });
+        await isAdded;
+        // Outside the transaction (a store call inside it would join it): the uncommitted child is
+        // invisible to the checks; the delete then waits on its row lock.
+        const deleting = groups().delete(racer);
+        deleting.catch(() => undefined);
+        await waitForLockWait(t.options().databaseUrl ?? "");
+        release();
+        await adding;
+        await expect(deleting).rejects.toMatchObject(notEmpty(racer, "child resources"));
       });
-      await isAdded;
-      // Outside the transaction (a store call inside it would join it): the uncommitted child is
-      // invisible to the checks; the delete then waits on its row lock.
-      const deleting = groups().delete(racer);
-      deleting.catch(() => undefined);
-      await waitForLockWait(t.options().databaseUrl ?? "");
-      release();
-      await adding;
-      await expect(deleting).rejects.toMatchObject(notEmpty(racer, "child resources"));
-    });
   });
 });
 

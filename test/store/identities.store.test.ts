@@ -24,7 +24,12 @@ describeEachEngine("identity store", (t) => {
   const identities = () => t.store().identities;
 
   beforeAll(async () => {
-    for (const [uid, name] of [[ORG, "org"], [TEAM, "team"], [SUB, "sub"], [OTHER, "other"]] as const) {
+    for (const [uid, name] of [
+      [ORG, "org"],
+      [TEAM, "team"],
+      [SUB, "sub"],
+      [OTHER, "other"],
+    ] as const) {
       await t.store().groups.insert(group(uid, name));
     }
   });
@@ -44,12 +49,18 @@ describeEachEngine("identity store", (t) => {
     });
 
     it("gets the ones among many uids that exist", async () => {
-      expect(await identities().getMany([alice.uid, childUid(TEAM, 0x404), robot.uid])).toEqual([alice, robot].sort((a, b) => (a.uid < b.uid ? -1 : 1)));
+      expect(await identities().getMany([alice.uid, childUid(TEAM, 0x404), robot.uid])).toEqual(
+        [alice, robot].sort((a, b) => (a.uid < b.uid ? -1 : 1)),
+      );
       expect(await identities().getMany([])).toEqual([]);
     });
 
     it.each([
-      { name: "a sibling's name", i: identity(childUid(TEAM, 0x11), "robot"), message: `Already exists: identity named "robot" in group ${TEAM}` },
+      {
+        name: "a sibling's name",
+        i: identity(childUid(TEAM, 0x11), "robot"),
+        message: `Already exists: identity named "robot" in group ${TEAM}`,
+      },
       { name: "a person's uid", i: identity(rootUid(0xa11ce), "alice again"), message: `Already exists: identity ${rootUid(0xa11ce)}` },
     ])("refuses $name as ALREADY_EXISTS", async ({ i, message }) => {
       await expect(identities().insert(i)).rejects.toMatchObject({ code: Code.ALREADY_EXISTS, message });
@@ -72,10 +83,15 @@ describeEachEngine("identity store", (t) => {
     });
 
     it.each<{ name: string; relationship: Relationship; issuer: string | null; subject: string | null }>([
-      { name: "a person", relationship: { kind: "user", issuer: "https://a.example", subject: "u1" }, issuer: "https://a.example", subject: "u1" },
+      {
+        name: "a person",
+        relationship: { kind: "user", issuer: "https://a.example", subject: "u1" },
+        issuer: "https://a.example",
+        subject: "u1",
+      },
       {
         name: "static keys",
-        relationship: { kind: "staticKeys", issuer: "https://k.example", subject: "s", issuerKeys: "{\"keys\":[]}", expirationTime: 9 },
+        relationship: { kind: "staticKeys", issuer: "https://k.example", subject: "s", issuerKeys: '{"keys":[]}', expirationTime: 9 },
         issuer: "https://k.example",
         subject: "s",
       },
@@ -158,7 +174,12 @@ describeEachEngine("identity store lists", (t) => {
   type Name = keyof typeof fixture;
 
   beforeAll(async () => {
-    for (const [uid, name] of [[ORG, "org"], [TEAM, "team"], [SUB, "sub"], [OTHER, "other"]] as const) {
+    for (const [uid, name] of [
+      [ORG, "org"],
+      [TEAM, "team"],
+      [SUB, "sub"],
+      [OTHER, "other"],
+    ] as const) {
       await t.store().groups.insert(group(uid, name));
     }
     for (const i of Object.values(fixture)) await identities().insert(i);
@@ -167,13 +188,22 @@ describeEachEngine("identity store lists", (t) => {
     await t.store().bindings.insert(binding(childUid(OTHER, 0x30), P_OTHER, VIEWER));
     await t.store().bindings.insert(binding(childUid(SUB, 0x30), P_SUB, VIEWER));
     await t.store().bindings.insert(binding(childUid(TEAM, 0x32), P_UNJOINED, VIEWER));
-    for (const [org, person] of [[ORG, P_TEAM], [ORG, P_SUB], [rootOf(OTHER), P_OTHER], [rootOf(OTHER), P_UNJOINED]] as const) {
+    for (const [org, person] of [
+      [ORG, P_TEAM],
+      [ORG, P_SUB],
+      [rootOf(OTHER), P_OTHER],
+      [rootOf(OTHER), P_UNJOINED],
+    ] as const) {
       await identities().join(org, person, 1);
     }
   });
 
   const cases: { name: string; filter: ResourceFilter; want: Name[] }[] = [
-    { name: "everything", filter: { uidp: {} }, want: ["orgBot", "teamBot", "subBot", "otherBot", "pTeam", "pOther", "pSub", "pNone", "pUnjoined"] },
+    {
+      name: "everything",
+      filter: { uidp: {} },
+      want: ["orgBot", "teamBot", "subBot", "otherBot", "pTeam", "pOther", "pSub", "pNone", "pUnjoined"],
+    },
     { name: "the root", filter: { uidp: { inRoot: true } }, want: ["pTeam", "pOther", "pSub", "pNone", "pUnjoined"] },
     { name: "children of a group", filter: { uidp: { childrenOf: TEAM } }, want: ["teamBot"] },
     { name: "descendants of an organization", filter: { uidp: { descendantsOf: ORG } }, want: ["orgBot", "teamBot", "subBot"] },
@@ -185,11 +215,18 @@ describeEachEngine("identity store lists", (t) => {
       want: ["orgBot", "teamBot", "subBot", "pTeam", "pSub"],
     },
     { name: "visibility of a group", filter: { uidp: {}, visibleUnder: [SUB] }, want: ["subBot", "pSub"] },
-    { name: "visibility of two subtrees", filter: { uidp: {}, visibleUnder: [SUB, OTHER] }, want: ["subBot", "pSub", "otherBot", "pOther"] },
+    {
+      name: "visibility of two subtrees",
+      filter: { uidp: {}, visibleUnder: [SUB, OTHER] },
+      want: ["subBot", "pSub", "otherBot", "pOther"],
+    },
     {
       // Past FEW_SCOPES: membership instead of ranges, for the identities and the people's bindings.
       name: "visibility of two subtrees among many scopes where nothing is",
-      filter: { uidp: {}, visibleUnder: [SUB, OTHER, ...Array.from({ length: FEW_SCOPES }, (_, i) => `${"9".repeat(39)}${i.toString(16)}`)] },
+      filter: {
+        uidp: {},
+        visibleUnder: [SUB, OTHER, ...Array.from({ length: FEW_SCOPES }, (_, i) => `${"9".repeat(39)}${i.toString(16)}`)],
+      },
       want: ["subBot", "pSub", "otherBot", "pOther"],
     },
     { name: "visibility of nothing", filter: { uidp: {}, visibleUnder: [] }, want: [] },
@@ -198,7 +235,11 @@ describeEachEngine("identity store lists", (t) => {
   ];
 
   it.each(cases)("by $name", async ({ filter, want }) => {
-    await expectMatches(identities(), filter, want.map((n) => fixture[n].uid));
+    await expectMatches(
+      identities(),
+      filter,
+      want.map((n) => fixture[n].uid),
+    );
   });
 
   it("sees a person bound in an organization only once they have joined it", async () => {
@@ -208,7 +249,10 @@ describeEachEngine("identity store lists", (t) => {
     await identities().join(ORG, P_UNJOINED, 3);
     expect(await identities().count({ uidp: { ids: [P_UNJOINED] }, visibleUnder: [TEAM] })).toBe(1);
     expect(await identities().memberships([P_UNJOINED, P_NONE])).toEqual(
-      expect.arrayContaining([{ organizationUid: ORG, personUid: P_UNJOINED }, { organizationUid: rootOf(OTHER), personUid: P_UNJOINED }]),
+      expect.arrayContaining([
+        { organizationUid: ORG, personUid: P_UNJOINED },
+        { organizationUid: rootOf(OTHER), personUid: P_UNJOINED },
+      ]),
     );
     expect(await identities().memberships([P_NONE])).toEqual([]);
   });

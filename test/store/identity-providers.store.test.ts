@@ -20,14 +20,22 @@ const OTHER = rootUid(2);
 const MISSING_GROUP = rootUid(0xbad);
 const MISSING_ROLE = childUid(ORG, 0x404);
 const T1 = 1_800_000_000_000;
-const gone = (resourceType: string, resourceName: string) => ({ code: Code.NOT_FOUND, details: { resource: { resourceType, resourceName } } });
+const gone = (resourceType: string, resourceName: string) => ({
+  code: Code.NOT_FOUND,
+  details: { resource: { resourceType, resourceName } },
+});
 
 describeEachEngine("identity provider store", (t) => {
   const providers = () => t.store().identityProviders;
   const okta = provider(childUid(TEAM, 0x10), "okta");
 
   beforeAll(async () => {
-    for (const [uid, name] of [[ORG, "org"], [TEAM, "team"], [OTHER, "other"]] as const) await t.store().groups.insert(group(uid, name));
+    for (const [uid, name] of [
+      [ORG, "org"],
+      [TEAM, "team"],
+      [OTHER, "other"],
+    ] as const)
+      await t.store().groups.insert(group(uid, name));
     await providers().insert(okta);
   });
 
@@ -54,14 +62,20 @@ describeEachEngine("identity provider store", (t) => {
     it("names the missing role inside a transaction too, which goes on", async () => {
       const kept = provider(childUid(TEAM, 0x13), "kept");
       await t.store().atomically(async (tx) => {
-        await expect(tx.identityProviders.insert(provider(childUid(TEAM, 0x14), "x", MISSING_ROLE))).rejects.toMatchObject(gone("role", MISSING_ROLE));
+        await expect(tx.identityProviders.insert(provider(childUid(TEAM, 0x14), "x", MISSING_ROLE))).rejects.toMatchObject(
+          gone("role", MISSING_ROLE),
+        );
         await tx.identityProviders.insert(kept);
       });
       expect(await providers().get(kept.uid)).toEqual(kept);
     });
 
     it("merges the OIDC settings given into the stored ones", async () => {
-      const updated = await providers().update(okta.uid, { oidc: { clientSecret: "rotated", additionalScopes: [] }, defaultRole: OWNER }, T1);
+      const updated = await providers().update(
+        okta.uid,
+        { oidc: { clientSecret: "rotated", additionalScopes: [] }, defaultRole: OWNER },
+        T1,
+      );
       const want = { ...okta, defaultRole: OWNER, oidc: { ...okta.oidc, clientSecret: "rotated", additionalScopes: [] }, updateTime: T1 };
       expect(updated).toEqual(want);
       expect(await providers().get(okta.uid)).toEqual(want);
@@ -149,7 +163,12 @@ describeEachEngine("identity provider store lists", (t) => {
     otherGithub: provider(childUid(OTHER, 0x20), "github", OWNER),
   };
   beforeAll(async () => {
-    for (const [uid, name] of [[ORG, "org"], [TEAM, "team"], [OTHER, "other"]] as const) await t.store().groups.insert(group(uid, name));
+    for (const [uid, name] of [
+      [ORG, "org"],
+      [TEAM, "team"],
+      [OTHER, "other"],
+    ] as const)
+      await t.store().groups.insert(group(uid, name));
     for (const p of Object.values(fixture)) await providers().insert(p);
   });
 
@@ -162,7 +181,11 @@ describeEachEngine("identity provider store lists", (t) => {
     { name: "visibility of two subtrees", filter: { uidp: {}, visibleUnder: [TEAM, OTHER] }, want: ["teamGoogle", "otherGithub"] },
     { name: "the root", filter: { uidp: { inRoot: true } }, want: [] },
   ])("by $name", async ({ filter, want }) => {
-    await expectMatches(providers(), filter, want.map((n) => fixture[n].uid));
+    await expectMatches(
+      providers(),
+      filter,
+      want.map((n) => fixture[n].uid),
+    );
   });
 });
 
@@ -178,7 +201,12 @@ describeEachEngine("identity provider store: organizations' login issuers", (t) 
     provider(childUid(OTHER, 0x01), "low", VIEWER, { createTime: T1 }),
   ];
   beforeAll(async () => {
-    for (const [uid, name] of [[ORG, "org"], [TEAM, "team"], [OTHER, "other"]] as const) await t.store().groups.insert(group(uid, name));
+    for (const [uid, name] of [
+      [ORG, "org"],
+      [TEAM, "team"],
+      [OTHER, "other"],
+    ] as const)
+      await t.store().groups.insert(group(uid, name));
     for (const p of fixture) await providers().insert(p);
   });
 

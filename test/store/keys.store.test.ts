@@ -35,7 +35,8 @@ describeEachEngine("key store", (t) => {
     expect((await keys().live(NOW - 1_000)).map((k) => k.kid)).toEqual(["newest", "new-live", "old-live"]);
   });
 
-  const storedPrivate = async (kid: string) => (await rawRows(t, `select private_jwk from signing_keys where kid = '${kid}'`))[0]?.private_jwk as string;
+  const storedPrivate = async (kid: string) =>
+    (await rawRows(t, `select private_jwk from signing_keys where kid = '${kid}'`))[0]?.private_jwk as string;
 
   it("seals private keys in the table and opens them when read", async () => {
     const k = key("sealed", NOW, NOW + 5_000);

@@ -32,29 +32,31 @@ describeEachEngine("the lead among replicas", (t) => {
     expect(await b.leads()).toBe(true);
   });
 
-  if (t.engine === "postgres") it("passes on when the holder's session ends without a word (a killed process)", async () => {
-    const [a, b] = [await open(), await open()];
-    expect(await a.leads()).toBe(true);
-    expect(await b.leads()).toBe(false);
-    const { databaseUrl, schema } = t.options();
-    // The session holding this schema's lead, as PostgreSQL ends it when its client vanishes.
-    const ended = await withClient(databaseUrl as string, (c) =>
-      c.query(
-        `select pg_terminate_backend(pid) from pg_locks
+  if (t.engine === "postgres")
+    it("passes on when the holder's session ends without a word (a killed process)", async () => {
+      const [a, b] = [await open(), await open()];
+      expect(await a.leads()).toBe(true);
+      expect(await b.leads()).toBe(false);
+      const { databaseUrl, schema } = t.options();
+      // The session holding this schema's lead, as PostgreSQL ends it when its client vanishes.
+      const ended = await withClient(databaseUrl as string, (c) =>
+        c.query(
+          `select pg_terminate_backend(pid) from pg_locks
           where locktype = 'advisory' and granted and database = (select oid from pg_database where datname = current_database())
             and classid = 1095909970 and objid::bigint = (hashtext($1)::bigint & 4294967295)`,
-        [schema],
-      ),
-    );
-    expect(ended.rowCount).toBe(1);
-    expect(await b.leads()).toBe(true);
-    expect(await a.leads()).toBe(false);
-  });
+          [schema],
+        ),
+      );
+      expect(ended.rowCount).toBe(1);
+      expect(await b.leads()).toBe(true);
+      expect(await a.leads()).toBe(false);
+    });
 
-  if (t.engine === "postgres") it("is a lead per schema: installations side by side in one database each have theirs", async () => {
-    const a = await open();
-    const other = await open(await t.freshLocation());
-    expect(await a.leads()).toBe(true);
-    expect(await other.leads()).toBe(true);
-  });
+  if (t.engine === "postgres")
+    it("is a lead per schema: installations side by side in one database each have theirs", async () => {
+      const a = await open();
+      const other = await open(await t.freshLocation());
+      expect(await a.leads()).toBe(true);
+      expect(await other.leads()).toBe(true);
+    });
 });

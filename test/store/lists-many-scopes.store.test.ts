@@ -38,7 +38,17 @@ const otherTeams = Array.from({ length: 3 }, (_, i) => childUid(OTHER_ORG, 0x200
 const repoOf = (groupUid: string) => childUid(groupUid, 0x7e);
 
 function tag(uid: string, time: number, deleted = false): TagState {
-  return { uid, repoUid: uid.slice(0, uid.lastIndexOf("/")), name: `t-${uid.slice(-4)}`, digest: DIGEST, createTime: time, updateTime: time, eventTime: time, deleteTime: deleted ? time : null, deleted };
+  return {
+    uid,
+    repoUid: uid.slice(0, uid.lastIndexOf("/")),
+    name: `t-${uid.slice(-4)}`,
+    digest: DIGEST,
+    createTime: time,
+    updateTime: time,
+    eventTime: time,
+    deleteTime: deleted ? time : null,
+    deleted,
+  };
 }
 
 type Filter = { uidp: { descendantsOf?: string }; visibleUnder: readonly string[] };
@@ -83,7 +93,10 @@ const kinds: Kind[] = [
     sortValue: repoSortValue as Kind["sortValue"],
     raw(groupUid, n) {
       const uid = childUid(groupUid, n);
-      return { uid, statement: `insert into repos (uid, parent_uid, name, description, create_time, update_time) values ('${uid}', '${groupUid}', 'raw-${n}', '', ${T}, ${T})` };
+      return {
+        uid,
+        statement: `insert into repos (uid, parent_uid, name, description, create_time, update_time) values ('${uid}', '${groupUid}', 'raw-${n}', '', ${T}, ${T})`,
+      };
     },
   },
   {
@@ -184,7 +197,10 @@ const orders: OrderKey[][] = [[key("create_time"), key("uid")], [key("uid", true
 function expected(filter: Filter, order: readonly OrderKey[], rows: readonly Row[]): string[] {
   const under = filter.uidp.descendantsOf;
   const seen = rows.filter(
-    (r) => r.live && (under === undefined || r.uid.startsWith(`${under}/`)) && (r.everyone === true || filter.visibleUnder.some((s) => isSelfOrDescendant(r.uid, s))),
+    (r) =>
+      r.live &&
+      (under === undefined || r.uid.startsWith(`${under}/`)) &&
+      (r.everyone === true || filter.visibleUnder.some((s) => isSelfOrDescendant(r.uid, s))),
   );
   return uids(sortedBy(seen, order, (r, field) => (field === "uid" ? r.uid : r.createTime)));
 }
@@ -194,7 +210,12 @@ describeEachEngine("lists of rows visible where they lie, callers with many scop
   const rows = new Map<string, Row[]>(kinds.map((k) => [k.name, []]));
 
   beforeAll(async () => {
-    for (const g of [group(ORG, "org"), group(OTHER_ORG, "other"), ...teams.map((u, i) => group(u, `team-${i}`)), ...otherTeams.map((u, i) => group(u, `o-${i}`))]) {
+    for (const g of [
+      group(ORG, "org"),
+      group(OTHER_ORG, "other"),
+      ...teams.map((u, i) => group(u, `team-${i}`)),
+      ...otherTeams.map((u, i) => group(u, `o-${i}`)),
+    ]) {
       await store().groups.insert(g);
     }
     for (const team of [...teams, ...otherTeams]) {
@@ -202,7 +223,8 @@ describeEachEngine("lists of rows visible where they lie, callers with many scop
       rows.get("repos")?.push({ uid: repoOf(team), createTime: T, live: true, name: "holder" });
     }
     // The built-in roles, which every caller sees.
-    for (const r of await store().roles.list({ uidp: { inRoot: true } }, window([key("uid")]))) rows.get("roles")?.push({ uid: r.uid, createTime: r.createTime, live: true, everyone: true, name: r.name });
+    for (const r of await store().roles.list({ uidp: { inRoot: true } }, window([key("uid")])))
+      rows.get("roles")?.push({ uid: r.uid, createTime: r.createTime, live: true, everyone: true, name: r.name });
     expect(rows.get("roles")?.length).toBeGreaterThan(0);
     let n = 0x1000;
     for (const kind of kinds) {
@@ -219,32 +241,51 @@ describeEachEngine("lists of rows visible where they lie, callers with many scop
   describe.each(kinds.map((kind) => ({ kind, name: kind.name })))("$name", ({ kind }) => {
     const all = () => rows.get(kind.name) ?? [];
 
-    it.each(Object.entries(callers).map(([name, scopes]) => ({ name, scopes })))("pages and counts of the $name caller reproduce the filter over every row", async ({ scopes }) => {
-      for (const filter of [{ uidp: { descendantsOf: ORG }, visibleUnder: scopes }, { uidp: {}, visibleUnder: scopes }]) {
-        for (const order of orders) {
-          const want = expected(filter, order, all());
-          for (const size of [1, 7, 50]) expect(await pageThrough((w) => kind.list(store(), filter, w), order, size, kind.sortValue)).toEqual(want);
+    it.each(Object.entries(callers).map(([name, scopes]) => ({ name, scopes })))(
+      "pages and counts of the $name caller reproduce the filter over every row",
+      async ({ scopes }) => {
+        for (const filter of [
+          { uidp: { descendantsOf: ORG }, visibleUnder: scopes },
+          { uidp: {}, visibleUnder: scopes },
+        ]) {
+          for (const order of orders) {
+            const want = expected(filter, order, all());
+            for (const size of [1, 7, 50])
+              expect(await pageThrough((w) => kind.list(store(), filter, w), order, size, kind.sortValue)).toEqual(want);
+          }
+          const want = expected(filter, orders[0] as OrderKey[], all()).length;
+          expect(await kind.count(store(), filter)).toBe(want);
+          expect(await kind.count(store(), filter)).toBe(want);
         }
-        const want = expected(filter, orders[0] as OrderKey[], all()).length;
-        expect(await kind.count(store(), filter)).toBe(want);
-        expect(await kind.count(store(), filter)).toBe(want);
-      }
-    });
+      },
+    );
 
     it("pages and counts narrow filters (children of a team, a name) as the filter over every row", async () => {
       const team = teams[3] as string;
       const parent = kind.name === "tags" ? repoOf(team) : team;
       // A name some row under the team has (invites have none: a parent filter only), and for
       // repos also the name every team's holder repo has.
-      const names = kind.name === "invites" ? [] : [all().find((r) => r.uid.startsWith(`${team}/`) && r.live)?.name ?? "", ...(kind.name === "repos" ? ["holder"] : [])];
+      const names =
+        kind.name === "invites"
+          ? []
+          : [all().find((r) => r.uid.startsWith(`${team}/`) && r.live)?.name ?? "", ...(kind.name === "repos" ? ["holder"] : [])];
       for (const scopes of Object.values(callers)) {
         const filters: [Record<string, unknown>, (r: Row) => boolean][] = [
           [{ uidp: { childrenOf: parent } }, (r) => r.uid.slice(0, r.uid.lastIndexOf("/")) === parent],
-          ...names.map((name): [Record<string, unknown>, (r: Row) => boolean] => [{ uidp: { descendantsOf: ORG }, name }, (r) => r.uid.startsWith(`${ORG}/`) && r.name === name]),
+          ...names.map((name): [Record<string, unknown>, (r: Row) => boolean] => [
+            { uidp: { descendantsOf: ORG }, name },
+            (r) => r.uid.startsWith(`${ORG}/`) && r.name === name,
+          ]),
         ];
         for (const [extra, matches] of filters) {
           const filter = { ...extra, visibleUnder: scopes } as Filter;
-          const want = uids(sortedBy(all().filter((r) => r.live && matches(r) && (r.everyone === true || scopes.some((s) => isSelfOrDescendant(r.uid, s)))), [key("uid")], (r, f) => (f === "uid" ? r.uid : r.createTime)));
+          const want = uids(
+            sortedBy(
+              all().filter((r) => r.live && matches(r) && (r.everyone === true || scopes.some((s) => isSelfOrDescendant(r.uid, s)))),
+              [key("uid")],
+              (r, f) => (f === "uid" ? r.uid : r.createTime),
+            ),
+          );
           expect(await pageThrough((w) => kind.list(store(), filter, w), [key("uid")], 7, kind.sortValue)).toEqual(want);
           expect(await kind.count(store(), filter)).toBe(want.length);
         }
@@ -264,7 +305,9 @@ describeEachEngine("lists of rows visible where they lie, callers with many scop
       await kind.remove(store(), inside);
       inside.live = false;
       expect(await kind.count(store(), filter)).toBe(countNow());
-      expect(await pageThrough((w) => kind.list(store(), filter, w), [key("uid")], 50, kind.sortValue)).toEqual(expected(filter, [key("uid")], all()));
+      expect(await pageThrough((w) => kind.list(store(), filter, w), [key("uid")], 50, kind.sortValue)).toEqual(
+        expected(filter, [key("uid")], all()),
+      );
     });
   });
 

@@ -46,25 +46,41 @@ const NAMED = ["name", "create_time", "update_time"];
 const resources: Resource[] = [
   {
     name: "identities",
-    seed: (s) => insertAll(indexes(RECORDS).map((i) => identity(nth(i).uid, nth(i).name, nth(i).times)), (r) => s.identities.insert(r)),
+    seed: (s) =>
+      insertAll(
+        indexes(RECORDS).map((i) => identity(nth(i).uid, nth(i).name, nth(i).times)),
+        (r) => s.identities.insert(r),
+      ),
     lister: (s) => s.identities,
     fields: NAMED,
   },
   {
     name: "roles",
-    seed: (s) => insertAll(indexes(RECORDS).map((i) => role(nth(i).uid, nth(i).name, [], nth(i).times)), (r) => s.roles.insert(r)),
+    seed: (s) =>
+      insertAll(
+        indexes(RECORDS).map((i) => role(nth(i).uid, nth(i).name, [], nth(i).times)),
+        (r) => s.roles.insert(r),
+      ),
     lister: (s) => s.roles,
     fields: NAMED,
   },
   {
     name: "identity providers",
-    seed: (s) => insertAll(indexes(RECORDS).map((i) => provider(nth(i).uid, nth(i).name, VIEWER, nth(i).times)), (r) => s.identityProviders.insert(r)),
+    seed: (s) =>
+      insertAll(
+        indexes(RECORDS).map((i) => provider(nth(i).uid, nth(i).name, VIEWER, nth(i).times)),
+        (r) => s.identityProviders.insert(r),
+      ),
     lister: (s) => s.identityProviders,
     fields: NAMED,
   },
   {
     name: "account associations",
-    seed: (s) => insertAll(indexes(GROUPS.length).map((i) => association(nth(i).parent, nth(i).name, nth(i).times)), (r) => s.accountAssociations.insert(r)),
+    seed: (s) =>
+      insertAll(
+        indexes(GROUPS.length).map((i) => association(nth(i).parent, nth(i).name, nth(i).times)),
+        (r) => s.accountAssociations.insert(r),
+      ),
     lister: (s) => s.accountAssociations,
     fields: NAMED,
   },
@@ -81,8 +97,9 @@ const resources: Resource[] = [
   {
     name: "role bindings",
     seed: (s) =>
-      insertAll(indexes(RECORDS).map((i) => binding(nth(i).uid, rootUid(0x1000 + i), i % 2 ? OWNER : VIEWER, nth(i).times.createTime)), (r) =>
-        s.bindings.insert(r),
+      insertAll(
+        indexes(RECORDS).map((i) => binding(nth(i).uid, rootUid(0x1000 + i), i % 2 ? OWNER : VIEWER, nth(i).times.createTime)),
+        (r) => s.bindings.insert(r),
       ),
     lister: (s) => s.bindings,
     fields: ["create_time"],
@@ -91,7 +108,14 @@ const resources: Resource[] = [
 
 /** Each field both ways with the uid after it, the uid alone, and the first two fields in mixed directions. */
 function ordersOf(fields: string[]): OrderKey[][] {
-  const orders = [[key("uid")], [key("uid", true)], ...fields.flatMap((f) => [[key(f), key("uid")], [key(f, true), key("uid", true)]])];
+  const orders = [
+    [key("uid")],
+    [key("uid", true)],
+    ...fields.flatMap((f) => [
+      [key(f), key("uid")],
+      [key(f, true), key("uid", true)],
+    ]),
+  ];
   const [first, second] = fields;
   if (first !== undefined && second !== undefined) orders.push([key(first, true), key(second), key("uid")]);
   return orders;

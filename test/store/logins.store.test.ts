@@ -50,7 +50,12 @@ describeEachEngine("login store", (t) => {
 
   describe("attempts", () => {
     it("stores an attempt with every field and gives it out once", async () => {
-      const a = attempt("once", { providerUid: `${"b".repeat(40)}/0123456789abcdef`, inviteCodeHash: "f".repeat(64), organizationUid: "b".repeat(40), deviceCodeHash: "d".repeat(64) });
+      const a = attempt("once", {
+        providerUid: `${"b".repeat(40)}/0123456789abcdef`,
+        inviteCodeHash: "f".repeat(64),
+        organizationUid: "b".repeat(40),
+        deviceCodeHash: "d".repeat(64),
+      });
       expect(await logins().insertAttempt(a, within())).toBe("stored");
       expect(await logins().takeAttempt("once", NOW + 1)).toEqual(a);
       expect(await logins().takeAttempt("once", NOW + 1)).toBeUndefined();
@@ -66,7 +71,8 @@ describeEachEngine("login store", (t) => {
 
     it("refuses an attempt past the bound of live ones, counting no expired one", async () => {
       const later = NOW + 10_000_000;
-      for (const s of ["l1", "l2", "l3"]) expect(await logins().insertAttempt(attempt(s, { createTime: later, expireTime: later + 5 }), within(3))).toBe("stored");
+      for (const s of ["l1", "l2", "l3"])
+        expect(await logins().insertAttempt(attempt(s, { createTime: later, expireTime: later + 5 }), within(3))).toBe("stored");
       expect(await logins().insertAttempt(attempt("l4", { createTime: later, expireTime: later + 5 }), within(3))).toBe("server");
       expect(await logins().takeAttempt("l4", later)).toBeUndefined();
       // Once the three have expired, they are swept and count no more.
@@ -79,7 +85,10 @@ describeEachEngine("login store", (t) => {
       const later = NOW + 20_000_000;
       const limits = { live: 100, perAddress: 2, perOrganization: 3 };
       const at = (s: string, address: string, organizationUid: string) =>
-        logins().insertAttempt(attempt(s, { createTime: later, expireTime: later + 5, addressHash: address.repeat(64), organizationUid }), limits);
+        logins().insertAttempt(
+          attempt(s, { createTime: later, expireTime: later + 5, addressHash: address.repeat(64), organizationUid }),
+          limits,
+        );
       const [orgA, orgB] = ["c".repeat(40), "d".repeat(40)];
       expect([await at("p1", "1", orgA), await at("p2", "1", orgB)]).toEqual(["stored", "stored"]);
       // The address has two in progress: a third is refused, for any organization.

@@ -12,9 +12,19 @@ const pgError = (code: string, message: string) => Object.assign(new Error(messa
 describe("anotherSchemaDropped", () => {
   it.each([
     { name: "another schema gone", error: pgError("3F000", 'schema "theirs" does not exist'), ours: "arbor", want: true },
-    { name: "a table of another schema gone", error: pgError("42P01", 'relation "theirs.advisories" does not exist'), ours: "arbor", want: true },
+    {
+      name: "a table of another schema gone",
+      error: pgError("42P01", 'relation "theirs.advisories" does not exist'),
+      ours: "arbor",
+      want: true,
+    },
     { name: "our own schema gone", error: pgError("3F000", 'schema "arbor" does not exist'), ours: "arbor", want: false },
-    { name: "a table of our own schema gone", error: pgError("42P01", 'relation "arbor.groups" does not exist'), ours: "arbor", want: false },
+    {
+      name: "a table of our own schema gone",
+      error: pgError("42P01", 'relation "arbor.groups" does not exist'),
+      ours: "arbor",
+      want: false,
+    },
     { name: "an unqualified table", error: pgError("42P01", 'relation "groups" does not exist'), ours: "arbor", want: false },
     { name: "any other failure", error: pgError("42601", "syntax error"), ours: "arbor", want: false },
     { name: "not an error at all", error: "oops", ours: undefined, want: false },

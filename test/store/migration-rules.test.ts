@@ -15,14 +15,18 @@ const MIGRATIONS = join(import.meta.dirname, "../../src/store/migrations");
 const RULES: { why: string; test: (statement: string) => boolean }[] = [
   { why: "drops a table", test: (s) => /\.dropTable\(|\bdrop\s+table\b/i.test(s) },
   { why: "drops a column", test: (s) => /\.dropColumn\(|\bdrop\s+column\b/i.test(s) },
-  { why: "renames a table or column", test: (s) => /\.renameColumn\(|\.renameTo\(|\brename\s+(column\s+)?\w+\s+to\b|\brename\s+to\b/i.test(s) },
+  {
+    why: "renames a table or column",
+    test: (s) => /\.renameColumn\(|\.renameTo\(|\brename\s+(column\s+)?\w+\s+to\b|\brename\s+to\b/i.test(s),
+  },
   {
     why: "changes a column's type, nullability or default",
     test: (s) => /\.alterColumn\(|\balter\s+column\b|\bmodify\s+column\b/i.test(s),
   },
   {
     why: "adds a NOT NULL column without a default",
-    test: (s) => isAlter(s) && /addColumn\(|\badd\s+column\b/i.test(s) && /notNull\(\)|\bnot\s+null\b/i.test(s) && !/defaultTo\(|\bdefault\b/i.test(s),
+    test: (s) =>
+      isAlter(s) && /addColumn\(|\badd\s+column\b/i.test(s) && /notNull\(\)|\bnot\s+null\b/i.test(s) && !/defaultTo\(|\bdefault\b/i.test(s),
   },
 ];
 

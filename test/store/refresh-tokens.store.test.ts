@@ -9,7 +9,14 @@ import { describeEachEngine } from "../support/engines.js";
 const NOW = 1_800_000_000_000;
 
 function family(uid: string, more: Partial<RefreshFamilyRecord> = {}): RefreshFamilyRecord {
-  return { uid, identityUid: "a".repeat(40), actor: { iss: "https://login.example", sub: "alice" }, createTime: NOW, expireTime: NOW + 1_000_000, ...more };
+  return {
+    uid,
+    identityUid: "a".repeat(40),
+    actor: { iss: "https://login.example", sub: "alice" },
+    createTime: NOW,
+    expireTime: NOW + 1_000_000,
+    ...more,
+  };
 }
 
 describeEachEngine("refresh token store", (t) => {

@@ -45,10 +45,18 @@ describeEachEngine("registry path bindings", (t) => {
     const [org, other] = [rootUid(0x20), rootUid(0x21)];
     await bind({ path: "orgb", groupUid: org });
     const reserved = [Code.FAILED_PRECONDITION, "REGISTRY_PATH_RESERVED"];
-    expect(await refusal(bind({ path: "orgb", groupUid: other }))).toEqual([...reserved, "orgb", "Precondition failed: registry path orgb is reserved by another group"]);
+    expect(await refusal(bind({ path: "orgb", groupUid: other }))).toEqual([
+      ...reserved,
+      "orgb",
+      "Precondition failed: registry path orgb is reserved by another group",
+    ]);
     expect(await refusal(bind({ path: "orgc", groupUid: org }))).toEqual([...reserved, "orgc", expect.any(String)]);
     // The transaction went back whole: nothing of the refused claim stays.
-    expect(await refusal(bind({ path: "orgd", groupUid: other }, { path: "orgb", groupUid: other }))).toEqual([...reserved, "orgb", expect.any(String)]);
+    expect(await refusal(bind({ path: "orgd", groupUid: other }, { path: "orgb", groupUid: other }))).toEqual([
+      ...reserved,
+      "orgb",
+      expect.any(String),
+    ]);
     expect(await paths().lookup({ groups: [other], paths: ["orgc", "orgd"] })).toEqual([]);
   });
 
@@ -65,7 +73,9 @@ describeEachEngine("registry path bindings", (t) => {
     for (let round = 0; round < 5; round++) {
       const path = `contested${round}`;
       const claimants = [rootUid(0x40 + 2 * round), rootUid(0x41 + 2 * round)];
-      const results = await Promise.allSettled(claimants.map((groupUid) => bind({ path: "shared-org", groupUid: rootUid(0x3f) }, { path, groupUid })));
+      const results = await Promise.allSettled(
+        claimants.map((groupUid) => bind({ path: "shared-org", groupUid: rootUid(0x3f) }, { path, groupUid })),
+      );
       expect(results.map((r) => r.status).sort(), path).toEqual(["fulfilled", "rejected"]);
       const [held] = await paths().lookup({ paths: [path] });
       expect(claimants.indexOf(held?.groupUid ?? "")).toBe(results.findIndex((r) => r.status === "fulfilled"));
@@ -83,12 +93,29 @@ describeEachEngine("registry path bindings of repos made before them", (t) => {
       const org = rootUid(0x50);
       const [team, idle, spaced] = [childUid(org, 1), childUid(org, 2), childUid(org, 3)];
       const [deep, under] = [childUid(team, 1), childUid(spaced, 1)];
-      for (const [uid, name] of [[org, "acme"], [team, "team"], [idle, "idle"], [spaced, "with space"], [deep, "deep"], [under, "under"]] as const) {
+      for (const [uid, name] of [
+        [org, "acme"],
+        [team, "team"],
+        [idle, "idle"],
+        [spaced, "with space"],
+        [deep, "deep"],
+        [under, "under"],
+      ] as const) {
         const parent = uid === org ? "null" : `'${uid.slice(0, uid.lastIndexOf("/"))}'`;
-        await execRaw(older, `insert into groups (uid, parent_uid, name, description, create_time, update_time) values ('${uid}', ${parent}, '${name}', '', 1, 1)`);
+        await execRaw(
+          older,
+          `insert into groups (uid, parent_uid, name, description, create_time, update_time) values ('${uid}', ${parent}, '${name}', '', 1, 1)`,
+        );
       }
-      for (const [parent, n] of [[deep, 1], [deep, 2], [under, 1]] as const) {
-        await execRaw(older, `insert into repos (uid, parent_uid, name, description, create_time, update_time) values ('${childUid(parent, n)}', '${parent}', 'r${n}', '', 1, 1)`);
+      for (const [parent, n] of [
+        [deep, 1],
+        [deep, 2],
+        [under, 1],
+      ] as const) {
+        await execRaw(
+          older,
+          `insert into repos (uid, parent_uid, name, description, create_time, update_time) values ('${childUid(parent, n)}', '${parent}', 'r${n}', '', 1, 1)`,
+        );
       }
       const reopened = await createStore(options);
       try {

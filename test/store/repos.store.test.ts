@@ -64,7 +64,10 @@ describeEachEngine("repo and tag stores", (t) => {
 
     it("updates the description and time; touch only moves the time forward", async () => {
       const uid = childUid(team, 1);
-      expect(await repos().update(uid, { description: "web server" }, 5_000)).toMatchObject({ description: "web server", updateTime: 5_000 });
+      expect(await repos().update(uid, { description: "web server" }, 5_000)).toMatchObject({
+        description: "web server",
+        updateTime: 5_000,
+      });
       expect(await repos().touch(uid, 4_000)).toBe(true);
       expect((await repos().get(uid))?.updateTime).toBe(5_000);
       expect(await repos().touch(uid, 6_000)).toBe(true);
@@ -77,7 +80,9 @@ describeEachEngine("repo and tag stores", (t) => {
       await expect(t.store().groups.delete(other)).rejects.toMatchObject({
         code: Code.FAILED_PRECONDITION,
         message: "Precondition failed: cannot delete group with child repos",
-        details: { preconditionViolations: [{ type: "RESOURCE_NOT_EMPTY", subject: other, description: "cannot delete group with child repos" }] },
+        details: {
+          preconditionViolations: [{ type: "RESOURCE_NOT_EMPTY", subject: other, description: "cannot delete group with child repos" }],
+        },
       });
       expect(await repos().delete(childUid(other, 2))).toBe(true);
       expect(await repos().delete(childUid(other, 2))).toBe(false);
@@ -96,7 +101,14 @@ describeEachEngine("repo and tag stores", (t) => {
       const latest = tag(childUid(nginx, 1), "latest", D1, 2_000);
       await tags().insert(latest);
       expect(await tags().state(nginx, "latest")).toEqual(latest);
-      expect(await tags().get(latest.uid)).toEqual({ uid: latest.uid, repoUid: nginx, name: "latest", digest: D1, createTime: 2_000, updateTime: 2_000 });
+      expect(await tags().get(latest.uid)).toEqual({
+        uid: latest.uid,
+        repoUid: nginx,
+        name: "latest",
+        digest: D1,
+        createTime: 2_000,
+        updateTime: 2_000,
+      });
       await tags().replace({ ...latest, deleted: true, deleteTime: 3_000, updateTime: 3_000 });
       expect(await tags().get(latest.uid)).toBeUndefined();
       expect(await tags().state(nginx, "latest")).toEqual({ ...latest, deleted: true, deleteTime: 3_000, updateTime: 3_000 });
@@ -199,7 +211,14 @@ describeEachEngine("repo and tag stores", (t) => {
       expect(uids(await repos().list(repoFilter, window(order)))).toEqual(want);
       expect(await pageThrough((w) => repos().list(repoFilter, w), order, 5, repoSortValue)).toEqual(want);
       const wantTags = uids(sortedBy(allTags, order, (r, f) => tagSortValue(r, f)));
-      expect(await pageThrough((w) => tags().list(repoFilter, w), order, 7, (r, f) => tagSortValue(r, f))).toEqual(wantTags);
+      expect(
+        await pageThrough(
+          (w) => tags().list(repoFilter, w),
+          order,
+          7,
+          (r, f) => tagSortValue(r, f),
+        ),
+      ).toEqual(wantTags);
     });
   });
 });

@@ -29,7 +29,12 @@ describeEachEngine("role store", (t) => {
   const roles = () => t.store().roles;
 
   beforeAll(async () => {
-    for (const [uid, name] of [[ORG, "org"], [TEAM, "team"], [OTHER, "other"]] as const) await t.store().groups.insert(group(uid, name));
+    for (const [uid, name] of [
+      [ORG, "org"],
+      [TEAM, "team"],
+      [OTHER, "other"],
+    ] as const)
+      await t.store().groups.insert(group(uid, name));
   });
 
   it("holds the built-in roles as rows without a parent or stored capabilities", async () => {
@@ -114,7 +119,11 @@ describeEachEngine("role store", (t) => {
 
     it.each([
       { name: "bound", r: bound, description: "cannot delete a role that is bound" },
-      { name: "some provider's default", r: defaulted, description: "cannot delete a role that is the default role of an identity provider" },
+      {
+        name: "some provider's default",
+        r: defaulted,
+        description: "cannot delete a role that is the default role of an identity provider",
+      },
       { name: "bound and a default", r: both, description: "cannot delete a role that is bound" },
     ])("refuses a role that is $name as RESOURCE_IN_USE", async ({ r, description }) => {
       await expect(roles().delete(r.uid)).rejects.toMatchObject(inUse(r.uid, description));
@@ -169,7 +178,12 @@ describeEachEngine("role store lists", (t) => {
   const custom = (...names: Name[]) => names.map((n) => fixture[n].uid);
 
   beforeAll(async () => {
-    for (const [uid, name] of [[ORG, "org"], [TEAM, "team"], [OTHER, "other"]] as const) await t.store().groups.insert(group(uid, name));
+    for (const [uid, name] of [
+      [ORG, "org"],
+      [TEAM, "team"],
+      [OTHER, "other"],
+    ] as const)
+      await t.store().groups.insert(group(uid, name));
     for (const r of Object.values(fixture)) await roles().insert(r);
   });
 
@@ -177,13 +191,25 @@ describeEachEngine("role store lists", (t) => {
     { name: "everything", filter: { uidp: {} }, want: [...BUILTINS, ...custom("orgAdmin", "teamAdmin", "teamOwner", "otherAdmin")] },
     { name: "the root: the built-in roles", filter: { uidp: { inRoot: true } }, want: BUILTINS },
     { name: "the root, even seeing nothing", filter: { uidp: { inRoot: true }, visibleUnder: [] }, want: BUILTINS },
-    { name: "visibility of a group: its roles and the built-in ones", filter: { uidp: {}, visibleUnder: [TEAM] }, want: [...BUILTINS, ...custom("teamAdmin", "teamOwner")] },
+    {
+      name: "visibility of a group: its roles and the built-in ones",
+      filter: { uidp: {}, visibleUnder: [TEAM] },
+      want: [...BUILTINS, ...custom("teamAdmin", "teamOwner")],
+    },
     { name: "visibility of nothing: the built-in roles", filter: { uidp: {}, visibleUnder: [] }, want: BUILTINS },
     { name: "children of a group", filter: { uidp: { childrenOf: TEAM } }, want: custom("teamAdmin", "teamOwner") },
-    { name: "descendants of an organization", filter: { uidp: { descendantsOf: ORG } }, want: custom("orgAdmin", "teamAdmin", "teamOwner") },
+    {
+      name: "descendants of an organization",
+      filter: { uidp: { descendantsOf: ORG } },
+      want: custom("orgAdmin", "teamAdmin", "teamOwner"),
+    },
     { name: "a name held by a built-in and a custom role", filter: { uidp: {}, name: "owner" }, want: [OWNER, ...custom("teamOwner")] },
     { name: "a name, visible in another subtree", filter: { uidp: {}, name: "admin", visibleUnder: [OTHER] }, want: custom("otherAdmin") },
-    { name: "ids, visible in a group", filter: { uidp: { ids: [VIEWER, ...custom("orgAdmin", "teamAdmin")] }, visibleUnder: [TEAM] }, want: [VIEWER, ...custom("teamAdmin")] },
+    {
+      name: "ids, visible in a group",
+      filter: { uidp: { ids: [VIEWER, ...custom("orgAdmin", "teamAdmin")] }, visibleUnder: [TEAM] },
+      want: [VIEWER, ...custom("teamAdmin")],
+    },
   ];
 
   it.each(cases)("by $name", async ({ filter, want }) => {

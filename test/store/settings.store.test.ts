@@ -76,7 +76,10 @@ describeEachEngine("settings store", (t) => {
       await execRaw(t, `insert into settings (name, value) values ('legacy', 'plain-old')`);
       expect(await rotated.settings.resealSecrets()).toBeGreaterThanOrEqual(2);
       expect(await rotated.settings.resealSecrets()).toBe(0);
-      for (const [name, plain] of [["legacy", "plain-old"], ["older", "of-the-old-key"]] as const) {
+      for (const [name, plain] of [
+        ["legacy", "plain-old"],
+        ["older", "of-the-old-key"],
+      ] as const) {
         const value = await stored(name);
         expect(value).toMatch(/^enc:v1:/);
         expect(() => TEST_SECRETS.open(value)).toThrow();

@@ -62,11 +62,12 @@ describeEachEngine("store", (t) => {
   });
 
   // The test database may well have a C locale already, so the ordering tests alone cannot tell.
-  if (t.engine === "postgres") it("compares uids and names byte-wise on PostgreSQL, whatever the locale", async () => {
-    const { databaseUrl = "", schema } = t.options();
-    const { rows } = await withClient(databaseUrl, (c) =>
-      c.query<{ column: string; collation: string | null }>(
-        `select table_name || '.' || column_name as column, collation_name as collation
+  if (t.engine === "postgres")
+    it("compares uids and names byte-wise on PostgreSQL, whatever the locale", async () => {
+      const { databaseUrl = "", schema } = t.options();
+      const { rows } = await withClient(databaseUrl, (c) =>
+        c.query<{ column: string; collation: string | null }>(
+          `select table_name || '.' || column_name as column, collation_name as collation
            from information_schema.columns
           where table_schema = $1 and data_type = 'text' and table_name not like 'kysely%'
             and column_name not in ('description', 'private_jwk', 'public_jwk', 'value', 'capabilities', 'relationship',
@@ -76,61 +77,118 @@ describeEachEngine("store", (t) => {
             and table_name || '.' || column_name not in ('identity_providers.issuer', 'login_attempts.issuer', 'device_authorizations.issuer',
                                                          'device_authorizations.denial')
           order by 1`,
-        [schema],
-      ),
-    );
-    // Free text and JSON are left out above; everything compared or ordered is here.
-    expect(rows.map((r) => r.column)).toEqual([
-      "account_associations.name", "account_associations.uid",
-      "advisories.uid", "advisory_aliases.advisory_uid", "advisory_aliases.alias",
-      "advisory_feed_cursors.boundary_ids", "advisory_feed_cursors.feed", "advisory_feed_cursors.modified",
-      "advisory_packages.advisory_uid", "advisory_packages.ecosystem", "advisory_packages.ecosystem_base", "advisory_packages.name",
-      "audit_event_counts.group_uid", "audit_event_counts.key",
-      "audit_events.action", "audit_events.actor_uid", "audit_events.group_uid", "audit_events.method", "audit_events.resource_type",
-      "audit_events.resource_uid", "audit_events.root_uid", "audit_events.uid",
-      "authz_identity_generations.identity_uid",
-      "device_authorizations.address_hash", "device_authorizations.device_code_hash", "device_authorizations.identity_uid",
-      "device_authorizations.invite_code_hash", "device_authorizations.organization_uid", "device_authorizations.provider_uid",
-      "device_authorizations.state", "device_authorizations.user_code_hash",
-      "group_descendant_counts.ancestor_uid",
-      "group_invites.code_hash", "group_invites.key_id", "group_invites.parent_uid", "group_invites.role_uid", "group_invites.uid",
-      "groups.name", "groups.parent_uid", "groups.uid",
-      "identities.issuer", "identities.name", "identities.parent_uid", "identities.subject", "identities.uid",
-      "identity_providers.default_role", "identity_providers.name", "identity_providers.parent_uid", "identity_providers.uid",
-      "list_changes.row_uid", "list_changes.scope_uid", "list_changes.table_name",
-      "login_attempts.address_hash", "login_attempts.device_code_hash", "login_attempts.invite_code_hash", "login_attempts.organization_uid", "login_attempts.provider_uid",
-      "login_attempts.state_hash",
-      "login_codes.code_hash", "login_codes.identity_uid",
-      "manifest_deletes.digest", "manifest_deletes.repo_uid",
-      "organization_members.organization_uid", "organization_members.person_uid",
-      "refresh_families.identity_uid", "refresh_families.uid",
-      "refresh_tokens.family_uid", "refresh_tokens.token_hash",
-      "registry_paths.group_uid", "registry_paths.path",
-      "repos.name", "repos.parent_uid", "repos.uid",
-      "role_bindings.group_uid", "role_bindings.identity_uid", "role_bindings.role_uid", "role_bindings.uid",
-      "roles.name", "roles.parent_uid", "roles.uid",
-      "settings.name", "signing_keys.kid",
-      "tags.digest", "tags.name", "tags.repo_uid", "tags.uid",
-    ]);
-    expect(new Set(rows.map((r) => r.collation))).toEqual(new Set(["C"]));
-  });
-
-  if (t.engine === "postgres") it("keeps its tables in the connection's own schema when given none", async () => {
-    const { databaseUrl = "", schema = "" } = await t.freshLocation();
-    await withClient(databaseUrl, (c) => c.query(`create schema ${schema}`));
-    const url = new URL(databaseUrl);
-    url.searchParams.set("options", `-c search_path=${schema}`);
-    const opened = await createStore({ databaseUrl: url.href, dataDir: "unused" });
-    try {
-      await opened.groups.insert(group(rootUid(8), "in its own schema"));
-      const { rows } = await withClient(databaseUrl, (c) =>
-        c.query(`select table_schema from information_schema.tables where table_name = 'groups' and table_schema = $1`, [schema]),
+          [schema],
+        ),
       );
-      expect(rows).toHaveLength(1);
-    } finally {
-      await opened.close();
-    }
-  });
+      // Free text and JSON are left out above; everything compared or ordered is here.
+      expect(rows.map((r) => r.column)).toEqual([
+        "account_associations.name",
+        "account_associations.uid",
+        "advisories.uid",
+        "advisory_aliases.advisory_uid",
+        "advisory_aliases.alias",
+        "advisory_feed_cursors.boundary_ids",
+        "advisory_feed_cursors.feed",
+        "advisory_feed_cursors.modified",
+        "advisory_packages.advisory_uid",
+        "advisory_packages.ecosystem",
+        "advisory_packages.ecosystem_base",
+        "advisory_packages.name",
+        "audit_event_counts.group_uid",
+        "audit_event_counts.key",
+        "audit_events.action",
+        "audit_events.actor_uid",
+        "audit_events.group_uid",
+        "audit_events.method",
+        "audit_events.resource_type",
+        "audit_events.resource_uid",
+        "audit_events.root_uid",
+        "audit_events.uid",
+        "authz_identity_generations.identity_uid",
+        "device_authorizations.address_hash",
+        "device_authorizations.device_code_hash",
+        "device_authorizations.identity_uid",
+        "device_authorizations.invite_code_hash",
+        "device_authorizations.organization_uid",
+        "device_authorizations.provider_uid",
+        "device_authorizations.state",
+        "device_authorizations.user_code_hash",
+        "group_descendant_counts.ancestor_uid",
+        "group_invites.code_hash",
+        "group_invites.key_id",
+        "group_invites.parent_uid",
+        "group_invites.role_uid",
+        "group_invites.uid",
+        "groups.name",
+        "groups.parent_uid",
+        "groups.uid",
+        "identities.issuer",
+        "identities.name",
+        "identities.parent_uid",
+        "identities.subject",
+        "identities.uid",
+        "identity_providers.default_role",
+        "identity_providers.name",
+        "identity_providers.parent_uid",
+        "identity_providers.uid",
+        "list_changes.row_uid",
+        "list_changes.scope_uid",
+        "list_changes.table_name",
+        "login_attempts.address_hash",
+        "login_attempts.device_code_hash",
+        "login_attempts.invite_code_hash",
+        "login_attempts.organization_uid",
+        "login_attempts.provider_uid",
+        "login_attempts.state_hash",
+        "login_codes.code_hash",
+        "login_codes.identity_uid",
+        "manifest_deletes.digest",
+        "manifest_deletes.repo_uid",
+        "organization_members.organization_uid",
+        "organization_members.person_uid",
+        "refresh_families.identity_uid",
+        "refresh_families.uid",
+        "refresh_tokens.family_uid",
+        "refresh_tokens.token_hash",
+        "registry_paths.group_uid",
+        "registry_paths.path",
+        "repos.name",
+        "repos.parent_uid",
+        "repos.uid",
+        "role_bindings.group_uid",
+        "role_bindings.identity_uid",
+        "role_bindings.role_uid",
+        "role_bindings.uid",
+        "roles.name",
+        "roles.parent_uid",
+        "roles.uid",
+        "settings.name",
+        "signing_keys.kid",
+        "tags.digest",
+        "tags.name",
+        "tags.repo_uid",
+        "tags.uid",
+      ]);
+      expect(new Set(rows.map((r) => r.collation))).toEqual(new Set(["C"]));
+    });
+
+  if (t.engine === "postgres")
+    it("keeps its tables in the connection's own schema when given none", async () => {
+      const { databaseUrl = "", schema = "" } = await t.freshLocation();
+      await withClient(databaseUrl, (c) => c.query(`create schema ${schema}`));
+      const url = new URL(databaseUrl);
+      url.searchParams.set("options", `-c search_path=${schema}`);
+      const opened = await createStore({ databaseUrl: url.href, dataDir: "unused" });
+      try {
+        await opened.groups.insert(group(rootUid(8), "in its own schema"));
+        const { rows } = await withClient(databaseUrl, (c) =>
+          c.query(`select table_schema from information_schema.tables where table_name = 'groups' and table_schema = $1`, [schema]),
+        );
+        expect(rows).toHaveLength(1);
+      } finally {
+        await opened.close();
+      }
+    });
 
   it("answers a ping", async () => {
     await expect(store().ping()).resolves.toBeUndefined();

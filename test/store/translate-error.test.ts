@@ -52,7 +52,12 @@ describe("translateError", () => {
   it.each([
     { name: "unique with a meaning", error: coded("23505"), violations: { unique: taken }, want: { code: Code.ALREADY_EXISTS } },
     { name: "unique without one", error: coded("23505"), violations: { foreignKey: gone }, want: { code: Code.INTERNAL } },
-    { name: "foreign key with a meaning", error: coded("SQLITE_CONSTRAINT_FOREIGNKEY"), violations: { foreignKey: gone }, want: { code: Code.NOT_FOUND } },
+    {
+      name: "foreign key with a meaning",
+      error: coded("SQLITE_CONSTRAINT_FOREIGNKEY"),
+      violations: { foreignKey: gone },
+      want: { code: Code.NOT_FOUND },
+    },
     { name: "foreign key without one", error: coded("23503"), violations: {}, want: { code: Code.INTERNAL } },
     { name: "an unreachable store", error: coded("ECONNREFUSED"), violations: { unique: taken }, want: { code: Code.UNAVAILABLE } },
     { name: "anything else", error: coded("42601"), violations: { unique: taken }, want: { code: Code.INTERNAL } },

@@ -71,7 +71,9 @@ export class TestBrowser {
     const value = pair.slice(eq + 1).trim();
     const cookies = this.#jar.get(host) ?? new Map<string, string>();
     this.#jar.set(host, cookies);
-    const expired = attributes.some((a) => /^\s*max-age=0\s*$/i.test(a) || (/^\s*expires=/i.test(a) && Date.parse(a.split("=")[1] ?? "") < Date.now()));
+    const expired = attributes.some(
+      (a) => /^\s*max-age=0\s*$/i.test(a) || (/^\s*expires=/i.test(a) && Date.parse(a.split("=")[1] ?? "") < Date.now()),
+    );
     if (expired || value === "") cookies.delete(name);
     else cookies.set(name, value);
   }

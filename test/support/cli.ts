@@ -23,7 +23,13 @@ export interface TestCli {
 /** A CLI talking to url with token. */
 export function testCli(url: string, token: string): TestCli {
   const home = mkdtempSync(join(tmpdir(), "arbor-cli-home-"));
-  const env = { ARBOR_API_URL: url, ARBOR_TOKEN: token, HOME: home, XDG_CONFIG_HOME: join(home, "config"), XDG_CACHE_HOME: join(home, "cache") };
+  const env = {
+    ARBOR_API_URL: url,
+    ARBOR_TOKEN: token,
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, "config"),
+    XDG_CACHE_HOME: join(home, "cache"),
+  };
   const run = (args: string[], more: Record<string, string> = {}) => runArbor(args, { ...env, ...more });
   return {
     env,

@@ -67,7 +67,10 @@ export async function confirmDevice(
   const page = await openPage(browser, url);
   w.issuer.loginAs(person);
   // The form posts to the page's own server (a replica, when url is one).
-  const posted = await browser.post(`${new URL(url).origin}/oauth/device`, { csrf: page.csrf, user_code: options.userCode ?? page.userCode });
+  const posted = await browser.post(`${new URL(url).origin}/oauth/device`, {
+    csrf: page.csrf,
+    user_code: options.userCode ?? page.userCode,
+  });
   const location = posted.headers.get("location");
   if (posted.status !== 303 || location === null) return { response: posted, html: await posted.text(), visited: [] };
   const walk = await browser.walk(location, () => false, options.rewrite);

@@ -14,7 +14,11 @@ export interface Answer {
 }
 
 /** Sends method url (with headers and body) from localAddress. */
-export function fetchFrom(localAddress: string, url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
+export function fetchFrom(
+  localAddress: string,
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method: init.method ?? "GET", headers: init.headers ?? {}, localAddress, agent: false }, (res) => {
       const chunks: Buffer[] = [];

@@ -20,7 +20,8 @@ export interface TestHaproxy {
 /** Whether haproxy is installed; under CI=true its absence is a failure, not a skip. */
 export function haveHaproxy(): boolean {
   const found = spawnSync("haproxy", ["-v"], { stdio: "ignore" }).status === 0;
-  if (!found && process.env.CI === "true") throw new Error("haproxy is not installed (apt-get install haproxy); CI needs it for the replicas suite");
+  if (!found && process.env.CI === "true")
+    throw new Error("haproxy is not installed (apt-get install haproxy); CI needs it for the replicas suite");
   return found;
 }
 
@@ -81,7 +82,10 @@ export async function startHaproxy(port: number, replicaPorts: readonly number[]
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     if (child.exitCode !== null) throw new Error(`haproxy exited: ${stderr}`);
-    const ok = await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false);
+    const ok = await fetch(`${url}/readyz`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ok) break;
     if (i > 100) throw new Error(`haproxy does not answer: ${stderr}`);
     await new Promise((r) => setTimeout(r, 100));

@@ -44,22 +44,35 @@ export interface LoginWorld {
 }
 
 /** Starts the world on engine; env.clock replaces the server's clock. */
-export async function startLoginWorld(engine: TestEngine, settings: Partial<Config> = {}, env: { clock?: Clock } = {}): Promise<LoginWorld> {
+export async function startLoginWorld(
+  engine: TestEngine,
+  settings: Partial<Config> = {},
+  env: { clock?: Clock } = {},
+): Promise<LoginWorld> {
   const issuer = await startLoginIssuer();
   const location = await engine.location();
   const o = location.options;
-  const t = await startTestServer(engine, {
-    ...storeAt(o),
-    loginIssuer: issuer.url,
-    loginClientId: DEFAULT_CLIENT.id,
-    loginClientSecret: DEFAULT_CLIENT.secret,
-    allowHttpLoopbackIssuers: true,
-    registryHost: REGISTRY_HOST,
-    ...settings,
-  }, env);
+  const t = await startTestServer(
+    engine,
+    {
+      ...storeAt(o),
+      loginIssuer: issuer.url,
+      loginClientId: DEFAULT_CLIENT.id,
+      loginClientSecret: DEFAULT_CLIENT.secret,
+      allowHttpLoopbackIssuers: true,
+      registryHost: REGISTRY_HOST,
+      ...settings,
+    },
+    env,
+  );
   const callback = `${t.url}/oauth/callback`;
   await issuer.configure([
-    { client_id: DEFAULT_CLIENT.id, client_secret: DEFAULT_CLIENT.secret, redirect_uris: [callback], token_endpoint_auth_method: "client_secret_basic" },
+    {
+      client_id: DEFAULT_CLIENT.id,
+      client_secret: DEFAULT_CLIENT.secret,
+      redirect_uris: [callback],
+      token_endpoint_auth_method: "client_secret_basic",
+    },
     { client_id: ORG_CLIENT, redirect_uris: [callback], token_endpoint_auth_method: "none" },
   ]);
   const { org, token } = await t.organization("acme");
@@ -126,23 +139,40 @@ export interface PendingLogin {
 export async function startBrowserLogin(w: LoginWorld, person: TestPerson, options: BrowserLoginOptions = {}): Promise<PendingLogin> {
   const { verifier, challenge } = pkce();
   const redirectUri = options.redirectUri ?? CLI_REDIRECT;
-  const query = new URLSearchParams({ redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: "S256", state: options.state ?? "cli-state" });
+  const query = new URLSearchParams({
+    redirect_uri: redirectUri,
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    state: options.state ?? "cli-state",
+  });
   if (options.org !== undefined) query.set("org", options.org);
   if (options.invite !== undefined) query.set("invite", options.invite);
   w.issuer.loginAs(person);
   const browser = new TestBrowser();
   const callbackPrefix = `${w.t.url}/oauth/callback?`;
-  const walk = await browser.walk(`${w.t.url}/oauth/login?${query}`, (u) => u.startsWith(redirectUri) || u.startsWith(callbackPrefix), options.rewrite);
+  const walk = await browser.walk(
+    `${w.t.url}/oauth/login?${query}`,
+    (u) => u.startsWith(redirectUri) || u.startsWith(callbackPrefix),
+    options.rewrite,
+  );
   return { browser, callback: walk.url.startsWith(callbackPrefix) ? walk.url : undefined, walk, verifier, redirectUri, secrets: w.secrets };
 }
 
 /** Follows a pending login from Arbor's callback to the CLI's redirect URI. */
 export async function finishBrowserLogin(pending: PendingLogin, rewrite?: (url: string) => string): Promise<BrowserLogin> {
-  const walk = pending.callback === undefined ? pending.walk : await pending.browser.walk(pending.callback, (u) => u.startsWith(pending.redirectUri), rewrite);
+  const walk =
+    pending.callback === undefined
+      ? pending.walk
+      : await pending.browser.walk(pending.callback, (u) => u.startsWith(pending.redirectUri), rewrite);
   for (const url of [...pending.walk.visited, ...walk.visited]) {
-    for (const [k, v] of new URL(url).searchParams) if (["code", "state", "nonce", "code_challenge"].includes(k) && v.length >= 16) pending.secrets.push(v);
+    for (const [k, v] of new URL(url).searchParams)
+      if (["code", "state", "nonce", "code_challenge"].includes(k) && v.length >= 16) pending.secrets.push(v);
   }
-  return { walk: { ...walk, visited: [...pending.walk.visited, ...walk.visited] }, result: new URL(walk.url).searchParams, verifier: pending.verifier };
+  return {
+    walk: { ...walk, visited: [...pending.walk.visited, ...walk.visited] },
+    result: new URL(walk.url).searchParams,
+    verifier: pending.verifier,
+  };
 }
 
 /** Logs person in through the browser flow as far as the CLI's redirect URI. */
@@ -151,7 +181,11 @@ export async function browserLogin(w: LoginWorld, person: TestPerson, options: B
 }
 
 /** POSTs a form to one of Arbor's /oauth endpoints; status and parsed JSON body. */
-export async function oauthPost(w: LoginWorld, endpoint: "token" | "revoke" | "device_authorization" | "preflight", form: Record<string, string>): Promise<{ status: number; body: Record<string, any> }> {
+export async function oauthPost(
+  w: LoginWorld,
+  endpoint: "token" | "revoke" | "device_authorization" | "preflight",
+  form: Record<string, string>,
+): Promise<{ status: number; body: Record<string, any> }> {
   const res = await w.t.fetch(`/oauth/${endpoint}`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
@@ -165,7 +199,12 @@ export async function login(w: LoginWorld, person: TestPerson, options: BrowserL
   const { result, verifier } = await browserLogin(w, person, options);
   const code = result.get("code");
   if (code === null) throw new Error(`the login failed: ${result.get("error")}: ${result.get("error_description")}`);
-  const res = await oauthPost(w, "token", { grant_type: "authorization_code", code, code_verifier: verifier, redirect_uri: options.redirectUri ?? CLI_REDIRECT });
+  const res = await oauthPost(w, "token", {
+    grant_type: "authorization_code",
+    code,
+    code_verifier: verifier,
+    redirect_uri: options.redirectUri ?? CLI_REDIRECT,
+  });
   if (res.status !== 200) throw new Error(`the token request failed: ${JSON.stringify(res.body)}`);
   w.secrets.push(res.body.access_token, res.body.refresh_token, verifier);
   return res.body;

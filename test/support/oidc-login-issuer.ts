@@ -90,7 +90,12 @@ export async function startLoginIssuer(): Promise<LoginIssuer> {
 
 function providerOf(url: string, clients: ClientMetadata[], people: ReadonlyMap<string, TestPerson>, privateJwk: JWK): Provider {
   const provider = new Provider(url, {
-    clients: clients.map((c) => ({ grant_types: ["authorization_code"], response_types: ["code"], id_token_signed_response_alg: "ES256", ...c })),
+    clients: clients.map((c) => ({
+      grant_types: ["authorization_code"],
+      response_types: ["code"],
+      id_token_signed_response_alg: "ES256",
+      ...c,
+    })),
     jwks: { keys: [privateJwk] },
     enabledJWA: { idTokenSigningAlgValues: ["ES256"] },
     cookies: { keys: ["a test cookie key, long enough to sign with"] },
@@ -115,7 +120,9 @@ async function interact(provider: Provider, person: TestPerson, req: IncomingMes
     return;
   }
   const accountId = details.session?.accountId as string;
-  const grant = details.grantId ? await provider.Grant.find(details.grantId) : new provider.Grant({ accountId, clientId: details.params.client_id as string });
+  const grant = details.grantId
+    ? await provider.Grant.find(details.grantId)
+    : new provider.Grant({ accountId, clientId: details.params.client_id as string });
   if (grant === undefined) throw new Error("the interaction's grant is gone");
   const missing = details.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[] };
   if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(" "));

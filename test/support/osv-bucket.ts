@@ -48,7 +48,12 @@ export function documentJson(d: BucketDocument): string {
     published: "2024-01-01T00:00:00Z",
     ...(d.withdrawn !== undefined && { withdrawn: d.withdrawn }),
     summary: d.summary ?? `${d.id} in example-${d.id.toLowerCase()}`,
-    affected: [{ package: { ecosystem: "PyPI", name: `example-${d.id.toLowerCase()}` }, ranges: [{ type: "ECOSYSTEM", events: [{ introduced: "0" }, { fixed: "1.0" }] }] }],
+    affected: [
+      {
+        package: { ecosystem: "PyPI", name: `example-${d.id.toLowerCase()}` },
+        ranges: [{ type: "ECOSYSTEM", events: [{ introduced: "0" }, { fixed: "1.0" }] }],
+      },
+    ],
   });
 }
 

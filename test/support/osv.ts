@@ -32,7 +32,12 @@ export interface ImportReport {
 }
 
 /** Imports paths into store as `arbor advisories import` does; clock dates the advisories new to it. */
-export async function importPaths(store: { advisories: AdvisoryStore }, paths: string[], batchSize?: number, clock?: Clock): Promise<ImportReport> {
+export async function importPaths(
+  store: { advisories: AdvisoryStore },
+  paths: string[],
+  batchSize?: number,
+  clock?: Clock,
+): Promise<ImportReport> {
   const skipped: Record<string, string> = {};
   const unreadable: Record<string, string> = {};
   const sources = await readSources(paths);

@@ -95,7 +95,10 @@ export async function testBaseImage(): Promise<{ name: string; built: boolean }>
       ]),
       "mmdebstrap",
     );
-    await must(podman(["import", "--change", "ENV=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", rootfs, name]), "podman import");
+    await must(
+      podman(["import", "--change", "ENV=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", rootfs, name]),
+      "podman import",
+    );
     return { name, built: true };
   } finally {
     await rm(work, { recursive: true, force: true });

@@ -82,7 +82,8 @@ export function escalations(before: Powers, after: Powers, held: ReadonlySet<str
     const had = before.grants.get(holder) ?? new Set<string>();
     const rekeyed = after.fingerprints.get(holder) !== before.fingerprints.get(holder);
     const unheld = [...grants].filter((grant) => (rekeyed || !had.has(grant)) && !holds(held, grant));
-    if (unheld.length > 0) out.push(`${holder} ${rekeyed ? "re-keyed, holding" : "gained"} ${unheld.length} grants the caller lacks, such as ${unheld[0]}`);
+    if (unheld.length > 0)
+      out.push(`${holder} ${rekeyed ? "re-keyed, holding" : "gained"} ${unheld.length} grants the caller lacks, such as ${unheld[0]}`);
   }
   return out;
 }

@@ -43,7 +43,10 @@ export interface ServeProcess {
 /** Starts `arbor serve --port 0` and waits until it says it is serving; bin: another build's command. */
 export function serveArbor(args: string[], env: Record<string, string> = {}, bin = ARBOR_BIN): Promise<ServeProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, "serve", "--port", "0", ...args], { env: cleanEnv(env), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [bin, "serve", "--port", "0", ...args], {
+      env: cleanEnv(env),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const lines: Record<string, unknown>[] = [];
     let buffered = "";
     let stderr = "";

@@ -31,18 +31,29 @@ export const VIEWER = builtinRoleUid("viewer");
 
 /** A claim-matching relationship for an identity in a group. */
 export function claimMatch(subject: string): Relationship {
-  return { kind: "claimMatch", issuer: "https://issuer.example", subject, claims: { aud: "arbor" }, claimPatterns: { email: ".*@example\\.com" } };
+  return {
+    kind: "claimMatch",
+    issuer: "https://issuer.example",
+    subject,
+    claims: { aud: "arbor" },
+    claimPatterns: { email: ".*@example\\.com" },
+  };
 }
 
 /** An identity; a root-level uid makes a person with a user relationship. */
-export function identity(uid: string, name: string, more: Times & { relationship?: Relationship; lastSeenTime?: number | null } = {}): IdentityRecord {
+export function identity(
+  uid: string,
+  name: string,
+  more: Times & { relationship?: Relationship; lastSeenTime?: number | null } = {},
+): IdentityRecord {
   const parentUid = parentOf(uid) ?? null;
   return {
     uid,
     parentUid,
     name,
     description: `the ${name} identity`,
-    relationship: more.relationship ?? (parentUid === null ? { kind: "user", issuer: "https://login.example", subject: name } : claimMatch(name)),
+    relationship:
+      more.relationship ?? (parentUid === null ? { kind: "user", issuer: "https://login.example", subject: name } : claimMatch(name)),
     lastSeenTime: more.lastSeenTime ?? null,
     ...times(more),
   };
@@ -78,7 +89,10 @@ export function association(groupUid: string, name: string, more: Times = {}): A
 }
 
 /** A group invite in the group its uid names. */
-export function invite(uid: string, more: { keyId?: string; createTime?: number; expirationTime?: number; singleUse?: boolean } = {}): GroupInviteRecord {
+export function invite(
+  uid: string,
+  more: { keyId?: string; createTime?: number; expirationTime?: number; singleUse?: boolean } = {},
+): GroupInviteRecord {
   const createTime = more.createTime ?? T0;
   return {
     uid,

@@ -9,7 +9,9 @@ import { createServer, type AddressInfo } from "node:net";
 /** Why the registry tests cannot run here; undefined when both tools are installed. */
 export function missingRegistryTools(): string | undefined {
   const missing = ["docker-registry", "skopeo"].filter((tool) => spawnSync("sh", ["-c", `command -v ${tool}`]).status !== 0);
-  return missing.length === 0 ? undefined : `not installed: ${missing.join(", ")} (Debian packages docker-registry and skopeo; .ci/run installs them)`;
+  return missing.length === 0
+    ? undefined
+    : `not installed: ${missing.join(", ")} (Debian packages docker-registry and skopeo; .ci/run installs them)`;
 }
 
 /** A loopback port that was free a moment ago. */
@@ -50,7 +52,10 @@ export async function startRegistry(configFile: string, address: string): Promis
   const deadline = Date.now() + 15_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`docker-registry exited with ${child.exitCode}: ${output}`);
-    const status = await fetch(`http://${address}/v2/`).then((r) => r.status, () => 0);
+    const status = await fetch(`http://${address}/v2/`).then(
+      (r) => r.status,
+      () => 0,
+    );
     if (status === 401) return registry;
     if (Date.now() > deadline) {
       await registry.stop();

@@ -3,7 +3,18 @@
  * rule, as any gateway client would) or over gRPC (@grpc/grpc-js, the message encoded with the
  * generated schema): one request, written once as proto JSON, on both transports.
  */
-import { fromBinary, fromJson, getOption, toBinary, toJson, type DescField, type DescMessage, type DescMethod, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
+import {
+  fromBinary,
+  fromJson,
+  getOption,
+  toBinary,
+  toJson,
+  type DescField,
+  type DescMessage,
+  type DescMethod,
+  type JsonObject,
+  type JsonValue,
+} from "@bufbuild/protobuf";
 import { MethodOptions_IdempotencyLevel } from "@bufbuild/protobuf/wkt";
 import { hasOption } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
@@ -40,7 +51,13 @@ export function rpcName(method: DescMethod): string {
 }
 
 /** Calls method with request (proto JSON) as the holder of token, over transport. */
-export async function callRpc(base: string, transport: Transport, token: string, method: DescMethod, request: JsonObject): Promise<RpcOutcome> {
+export async function callRpc(
+  base: string,
+  transport: Transport,
+  token: string,
+  method: DescMethod,
+  request: JsonObject,
+): Promise<RpcOutcome> {
   const message = fromJson(method.input, request);
   if (transport === "grpc") return callGrpc(base, token, method, toBinary(method.input, message));
   return callRest(base, token, method, toJson(method.input, message) as JsonObject);
@@ -83,11 +100,18 @@ function callGrpc(base: string, token: string, method: DescMethod, bytes: Uint8A
   metadata.set("authorization", `Bearer ${token}`);
   const raw = (b: Buffer) => b;
   return new Promise((resolve) => {
-    client.makeUnaryRequest(`/${rpcName(method)}`, (b: Uint8Array) => Buffer.from(b), raw, bytes, metadata, (err, answer) => {
-      client.close();
-      if (err) resolve({ code: err.code, body: { message: err.details } });
-      else resolve({ code: 0, body: toJson(method.output, fromBinary(method.output, answer as Buffer)) as JsonObject });
-    });
+    client.makeUnaryRequest(
+      `/${rpcName(method)}`,
+      (b: Uint8Array) => Buffer.from(b),
+      raw,
+      bytes,
+      metadata,
+      (err, answer) => {
+        client.close();
+        if (err) resolve({ code: err.code, body: { message: err.details } });
+        else resolve({ code: 0, body: toJson(method.output, fromBinary(method.output, answer as Buffer)) as JsonObject });
+      },
+    );
   });
 }
 

@@ -7,6 +7,7 @@ export function runSeed(variable: string, value: string | undefined, fixed: numb
   if (value === undefined || value === "") return fixed;
   if (value === "random") return Math.floor(Math.random() * 2 ** 31);
   const seed = Number(value);
-  if (!Number.isSafeInteger(seed) || seed < 0) throw new Error(`${variable} must be a non-negative integer or "random", not ${JSON.stringify(value)}`);
+  if (!Number.isSafeInteger(seed) || seed < 0)
+    throw new Error(`${variable} must be a non-negative integer or "random", not ${JSON.stringify(value)}`);
   return seed;
 }

@@ -43,7 +43,11 @@ export function storeAt(o: StoreOptions): Pick<Config, "dataDir" | "databaseUrl"
 }
 
 /** Starts a server on the engine; extra settings override the defaults; env.clock replaces the system clock, env.resolve the resolver of issuers' names. */
-export async function startTestServer(engine: TestEngine, settings: Partial<Config> = {}, env: { clock?: Clock; resolve?: Resolve } = {}): Promise<TestServer> {
+export async function startTestServer(
+  engine: TestEngine,
+  settings: Partial<Config> = {},
+  env: { clock?: Clock; resolve?: Resolve } = {},
+): Promise<TestServer> {
   const location = await engine.location();
   const logs: Record<string, unknown>[] = [];
   const sink = new Writable({

@@ -37,7 +37,10 @@ export async function selfSignedCertificate(): Promise<TestCertificate> {
     ],
   });
   const pkcs8 = Buffer.from(await webcrypto.subtle.exportKey("pkcs8", keys.privateKey));
-  const keyPem = `-----BEGIN PRIVATE KEY-----\n${pkcs8.toString("base64").replace(/(.{64})/g, "$1\n").trim()}\n-----END PRIVATE KEY-----\n`;
+  const keyPem = `-----BEGIN PRIVATE KEY-----\n${pkcs8
+    .toString("base64")
+    .replace(/(.{64})/g, "$1\n")
+    .trim()}\n-----END PRIVATE KEY-----\n`;
   const dir = mkdtempSync(join(tmpdir(), "arbor-tls-"));
   const certPem = cert.toString("pem");
   const certFile = join(dir, "cert.pem");

@@ -48,7 +48,9 @@ export function bearerInterceptor(token: TokenSource): Interceptor {
  */
 export function loggingInterceptor(log: (line: string) => void): Interceptor {
   return (next) => async (req) => {
-    const headers = [...req.header.entries()].map(([k, v]) => `${k}: ${k.toLowerCase() === "authorization" ? `${v.split(" ")[0] ?? ""} <redacted>` : v}`);
+    const headers = [...req.header.entries()].map(
+      ([k, v]) => `${k}: ${k.toLowerCase() === "authorization" ? `${v.split(" ")[0] ?? ""} <redacted>` : v}`,
+    );
     log(`> ${req.requestMethod} ${req.url}`);
     for (const h of headers) log(`> ${h}`);
     if (!req.stream) log(`> ${JSON.stringify(withoutSecrets(toApiJson(req.method.input, req.message)))}`);
@@ -74,7 +76,12 @@ const NOT_SECRET = new Set(["pageToken", "nextPageToken", "page_token", "next_pa
 function withoutSecrets(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutSecrets);
   if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, SECRET_FIELD.test(k) && !NOT_SECRET.has(k) && typeof v === "string" ? "<redacted>" : withoutSecrets(v)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [
+      k,
+      SECRET_FIELD.test(k) && !NOT_SECRET.has(k) && typeof v === "string" ? "<redacted>" : withoutSecrets(v),
+    ]),
+  );
 }
 
 /**

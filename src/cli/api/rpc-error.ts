@@ -21,7 +21,8 @@ export function rpcErrorText(e: ConnectError): string {
     for (const v of bad.fieldViolations) lines.push(`  field ${v.field}: ${v.description}`);
   }
   for (const failure of e.findDetails(PreconditionFailureSchema)) {
-    for (const v of failure.violations) lines.push(`  precondition ${v.type}${v.subject !== "" ? ` (${v.subject})` : ""}: ${v.description}`);
+    for (const v of failure.violations)
+      lines.push(`  precondition ${v.type}${v.subject !== "" ? ` (${v.subject})` : ""}: ${v.description}`);
   }
   return lines.join("\n");
 }

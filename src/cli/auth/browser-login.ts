@@ -38,7 +38,10 @@ export async function browserLogin(config: ClientConfig, options: BrowserLoginOp
   const done = new Promise<{ identity: string } | { error: Error }>((resolve) => (finish = resolve));
   let redirectUri = "";
   const server = createServer((req, res) => {
-    void answer(req, res).then((result) => result && finish(result), (error: Error) => finish({ error }));
+    void answer(req, res).then(
+      (result) => result && finish(result),
+      (error: Error) => finish({ error }),
+    );
   });
   /** Handles one request; a result ends the login, undefined keeps waiting. */
   const answer = async (req: IncomingMessage, res: ServerResponse): Promise<{ identity: string } | { error: Error } | undefined> => {
@@ -56,7 +59,12 @@ export async function browserLogin(config: ClientConfig, options: BrowserLoginOp
     }
     try {
       const code = url.searchParams.get("code") ?? "";
-      const tokens = await postForm(`${config.issuer}/oauth/token`, { grant_type: "authorization_code", code, code_verifier: verifier, redirect_uri: redirectUri });
+      const tokens = await postForm(`${config.issuer}/oauth/token`, {
+        grant_type: "authorization_code",
+        code,
+        code_verifier: verifier,
+        redirect_uri: redirectUri,
+      });
       const identity = await keepPersonLogin(config, tokens);
       page(res, 200, "Logged in", "You are logged in to Arbor. You can close this window and return to the terminal.");
       return { identity };
@@ -75,9 +83,19 @@ export async function browserLogin(config: ClientConfig, options: BrowserLoginOp
   });
   for (const [k, v] of Object.entries(loginForm(options.org, options.invite))) query.set(k, v);
   const loginUrl = `${config.issuer}/oauth/login?${query}`;
-  options.say(`Open this URL in a browser on this machine to log in:\n\n  ${loginUrl}\n\nWaiting for the browser... (on another machine, use arbor auth login --headless)`);
+  options.say(
+    `Open this URL in a browser on this machine to log in:\n\n  ${loginUrl}\n\nWaiting for the browser... (on another machine, use arbor auth login --headless)`,
+  );
   if (!options.noBrowser) openBrowser(loginUrl, config.env);
-  const timer = setTimeout(() => finish({ error: new AuthError(`no login arrived within ${Math.round(options.timeoutMs / 1000)}s; run arbor auth login again (arbor auth login --headless if the browser is on another machine)`) }), options.timeoutMs);
+  const timer = setTimeout(
+    () =>
+      finish({
+        error: new AuthError(
+          `no login arrived within ${Math.round(options.timeoutMs / 1000)}s; run arbor auth login again (arbor auth login --headless if the browser is on another machine)`,
+        ),
+      }),
+    options.timeoutMs,
+  );
   try {
     const result = await done;
     if ("error" in result) throw result.error;
@@ -91,6 +109,11 @@ export async function browserLogin(config: ClientConfig, options: BrowserLoginOp
 
 function page(res: ServerResponse, status: number, title: string, text: string): void {
   const html = `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Arbor: ${escapeHtml(title)}</title></head>\n<body><h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(text)}</p></body></html>\n`;
-  res.writeHead(status, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "content-security-policy": "default-src 'none'", connection: "close" });
+  res.writeHead(status, {
+    "content-type": "text/html; charset=utf-8",
+    "cache-control": "no-store",
+    "content-security-policy": "default-src 'none'",
+    connection: "close",
+  });
   res.end(html);
 }

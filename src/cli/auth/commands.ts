@@ -35,14 +35,27 @@ export function addAuthCommands(program: Command, env: Env): void {
   withClientOptions(
     auth
       .command("login")
-      .description("log in: as a person through the browser (--headless: a browser on another device), or as a workload with --identity and --identity-token")
+      .description(
+        "log in: as a person through the browser (--headless: a browser on another device), or as a workload with --identity and --identity-token",
+      )
       .option("--org <name>", "log in through this organization's identity provider (its name or uid)")
       .option("--invite <code>", "redeem a group invite code: its role binding is created at login")
-      .option("--headless", "log in with a browser on another device (over SSH, in a container): print a code and a page to enter it on, then wait")
-      .option("--no-browser", "do not open a browser; only print the URL to open in a browser on this machine (it returns to 127.0.0.1 here; on another machine use --headless)")
+      .option(
+        "--headless",
+        "log in with a browser on another device (over SSH, in a container): print a code and a page to enter it on, then wait",
+      )
+      .option(
+        "--no-browser",
+        "do not open a browser; only print the URL to open in a browser on this machine (it returns to 127.0.0.1 here; on another machine use --headless)",
+      )
       .option("--identity <uid>", "a workload: assume this identity (with --identity-token)")
       .option("--identity-token <file>", "a workload: the file holding its platform's OIDC token (with --identity)")
-      .addOption(new Option("--timeout <seconds>", `how long to wait for the browser (default: ${DEFAULT_LOGIN_TIMEOUT_S}; with --headless, until the code expires)`).argParser(seconds))
+      .addOption(
+        new Option(
+          "--timeout <seconds>",
+          `how long to wait for the browser (default: ${DEFAULT_LOGIN_TIMEOUT_S}; with --headless, until the code expires)`,
+        ).argParser(seconds),
+      )
       .addHelpText(
         "after",
         "\nExamples:\n" +
@@ -52,26 +65,51 @@ export function addAuthCommands(program: Command, env: Env): void {
           "  arbor auth login --headless --org acme\n" +
           "  arbor auth login --identity <identity uid> --identity-token /var/run/secrets/tokens/oidc-token\n",
       ),
-  ).action(async (opts: ClientFlags & { org?: string; invite?: string; browser: boolean; headless?: boolean; identity?: string; identityToken?: string; timeout?: number }) => {
-    const config = resolveClientConfig(opts, env);
-    if ((opts.identity === undefined) !== (opts.identityToken === undefined)) throw new UsageError("--identity and --identity-token go together");
-    if (opts.identity !== undefined) {
-      if (opts.org !== undefined || opts.invite !== undefined || opts.headless === true) throw new UsageError("--org, --invite and --headless are for people; a workload logs in with --identity alone");
-      const { workloadLogin } = await import("./workload-login.js");
-      const identity = await workloadLogin(config, opts.identity, opts.identityToken as string);
+  ).action(
+    async (
+      opts: ClientFlags & {
+        org?: string;
+        invite?: string;
+        browser: boolean;
+        headless?: boolean;
+        identity?: string;
+        identityToken?: string;
+        timeout?: number;
+      },
+    ) => {
+      const config = resolveClientConfig(opts, env);
+      if ((opts.identity === undefined) !== (opts.identityToken === undefined))
+        throw new UsageError("--identity and --identity-token go together");
+      if (opts.identity !== undefined) {
+        if (opts.org !== undefined || opts.invite !== undefined || opts.headless === true)
+          throw new UsageError("--org, --invite and --headless are for people; a workload logs in with --identity alone");
+        const { workloadLogin } = await import("./workload-login.js");
+        const identity = await workloadLogin(config, opts.identity, opts.identityToken as string);
+        say(`Logged in to ${config.api}${contextNote(config)} as ${identity}.`);
+        return;
+      }
+      let identity: string;
+      if (opts.headless === true) {
+        const { deviceLogin } = await import("./device-login.js");
+        identity = await deviceLogin(config, {
+          org: opts.org,
+          invite: opts.invite,
+          timeoutMs: opts.timeout === undefined ? undefined : opts.timeout * 1000,
+          say,
+        });
+      } else {
+        const { browserLogin } = await import("./browser-login.js");
+        identity = await browserLogin(config, {
+          org: opts.org,
+          invite: opts.invite,
+          noBrowser: !opts.browser,
+          timeoutMs: (opts.timeout ?? DEFAULT_LOGIN_TIMEOUT_S) * 1000,
+          say,
+        });
+      }
       say(`Logged in to ${config.api}${contextNote(config)} as ${identity}.`);
-      return;
-    }
-    let identity: string;
-    if (opts.headless === true) {
-      const { deviceLogin } = await import("./device-login.js");
-      identity = await deviceLogin(config, { org: opts.org, invite: opts.invite, timeoutMs: opts.timeout === undefined ? undefined : opts.timeout * 1000, say });
-    } else {
-      const { browserLogin } = await import("./browser-login.js");
-      identity = await browserLogin(config, { org: opts.org, invite: opts.invite, noBrowser: !opts.browser, timeoutMs: (opts.timeout ?? DEFAULT_LOGIN_TIMEOUT_S) * 1000, say });
-    }
-    say(`Logged in to ${config.api}${contextNote(config)} as ${identity}.`);
-  });
+    },
+  );
 
   withClientOptions(
     auth
@@ -98,7 +136,7 @@ export function addAuthCommands(program: Command, env: Env): void {
       .option("--config <path>", "the docker config file or folder (default $DOCKER_CONFIG/config.json, else ~/.docker/config.json)")
       .addHelpText(
         "after",
-        "\nAdds credHelpers[<host>] = \"arbor\" to the docker config, keeping everything else, and records\n" +
+        '\nAdds credHelpers[<host>] = "arbor" to the docker config, keeping everything else, and records\n' +
           "which Arbor the registry belongs to. docker-credential-arbor must be on PATH (npm installs it\n" +
           "beside arbor); log in first with arbor auth login.\n\n" +
           "Examples:\n" +
@@ -109,7 +147,11 @@ export function addAuthCommands(program: Command, env: Env): void {
   ).action(async (opts: ClientFlags & { registry?: string; config?: string }) => {
     const { configureDocker } = await import("./configure-docker.js");
     const result = await configureDocker(resolveClientConfig(opts, env), opts);
-    say(result.changed ? `Docker now gets credentials for ${result.host} from docker-credential-arbor (${result.file}).` : `${result.file} already uses docker-credential-arbor for ${result.host}.`);
+    say(
+      result.changed
+        ? `Docker now gets credentials for ${result.host} from docker-credential-arbor (${result.file}).`
+        : `${result.file} already uses docker-credential-arbor for ${result.host}.`,
+    );
     if (!result.helperOnPath) say("Note: docker-credential-arbor is not on PATH; docker will not find it there.");
   });
 
@@ -134,7 +176,11 @@ export function addAuthCommands(program: Command, env: Env): void {
   ).action(async (opts: ClientFlags) => {
     const config = resolveClientConfig(opts, env);
     const { logout } = await import("./logout.js");
-    say((await logout(config)) ? `Logged out of ${config.api}${contextNote(config)}.` : `Not logged in to ${config.api}${contextNote(config)}; nothing to do.`);
+    say(
+      (await logout(config))
+        ? `Logged out of ${config.api}${contextNote(config)}.`
+        : `Not logged in to ${config.api}${contextNote(config)}; nothing to do.`,
+    );
   });
 
   addPullTokenCommand(auth, env);

@@ -41,7 +41,8 @@ export async function configureDocker(config: ClientConfig, options: ConfigureDo
   const file = await dockerConfigFile(config.env, options.config);
   const doc = await readDockerConfig(file);
   const helpers = doc.credHelpers ?? {};
-  if (typeof helpers !== "object" || helpers === null || Array.isArray(helpers)) throw new UsageError(`${file}: credHelpers is not an object`);
+  if (typeof helpers !== "object" || helpers === null || Array.isArray(helpers))
+    throw new UsageError(`${file}: credHelpers is not an object`);
   const changed = (helpers as Record<string, unknown>)[host] !== HELPER_NAME;
   if (changed) await writeDockerConfig(file, { ...doc, credHelpers: { ...(helpers as object), [host]: HELPER_NAME } });
   await saveRegistry(registriesPath(config.configFile), host, { api: config.api, issuer: config.issuer, context: config.context });
@@ -51,7 +52,10 @@ export async function configureDocker(config: ClientConfig, options: ConfigureDo
 async function dockerConfigFile(env: ClientConfig["env"], given: string | undefined): Promise<string> {
   if (given === undefined) return join(nonEmpty(env.DOCKER_CONFIG) ?? join(nonEmpty(env.HOME) ?? homedir(), ".docker"), "config.json");
   const path = resolve(given);
-  const isDir = await stat(path).then((s) => s.isDirectory(), () => false);
+  const isDir = await stat(path).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
   return isDir ? join(path, "config.json") : path;
 }
 
@@ -76,7 +80,10 @@ async function readDockerConfig(file: string): Promise<Record<string, unknown>> 
 
 /** Writes the file whole, keeping an existing file's mode and making a new one 0600 (it may hold credentials). */
 async function writeDockerConfig(file: string, doc: Record<string, unknown>): Promise<void> {
-  const mode = await stat(file).then((s) => s.mode & 0o777, () => 0o600);
+  const mode = await stat(file).then(
+    (s) => s.mode & 0o777,
+    () => 0o600,
+  );
   await mkdir(dirname(file), { recursive: true, mode: 0o700 });
   const temporary = `${file}.${process.pid}.tmp`;
   await writeFile(temporary, `${JSON.stringify(doc, null, "\t")}\n`, { mode });
@@ -86,7 +93,13 @@ async function writeDockerConfig(file: string, doc: Record<string, unknown>): Pr
 
 async function onPath(name: string, path: string | undefined): Promise<boolean> {
   for (const dir of (path ?? "").split(delimiter).filter((d) => d !== "")) {
-    if (await access(join(dir, name), constants.X_OK).then(() => true, () => false)) return true;
+    if (
+      await access(join(dir, name), constants.X_OK).then(
+        () => true,
+        () => false,
+      )
+    )
+      return true;
   }
   return false;
 }

@@ -31,9 +31,11 @@ export interface DeviceLoginOptions {
 export async function deviceLogin(config: ClientConfig, options: DeviceLoginOptions): Promise<string> {
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   // The server refuses here, with its reason, a login that cannot work (no provider, a bad invite).
-  const grant = await postForm(`${config.issuer}/oauth/device_authorization`, loginForm(options.org, options.invite)).catch((e: unknown) => {
-    throw loginRefused(e);
-  });
+  const grant = await postForm(`${config.issuer}/oauth/device_authorization`, loginForm(options.org, options.invite)).catch(
+    (e: unknown) => {
+      throw loginRefused(e);
+    },
+  );
   const deviceCode = text(grant, "device_code");
   const userCode = text(grant, "user_code");
   const page = text(grant, "verification_uri");
@@ -54,7 +56,10 @@ export async function deviceLogin(config: ClientConfig, options: DeviceLoginOpti
       throw new AuthError(`no one logged in with the code within ${Math.round(waitMs / 1000)}s; run arbor auth login --headless again`);
     }
     try {
-      return await keepPersonLogin(config, await postForm(`${config.issuer}/oauth/token`, { grant_type: DEVICE_CODE_GRANT, device_code: deviceCode }));
+      return await keepPersonLogin(
+        config,
+        await postForm(`${config.issuer}/oauth/token`, { grant_type: DEVICE_CODE_GRANT, device_code: deviceCode }),
+      );
     } catch (e) {
       // A network blip is not the end of a login that may be finishing: poll again.
       if (e instanceof UnreachableError) continue;

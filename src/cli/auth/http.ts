@@ -59,7 +59,11 @@ export async function callJson(url: string, init: RequestInit = {}): Promise<Jso
 
 /** POSTs a form to url; the JSON answer. */
 export function postForm(url: string, form: Record<string, string>): Promise<JsonObject> {
-  return callJson(url, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" }, body: new URLSearchParams(form) });
+  return callJson(url, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+    body: new URLSearchParams(form),
+  });
 }
 
 /** GETs url with a bearer token; the JSON answer. */

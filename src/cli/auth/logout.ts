@@ -20,6 +20,7 @@ export async function logout(config: ClientConfig): Promise<boolean> {
     }
   }
   await cache.clear();
-  if (failure !== undefined) throw new AuthError(`the local tokens are deleted, but the server could not revoke the login: ${failure.message}`);
+  if (failure !== undefined)
+    throw new AuthError(`the local tokens are deleted, but the server could not revoke the login: ${failure.message}`);
   return session !== undefined;
 }

@@ -15,7 +15,8 @@ export async function keepPersonLogin(config: ClientConfig, tokens: JsonObject):
   const previous = await cache.readSession();
   await savePersonTokens(cache, { kind: "person", api: config.api, issuer: config.issuer, identity }, config.api, tokens);
   // The login this one replaces ends at the server too; if that fails, it expires on its own.
-  if (previous?.kind === "person") await postForm(`${previous.issuer}/oauth/revoke`, { token: previous.refreshToken }).catch(() => undefined);
+  if (previous?.kind === "person")
+    await postForm(`${previous.issuer}/oauth/revoke`, { token: previous.refreshToken }).catch(() => undefined);
   return identity;
 }
 

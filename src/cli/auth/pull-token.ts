@@ -78,9 +78,17 @@ export function addPullTokenCommand(auth: Command, env: Env): void {
     const identity: JsonObject = {
       name: flags.name ?? `pull-token-${randomBytes(4).toString("hex")}`,
       description: `registry pull token (arbor auth pull-token), until ${new Date(expires * 1000).toISOString()}`,
-      staticKeys: { issuer: PULL_TOKEN_ISSUER, subject, issuerKeys: JSON.stringify({ keys: [{ ...jwk, kid }] }), expirationTime: new Date(expires * 1000).toISOString() },
+      staticKeys: {
+        issuer: PULL_TOKEN_ISSUER,
+        subject,
+        issuerKeys: JSON.stringify({ keys: [{ ...jwk, kid }] }),
+        expirationTime: new Date(expires * 1000).toISOString(),
+      },
     };
-    const created = (await ctx.api.call(IDENTITIES.service, "createIdentity", { identity, ...(parent !== undefined && { parent }) })) as JsonObject;
+    const created = (await ctx.api.call(IDENTITIES.service, "createIdentity", {
+      identity,
+      ...(parent !== undefined && { parent }),
+    })) as JsonObject;
     await bind(created);
     const token = await new SignJWT({})
       .setProtectedHeader({ alg: "ES256", kid, typ: "JWT" })
@@ -92,7 +100,12 @@ export function addPullTokenCommand(auth: Command, env: Env): void {
       .sign(privateKey);
     const uid = String(created.uid);
     if (flags.tokenFile !== undefined) await writeNewFile(flags.tokenFile, `${token}\n`);
-    const report = { identity: uid, name: String(created.name), expirationTime: new Date(expires * 1000).toISOString(), ...(flags.tokenFile === undefined ? { token } : { tokenFile: flags.tokenFile }) };
+    const report = {
+      identity: uid,
+      name: String(created.name),
+      expirationTime: new Date(expires * 1000).toISOString(),
+      ...(flags.tokenFile === undefined ? { token } : { tokenFile: flags.tokenFile }),
+    };
     if (flags.output === "json" || flags.output === "yaml") {
       printData(io, flags.output, report, [uid]);
       return;
@@ -109,7 +122,8 @@ export function addPullTokenCommand(auth: Command, env: Env): void {
 export function ttlSeconds(text: string): number {
   const m = /^(\d{1,6})([dh])$/.exec(text);
   const seconds = m === null ? NaN : Number(m[1]) * (m[2] === "d" ? DAY_S : 3600);
-  if (!(seconds >= 3600 && seconds <= MAX_TTL_S)) throw new UsageError(`--ttl: "${text}" is not a duration from 1h to 365d, such as 30d or 12h`);
+  if (!(seconds >= 3600 && seconds <= MAX_TTL_S))
+    throw new UsageError(`--ttl: "${text}" is not a duration from 1h to 365d, such as 30d or 12h`);
   return seconds;
 }
 

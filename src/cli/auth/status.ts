@@ -35,7 +35,11 @@ export async function authStatus(config: ClientConfig): Promise<Status> {
     const query = new URLSearchParams({ identity, page_size: "200", ...(pageToken !== "" && { page_token: pageToken }) });
     const page = await getWithToken(`${config.api}/iam/v2beta1/roleBindings?${query}`, token);
     for (const b of (page.roleBindings ?? []) as RoleBindingJson[]) {
-      roleBindings.push({ uid: b.uid, group: { uid: b.group?.uid ?? "", name: b.group?.name ?? "" }, role: { uid: b.role?.uid ?? "", name: b.role?.name ?? "" } });
+      roleBindings.push({
+        uid: b.uid,
+        group: { uid: b.group?.uid ?? "", name: b.group?.name ?? "" },
+        role: { uid: b.role?.uid ?? "", name: b.role?.name ?? "" },
+      });
     }
     pageToken = typeof page.nextPageToken === "string" ? page.nextPageToken : "";
   } while (pageToken !== "");

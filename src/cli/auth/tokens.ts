@@ -39,7 +39,12 @@ export async function validToken(config: ClientConfig, requested?: string): Prom
 }
 
 /** Saves what the token endpoint answered a person's login or refresh with. */
-export async function savePersonTokens(cache: TokenCache, session: Omit<Extract<Session, { kind: "person" }>, "refreshToken">, audience: string, answer: JsonObject): Promise<CachedToken> {
+export async function savePersonTokens(
+  cache: TokenCache,
+  session: Omit<Extract<Session, { kind: "person" }>, "refreshToken">,
+  audience: string,
+  answer: JsonObject,
+): Promise<CachedToken> {
   const token = { token: String(answer.access_token), expiry: String(answer.expiry) };
   await cache.writeSession({ ...session, refreshToken: String(answer.refresh_token) });
   await cache.writeToken(audience, token);
@@ -47,20 +52,31 @@ export async function savePersonTokens(cache: TokenCache, session: Omit<Extract<
 }
 
 /** Exchanges the workload's upstream token (read from its file now) for an API token. */
-export async function exchange(session: { issuer: string; identity: string; identityTokenFile: string }, audience: string): Promise<CachedToken> {
+export async function exchange(
+  session: { issuer: string; identity: string; identityTokenFile: string },
+  audience: string,
+): Promise<CachedToken> {
   let upstream: string;
   try {
     upstream = (await readFile(session.identityTokenFile, "utf8")).trim();
   } catch (e) {
-    throw new AuthError(`cannot read the identity token file ${session.identityTokenFile}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new AuthError(
+      `cannot read the identity token file ${session.identityTokenFile}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
   }
   if (upstream === "") throw new AuthError(`the identity token file ${session.identityTokenFile} is empty`);
   const query = new URLSearchParams({ aud: audience, identity: session.identity });
-  const answer = await callJson(`${session.issuer}/sts/exchange?${query}`, { headers: { authorization: `Bearer ${upstream}`, accept: "application/json" } });
+  const answer = await callJson(`${session.issuer}/sts/exchange?${query}`, {
+    headers: { authorization: `Bearer ${upstream}`, accept: "application/json" },
+  });
   return { token: String(answer.token), expiry: String(answer.expiry) };
 }
 
-async function refresh(cache: TokenCache, session: Extract<Session, { kind: "person" }>, audience: string | undefined): Promise<CachedToken> {
+async function refresh(
+  cache: TokenCache,
+  session: Extract<Session, { kind: "person" }>,
+  audience: string | undefined,
+): Promise<CachedToken> {
   let answer: JsonObject;
   try {
     const form = { grant_type: "refresh_token", refresh_token: session.refreshToken, ...(audience !== undefined && { audience }) };

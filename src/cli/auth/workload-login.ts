@@ -12,7 +12,8 @@ import { exchange } from "./tokens.js";
 
 /** Exchanges and caches; resolves with the identity. */
 export async function workloadLogin(config: ClientConfig, identity: string, tokenFile: string): Promise<string> {
-  if (!isUid(identity)) throw new UsageError(`--identity: "${identity}" is not a valid uid (40 lowercase hex characters, then /16 hex per level)`);
+  if (!isUid(identity))
+    throw new UsageError(`--identity: "${identity}" is not a valid uid (40 lowercase hex characters, then /16 hex per level)`);
   const session = { kind: "workload" as const, api: config.api, issuer: config.issuer, identity, identityTokenFile: resolve(tokenFile) };
   const token = await exchange(session, config.api);
   const cache = new TokenCache(config.cacheDir, config.api);

@@ -9,10 +9,22 @@ import type { TreeEntry, ValueSpec } from "./command-tree.js";
 export function caseTables(tree: readonly TreeEntry[], fn: string): string {
   const byPath = (pick: (e: TreeEntry) => string) => tree.map((e) => [JSON.stringify(e.path), pick(e)] as const);
   return [
-    caseFunction(`${fn}_subcommands`, "$1", byPath((e) => e.subcommands.join(" "))),
-    caseFunction(`${fn}_flags`, "$1", byPath((e) => e.flags.join(" "))),
+    caseFunction(
+      `${fn}_subcommands`,
+      "$1",
+      byPath((e) => e.subcommands.join(" ")),
+    ),
+    caseFunction(
+      `${fn}_flags`,
+      "$1",
+      byPath((e) => e.flags.join(" ")),
+    ),
     caseFunction(`${fn}_value`, "$1|$2", valueCases(tree)),
-    caseFunction(`${fn}_args`, "$1", byPath(argsLine).filter(([, line]) => line !== "")),
+    caseFunction(
+      `${fn}_args`,
+      "$1",
+      byPath(argsLine).filter(([, line]) => line !== ""),
+    ),
   ].join("\n");
 }
 
@@ -26,9 +38,12 @@ export function argsLine(e: TreeEntry): string {
  * `--group`), so each flag gets one pattern for all its commands (`*"|--group"`), preceded by
  * the commands where it differs.
  */
-export function valueSpecsByFlag(tree: readonly TreeEntry[]): { flag: string; common: ValueSpec | ""; except: { path: string; spec: ValueSpec | "" }[] }[] {
+export function valueSpecsByFlag(
+  tree: readonly TreeEntry[],
+): { flag: string; common: ValueSpec | ""; except: { path: string; spec: ValueSpec | "" }[] }[] {
   const byFlag = new Map<string, { path: string; spec: ValueSpec | "" }[]>();
-  for (const e of tree) for (const flag of e.flags) byFlag.set(flag, [...(byFlag.get(flag) ?? []), { path: e.path, spec: e.values[flag] ?? "" }]);
+  for (const e of tree)
+    for (const flag of e.flags) byFlag.set(flag, [...(byFlag.get(flag) ?? []), { path: e.path, spec: e.values[flag] ?? "" }]);
   return [...byFlag].map(([flag, uses]) => {
     const counts = new Map<string, number>();
     for (const u of uses) counts.set(u.spec, (counts.get(u.spec) ?? 0) + 1);

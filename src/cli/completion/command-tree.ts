@@ -14,7 +14,12 @@ export const DYNAMIC_KINDS = ["groups", "identities", "roles", "contexts"] as co
 export type DynamicKind = (typeof DYNAMIC_KINDS)[number];
 
 /** The value names that mean a dynamic kind, as the definitions write them (`--parent <group>`). */
-const KIND_OF_VALUE: Readonly<Record<string, DynamicKind>> = { group: "groups", identity: "identities", role: "roles", context: "contexts" };
+const KIND_OF_VALUE: Readonly<Record<string, DynamicKind>> = {
+  group: "groups",
+  identity: "identities",
+  role: "roles",
+  context: "contexts",
+};
 
 /**
  * What completes a value, as one shell word: `f` file names (anything goes), `w:a,b,c` those

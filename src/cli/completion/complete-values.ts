@@ -34,7 +34,11 @@ const NAME = new RegExp(NAME_PATTERN);
 /** The server's largest page: completion asks for one. */
 const PAGE_SIZE = 200;
 
-const LOOKUPS: Readonly<Record<Exclude<DynamicKind, "contexts">, Lookup>> = { groups: GROUP_LOOKUP, identities: IDENTITY_LOOKUP, roles: ROLE_LOOKUP };
+const LOOKUPS: Readonly<Record<Exclude<DynamicKind, "contexts">, Lookup>> = {
+  groups: GROUP_LOOKUP,
+  identities: IDENTITY_LOOKUP,
+  roles: ROLE_LOOKUP,
+};
 
 /** A completion question. */
 export interface CompleteRequest {
@@ -70,10 +74,18 @@ async function namesOf(request: CompleteRequest): Promise<string[]> {
   const cached = await cache.get(config.api, login.identity, request.kind);
   if (cached !== undefined) return cached;
   const lookup = LOOKUPS[request.kind];
-  const api = createApiClient({ baseUrl: config.api, token: () => Promise.resolve(login.token), timeoutMs: request.timeoutMs ?? COMPLETION_TIMEOUT_MS });
+  const api = createApiClient({
+    baseUrl: config.api,
+    token: () => Promise.resolve(login.token),
+    timeoutMs: request.timeoutMs ?? COMPLETION_TIMEOUT_MS,
+  });
   const answer = (await api.call(lookup.service, lookup.listRpc, { pageSize: PAGE_SIZE })) as JsonObject;
   const items = answer[lookup.items];
-  const names = Array.isArray(items) ? items.map((i) => (i as JsonObject | null)?.name).filter((n): n is string => typeof n === "string" && NAME.test(n) && n.length <= MAX_NAME_LENGTH) : [];
+  const names = Array.isArray(items)
+    ? items
+        .map((i) => (i as JsonObject | null)?.name)
+        .filter((n): n is string => typeof n === "string" && NAME.test(n) && n.length <= MAX_NAME_LENGTH)
+    : [];
   await cache.put(config.api, login.identity, request.kind, names);
   return names;
 }
@@ -101,7 +113,10 @@ function subjectOf(token: string): string {
 
 /** The --context and --api values on a command line (`--api URL` or `--api=URL`). */
 export function lineFlags(line: string): { context?: string; api?: string } {
-  const words = line.trim().split(/\s+/).map((w) => w.replace(/^(["'])(.*)\1$/, "$2"));
+  const words = line
+    .trim()
+    .split(/\s+/)
+    .map((w) => w.replace(/^(["'])(.*)\1$/, "$2"));
   const out: { context?: string; api?: string } = {};
   for (let i = 0; i < words.length; i++) {
     const m = /^--(context|api)(?:=(.*))?$/.exec(words[i] as string);

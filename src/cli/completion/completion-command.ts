@@ -14,7 +14,11 @@ import { zshScript } from "./zsh.js";
 const SCRIPTS = { bash: bashScript, zsh: zshScript, fish: fishScript } as const;
 
 /** Adds `completion` and `__complete` to program; out receives what they print, env is the command's environment. */
-export function addCompletionCommand(program: Command, out: { write(text: string): unknown }, env: Readonly<Record<string, string | undefined>>): void {
+export function addCompletionCommand(
+  program: Command,
+  out: { write(text: string): unknown },
+  env: Readonly<Record<string, string | undefined>>,
+): void {
   const cmd = program
     .command("completion")
     .description("print a shell completion script (bash, zsh or fish) for arbor and npx arbor")
@@ -40,9 +44,11 @@ export function addCompletionCommand(program: Command, out: { write(text: string
     .addArgument(new Argument("<kind>", "what is named").choices(DYNAMIC_KINDS))
     .argument("[prefix]", "what is typed of the value", "")
     .argument("[line]", "the command line up to the cursor, for its --context and --api", "");
-  withExamples(complete, ['arbor __complete -- groups eng "arbor iam groups get eng"']).action(async (kind: DynamicKind, prefix: string, line: string) => {
+  withExamples(complete, ['arbor __complete -- groups eng "arbor iam groups get eng"']).action(
+    async (kind: DynamicKind, prefix: string, line: string) => {
       const { completeValues } = await import("./complete-values.js");
       const names = await completeValues({ kind, prefix, line, env, now: Date.now });
       out.write(names.map((n) => `${n}\n`).join(""));
-    });
+    },
+  );
 }

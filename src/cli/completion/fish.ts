@@ -24,15 +24,24 @@ export function fishScript(tree: readonly TreeEntry[], program: string): string 
 # or keep it: ${program} completion fish > ~/.config/fish/completions/${program}.fish
 # It completes \`${program}\` and \`npx ${program}\`.
 
-${table(`${fn}_subcommands`, tree.map((e) => [q(e.path), e.subcommands.join(" ")]))}
-${table(`${fn}_flags`, tree.map((e) => [q(e.path), e.flags.join(" ")]))}
+${table(
+  `${fn}_subcommands`,
+  tree.map((e) => [q(e.path), e.subcommands.join(" ")]),
+)}
+${table(
+  `${fn}_flags`,
+  tree.map((e) => [q(e.path), e.flags.join(" ")]),
+)}
 function ${fn}_value
     switch "$argv[1]|$argv[2]"
 ${[...values, ...general].map(([p, spec]) => `        case ${p}\n            echo ${q(spec)}`).join("\n")}
     end
 end
 
-${table(`${fn}_args`, tree.filter((e) => e.args.length > 0).map((e) => [q(e.path), argsLine(e)]))}
+${table(
+  `${fn}_args`,
+  tree.filter((e) => e.args.length > 0).map((e) => [q(e.path), argsLine(e)]),
+)}
 # Prints the candidates of a value spec (of ${fn}_value or ${fn}_args).
 function ${fn}_offer -a spec cur
     set -l prog $argv[3..-1]

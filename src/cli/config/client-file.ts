@@ -55,7 +55,10 @@ export function isClientFileKey(key: string): key is ClientFileKey {
 
 /** The name, checked; UsageError when it cannot name a context. */
 export function contextName(name: string, origin = "context name"): string {
-  if (!CONTEXT_NAME.test(name)) throw new UsageError(`${origin}: "${name}" is not a context name (letters, digits, ".", "_" and "-", at most 63, starting with a letter or digit)`);
+  if (!CONTEXT_NAME.test(name))
+    throw new UsageError(
+      `${origin}: "${name}" is not a context name (letters, digits, ".", "_" and "-", at most 63, starting with a letter or digit)`,
+    );
   return name;
 }
 
@@ -65,7 +68,8 @@ export function checkValue(key: ClientFileKey, value: string): string {
   if (v === "") throw new UsageError(`${key}: give a value (or: arbor config unset ${key})`);
   if (key !== "group") {
     const url = URL.parse(v);
-    if (url === null || !/^https?:$/.test(url.protocol) || url.search !== "" || url.hash !== "") throw new UsageError(`${key}: "${v}" is not an http(s) URL without query or fragment`);
+    if (url === null || !/^https?:$/.test(url.protocol) || url.search !== "" || url.hash !== "")
+      throw new UsageError(`${key}: "${v}" is not an http(s) URL without query or fragment`);
   }
   return v;
 }
@@ -90,8 +94,10 @@ export function readClientFile(path: string): ClientFile {
   const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true });
   const at = (node: Node | null | undefined) => `${path}, line ${node?.range == null ? 1 : lines.linePos(node.range[0]).line}`;
   const syntax = doc.errors[0];
-  if (syntax !== undefined) throw new UsageError(`${path} is not YAML (line ${syntax.linePos?.[0].line ?? 1}): ${syntax.message.split("\n")[0]}`);
-  if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) return { currentContext: undefined, contexts: {}, firstFormat: false };
+  if (syntax !== undefined)
+    throw new UsageError(`${path} is not YAML (line ${syntax.linePos?.[0].line ?? 1}): ${syntax.message.split("\n")[0]}`);
+  if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null))
+    return { currentContext: undefined, contexts: {}, firstFormat: false };
   if (!isMap(doc.contents)) throw new UsageError(`${at(doc.contents)}: must be a map (current-context, contexts)`);
   const top = entries(doc.contents, at);
   if (!top.some(([key]) => key === "contexts" || key === "current-context")) {
@@ -101,14 +107,16 @@ export function readClientFile(path: string): ClientFile {
   const out: ClientFile = { currentContext: undefined, contexts: {}, firstFormat: false };
   for (const [key, value, keyNode] of top) {
     if (key === "current-context") {
-      if (!isScalar(value) || typeof value.value !== "string") throw new UsageError(`${at(keyNode)}: current-context must be a context name`);
+      if (!isScalar(value) || typeof value.value !== "string")
+        throw new UsageError(`${at(keyNode)}: current-context must be a context name`);
       out.currentContext = contextName(value.value, at(keyNode));
     } else if (key === "contexts") {
       if (value === null || (isScalar(value) && value.value === null)) continue;
       if (!isMap(value)) throw new UsageError(`${at(keyNode)}: contexts must be a map of names to settings`);
       for (const [name, settings, nameNode] of entries(value, at)) {
         contextName(name, at(nameNode));
-        if (settings !== null && !(isScalar(settings) && settings.value === null) && !isMap(settings)) throw new UsageError(`${at(nameNode)}: context ${name} must be a map of settings (${keyList()})`);
+        if (settings !== null && !(isScalar(settings) && settings.value === null) && !isMap(settings))
+          throw new UsageError(`${at(nameNode)}: context ${name} must be a map of settings (${keyList()})`);
         out.contexts[name] = isMap(settings) ? settingsOf(entries(settings, at), at) : {};
       }
     } else if (isClientFileKey(key)) {
@@ -117,7 +125,11 @@ export function readClientFile(path: string): ClientFile {
       throw new UsageError(`${at(keyNode)}: unknown setting "${key}" (known: current-context, contexts)`);
     }
   }
-  if (out.currentContext !== undefined && !Object.hasOwn(out.contexts, out.currentContext) && !(out.currentContext === DEFAULT_CONTEXT && Object.keys(out.contexts).length === 0)) {
+  if (
+    out.currentContext !== undefined &&
+    !Object.hasOwn(out.contexts, out.currentContext) &&
+    !(out.currentContext === DEFAULT_CONTEXT && Object.keys(out.contexts).length === 0)
+  ) {
     throw new UsageError(`${path}: current-context "${out.currentContext}" is not one of its contexts`);
   }
   return out;

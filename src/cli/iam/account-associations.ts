@@ -29,7 +29,12 @@ export const ACCOUNT_ASSOCIATIONS = resourceSpec({
   scope: "subtree",
   hierarchical: true,
   description: "account associations: the AWS, Google Cloud, Azure and GitHub accounts of a group",
-  rpcs: { get: "getAccountAssociation", create: "createAccountAssociation", update: "updateAccountAssociation", delete: "deleteAccountAssociation" },
+  rpcs: {
+    get: "getAccountAssociation",
+    create: "createAccountAssociation",
+    update: "updateAccountAssociation",
+    delete: "deleteAccountAssociation",
+  },
   body: "accountAssociation",
   columns: [
     fieldColumn("NAME", "name"),
@@ -44,7 +49,13 @@ export const ACCOUNT_ASSOCIATIONS = resourceSpec({
     { flags: "--google-project-number <n>", path: "google.projectNumber", help: "the Google Cloud project number" },
     { flags: "--azure-tenant-id <id>", path: "azure.tenantId", help: "the Azure tenant id" },
     { flags: "--azure-client-id <name=id>", path: "azure.clientIds", help: "an Azure client id by name", shape: "map" },
-    { flags: "--github-installation <id[=name]>", path: "github.installations", help: "a GitHub App installation", shape: "list", parse: installation },
+    {
+      flags: "--github-installation <id[=name]>",
+      path: "github.installations",
+      help: "a GitHub App installation",
+      shape: "list",
+      parse: installation,
+    },
   ],
   defaultScoped: false,
   createsNamed: true,

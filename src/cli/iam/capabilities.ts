@@ -38,7 +38,9 @@ export function capabilityRows(): CapabilityRow[] {
 
 /** Adds `capabilities list` under iam. */
 export function addCapabilitiesCommand(iam: Command, io: CliIo): void {
-  const group = iam.command("capabilities").description("capabilities: what roles grant, one permission each (read from this release, offline)");
+  const group = iam
+    .command("capabilities")
+    .description("capabilities: what roles grant, one permission each (read from this release, offline)");
   withExamples(group, ["arbor iam capabilities list"]);
   const list = group
     .command("list")
@@ -46,7 +48,11 @@ export function addCapabilitiesCommand(iam: Command, io: CliIo): void {
     .addOption(outputOption());
   withExamples(
     list,
-    ["arbor iam capabilities list", "arbor iam capabilities list -o json | jq -r '.[].name'", "arbor iam roles create auditor --capabilities groups.list --capabilities audit.read"],
+    [
+      "arbor iam capabilities list",
+      "arbor iam capabilities list -o json | jq -r '.[].name'",
+      "arbor iam roles create auditor --capabilities groups.list --capabilities audit.read",
+    ],
     "Custom roles take the dotted names (--capabilities groups.list); v2 JSON uses the enum names.",
   );
   list.action((flags: { output?: string }) => {
@@ -58,9 +64,16 @@ export function addCapabilitiesCommand(iam: Command, io: CliIo): void {
         { header: "DESCRIPTION", value: (r: CapabilityRow) => r.description },
         { header: "BUILT-IN ROLES", value: (r: CapabilityRow) => r.builtinRoles.join(",") },
       ];
-      io.stdout.write(renderTable(columns, rows, { width: tableWidth(io), wide: format === "wide", header: (h) => bold(h, colorAllowed(io)) }));
+      io.stdout.write(
+        renderTable(columns, rows, { width: tableWidth(io), wide: format === "wide", header: (h) => bold(h, colorAllowed(io)) }),
+      );
       return;
     }
-    printData(io, format, rows, rows.map((r) => r.name));
+    printData(
+      io,
+      format,
+      rows,
+      rows.map((r) => r.name),
+    );
   });
 }

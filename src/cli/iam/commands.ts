@@ -20,12 +20,24 @@ import { ROLE_BINDINGS } from "./role-bindings.js";
 import { ROLES } from "./roles.js";
 
 /** The IAM resources, in the order `arbor iam --help` lists them. */
-export const IAM_RESOURCES: readonly ResourceSpec[] = [GROUPS, IDENTITIES, ROLES, ROLE_BINDINGS, IDENTITY_PROVIDERS, ACCOUNT_ASSOCIATIONS, INVITES];
+export const IAM_RESOURCES: readonly ResourceSpec[] = [
+  GROUPS,
+  IDENTITIES,
+  ROLES,
+  ROLE_BINDINGS,
+  IDENTITY_PROVIDERS,
+  ACCOUNT_ASSOCIATIONS,
+  INVITES,
+];
 
 /** Adds `arbor iam` and its resources to program. */
 export function addIamCommands(program: Command, io: CliIo): void {
   const iam = program.command("iam").description("groups, identities, roles, role bindings and more, through the API");
-  withExamples(iam, ["arbor iam groups list", "arbor iam identities get ci-bot -o yaml", "arbor iam role-bindings create --parent engineering --identity ci-bot --role viewer"]);
+  withExamples(iam, [
+    "arbor iam groups list",
+    "arbor iam identities get ci-bot -o yaml",
+    "arbor iam role-bindings create --parent engineering --identity ci-bot --role viewer",
+  ]);
   for (const spec of IAM_RESOURCES) {
     const group = addResourceCommands(iam, spec, io);
     if (spec === GROUPS) addGroupsTreeCommand(group, io);

@@ -25,7 +25,10 @@ export function addGroupsTreeCommand(groups: Command, io: CliIo): void {
   const cmd = groups
     .command("tree")
     .description("show a group and every group below it as a tree")
-    .argument("[group]", "the group, a name, path (acme/engineering) or uid (default: the default group; with none, every group you can see)");
+    .argument(
+      "[group]",
+      "the group, a name, path (acme/engineering) or uid (default: the default group; with none, every group you can see)",
+    );
   withCommonOptions(cmd);
   withExamples(
     cmd,
@@ -36,7 +39,12 @@ export function addGroupsTreeCommand(groups: Command, io: CliIo): void {
     const ctx = commandContext(flags, io);
     const text = name ?? ctx.config.group;
     const root = text === undefined ? undefined : await resolveUid(ctx, GROUP_LOOKUP, text);
-    const below = await walkList(ctx, GROUP_LOOKUP, { pageSize: 200, orderBy: "name", ...(root !== undefined && { uidp: { descendantsOf: root } }) }, { all: true });
+    const below = await walkList(
+      ctx,
+      GROUP_LOOKUP,
+      { pageSize: 200, orderBy: "name", ...(root !== undefined && { uidp: { descendantsOf: root } }) },
+      { all: true },
+    );
     const top = root === undefined ? [] : [(await ctx.api.call(GROUP_LOOKUP.service, "getGroup", { uid: root })) as Item];
     const forest = buildForest([...top, ...below.items]);
     const data = root === undefined ? forest : forest[0];

@@ -21,13 +21,23 @@ export const GROUPS = resourceSpec({
   createsNamed: true,
   notes: {
     list: "With a default group (--group, ARBOR_GROUP or the settings file) and no hierarchy flag, lists\nthe groups below it.",
-    delete: "A group that still holds groups, identities or repos cannot be deleted (code 9,\nRESOURCE_NOT_EMPTY); its role bindings, invites and identity providers go with it.",
+    delete:
+      "A group that still holds groups, identities or repos cannot be deleted (code 9,\nRESOURCE_NOT_EMPTY); its role bindings, invites and identity providers go with it.",
   },
   examples: {
-    list: ["arbor iam groups list", "arbor iam groups list -o wide", "arbor iam groups list --parent acme/engineering --order-by \"name desc\"", "arbor iam groups list --all -o id"],
-    get: ["arbor iam groups get engineering", "arbor iam groups get acme/engineering/web", "arbor iam groups get 0123456789abcdef0123456789abcdef01234567 -o yaml"],
-    create: ["arbor iam groups create acme", "arbor iam groups create engineering --parent acme --description \"the engineers\""],
-    update: ["arbor iam groups update engineering --description \"builds things\"", "arbor iam groups update engineering --name eng"],
+    list: [
+      "arbor iam groups list",
+      "arbor iam groups list -o wide",
+      'arbor iam groups list --parent acme/engineering --order-by "name desc"',
+      "arbor iam groups list --all -o id",
+    ],
+    get: [
+      "arbor iam groups get engineering",
+      "arbor iam groups get acme/engineering/web",
+      "arbor iam groups get 0123456789abcdef0123456789abcdef01234567 -o yaml",
+    ],
+    create: ["arbor iam groups create acme", 'arbor iam groups create engineering --parent acme --description "the engineers"'],
+    update: ['arbor iam groups update engineering --description "builds things"', "arbor iam groups update engineering --name eng"],
     delete: ["arbor iam groups delete engineering", "arbor iam groups delete --quiet $(arbor iam groups list --parent old -o id)"],
   },
 });

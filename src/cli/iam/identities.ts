@@ -44,10 +44,24 @@ export const IDENTITIES = resourceSpec({
     claim("--audience-pattern <regex>", "audiencePattern", "claim match: a pattern an audience matches"),
     { ...claim("--claim <key=value>", "claims", "claim match: a custom claim that must equal value"), shape: "map" },
     { ...claim("--claim-pattern <key=regex>", "claimPatterns", "claim match: a custom claim that must match regex"), shape: "map" },
-    { flags: "--static-issuer <url>", path: "staticKeys.issuer", help: "static keys: the issuer, exactly (for issuers Arbor cannot reach)" },
+    {
+      flags: "--static-issuer <url>",
+      path: "staticKeys.issuer",
+      help: "static keys: the issuer, exactly (for issuers Arbor cannot reach)",
+    },
     { flags: "--static-subject <sub>", path: "staticKeys.subject", help: "static keys: the subject, exactly" },
-    { flags: "--issuer-keys <file>", path: "staticKeys.issuerKeys", help: "static keys: a JWKS JSON file of the issuer's public keys", parse: fileText("--issuer-keys") },
-    { flags: "--keys-expiration <time>", path: "staticKeys.expirationTime", help: "static keys: when they stop being trusted (RFC 3339; default and at most 365 days)", parse: timestamp("--keys-expiration") },
+    {
+      flags: "--issuer-keys <file>",
+      path: "staticKeys.issuerKeys",
+      help: "static keys: a JWKS JSON file of the issuer's public keys",
+      parse: fileText("--issuer-keys"),
+    },
+    {
+      flags: "--keys-expiration <time>",
+      path: "staticKeys.expirationTime",
+      help: "static keys: when they stop being trusted (RFC 3339; default and at most 365 days)",
+      parse: timestamp("--keys-expiration"),
+    },
   ],
   defaultScoped: true,
   createStep: ROLE_STEP,
@@ -56,7 +70,8 @@ export const IDENTITIES = resourceSpec({
     create:
       "Give a claim match (--identity-issuer or --issuer-pattern, and --subject or --subject-pattern)\nor static keys (--static-issuer, --static-subject, --issuer-keys). Presets make the claim match of\n" +
       "a platform: create github, create gitlab, create kubernetes (each has --help).",
-    update: "A claim-match flag changes that member alone; an exact value and its pattern replace each\nother (--subject clears --subject-pattern).",
+    update:
+      "A claim-match flag changes that member alone; an exact value and its pattern replace each\nother (--subject clears --subject-pattern).",
   },
   examples: {
     list: ["arbor iam identities list", "arbor iam identities list --name ci-bot -o json"],
@@ -66,7 +81,10 @@ export const IDENTITIES = resourceSpec({
       "arbor iam identities create github ci-bot --github-repo acme/app --github-ref refs/heads/main --role registry.push",
       "arbor iam identities create deployer --static-issuer https://k8s.internal --static-subject system:serviceaccount:ci:deployer --issuer-keys jwks.json",
     ],
-    update: ["arbor iam identities update ci-bot --description \"GitHub Actions of acme\"", "arbor iam identities update ci-bot --subject repo:acme/app:ref:refs/heads/main"],
+    update: [
+      'arbor iam identities update ci-bot --description "GitHub Actions of acme"',
+      "arbor iam identities update ci-bot --subject repo:acme/app:ref:refs/heads/main",
+    ],
     delete: ["arbor iam identities delete ci-bot"],
   },
 });

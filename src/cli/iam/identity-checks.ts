@@ -48,7 +48,9 @@ function addLookupCommand(identities: Command, io: CliIo): void {
   );
   cmd.action(async (flags: CommonFlags & { issuer: string; subject: string }) => {
     const ctx = commandContext(flags, io);
-    const found = (await ctx.api.call(IdentitiesService, "lookupIdentity", { issuer: flags.issuer, subject: flags.subject })) as { uid?: string };
+    const found = (await ctx.api.call(IdentitiesService, "lookupIdentity", { issuer: flags.issuer, subject: flags.subject })) as {
+      uid?: string;
+    };
     const uid = found.uid ?? "";
     if (isTable(ctx.format)) io.stdout.write(`${uid}\n`);
     else printData(io, ctx.format, { uid }, [uid]);
@@ -65,7 +67,10 @@ function addExplainCommand(identities: Command, io: CliIo): void {
   withCommonOptions(cmd);
   withExamples(
     cmd,
-    ["arbor iam identities explain-exchange ci-bot --token-file token.jwt", "echo \"$ACTIONS_ID_TOKEN\" | arbor iam identities explain-exchange ci-bot --token-file - -o json"],
+    [
+      "arbor iam identities explain-exchange ci-bot --token-file token.jwt",
+      'echo "$ACTIONS_ID_TOKEN" | arbor iam identities explain-exchange ci-bot --token-file - -o json',
+    ],
     "Exits 0 when the exchange would issue a token, 1 when a check fails (as kubectl auth can-i says no).\n" +
       "The token is sent to the API only (needs identity.update on the identity); nothing is issued or logged.",
   );
@@ -83,7 +88,13 @@ function addExplainCommand(identities: Command, io: CliIo): void {
         { header: "RESULT", value: (c: Check) => (c.passed === true ? "passed" : "FAILED") },
         { header: "REASON", value: (c: Check) => printable(c.reason ?? "") },
       ];
-      io.stdout.write(renderTable(columns, answer.checks ?? [], { width: tableWidth(io), wide: ctx.format === "wide", header: (h) => bold(h, colorAllowed(io)) }));
+      io.stdout.write(
+        renderTable(columns, answer.checks ?? [], {
+          width: tableWidth(io),
+          wide: ctx.format === "wide",
+          header: (h) => bold(h, colorAllowed(io)),
+        }),
+      );
       io.stdout.write(wouldIssue ? "The exchange would issue a token.\n" : "The exchange would be refused.\n");
     } else {
       printData(io, ctx.format, { checks: answer.checks ?? [], wouldIssue }, [uid]);

@@ -16,7 +16,10 @@ import { IDENTITIES } from "./identities.js";
 import { ROLE_STEP } from "./identity-role.js";
 import { githubClaimMatch, gitlabClaimMatch, GITHUB_ISSUER, GITLAB_COM, kubernetesSubject } from "./preset-claims.js";
 
-type PresetFlags = CommonFlags & { parent?: string; description?: string; audience?: string; role?: string } & Record<string, string | undefined>;
+type PresetFlags = CommonFlags & { parent?: string; description?: string; audience?: string; role?: string } & Record<
+    string,
+    string | undefined
+  >;
 
 /** A preset: its flags and how they make the identity's fields (besides name and description). */
 interface Preset {
@@ -46,7 +49,17 @@ const PRESETS: Preset[] = [
       "Matches GitHub's default subject, repo:<owner>/<repo>:ref:<ref> (or :environment:<name>). An organization\n" +
       "that customised its subject template needs the plain create with --subject. Workflows ask for the token\n" +
       "with the identity's audience (default: Arbor's issuer URL), then run arbor auth login --identity.",
-    fields: (f) => ({ claimMatch: { ...githubClaimMatch({ repo: f.githubRepo as string, ref: f.githubRef, environment: f.githubEnvironment, workflow: f.githubWorkflow }), ...audience(f) } }),
+    fields: (f) => ({
+      claimMatch: {
+        ...githubClaimMatch({
+          repo: f.githubRepo as string,
+          ref: f.githubRef,
+          environment: f.githubEnvironment,
+          workflow: f.githubWorkflow,
+        }),
+        ...audience(f),
+      },
+    }),
   },
   {
     name: "gitlab",
@@ -55,20 +68,32 @@ const PRESETS: Preset[] = [
       new Option("--gitlab-project <path>", "the project's path: group/project, or group/subgroup/project").makeOptionMandatory(),
       new Option("--gitlab-url <url>", `the GitLab instance, its tokens' issuer (default ${GITLAB_COM})`),
       new Option("--gitlab-ref <name>", "only this branch or tag name (main, v1.2.0); default every ref"),
-      new Option("--gitlab-ref-type <type>", "branch or tag: what --gitlab-ref names (default branch), or alone: every ref of the type").choices(["branch", "tag"]),
+      new Option(
+        "--gitlab-ref-type <type>",
+        "branch or tag: what --gitlab-ref names (default branch), or alone: every ref of the type",
+      ).choices(["branch", "tag"]),
     ],
     examples: [
       "arbor iam identities create gitlab ci-bot --gitlab-project acme/app --gitlab-ref main --role registry.pull",
       "arbor iam identities create gitlab releaser --gitlab-url https://gitlab.acme.com --gitlab-project platform/tools --gitlab-ref-type tag",
     ],
-    notes: "Matches GitLab's subject, project_path:<path>:ref_type:<branch|tag>:ref:<name>. Jobs ask for the token\nwith id_tokens: ... aud: set to the identity's audience (default: Arbor's issuer URL).",
-    fields: (f) => ({ claimMatch: { ...gitlabClaimMatch({ project: f.gitlabProject as string, url: f.gitlabUrl, ref: f.gitlabRef, refType: f.gitlabRefType }), ...audience(f) } }),
+    notes:
+      "Matches GitLab's subject, project_path:<path>:ref_type:<branch|tag>:ref:<name>. Jobs ask for the token\nwith id_tokens: ... aud: set to the identity's audience (default: Arbor's issuer URL).",
+    fields: (f) => ({
+      claimMatch: {
+        ...gitlabClaimMatch({ project: f.gitlabProject as string, url: f.gitlabUrl, ref: f.gitlabRef, refType: f.gitlabRefType }),
+        ...audience(f),
+      },
+    }),
   },
   {
     name: "kubernetes",
     description: "an identity for one Kubernetes service account, by its projected tokens",
     options: [
-      new Option("--issuer <url>", "the cluster's service account issuer (kubectl get --raw /.well-known/openid-configuration)").makeOptionMandatory(),
+      new Option(
+        "--issuer <url>",
+        "the cluster's service account issuer (kubectl get --raw /.well-known/openid-configuration)",
+      ).makeOptionMandatory(),
       new Option("--namespace <ns>", "the service account's namespace").makeOptionMandatory(),
       new Option("--service-account <name>", "the service account").makeOptionMandatory(),
       new Option("--issuer-keys <file>", "the cluster's JWKS (kubectl get --raw /openid/v1/jwks), for an issuer Arbor cannot reach"),
@@ -81,7 +106,11 @@ const PRESETS: Preset[] = [
       "Matches the subject system:serviceaccount:<namespace>:<name> exactly. With --issuer-keys the identity holds\n" +
       "the keys (static keys, trusted up to 365 days: update them when the cluster rotates its keys).",
     async fields(f, ctx): Promise<JsonObject> {
-      const subject = kubernetesSubject({ issuer: f.issuer as string, namespace: f.namespace as string, serviceAccount: f.serviceAccount as string });
+      const subject = kubernetesSubject({
+        issuer: f.issuer as string,
+        namespace: f.namespace as string,
+        serviceAccount: f.serviceAccount as string,
+      });
       if (f.issuerKeys === undefined) return { claimMatch: { issuer: f.issuer as string, subject, ...audience(f) } };
       if (f.audience !== undefined) throw new UsageError("--audience: static keys take the default audience (Arbor's issuer URL)");
       return { staticKeys: { issuer: f.issuer as string, subject, issuerKeys: await fileText("--issuer-keys")(f.issuerKeys, ctx) } };

@@ -34,7 +34,10 @@ export class RoleBindingFailed extends Error {
 async function bindOrUndo(ctx: CommandContext, created: JsonObject, roleUid: string, role: string): Promise<void> {
   const uid = String(created.uid);
   try {
-    await ctx.api.call(RoleBindingsService, "createRoleBinding", { parent: parentOf(uid) ?? uid, roleBinding: { identityUid: uid, roleUid } });
+    await ctx.api.call(RoleBindingsService, "createRoleBinding", {
+      parent: parentOf(uid) ?? uid,
+      roleBinding: { identityUid: uid, roleUid },
+    });
   } catch (bindError) {
     const why = reason(bindError);
     try {
@@ -45,7 +48,9 @@ async function bindOrUndo(ctx: CommandContext, created: JsonObject, roleUid: str
           `delete it with arbor iam identities delete ${uid}`,
       );
     }
-    throw new RoleBindingFailed(`binding role ${role} to the new identity failed (${why}); the identity was deleted again, nothing was made`);
+    throw new RoleBindingFailed(
+      `binding role ${role} to the new identity failed (${why}); the identity was deleted again, nothing was made`,
+    );
   }
 }
 

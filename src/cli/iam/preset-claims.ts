@@ -48,7 +48,8 @@ export interface GitHubPreset {
  */
 export function githubClaimMatch(p: GitHubPreset): JsonObject {
   const repo = check(p.repo, GITHUB_REPO, "--github-repo", "owner/repo");
-  if (p.ref !== undefined && p.environment !== undefined) throw new UsageError("--github-ref and --github-environment match different subjects: give one");
+  if (p.ref !== undefined && p.environment !== undefined)
+    throw new UsageError("--github-ref and --github-environment match different subjects: give one");
   const subject: JsonObject =
     p.ref !== undefined
       ? { subject: `repo:${repo}:ref:${check(p.ref, GIT_REF, "--github-ref", "a full ref such as refs/heads/main")}` }
@@ -73,8 +74,10 @@ export interface GitLabPreset {
 export function gitlabClaimMatch(p: GitLabPreset): JsonObject {
   const project = check(p.project, GITLAB_PROJECT, "--gitlab-project", "a project path such as group/project");
   const issuer = (p.url ?? GITLAB_COM).replace(/\/+$/, "");
-  if (!/^https:\/\/[^/?#@\s]+$/.test(issuer)) throw new UsageError(`--gitlab-url: "${p.url}" is not an https:// URL of a GitLab instance (no path)`);
-  if (p.refType !== undefined && p.refType !== "branch" && p.refType !== "tag") throw new UsageError(`--gitlab-ref-type: "${p.refType}" is not branch or tag`);
+  if (!/^https:\/\/[^/?#@\s]+$/.test(issuer))
+    throw new UsageError(`--gitlab-url: "${p.url}" is not an https:// URL of a GitLab instance (no path)`);
+  if (p.refType !== undefined && p.refType !== "branch" && p.refType !== "tag")
+    throw new UsageError(`--gitlab-ref-type: "${p.refType}" is not branch or tag`);
   const prefix = `project_path:${project}:ref_type:`;
   if (p.ref !== undefined) {
     const ref = check(p.ref, GITLAB_REF, "--gitlab-ref", "a branch or tag name");

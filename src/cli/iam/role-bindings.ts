@@ -28,12 +28,23 @@ export const ROLE_BINDINGS = resourceSpec({
     timeColumn("CREATED", "createTime"),
   ],
   filters: [
-    { flags: "--identity <identity>", path: "identity", help: "only bindings of this identity (name or uid)", parse: uidOf(IDENTITY_LOOKUP) },
+    {
+      flags: "--identity <identity>",
+      path: "identity",
+      help: "only bindings of this identity (name or uid)",
+      parse: uidOf(IDENTITY_LOOKUP),
+    },
     { flags: "--role <role>", path: "role", help: "only bindings of this role (name or uid)", parse: uidOf(ROLE_LOOKUP) },
     { flags: "--at <group>", path: "group", help: "only bindings at exactly this group (name, path or uid)", parse: groupUid },
   ],
   fields: [
-    { flags: "--identity <identity>", path: "identityUid", help: "the identity that gets the role (name or uid)", parse: uidOf(IDENTITY_LOOKUP), required: true },
+    {
+      flags: "--identity <identity>",
+      path: "identityUid",
+      help: "the identity that gets the role (name or uid)",
+      parse: uidOf(IDENTITY_LOOKUP),
+      required: true,
+    },
     { flags: "--role <role>", path: "roleUid", help: "the role (name or uid)", parse: uidOf(ROLE_LOOKUP), required: true },
   ],
   defaultScoped: true,

@@ -42,11 +42,22 @@ export const ROLES = resourceSpec({
   rpcs: { get: "getRole", create: "createRole", update: "updateRole", delete: "deleteRole" },
   body: "role",
   // The table counts capabilities (the owner role has dozens); get shows them by name.
-  columns: [fieldColumn("NAME", "name"), uidColumn(), { header: "CAPABILITIES", value: capabilityCount }, fieldColumn("DESCRIPTION", "description", 3)],
+  columns: [
+    fieldColumn("NAME", "name"),
+    uidColumn(),
+    { header: "CAPABILITIES", value: capabilityCount },
+    fieldColumn("DESCRIPTION", "description", 3),
+  ],
   tableView: dottedView,
   fields: [
     DESCRIPTION_FLAG,
-    { flags: "--capabilities <names>", path: "capabilities", help: "what the role grants, by dotted name (groups.list,identity.create) or enum name (CAP_IAM_GROUPS_LIST)", shape: "list", parse: capabilityJson },
+    {
+      flags: "--capabilities <names>",
+      path: "capabilities",
+      help: "what the role grants, by dotted name (groups.list,identity.create) or enum name (CAP_IAM_GROUPS_LIST)",
+      shape: "list",
+      parse: capabilityJson,
+    },
   ],
   defaultScoped: false,
   createsNamed: true,
@@ -58,7 +69,10 @@ export const ROLES = resourceSpec({
     list: ["arbor iam roles list", "arbor iam roles list --descendants-of acme"],
     get: ["arbor iam roles get viewer", "arbor iam roles get viewer -o json | jq -r '.capabilities[]'"],
     create: ["arbor iam roles create auditor --parent acme --capabilities groups.list,identity.list,role_bindings.list"],
-    update: ["arbor iam roles update auditor --capabilities groups.list,identity.list", "arbor iam roles update auditor --description \"reads the tree\""],
+    update: [
+      "arbor iam roles update auditor --capabilities groups.list,identity.list",
+      'arbor iam roles update auditor --description "reads the tree"',
+    ],
     delete: ["arbor iam roles delete auditor"],
   },
 });

@@ -12,7 +12,10 @@ export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** The `-o, --output` option. */
 export function outputOption(): Option {
-  return new Option("-o, --output <format>", "how to print; wide: every column and full uids, id: one uid a line (default table on a terminal, else json)").choices(OUTPUT_FORMATS);
+  return new Option(
+    "-o, --output <format>",
+    "how to print; wide: every column and full uids, id: one uid a line (default table on a terminal, else json)",
+  ).choices(OUTPUT_FORMATS);
 }
 
 /** The format asked for, or the default for where stdout goes. */

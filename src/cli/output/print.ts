@@ -11,7 +11,9 @@ import { renderTable, type Column } from "./table.js";
 /** Prints items: a table with columns (fitted to the terminal unless wide), or every item in full. */
 export function printItems(io: CliIo, format: OutputFormat, columns: readonly Column<Item>[], items: readonly Item[]): void {
   if (isTable(format)) {
-    io.stdout.write(renderTable(columns, items, { width: tableWidth(io), wide: format === "wide", header: (h) => bold(h, colorAllowed(io)) }));
+    io.stdout.write(
+      renderTable(columns, items, { width: tableWidth(io), wide: format === "wide", header: (h) => bold(h, colorAllowed(io)) }),
+    );
     return;
   }
   printData(io, format, items, items.map(uidOf));

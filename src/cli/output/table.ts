@@ -47,7 +47,9 @@ export function renderTable<T>(columns: readonly Column<T>[], items: readonly T[
   }
   const w = layout.widths;
   const line = (cells: readonly string[]) =>
-    cells.map((cell, i) => (i === cells.length - 1 ? cut(cell, w[i] as number) : pad(cut(cell, w[i] as number), w[i] as number))).join(" ".repeat(GAP));
+    cells
+      .map((cell, i) => (i === cells.length - 1 ? cut(cell, w[i] as number) : pad(cut(cell, w[i] as number), w[i] as number)))
+      .join(" ".repeat(GAP));
   const head = line(cols.map((c) => c.column.header)).trimEnd();
   const rows = items.map((_, r) => line(cols.map((c) => c.cells[r] as string)).trimEnd());
   return [(options.header ?? ((t: string) => t))(head), ...rows].join("\n") + "\n";
@@ -57,11 +59,18 @@ export function renderTable<T>(columns: readonly Column<T>[], items: readonly T[
  * Each column's width so the table fits width: the widest columns are cut first, to one common
  * cap, none below its floor. When even the floors do not fit, the floors, and fits is false.
  */
-function fit<T>(cols: readonly { column: Column<T>; cells: readonly string[] }[], width: number | undefined): { widths: number[]; fits: boolean } {
+function fit<T>(
+  cols: readonly { column: Column<T>; cells: readonly string[] }[],
+  width: number | undefined,
+): { widths: number[]; fits: boolean } {
   const natural = cols.map((c) => Math.max(widthOf(c.column.header), ...c.cells.map(widthOf)));
   if (width === undefined) return { widths: natural, fits: true };
   const room = width - GAP * (cols.length - 1);
-  const floor = cols.map((c, i) => (c.column.kind === undefined ? Math.min(natural[i] as number, Math.max(MIN_CUT_WIDTH, widthOf(c.column.header))) : (natural[i] as number)));
+  const floor = cols.map((c, i) =>
+    c.column.kind === undefined
+      ? Math.min(natural[i] as number, Math.max(MIN_CUT_WIDTH, widthOf(c.column.header)))
+      : (natural[i] as number),
+  );
   const total = (cap: number) => natural.reduce((sum, n, i) => sum + Math.max(floor[i] as number, Math.min(n, cap)), 0);
   if (total(Number.MAX_SAFE_INTEGER) <= room) return { widths: natural, fits: true };
   if (total(0) > room) return { widths: floor, fits: false };
@@ -84,7 +93,12 @@ function lastMax(values: readonly number[]): number {
 /** text in at most width columns: cut with `…` when longer (after a word, without the space). */
 function cut(text: string, width: number): string {
   const chars = [...text];
-  return chars.length <= width ? text : `${chars.slice(0, Math.max(0, width - 1)).join("").trimEnd()}…`;
+  return chars.length <= width
+    ? text
+    : `${chars
+        .slice(0, Math.max(0, width - 1))
+        .join("")
+        .trimEnd()}…`;
 }
 
 function pad(text: string, width: number): string {

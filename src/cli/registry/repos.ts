@@ -29,7 +29,11 @@ export const REPOS = resourceSpec({
   createsNamed: false,
   notes: { list: "A repo's path is its group's path and its name (acme/backend-team/nginx); --parent lists one\ngroup's repos." },
   examples: {
-    list: ["arbor registry repos list", "arbor registry repos list --parent backend-team --order-by \"updated_at desc\""],
-    get: ["arbor registry repos get acme/backend-team/nginx", "arbor registry repos get nginx", "arbor registry repos get nginx --group backend-team -o json"],
+    list: ["arbor registry repos list", 'arbor registry repos list --parent backend-team --order-by "updated_at desc"'],
+    get: [
+      "arbor registry repos get acme/backend-team/nginx",
+      "arbor registry repos get nginx",
+      "arbor registry repos get nginx --group backend-team -o json",
+    ],
   },
 });

@@ -34,7 +34,12 @@ export function withCommonOptions(cmd: Command): Command {
   return cmd
     .addOption(outputOption())
     .addOption(new Option("--api <url>", `the Arbor API (ARBOR_API_URL, settings file; default ${DEFAULT_API_URL})`))
-    .addOption(new Option("--group <group>", "the default group, a name, path (acme/engineering) or uid: names are looked up and lists look below it (ARBOR_GROUP, settings file)"))
+    .addOption(
+      new Option(
+        "--group <group>",
+        "the default group, a name, path (acme/engineering) or uid: names are looked up and lists look below it (ARBOR_GROUP, settings file)",
+      ),
+    )
     .addOption(new Option("--log-http", "print each API request and response on stderr (credentials left out)"));
 }
 
@@ -42,7 +47,11 @@ export function withCommonOptions(cmd: Command): Command {
 export function commandContext(flags: CommonFlags, io: CliIo): CommandContext {
   const config = resolveClientConfig({ api: flags.api, group: flags.group }, io.env);
   const format = resolveFormat(flags.output, io.stdout.isTTY === true);
-  const api = createApiClient({ baseUrl: config.api, token: tokenSource(config), ...(flags.logHttp === true && { log: (line: string) => io.stderr.write(`${line}\n`) }) });
+  const api = createApiClient({
+    baseUrl: config.api,
+    token: tokenSource(config),
+    ...(flags.logHttp === true && { log: (line: string) => io.stderr.write(`${line}\n`) }),
+  });
   let group: Promise<string | undefined> | undefined;
   const ctx: CommandContext = {
     io,

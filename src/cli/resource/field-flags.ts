@@ -21,14 +21,26 @@ export function flagName(flag: FieldFlag): string {
 /** Adds flags to cmd (repeatable ones collect their values). */
 export function addFieldFlags(cmd: Command, flags: readonly FieldFlag[]): void {
   for (const flag of flags) {
-    const option = new Option(flag.flags, flag.help + (flag.shape === "map" ? " (KEY=VALUE; repeat the flag for more)" : flag.shape === "list" ? " (repeat the flag, or separate with commas)" : ""));
+    const option = new Option(
+      flag.flags,
+      flag.help +
+        (flag.shape === "map"
+          ? " (KEY=VALUE; repeat the flag for more)"
+          : flag.shape === "list"
+            ? " (repeat the flag, or separate with commas)"
+            : ""),
+    );
     if (flag.shape !== undefined) option.argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]);
     cmd.addOption(option);
   }
 }
 
 /** The JSON of the flags given and their paths, in flag order; UsageError for a malformed value. */
-export async function fieldValues(ctx: CommandContext, flags: readonly FieldFlag[], opts: Record<string, unknown>): Promise<{ json: JsonObject; paths: string[] }> {
+export async function fieldValues(
+  ctx: CommandContext,
+  flags: readonly FieldFlag[],
+  opts: Record<string, unknown>,
+): Promise<{ json: JsonObject; paths: string[] }> {
   const json: JsonObject = {};
   const paths: string[] = [];
   for (const flag of flags) {
@@ -44,7 +56,10 @@ async function valueOf(ctx: CommandContext, flag: FieldFlag, given: unknown): Pr
   const parse = async (text: string) => (flag.parse === undefined ? text : await flag.parse(text, ctx));
   if (typeof given === "boolean") return given;
   if (flag.shape === "list") {
-    const parts = (given as string[]).flatMap((v) => v.split(",")).map((v) => v.trim()).filter((v) => v !== "");
+    const parts = (given as string[])
+      .flatMap((v) => v.split(","))
+      .map((v) => v.trim())
+      .filter((v) => v !== "");
     return Promise.all(parts.map(parse));
   }
   if (flag.shape === "map") {

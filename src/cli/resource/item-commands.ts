@@ -12,12 +12,17 @@ import type { ResourceSpec } from "./spec.js";
 /** What names a resource in the help text. */
 export function argumentName(spec: ResourceSpec): string {
   if (!spec.named) return `${spec.singular} uid`;
-  return spec.hierarchical ? `${spec.singular} uid, name, or path of names from the organization (acme/engineering/web)` : `${spec.singular} uid or name`;
+  return spec.hierarchical
+    ? `${spec.singular} uid, name, or path of names from the organization (acme/engineering/web)`
+    : `${spec.singular} uid or name`;
 }
 
 /** Adds `get` for spec to parent. */
 export function addGetCommand(parent: Command, spec: ResourceSpec, io: CliIo): void {
-  const cmd = parent.command("get").description(`show one ${spec.singular}`).argument(`<${spec.singular.replace(/ /g, "-")}>`, argumentName(spec));
+  const cmd = parent
+    .command("get")
+    .description(`show one ${spec.singular}`)
+    .argument(`<${spec.singular.replace(/ /g, "-")}>`, argumentName(spec));
   withCommonOptions(cmd);
   withExamples(cmd, spec.examples.get ?? [], spec.notes?.get);
   cmd.action(async (name: string, flags: CommonFlags) => {
@@ -35,7 +40,10 @@ export function addDeleteCommand(parent: Command, spec: ResourceSpec, io: CliIo)
   const cmd = parent
     .command("delete")
     .description(`delete ${pluralOf(spec)}`)
-    .argument(`<${spec.singular.replace(/ /g, "-")}...>`, `${argumentName(spec)}; several are deleted in order, stopping at the first failure`)
+    .argument(
+      `<${spec.singular.replace(/ /g, "-")}...>`,
+      `${argumentName(spec)}; several are deleted in order, stopping at the first failure`,
+    )
     .addOption(new Option("-q, --quiet", "do not ask for confirmation (it is asked only when stdin and stderr are terminals)"));
   withCommonOptions(cmd);
   withExamples(cmd, spec.examples.delete ?? [], spec.notes?.delete);
@@ -44,7 +52,10 @@ export function addDeleteCommand(parent: Command, spec: ResourceSpec, io: CliIo)
     const uids: string[] = [];
     for (const name of names) uids.push(await resolveUid(ctx, spec, name));
     if (flags.quiet !== true && io.stdinIsTty && io.stderr.isTTY === true) {
-      const what = uids.length === 1 ? `${spec.singular} ${names[0]}${names[0] === uids[0] ? "" : ` (${uids[0]})`}` : `${uids.length} ${pluralOf(spec)}`;
+      const what =
+        uids.length === 1
+          ? `${spec.singular} ${names[0]}${names[0] === uids[0] ? "" : ` (${uids[0]})`}`
+          : `${uids.length} ${pluralOf(spec)}`;
       if (!(await io.confirm(`Delete ${what}?`))) throw new Error("nothing deleted (not confirmed)");
     }
     for (const uid of uids) {

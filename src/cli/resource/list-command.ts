@@ -37,7 +37,11 @@ export function withPagingOptions(cmd: Command): Command {
   return cmd
     .addOption(new Option("--order-by <order>", 'sort order: "field" or "field desc", comma-separated (e.g. "name desc")'))
     .addOption(new Option("--skip <n>", "leave out the first n results of the order").argParser(wholeNumber(0)))
-    .addOption(new Option("--page-size <n>", "items per request (the server allows at most 200)").argParser(wholeNumber(1)).default(DEFAULT_PAGE_SIZE))
+    .addOption(
+      new Option("--page-size <n>", "items per request (the server allows at most 200)")
+        .argParser(wholeNumber(1))
+        .default(DEFAULT_PAGE_SIZE),
+    )
     .addOption(new Option("--page-token <token>", "continue where a previous list stopped (its nextPageToken)"))
     .addOption(new Option("--all", "read every page"))
     .addOption(new Option("--limit <n>", "stop after n items, reading as many pages as that takes").argParser(wholeNumber(1)));
@@ -75,7 +79,8 @@ export function addListCommand(parent: Command, spec: ResourceSpec, io: CliIo): 
 }
 
 async function listRequest(ctx: CommandContext, spec: ResourceSpec, flags: ListFlags): Promise<JsonObject> {
-  if (flags.parent !== undefined && flags.childrenOf !== undefined) throw new UsageError("--parent and --children-of are the same filter; give one");
+  if (flags.parent !== undefined && flags.childrenOf !== undefined)
+    throw new UsageError("--parent and --children-of are the same filter; give one");
   // A limit below the page size needs one short page, which also ends where a token can resume.
   const request: JsonObject = { pageSize: Math.min(flags.pageSize, flags.limit ?? flags.pageSize) };
   if (flags.name !== undefined) request.name = flags.name;

@@ -41,7 +41,8 @@ export async function walkList(ctx: CommandContext, lookup: Lookup, request: Jso
       const cut = items.length > walk.limit;
       return { items: items.slice(0, walk.limit), more: cut || next !== undefined, nextPageToken: cut ? undefined : next, totalCount };
     }
-    if (next === undefined || (walk.all !== true && walk.limit === undefined)) return { items, more: next !== undefined, nextPageToken: next, totalCount };
+    if (next === undefined || (walk.all !== true && walk.limit === undefined))
+      return { items, more: next !== undefined, nextPageToken: next, totalCount };
     pageToken = next;
   }
 }

@@ -42,7 +42,8 @@ export async function resolveDefaultGroup(ctx: CommandContext, text: string): Pr
 /** The names of a path, organization first; a ResolveError for an empty level (`acme//web`). */
 function pathOf(text: string, origin: string): string[] {
   const names = text.split("/");
-  if (names.some((n) => n === "")) throw new ResolveError(`"${text}"${origin} is neither a uid nor a path of names such as acme/engineering/web`);
+  if (names.some((n) => n === ""))
+    throw new ResolveError(`"${text}"${origin} is neither a uid nor a path of names such as acme/engineering/web`);
   return names;
 }
 
@@ -74,7 +75,9 @@ async function findByName(ctx: CommandContext, lookup: Lookup, name: string, sco
   if (uids.length === 0) throw new ResolveError(`no ${lookup.singular} named "${name}"${where}${origin}`);
   if (uids.length > 1) {
     const hint = scope === undefined ? "give a uid, or a default group (--group) to narrow the search" : "give a uid";
-    throw new ResolveError(`the name "${name}"${origin} matches ${uids.length} ${pluralOf(lookup)}${where}: ${hint}:\n${uids.map((u) => `  ${u}`).join("\n")}`);
+    throw new ResolveError(
+      `the name "${name}"${origin} matches ${uids.length} ${pluralOf(lookup)}${where}: ${hint}:\n${uids.map((u) => `  ${u}`).join("\n")}`,
+    );
   }
   return uids[0] as string;
 }

@@ -13,7 +13,11 @@ import { addCreateCommand, addUpdateCommand } from "./write-commands.js";
 /** Adds `<noun>` with its commands to parent; the group itself, for more commands. */
 export function addResourceCommands(parent: Command, spec: ResourceSpec, io: CliIo): Command {
   const group = parent.command(spec.noun).description(spec.description);
-  withExamples(group, [...(spec.examples.list ?? []).slice(0, 1), ...(spec.examples.get ?? []).slice(0, 1), ...(spec.examples.create ?? []).slice(0, 1)]);
+  withExamples(group, [
+    ...(spec.examples.list ?? []).slice(0, 1),
+    ...(spec.examples.get ?? []).slice(0, 1),
+    ...(spec.examples.create ?? []).slice(0, 1),
+  ]);
   addListCommand(group, spec, io);
   addGetCommand(group, spec, io);
   addCreateCommand(group, spec, io);

@@ -27,7 +27,12 @@ export function addCreateCommand(parent: Command, spec: ResourceSpec, io: CliIo)
   const cmd = parent.command("create").description(`create ${withArticle(spec.singular)}`);
   if (spec.createsNamed) cmd.argument("<name>", `the new ${spec.singular}'s name`);
   const fields = (spec.fields ?? []).filter((f) => f.on !== "update");
-  cmd.addOption(new Option("--parent <group>", `the group to create it in, a name, path (acme/engineering) or uid (default: the default group${spec.createsRoots === true ? "; with none, a new organization" : ""})`));
+  cmd.addOption(
+    new Option(
+      "--parent <group>",
+      `the group to create it in, a name, path (acme/engineering) or uid (default: the default group${spec.createsRoots === true ? "; with none, a new organization" : ""})`,
+    ),
+  );
   addFieldFlags(cmd, fields);
   const step = spec.createStep === undefined ? undefined : new Option(spec.createStep.flags, spec.createStep.help);
   if (step !== undefined) cmd.addOption(step);
@@ -77,6 +82,7 @@ export function addUpdateCommand(parent: Command, spec: ResourceSpec, io: CliIo)
 export async function parentGroup(ctx: CommandContext, spec: ResourceSpec, flag: string | undefined): Promise<string | undefined> {
   if (flag !== undefined) return resolveUid(ctx, GROUP_LOOKUP, flag);
   const group = await ctx.defaultGroup();
-  if (group === undefined && spec.createsRoots !== true) throw new UsageError(`--parent is required (or set a default group: --group, ARBOR_GROUP, arbor config set group)`);
+  if (group === undefined && spec.createsRoots !== true)
+    throw new UsageError(`--parent is required (or set a default group: --group, ARBOR_GROUP, arbor config set group)`);
   return group;
 }

@@ -35,9 +35,7 @@ export interface CannotTell {
 
 /** The answer for one version. */
 export type AffectsAnswer =
-  | { readonly status: "affected" }
-  | { readonly status: "not_affected" }
-  | { readonly status: "cannot_tell"; readonly cause: CannotTell };
+  { readonly status: "affected" } | { readonly status: "not_affected" } | { readonly status: "cannot_tell"; readonly cause: CannotTell };
 
 /** An affected package prepared once, to answer for many versions. */
 export interface AffectedMatcher {

@@ -7,7 +7,18 @@
  * other is older only if its next token is a pre-release suffix, otherwise the token kinds decide
  * (1.2 < 1.2a < 1.2.1, 1.2-r1 < 1.2_p1). Texts apk itself calls invalid are refused.
  */
-import { accept, compareDigits, compareText, digitsEnd, isDigit, isLower, type Parsed, refuse, refuseBounds, trimZeros } from "./ordering.js";
+import {
+  accept,
+  compareDigits,
+  compareText,
+  digitsEnd,
+  isDigit,
+  isLower,
+  type Parsed,
+  refuse,
+  refuseBounds,
+  trimZeros,
+} from "./ordering.js";
 
 // Token kinds, in apk's order: a later kind where the other version has an earlier one means older.
 const INITIAL_DIGIT = 0;

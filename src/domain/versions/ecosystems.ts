@@ -27,7 +27,11 @@ import * as semver from "./semver.js";
 /** SemVer 2.0.0 as SEMVER ranges and npm and crates.io use it. */
 export const SEMVER: VersionOrdering<semver.SemVer> = { name: "semver", parse: (text) => semver.parse(text), compare: semver.compare };
 /** SemVer 2.0.0 with Go's "v" prefix. */
-export const GO_SEMVER: VersionOrdering<semver.SemVer> = { name: "semver", parse: (text) => semver.parse(text, { v: true }), compare: semver.compare };
+export const GO_SEMVER: VersionOrdering<semver.SemVer> = {
+  name: "semver",
+  parse: (text) => semver.parse(text, { v: true }),
+  compare: semver.compare,
+};
 export const PEP440: VersionOrdering<pep440.Pep440> = { name: "pep440", parse: pep440.parse, compare: pep440.compare };
 export const MAVEN: VersionOrdering<maven.MavenVersion> = { name: "maven", parse: maven.parse, compare: maven.compare };
 export const RUBYGEMS: VersionOrdering<rubygems.GemVersion> = { name: "rubygems", parse: rubygems.parse, compare: rubygems.compare };

@@ -37,7 +37,12 @@ export interface VersionOrdering<V = unknown> {
  */
 export const MAX_VERSION_LENGTH = 256;
 
-export function refuse(ordering: OrderingName, reason: VersionErrorReason, at: number, message: string): { ok: false; error: VersionError } {
+export function refuse(
+  ordering: OrderingName,
+  reason: VersionErrorReason,
+  at: number,
+  message: string,
+): { ok: false; error: VersionError } {
   return { ok: false, error: { ordering, reason, at, message } };
 }
 

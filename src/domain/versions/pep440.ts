@@ -9,7 +9,19 @@
  * segments above alphanumeric ones). The hand-written reader takes each optional part greedily,
  * as the appendix's possessive pattern does, and never backtracks.
  */
-import { accept, compareDigits, compareText, digitsEnd, isDigit, isLower, isUpper, type Parsed, refuse, refuseBounds, trimZeros } from "./ordering.js";
+import {
+  accept,
+  compareDigits,
+  compareText,
+  digitsEnd,
+  isDigit,
+  isLower,
+  isUpper,
+  type Parsed,
+  refuse,
+  refuseBounds,
+  trimZeros,
+} from "./ordering.js";
 
 /** Pre-release ranks; PRE_NONE_DEV sorts a dev-only release (1.0.dev1) before 1.0a1. */
 const PRE_NONE_DEV = -1;

@@ -8,7 +8,18 @@
  * shorter side, a letter segment makes its side older and a non-zero number newer (1.0.a < 1.0 <
  * 1.0.1).
  */
-import { accept, compareDigits, compareText, digitsEnd, isDigit, isLetter, type Parsed, refuse, refuseBounds, trimZeros } from "./ordering.js";
+import {
+  accept,
+  compareDigits,
+  compareText,
+  digitsEnd,
+  isDigit,
+  isLetter,
+  type Parsed,
+  refuse,
+  refuseBounds,
+  trimZeros,
+} from "./ordering.js";
 
 /** One segment: digits (trimmed) or letters. */
 export interface GemSegment {
@@ -87,7 +98,7 @@ function canonical(v: string): string {
   for (let k = 0; k < v.length && !prerelease; k++) prerelease = isLetter(v.charCodeAt(k));
   if (!prerelease) return s;
   const zeroOrDot = (c: number): boolean => c === 48 || c === 46;
-  for (let p = 0; p < s.length; ) {
+  for (let p = 0; p < s.length;) {
     if ((p === 0 || s.charCodeAt(p - 1) === 46) && zeroOrDot(s.charCodeAt(p))) {
       let k = p;
       while (k < s.length && zeroOrDot(s.charCodeAt(k))) k++;

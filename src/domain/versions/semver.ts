@@ -97,7 +97,8 @@ export function compare(a: SemVer, b: SemVer): number {
     const y = b.pre[k]!;
     let d: number;
     if (x.numeric && y.numeric) d = compareDigits(x.text, y.text);
-    else if (x.numeric !== y.numeric) d = x.numeric ? -1 : 1; // numbers below alphanumerics (11.4.3)
+    else if (x.numeric !== y.numeric)
+      d = x.numeric ? -1 : 1; // numbers below alphanumerics (11.4.3)
     else d = compareText(x.text, y.text);
     if (d !== 0) return d;
   }

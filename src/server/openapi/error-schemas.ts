@@ -38,7 +38,8 @@ export function addStatusSchema(components: Components): JsonObject {
   components[STATUS_SCHEMA] = {
     type: "object",
     title: "Status",
-    description: "Every error, on every transport (DESIGN 1.6). `details` holds exactly one ErrorInfo, then the detail that fits the error.",
+    description:
+      "Every error, on every transport (DESIGN 1.6). `details` holds exactly one ErrorInfo, then the detail that fits the error.",
     required: ["code", "message", "details"],
     properties: {
       code: { type: "integer", description: "The google.rpc.Code." },

@@ -148,9 +148,17 @@ function messageSchema(components: Components, desc: DescMessage, flavor: Schema
 function wellKnownSchema(desc: DescMessage, flavor: SchemaFlavor): JsonObject | undefined {
   switch (desc.typeName) {
     case "google.protobuf.Timestamp":
-      return { type: "string", format: "date-time", description: "RFC 3339, in UTC with milliseconds on output: `2026-03-27T13:55:00.423Z`." };
+      return {
+        type: "string",
+        format: "date-time",
+        description: "RFC 3339, in UTC with milliseconds on output: `2026-03-27T13:55:00.423Z`.",
+      };
     case "google.protobuf.Duration":
-      return { type: "string", pattern: "^-?[0-9]+(\\.[0-9]{1,9})?s$", description: 'Seconds with an `s` suffix, such as `"3600s"` or `"1.5s"`.' };
+      return {
+        type: "string",
+        pattern: "^-?[0-9]+(\\.[0-9]{1,9})?s$",
+        description: 'Seconds with an `s` suffix, such as `"3600s"` or `"1.5s"`.',
+      };
     case "google.protobuf.FieldMask":
       return { type: "string", description: "Comma-separated field paths (camelCase or snake_case)." };
     case "google.protobuf.Struct":

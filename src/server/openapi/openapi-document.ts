@@ -96,7 +96,8 @@ function operation(components: Components, route: Route, operationId: string, pa
   const doc = protoDoc(`${method.parent.typeName}.${method.name}`);
   const notes = [doc, `The RPC \`${method.parent.typeName}/${method.name}\` over REST.`];
   if (isPublic) notes.push("Needs no token.");
-  else if (policy) notes.push(`Needs ${capabilities(policy.capabilities)}${policy.scopeField === "" ? "" : ` on \`${policy.scopeField}\` or above`}.`);
+  else if (policy)
+    notes.push(`Needs ${capabilities(policy.capabilities)}${policy.scopeField === "" ? "" : ` on \`${policy.scopeField}\` or above`}.`);
   const out: JsonObject = {
     operationId,
     tags: [method.parent.typeName],

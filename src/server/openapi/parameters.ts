@@ -73,7 +73,13 @@ export function pathParameters(components: Components, route: Route, names: read
       : v.reserved
         ? RESERVED_NOTE
         : "Percent-encode reserved characters, `/` included.";
-    return { name: names[i] ?? v.fieldPath, in: "path", required: true, description: `Sets \`${v.fieldPath}\`. ${note}`, schema: textSchema(components, valueTypeOf(leaf)) };
+    return {
+      name: names[i] ?? v.fieldPath,
+      in: "path",
+      required: true,
+      description: `Sets \`${v.fieldPath}\`. ${note}`,
+      schema: textSchema(components, valueTypeOf(leaf)),
+    };
   });
 }
 

@@ -20,8 +20,21 @@ export const UPSTREAM_TOKEN_SCHEME: JsonObject = {
 /** The path (under {auth_url}'s origin) and path item of `GET`/`POST /sts/exchange`. */
 export function tokenExchangePathItem(issuerUrl: string, statusRef: JsonObject): [string, Record<string, JsonObject>] {
   const parameters = [
-    { name: "aud", in: "query", required: false, schema: { type: "string" }, description: "The audience of the Arbor token: {base_url} (default) or {registry_host}." },
-    { name: "identity", in: "query", required: false, schema: { type: "string" }, description: "The uid of the identity to act as; without it, the person registered with the token's issuer and subject, when that issuer is an organization's login provider or the default one." },
+    {
+      name: "aud",
+      in: "query",
+      required: false,
+      schema: { type: "string" },
+      description: "The audience of the Arbor token: {base_url} (default) or {registry_host}.",
+    },
+    {
+      name: "identity",
+      in: "query",
+      required: false,
+      schema: { type: "string" },
+      description:
+        "The uid of the identity to act as; without it, the person registered with the token's issuer and subject, when that issuer is an organization's login provider or the default one.",
+    },
   ];
   const responses = {
     "200": {
@@ -43,7 +56,12 @@ export function tokenExchangePathItem(issuerUrl: string, statusRef: JsonObject):
     },
     default: { $ref: "#/components/responses/Error" },
   };
-  const common = { tags: ["Token exchange"], servers: [{ url: new URL(issuerUrl).origin }], security: [{ [UPSTREAM_TOKEN]: [] }], responses };
+  const common = {
+    tags: ["Token exchange"],
+    servers: [{ url: new URL(issuerUrl).origin }],
+    security: [{ [UPSTREAM_TOKEN]: [] }],
+    responses,
+  };
   const form = {
     schema: { type: "object", properties: { aud: { type: "string" }, identity: { type: "string" } }, additionalProperties: false },
   };

@@ -16,7 +16,6 @@ import { ServerReflection as ServerReflectionV1Alpha } from "../../gen/grpc/refl
 import { createDescriptorIndex, type DescriptorIndex } from "./descriptor-index.js";
 import type { RequestLog } from "../request-log.js";
 
-
 /**
  * Registers both reflection services on a router, describing `services` and themselves.
  * `recordOf` gives the access-log record of a call: reflection answers every request in-stream

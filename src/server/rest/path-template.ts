@@ -11,9 +11,7 @@ import { percentDecode, percentDecodeReserved } from "./percent-decode.js";
 
 /** One segment of a template: a literal text, `*` (one segment) or `**` (one or more). */
 export type TemplateSegment =
-  | { readonly kind: "literal"; readonly text: string }
-  | { readonly kind: "wildcard" }
-  | { readonly kind: "deep" };
+  { readonly kind: "literal"; readonly text: string } | { readonly kind: "wildcard" } | { readonly kind: "deep" };
 
 /** A variable of a template: the request field it fills and the template segments it spans. */
 export interface TemplateVariable {

@@ -77,8 +77,7 @@ export function applyQueryParams(root: ReflectMessage, route: Route, query: stri
  * (the OpenAPI document lists query parameters by the same rule).
  */
 export function boundBy(route: Route, path: string): "URL path" | "request body" | undefined {
-  const overlaps = (bound: string): boolean =>
-    path === bound || path.startsWith(`${bound}.`) || bound.startsWith(`${path}.`);
+  const overlaps = (bound: string): boolean => path === bound || path.startsWith(`${bound}.`) || bound.startsWith(`${path}.`);
   for (const chain of route.pathFields.values()) {
     if (overlaps(protoPath(chain))) return "URL path";
   }

@@ -140,7 +140,10 @@ function scalarRequirement(scalar: ScalarType, text: string | undefined): string
 function parseMessageText(desc: DescMessage, text: string): Message | undefined {
   if (desc.typeName === "google.protobuf.FieldMask") {
     // Paths may be camelCase or snake_case (DESIGN 1.5); the message holds proto names.
-    const paths = text.split(",").map((p) => toSnake(p.trim())).filter((p) => p !== "");
+    const paths = text
+      .split(",")
+      .map((p) => toSnake(p.trim()))
+      .filter((p) => p !== "");
     return create(desc, { paths });
   }
   if (isWrapperDesc(desc)) {

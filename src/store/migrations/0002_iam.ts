@@ -21,7 +21,11 @@ const BUILTIN_ROLES: [string, string][] = [
 export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promise<void> {
   const key = engine === "postgres" ? sql`text collate "C"` : sql`text`;
   const index = (table: string, columns: string[]) =>
-    db.schema.createIndex(`${table}_${columns.join("_")}_idx`).on(table).columns(columns).execute();
+    db.schema
+      .createIndex(`${table}_${columns.join("_")}_idx`)
+      .on(table)
+      .columns(columns)
+      .execute();
 
   await db.schema
     .createTable("roles")
@@ -36,8 +40,20 @@ export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promis
     .addColumn("update_time", "bigint", (c) => c.notNull())
     .addUniqueConstraint("roles_parent_uid_name_key", ["parent_uid", "name"])
     .execute();
-  await db.schema.createIndex("roles_builtin_name_key").unique().on("roles").column("name").where(sql.ref("parent_uid"), "is", null).execute();
-  for (const columns of [["parent_uid", "name", "uid"], ["name", "uid"], ["create_time", "uid"], ["update_time", "uid"]]) await index("roles", columns);
+  await db.schema
+    .createIndex("roles_builtin_name_key")
+    .unique()
+    .on("roles")
+    .column("name")
+    .where(sql.ref("parent_uid"), "is", null)
+    .execute();
+  for (const columns of [
+    ["parent_uid", "name", "uid"],
+    ["name", "uid"],
+    ["create_time", "uid"],
+    ["update_time", "uid"],
+  ])
+    await index("roles", columns);
   const now = Date.now();
   await db
     .insertInto("roles")
@@ -71,7 +87,13 @@ export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promis
     .addColumn("update_time", "bigint", (c) => c.notNull())
     .addUniqueConstraint("identities_parent_uid_name_key", ["parent_uid", "name"])
     .execute();
-  for (const columns of [["parent_uid", "name", "uid"], ["name", "uid"], ["create_time", "uid"], ["update_time", "uid"], ["issuer", "subject"]]) {
+  for (const columns of [
+    ["parent_uid", "name", "uid"],
+    ["name", "uid"],
+    ["create_time", "uid"],
+    ["update_time", "uid"],
+    ["issuer", "subject"],
+  ]) {
     await index("identities", columns);
   }
 
@@ -94,7 +116,8 @@ export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promis
     .addColumn("update_time", "bigint", (c) => c.notNull())
     .addUniqueConstraint("identity_providers_parent_uid_name_key", ["parent_uid", "name"])
     .execute();
-  for (const columns of [["name", "uid"], ["create_time", "uid"], ["update_time", "uid"], ["default_role"]]) await index("identity_providers", columns);
+  for (const columns of [["name", "uid"], ["create_time", "uid"], ["update_time", "uid"], ["default_role"]])
+    await index("identity_providers", columns);
 
   await db.schema
     .createTable("account_associations")
@@ -110,7 +133,12 @@ export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promis
     .addColumn("create_time", "bigint", (c) => c.notNull())
     .addColumn("update_time", "bigint", (c) => c.notNull())
     .execute();
-  for (const columns of [["name", "uid"], ["create_time", "uid"], ["update_time", "uid"]]) await index("account_associations", columns);
+  for (const columns of [
+    ["name", "uid"],
+    ["create_time", "uid"],
+    ["update_time", "uid"],
+  ])
+    await index("account_associations", columns);
 
   await db.schema
     .createTable("group_invites")
@@ -137,7 +165,9 @@ export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promis
  */
 async function bindingsWithRoleKey(db: Kysely<any>, engine: "sqlite" | "postgres", key: ReturnType<typeof sql>): Promise<void> {
   if (engine === "postgres") {
-    await sql`alter table role_bindings add constraint role_bindings_role_uid_fkey foreign key (role_uid) references roles (uid)`.execute(db);
+    await sql`alter table role_bindings add constraint role_bindings_role_uid_fkey foreign key (role_uid) references roles (uid)`.execute(
+      db,
+    );
   } else {
     await db.schema
       .createTable("role_bindings_new")

@@ -13,7 +13,11 @@ import { sql, type Kysely } from "kysely";
 export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promise<void> {
   const key = engine === "postgres" ? sql`text collate "C"` : sql`text`;
   const index = (table: string, columns: string[]) =>
-    db.schema.createIndex(`${table}_${columns.join("_")}_idx`).on(table).columns(columns).execute();
+    db.schema
+      .createIndex(`${table}_${columns.join("_")}_idx`)
+      .on(table)
+      .columns(columns)
+      .execute();
 
   await db.schema
     .createTable("advisories")
@@ -26,7 +30,11 @@ export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promis
     // JSON of the OSV document as imported.
     .addColumn("document", "text", (c) => c.notNull())
     .execute();
-  for (const columns of [["modified_time", "uid"], ["published_time", "uid"]]) await index("advisories", columns);
+  for (const columns of [
+    ["modified_time", "uid"],
+    ["published_time", "uid"],
+  ])
+    await index("advisories", columns);
 
   await db.schema
     .createTable("advisory_aliases")
@@ -45,7 +53,11 @@ export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promis
     .addColumn("name", key, (c) => c.notNull())
     .addPrimaryKeyConstraint("advisory_packages_pkey", ["advisory_uid", "ecosystem", "name"])
     .execute();
-  for (const columns of [["ecosystem", "name", "advisory_uid"], ["ecosystem_base", "name", "advisory_uid"], ["name", "advisory_uid"]]) {
+  for (const columns of [
+    ["ecosystem", "name", "advisory_uid"],
+    ["ecosystem_base", "name", "advisory_uid"],
+    ["name", "advisory_uid"],
+  ]) {
     await index("advisory_packages", columns);
   }
 }

@@ -13,7 +13,11 @@ import { sql, type Kysely } from "kysely";
 export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promise<void> {
   const key = engine === "postgres" ? sql`text collate "C"` : sql`text`;
   const index = (table: string, columns: string[]) =>
-    db.schema.createIndex(`${table}_${columns.join("_")}_idx`).on(table).columns(columns).execute();
+    db.schema
+      .createIndex(`${table}_${columns.join("_")}_idx`)
+      .on(table)
+      .columns(columns)
+      .execute();
 
   await db.schema
     .createTable("repos")
@@ -27,7 +31,12 @@ export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promis
     .addUniqueConstraint("repos_parent_uid_name_key", ["parent_uid", "name"])
     .execute();
   // One per sort order of the list queries (uid is the final tie-breaker), so a page is a range scan.
-  for (const columns of [["name", "uid"], ["create_time", "uid"], ["update_time", "uid"]]) await index("repos", columns);
+  for (const columns of [
+    ["name", "uid"],
+    ["create_time", "uid"],
+    ["update_time", "uid"],
+  ])
+    await index("repos", columns);
 
   await db.schema
     .createTable("tags")

@@ -30,7 +30,16 @@ export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promis
     .addColumn("after", "text")
     .execute();
   // The default order (newest first) and the filters.
-  for (const columns of [["create_time", "uid"], ["group_uid", "create_time"], ["actor_uid", "create_time"], ["resource_uid", "create_time"]]) {
-    await db.schema.createIndex(`audit_events_${columns.join("_")}_idx`).on("audit_events").columns(columns).execute();
+  for (const columns of [
+    ["create_time", "uid"],
+    ["group_uid", "create_time"],
+    ["actor_uid", "create_time"],
+    ["resource_uid", "create_time"],
+  ]) {
+    await db.schema
+      .createIndex(`audit_events_${columns.join("_")}_idx`)
+      .on("audit_events")
+      .columns(columns)
+      .execute();
   }
 }

@@ -18,7 +18,12 @@ const WATCHED = ["role_bindings", "roles"];
 export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promise<void> {
   await db.schema
     .createTable("authz_generation")
-    .addColumn("id", "integer", (c) => c.primaryKey().notNull().check(sql`id = 1`))
+    .addColumn("id", "integer", (c) =>
+      c
+        .primaryKey()
+        .notNull()
+        .check(sql`id = 1`),
+    )
     .addColumn("value", "bigint", (c) => c.notNull())
     .execute();
   await sql`insert into authz_generation (id, value) values (1, 0)`.execute(db);

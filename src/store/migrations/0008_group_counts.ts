@@ -34,7 +34,10 @@ export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promis
   if (engine === "postgres") {
     // Statement-level with transition tables: a bulk insert adds one row per ancestor, not one
     // per group and ancestor.
-    for (const [event, rows, sign] of [["insert", "new", ""], ["delete", "old", "-"]] as const) {
+    for (const [event, rows, sign] of [
+      ["insert", "new", ""],
+      ["delete", "old", "-"],
+    ] as const) {
       await sql`
         create function ${sql.id(`arbor_count_groups_${event}`)}() returns trigger language plpgsql
         set search_path from current as $$
@@ -59,7 +62,10 @@ export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promis
   }
   // SQLite allows no common table expressions in triggers; json_each over the levels is a table.
   const levels = JSON.stringify(LEVELS);
-  for (const [event, row, delta] of [["insert", "new", 1], ["delete", "old", -1]] as const) {
+  for (const [event, row, delta] of [
+    ["insert", "new", 1],
+    ["delete", "old", -1],
+  ] as const) {
     await sql`
       create trigger ${sql.id(`groups_count_${event}`)} after ${sql.raw(event)} on groups begin
         insert into group_descendant_counts (ancestor_uid, delta)

@@ -14,8 +14,14 @@ import { sql, type Kysely } from "kysely";
 /** Adds the owner columns of login attempts and an index for counting by each. */
 export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promise<void> {
   const key = engine === "postgres" ? sql`text collate "C"` : sql`text`;
-  await db.schema.alterTable("login_attempts").addColumn("address_hash", key, (c) => c.notNull().defaultTo("")).execute();
-  await db.schema.alterTable("login_attempts").addColumn("organization_uid", key, (c) => c.notNull().defaultTo("")).execute();
+  await db.schema
+    .alterTable("login_attempts")
+    .addColumn("address_hash", key, (c) => c.notNull().defaultTo(""))
+    .execute();
+  await db.schema
+    .alterTable("login_attempts")
+    .addColumn("organization_uid", key, (c) => c.notNull().defaultTo(""))
+    .execute();
   await db.schema.createIndex("login_attempts_address_hash_idx").on("login_attempts").column("address_hash").execute();
   await db.schema.createIndex("login_attempts_organization_uid_idx").on("login_attempts").column("organization_uid").execute();
 }

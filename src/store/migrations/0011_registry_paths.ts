@@ -40,7 +40,11 @@ export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promis
   const names = new Map<string, string>();
   const all = [...uids];
   for (let i = 0; i < all.length; i += CHUNK) {
-    const rows: { uid: string; name: string }[] = await db.selectFrom("groups").select(["uid", "name"]).where("uid", "in", all.slice(i, i + CHUNK)).execute();
+    const rows: { uid: string; name: string }[] = await db
+      .selectFrom("groups")
+      .select(["uid", "name"])
+      .where("uid", "in", all.slice(i, i + CHUNK))
+      .execute();
     for (const row of rows) names.set(row.uid, row.name);
   }
   // The path of names down to uid; undefined when one of them is not a path component.
@@ -52,5 +56,9 @@ export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promis
     const path = pathOf(uid);
     return path === undefined ? [] : [{ path, group_uid: uid }];
   });
-  for (let i = 0; i < rows.length; i += CHUNK) await db.insertInto("registry_paths").values(rows.slice(i, i + CHUNK)).execute();
+  for (let i = 0; i < rows.length; i += CHUNK)
+    await db
+      .insertInto("registry_paths")
+      .values(rows.slice(i, i + CHUNK))
+      .execute();
 }

@@ -55,7 +55,11 @@ async function postgres(db: Kysely<any>): Promise<void> {
       end if;
       return null;
     end $$`.execute(db);
-  const transition = { insert: sql`new table as new_rows`, update: sql`old table as old_rows new table as new_rows`, delete: sql`old table as old_rows` };
+  const transition = {
+    insert: sql`new table as new_rows`,
+    update: sql`old table as old_rows new table as new_rows`,
+    delete: sql`old table as old_rows`,
+  };
   for (const event of EVENTS) {
     await sql`
       create trigger ${sql.id(`role_bindings_identity_authz_generations_${event}`)} after ${sql.raw(event)} on role_bindings

@@ -20,7 +20,12 @@
 import { sql, type Kysely } from "kysely";
 
 /** The keys an event counts under, as SQL over a row alias. */
-const keys = (e: string) => [sql`''`, sql`'method:' || ${sql.raw(e)}.method`, sql`'actor:' || ${sql.raw(e)}.actor_uid`, sql`'resource:' || ${sql.raw(e)}.resource_uid`];
+const keys = (e: string) => [
+  sql`''`,
+  sql`'method:' || ${sql.raw(e)}.method`,
+  sql`'actor:' || ${sql.raw(e)}.actor_uid`,
+  sql`'resource:' || ${sql.raw(e)}.resource_uid`,
+];
 
 /** Creates the counts table, its triggers and the list indexes, and counts the events already there. */
 export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promise<void> {
@@ -32,7 +37,11 @@ export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promis
     .addColumn("delta", "bigint", (c) => c.notNull())
     .execute();
   // Covering: a count reads the index alone.
-  await db.schema.createIndex("audit_event_counts_key_group_uid_delta_idx").on("audit_event_counts").columns(["key", "group_uid", "delta"]).execute();
+  await db.schema
+    .createIndex("audit_event_counts_key_group_uid_delta_idx")
+    .on("audit_event_counts")
+    .columns(["key", "group_uid", "delta"])
+    .execute();
 
   // The event's root (its organization): the first 40 characters of every uid below it. Generated,
   // so every writer keeps it right; what a caller may see and every subtree lie in one root, so
@@ -49,13 +58,20 @@ export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promis
     await db.schema.dropIndex(`audit_events_${column}_create_time_idx`).execute();
   }
   for (const column of ["root_uid", "group_uid", "actor_uid", "resource_uid", "method"]) {
-    await db.schema.createIndex(`audit_events_${column}_create_time_uid_idx`).on("audit_events").columns([column, "create_time", "uid"]).execute();
+    await db.schema
+      .createIndex(`audit_events_${column}_create_time_uid_idx`)
+      .on("audit_events")
+      .columns([column, "create_time", "uid"])
+      .execute();
   }
 
   if (engine === "postgres") {
     // Statement-level with transition tables: a bulk insert or a retention delete adds one row
     // per (group, key), not one per event and key.
-    for (const [event, rows, sign] of [["insert", "new", ""], ["delete", "old", "-"]] as const) {
+    for (const [event, rows, sign] of [
+      ["insert", "new", ""],
+      ["delete", "old", "-"],
+    ] as const) {
       await sql`
         create function ${sql.id(`arbor_count_audit_${event}`)}() returns trigger language plpgsql
         set search_path from current as $$
@@ -78,7 +94,10 @@ export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promis
       group by 1, 2`.execute(db);
     return;
   }
-  for (const [event, row, delta] of [["insert", "new", 1], ["delete", "old", -1]] as const) {
+  for (const [event, row, delta] of [
+    ["insert", "new", 1],
+    ["delete", "old", -1],
+  ] as const) {
     await sql`
       create trigger ${sql.id(`audit_events_count_${event}`)} after ${sql.raw(event)} on audit_events begin
         insert into audit_event_counts (group_uid, key, delta) values
@@ -86,6 +105,8 @@ export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promis
       end`.execute(db);
   }
   for (const k of keys("e")) {
-    await sql`insert into audit_event_counts (group_uid, key, delta) select e.group_uid, ${k}, count(*) from audit_events e group by 1, 2`.execute(db);
+    await sql`insert into audit_event_counts (group_uid, key, delta) select e.group_uid, ${k}, count(*) from audit_events e group by 1, 2`.execute(
+      db,
+    );
   }
 }

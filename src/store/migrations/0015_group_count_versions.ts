@@ -24,6 +24,10 @@ import { sql, type Kysely } from "kysely";
 export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promise<void> {
   if (engine !== "postgres") return;
   await sql`alter table group_descendant_counts add column seq bigint generated always as identity`.execute(db);
-  await db.schema.createIndex("group_descendant_counts_ancestor_uid_seq_idx").on("group_descendant_counts").columns(["ancestor_uid", "seq"]).execute();
+  await db.schema
+    .createIndex("group_descendant_counts_ancestor_uid_seq_idx")
+    .on("group_descendant_counts")
+    .columns(["ancestor_uid", "seq"])
+    .execute();
   await db.schema.dropIndex("group_descendant_counts_ancestor_uid_idx").execute();
 }

@@ -17,7 +17,14 @@ import type { Kysely } from "kysely";
 /** Adds `advisories.create_time`, the time of this migration for the advisories already there. */
 export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promise<void> {
   const now = Date.now();
-  await db.schema.alterTable("advisories").addColumn("create_time", "bigint", (c) => c.notNull().defaultTo(now)).execute();
+  await db.schema
+    .alterTable("advisories")
+    .addColumn("create_time", "bigint", (c) => c.notNull().defaultTo(now))
+    .execute();
   // rolling-unsafe: without the default, an older server's advisory writes fail on PostgreSQL; accepted before any release
-  if (engine === "postgres") await db.schema.alterTable("advisories").alterColumn("create_time", (c) => c.dropDefault()).execute();
+  if (engine === "postgres")
+    await db.schema
+      .alterTable("advisories")
+      .alterColumn("create_time", (c) => c.dropDefault())
+      .execute();
 }

@@ -32,11 +32,16 @@ export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promis
         xid xid8 not null default pg_current_xact_id()
       )`.execute(db);
     await db.schema.createIndex("list_changes_table_name_xid_idx").on("list_changes").columns(["table_name", "xid"]).execute();
-    await sql`create table list_change_horizon (id integer primary key check (id = 1), below xid8 not null, next xid8 not null)`.execute(db);
+    await sql`create table list_change_horizon (id integer primary key check (id = 1), below xid8 not null, next xid8 not null)`.execute(
+      db,
+    );
     await sql`insert into list_change_horizon (id, below, next) values (1, '0'::xid8, '0'::xid8)`.execute(db);
     // Statement-level with transition tables, as 0008's counts: a bulk delete (a group's
     // cascade) writes its rows in one insert.
-    for (const [event, rows, delta] of [["insert", "new", 1], ["delete", "old", -1]] as const) {
+    for (const [event, rows, delta] of [
+      ["insert", "new", 1],
+      ["delete", "old", -1],
+    ] as const) {
       await sql`
         create function ${sql.id(`arbor_list_changes_role_bindings_${event}`)}() returns trigger language plpgsql
         set search_path from current as $$
@@ -61,9 +66,14 @@ export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promis
       delta integer not null
     )`.execute(db);
   await db.schema.createIndex("list_changes_table_name_idx").on("list_changes").columns(["table_name", "position"]).execute();
-  await sql`create table list_change_horizon (id integer primary key check (id = 1), below integer not null, next integer not null)`.execute(db);
+  await sql`create table list_change_horizon (id integer primary key check (id = 1), below integer not null, next integer not null)`.execute(
+    db,
+  );
   await sql`insert into list_change_horizon (id, below, next) values (1, 0, 0)`.execute(db);
-  for (const [event, row, delta] of [["insert", "new", 1], ["delete", "old", -1]] as const) {
+  for (const [event, row, delta] of [
+    ["insert", "new", 1],
+    ["delete", "old", -1],
+  ] as const) {
     await sql`
       create trigger ${sql.id(`role_bindings_list_changes_${event}`)} after ${sql.raw(event)} on role_bindings begin
         insert into list_changes (table_name, row_uid, scope_uid, delta)

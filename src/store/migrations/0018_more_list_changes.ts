@@ -39,7 +39,10 @@ export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promis
 }
 
 async function postgresTriggers(db: Kysely<any>, table: string, listed: (row: string) => string, updates: boolean): Promise<void> {
-  for (const [event, rows, delta] of [["insert", "new", 1], ["delete", "old", -1]] as const) {
+  for (const [event, rows, delta] of [
+    ["insert", "new", 1],
+    ["delete", "old", -1],
+  ] as const) {
     await sql`
       create function ${sql.id(`arbor_list_changes_${table}_${event}`)}() returns trigger language plpgsql
       set search_path from current as $$
@@ -72,7 +75,10 @@ async function postgresTriggers(db: Kysely<any>, table: string, listed: (row: st
 }
 
 async function sqliteTriggers(db: Kysely<any>, table: string, listed: (row: string) => string, updates: boolean): Promise<void> {
-  for (const [event, row, delta] of [["insert", "new", 1], ["delete", "old", -1]] as const) {
+  for (const [event, row, delta] of [
+    ["insert", "new", 1],
+    ["delete", "old", -1],
+  ] as const) {
     await sql`
       create trigger ${sql.id(`${table}_list_changes_${event}`)} after ${sql.raw(event)} on ${sql.table(table)}
       when ${sql.raw(listed(row))} begin

@@ -38,6 +38,10 @@ export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promis
     .execute();
   await db.schema.createIndex("device_authorizations_expire_time_idx").on("device_authorizations").column("expire_time").execute();
   await db.schema.createIndex("device_authorizations_address_hash_idx").on("device_authorizations").column("address_hash").execute();
-  await db.schema.createIndex("device_authorizations_organization_uid_idx").on("device_authorizations").column("organization_uid").execute();
+  await db.schema
+    .createIndex("device_authorizations_organization_uid_idx")
+    .on("device_authorizations")
+    .column("organization_uid")
+    .execute();
   await db.schema.alterTable("login_attempts").addColumn("device_code_hash", key).execute();
 }

@@ -42,8 +42,23 @@ describe("apk versions", () => {
   // version.c: the suffixes' order around the release, and the token kinds when one side ends.
   it("orders suffixes, letters and revisions", () => {
     expectAscending(APK, [
-      "1.2_alpha", "1.2_alpha1", "1.2_beta", "1.2_pre", "1.2_rc", "1.2", "1.2-r1", "1.2_cvs", "1.2_svn", "1.2_git", "1.2_hg", "1.2_p", "1.2_p1",
-      "1.2a", "1.2b", "1.2.0", "1.2.1",
+      "1.2_alpha",
+      "1.2_alpha1",
+      "1.2_beta",
+      "1.2_pre",
+      "1.2_rc",
+      "1.2",
+      "1.2-r1",
+      "1.2_cvs",
+      "1.2_svn",
+      "1.2_git",
+      "1.2_hg",
+      "1.2_p",
+      "1.2_p1",
+      "1.2a",
+      "1.2b",
+      "1.2.0",
+      "1.2.1",
     ]);
     expectAscending(APK, ["1.01", "1.1", "1.2", "1.10"]);
   });
@@ -56,9 +71,33 @@ describe("apk versions", () => {
   });
 
   it.each([
-    "0.1bc", "0.1bc1", "0.1a1", "0.1a.1", "0.1_pre2~", "0.1_pre2~1234xbcd", "0.1_pre2~1234abcd_pre1", "0.1_pre2-r1~1234xbcd", "0.1_foobar",
-    "0.1_foobar1", "0.1-pre1.1", "0.1-r", "0.1-r2_pre1", "0.1-r2_p3_pre1", "0.1-r2-r3", "0.1-r2.1", ".1", "a", "_pre1", "-r1", "0.1_", "0.1_-r0",
-    "0.1__alpha", "0.1_1_alpha", "1.0A", "1.0 ", "v1.0",
+    "0.1bc",
+    "0.1bc1",
+    "0.1a1",
+    "0.1a.1",
+    "0.1_pre2~",
+    "0.1_pre2~1234xbcd",
+    "0.1_pre2~1234abcd_pre1",
+    "0.1_pre2-r1~1234xbcd",
+    "0.1_foobar",
+    "0.1_foobar1",
+    "0.1-pre1.1",
+    "0.1-r",
+    "0.1-r2_pre1",
+    "0.1-r2_p3_pre1",
+    "0.1-r2-r3",
+    "0.1-r2.1",
+    ".1",
+    "a",
+    "_pre1",
+    "-r1",
+    "0.1_",
+    "0.1_-r0",
+    "0.1__alpha",
+    "0.1_1_alpha",
+    "1.0A",
+    "1.0 ",
+    "v1.0",
   ])("refuses %j", (text) => expectRefused(APK, text));
 
   it("refuses the empty text", () => expectRefused(APK, "", "EMPTY"));

@@ -25,9 +25,12 @@ describe("ecosystem orderings", () => {
     expect(orderingOf(ecosystem)?.name).toBe(name);
   });
 
-  it.each(["pypi", "NPM", "Hackage", "NuGet", "Packagist", "Red Hat:rhel_aus:8.4::appstream", "Root:Alpine:3.18", "", ":Debian"])("%j has none", (ecosystem) => {
-    expect(orderingOf(ecosystem)).toBeUndefined();
-  });
+  it.each(["pypi", "NPM", "Hackage", "NuGet", "Packagist", "Red Hat:rhel_aus:8.4::appstream", "Root:Alpine:3.18", "", ":Debian"])(
+    "%j has none",
+    (ecosystem) => {
+      expect(orderingOf(ecosystem)).toBeUndefined();
+    },
+  );
 
   it("reads Go's v prefix in Go only", () => {
     expect(orderingOf("Go")).toBe(GO_SEMVER);

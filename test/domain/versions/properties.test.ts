@@ -39,7 +39,20 @@ const pep440Text = join(
  */
 const mavenText = join(
   list(pick("0", "1", "2", "10", "01"), ".", 1, 4),
-  opt(list(join(fc.constant("-"), fc.oneof(pick("1", "2", "10"), join(pick("alpha", "a", "b", "beta", "m", "rc", "cr", "SNAPSHOT", "sp", "ga", "Final", "x", "zeta"), opt(num)))), "", 1, 2)),
+  opt(
+    list(
+      join(
+        fc.constant("-"),
+        fc.oneof(
+          pick("1", "2", "10"),
+          join(pick("alpha", "a", "b", "beta", "m", "rc", "cr", "SNAPSHOT", "sp", "ga", "Final", "x", "zeta"), opt(num)),
+        ),
+      ),
+      "",
+      1,
+      2,
+    ),
+  ),
 );
 
 const gemText = join(
@@ -52,7 +65,14 @@ const apkText = join(
   pick("0", "1", "2", "01", "10"),
   opt(list(join(fc.constant("."), pick("0", "1", "2", "01", "001", "10")), "", 1, 3)),
   opt(pick("a", "b", "z")),
-  opt(list(join(fc.constant("_"), pick("alpha", "beta", "pre", "rc", "cvs", "svn", "git", "hg", "p"), opt(pick("0", "1", "2", "20240101"))), "", 1, 2)),
+  opt(
+    list(
+      join(fc.constant("_"), pick("alpha", "beta", "pre", "rc", "cvs", "svn", "git", "hg", "p"), opt(pick("0", "1", "2", "20240101"))),
+      "",
+      1,
+      2,
+    ),
+  ),
   opt(join(fc.constant("~"), pick("0", "1234", "abcd", "1234abcd"))),
   opt(join(fc.constant("-r"), pick("0", "1", "2", "10"))),
 );
@@ -61,7 +81,12 @@ const dpkgText = join(
   opt(join(pick("0", "1", "2"), fc.constant(":"))),
   pick("0", "1", "2", "10", "01"),
   opt(fc.array(pick(".", "~", "+", "a", "A", "0", "1", "9", "10", "~~", "dfsg"), { maxLength: 5 }).map((x) => x.join(""))),
-  opt(join(fc.constant("-"), fc.array(pick(".", "~", "+", "a", "0", "1", "ubuntu", "deb12u"), { minLength: 1, maxLength: 4 }).map((x) => x.join("")))),
+  opt(
+    join(
+      fc.constant("-"),
+      fc.array(pick(".", "~", "+", "a", "0", "1", "ubuntu", "deb12u"), { minLength: 1, maxLength: 4 }).map((x) => x.join("")),
+    ),
+  ),
 );
 
 const cases: [VersionOrdering, fc.Arbitrary<string>][] = [
@@ -84,7 +109,10 @@ describe.each(cases.map(([o, arb], k) => ({ o, arb, label: k === 1 ? "semver (Go
   });
 
   it("parses every generated version", () => {
-    fc.assert(fc.property(parsed, () => true), { numRuns: 500 });
+    fc.assert(
+      fc.property(parsed, () => true),
+      { numRuns: 500 },
+    );
   });
 
   it("compares reflexively and antisymmetrically", () => {
@@ -114,12 +142,17 @@ describe.each(cases.map(([o, arb], k) => ({ o, arb, label: k === 1 ? "semver (Go
   });
 
   it("answers without throwing on any text", () => {
-    const near = fc.tuple(arb, fc.nat(), fc.string({ maxLength: 3 })).map(([t, at, ins]) => t.slice(0, at % (t.length + 1)) + ins + t.slice(at % (t.length + 1)));
+    const near = fc
+      .tuple(arb, fc.nat(), fc.string({ maxLength: 3 }))
+      .map(([t, at, ins]) => t.slice(0, at % (t.length + 1)) + ins + t.slice(at % (t.length + 1)));
     fc.assert(
-      fc.property(fc.oneof(fc.string({ unit: "binary", maxLength: 300 }), fc.string({ unit: "grapheme-ascii", maxLength: 40 }), near), (text) => {
-        const p = o.parse(text);
-        if (!p.ok) expect(["EMPTY", "TOO_LONG", "MALFORMED"]).toContain(p.error.reason);
-      }),
+      fc.property(
+        fc.oneof(fc.string({ unit: "binary", maxLength: 300 }), fc.string({ unit: "grapheme-ascii", maxLength: 40 }), near),
+        (text) => {
+          const p = o.parse(text);
+          if (!p.ok) expect(["EMPTY", "TOO_LONG", "MALFORMED"]).toContain(p.error.reason);
+        },
+      ),
       { numRuns: 1000 },
     );
   });

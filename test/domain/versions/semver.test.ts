@@ -4,7 +4,16 @@ import { expectAscending, expectComparison, expectRefused, read } from "./orderi
 
 describe("SemVer 2.0.0", () => {
   it("orders the precedence example of semver.org section 11.4", () => {
-    expectAscending(SEMVER, ["1.0.0-alpha", "1.0.0-alpha.1", "1.0.0-alpha.beta", "1.0.0-beta", "1.0.0-beta.2", "1.0.0-beta.11", "1.0.0-rc.1", "1.0.0"]);
+    expectAscending(SEMVER, [
+      "1.0.0-alpha",
+      "1.0.0-alpha.1",
+      "1.0.0-alpha.beta",
+      "1.0.0-beta",
+      "1.0.0-beta.2",
+      "1.0.0-beta.11",
+      "1.0.0-rc.1",
+      "1.0.0",
+    ]);
   });
 
   it("orders the numbers of section 11.2 numerically", () => {
@@ -28,12 +37,25 @@ describe("SemVer 2.0.0", () => {
 
   it.each([
     "", // empty
-    "1", "1.2", "1.2.3.4", // exactly three numbers
-    "01.2.3", "1.02.3", "1.2.03", // no leading zeros
+    "1",
+    "1.2",
+    "1.2.3.4", // exactly three numbers
+    "01.2.3",
+    "1.02.3",
+    "1.2.03", // no leading zeros
     "1.2.3-01", // nor in numeric pre-release identifiers
-    "1.2.3-", "1.2.3-a..b", "1.2.3+", "1.2.3+a..b", // no empty identifiers
-    "v1.2.3", "=1.2.3", " 1.2.3", "1.2.3 ", // no prefixes or spaces outside Go
-    "1.2.3-a_b", "1.2.3-é", "-1.2.3", "1.2.3-rc.1+b+c",
+    "1.2.3-",
+    "1.2.3-a..b",
+    "1.2.3+",
+    "1.2.3+a..b", // no empty identifiers
+    "v1.2.3",
+    "=1.2.3",
+    " 1.2.3",
+    "1.2.3 ", // no prefixes or spaces outside Go
+    "1.2.3-a_b",
+    "1.2.3-é",
+    "-1.2.3",
+    "1.2.3-rc.1+b+c",
   ])("refuses %j", (text) => expectRefused(SEMVER, text, text === "" ? "EMPTY" : "MALFORMED"));
 
   it("refuses texts over 256 characters", () => {

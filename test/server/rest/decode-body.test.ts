@@ -105,13 +105,15 @@ describe("bodies of methods without one", () => {
 });
 
 describe("the media type of a body", () => {
-  test.each(["application/json", "application/json; charset=utf-8", "Application/JSON;charset=UTF-8", ' application/json ; charset="utf-8"'])(
-    "%j is JSON",
-    (type) => {
-      expect(decodeJson("POST", GROUPS, '{"name":"a"}', type)).toEqual({ group: { name: "a" } });
-      expect(() => decodeJson("DELETE", `${GROUPS}/${ORG}`, "{}", type)).not.toThrow();
-    },
-  );
+  test.each([
+    "application/json",
+    "application/json; charset=utf-8",
+    "Application/JSON;charset=UTF-8",
+    ' application/json ; charset="utf-8"',
+  ])("%j is JSON", (type) => {
+    expect(decodeJson("POST", GROUPS, '{"name":"a"}', type)).toEqual({ group: { name: "a" } });
+    expect(() => decodeJson("DELETE", `${GROUPS}/${ORG}`, "{}", type)).not.toThrow();
+  });
 
   test.each([
     ["text/plain;charset=UTF-8", "as text/plain"],
@@ -121,7 +123,10 @@ describe("the media type of a body", () => {
     ["", "without a Content-Type"],
     ["application/json, text/plain", "as application/json, text/plain"],
   ])("a body declared %j is refused as 415, code 3, naming content-type", (type, sent) => {
-    for (const [method, url, body] of [["POST", GROUPS, '{"name":"a"}'], ["DELETE", `${GROUPS}/${ORG}`, "{}"]] as const) {
+    for (const [method, url, body] of [
+      ["POST", GROUPS, '{"name":"a"}'],
+      ["DELETE", `${GROUPS}/${ORG}`, "{}"],
+    ] as const) {
       let error: unknown;
       try {
         decodeJson(method, url, body, type);
@@ -129,13 +134,20 @@ describe("the media type of a body", () => {
         error = e;
       }
       expect(error).toBeInstanceOf(HttpStatusError);
-      expect(error).toMatchObject({ httpStatus: 415, code: Code.INVALID_ARGUMENT, message: `Invalid argument: content-type: a request body must be sent as application/json, not ${sent}` });
+      expect(error).toMatchObject({
+        httpStatus: 415,
+        code: Code.INVALID_ARGUMENT,
+        message: `Invalid argument: content-type: a request body must be sent as application/json, not ${sent}`,
+      });
     }
   });
 
   test("a charset other than UTF-8 is refused as 415", () => {
     expect(() => decodeJson("POST", GROUPS, '{"name":"a"}', "application/json; charset=latin1")).toThrow(
-      expect.objectContaining({ httpStatus: 415, message: "Invalid argument: content-type: a JSON body is UTF-8; charset latin1 is not accepted" }),
+      expect.objectContaining({
+        httpStatus: 415,
+        message: "Invalid argument: content-type: a JSON body is UTF-8; charset latin1 is not accepted",
+      }),
     );
   });
 
@@ -262,13 +274,12 @@ describe("duplicate keys in nested bodies (fixture)", () => {
     expect(violationOf(() => decodeJson("PATCH", "/v1/items/abc", body))).toEqual({ code: Code.INVALID_ARGUMENT, field: "labels[1].k" });
   });
 
-  test.each([
-    '{"name":"a","inner":{"name":"a"}}',
-    '[{"k":1},{"k":1}]',
-    '{"a":"\\"a\\":","b":["a","a"],"c":{"a":{"a":1}}}',
-  ])("equal keys in different objects are fine: %s", (text) => {
-    expect(findDuplicateKey(text)).toBeUndefined();
-  });
+  test.each(['{"name":"a","inner":{"name":"a"}}', '[{"k":1},{"k":1}]', '{"a":"\\"a\\":","b":["a","a"],"c":{"a":{"a":1}}}'])(
+    "equal keys in different objects are fine: %s",
+    (text) => {
+      expect(findDuplicateKey(text)).toBeUndefined();
+    },
+  );
 });
 
 describe('body: "*" (fixture)', () => {

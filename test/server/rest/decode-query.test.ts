@@ -160,7 +160,10 @@ describe("query parameter types (fixture)", () => {
     ["updateMask=", { updateMask: "" }],
     // A repeated mask is one list, as gateways read it; in either spelling.
     ["update_mask=name&updateMask=createTime,inner.issuer", { updateMask: "name,createTime,inner.issuer" }],
-    ["inner.issuer=https%3A%2F%2Fi&inner.seenTime=2026-01-01T00:00:00Z", { inner: { issuer: "https://i", seenTime: "2026-01-01T00:00:00Z" } }],
+    [
+      "inner.issuer=https%3A%2F%2Fi&inner.seenTime=2026-01-01T00:00:00Z",
+      { inner: { issuer: "https://i", seenTime: "2026-01-01T00:00:00Z" } },
+    ],
     ["item.inner.subject=s&item.tags=a&item.tags=b", { item: { inner: { subject: "s" }, tags: ["a", "b"] } }],
     ["item.picked.issuer=i", { item: { picked: { issuer: "i" } } }],
   ])("%s", (query, expected) => {

@@ -41,7 +41,10 @@ describe("toApiJson", () => {
 
   test("timestamps inside a list of groups are fixed too", () => {
     const out = json(ListGroupsResponseSchema, {
-      groups: [{ uid: ORG, createTime: ts(S, 1_000_000) }, { uid: ORG, createTime: ts(S, 999_999_999) }],
+      groups: [
+        { uid: ORG, createTime: ts(S, 1_000_000) },
+        { uid: ORG, createTime: ts(S, 999_999_999) },
+      ],
     }) as { groups: { createTime: string; updateTime?: string }[] };
     expect(out.groups.map((g) => g.createTime)).toEqual(["2026-03-27T13:55:00.001Z", "2026-03-27T13:55:00.999Z"]);
     expect(out.groups[0]?.updateTime).toBeUndefined();
@@ -82,7 +85,10 @@ describe("toApiJson", () => {
       picked: { seenTime: z },
       child: { createTime: "2026-03-27T13:55:00.007Z", child: { times: [z] } },
     });
-    expect(out.inners).toEqual([{ issuer: "", subject: "", seenTime: z }, { issuer: "", subject: "" }]);
+    expect(out.inners).toEqual([
+      { issuer: "", subject: "", seenTime: z },
+      { issuer: "", subject: "" },
+    ]);
     expect(out).not.toHaveProperty("note");
     expect(out).not.toHaveProperty("label");
   });

@@ -16,7 +16,12 @@ const table = createRouteTable([GroupsService, GroupsV1, PingService, ItemServic
  * The request message an HTTP request decodes to, as protobuf JSON (set fields only). The body is
  * declared application/json unless contentType says otherwise.
  */
-export function decodeJson(method: string, url: string, body?: string | Uint8Array, contentType: string | undefined = "application/json"): JsonValue {
+export function decodeJson(
+  method: string,
+  url: string,
+  body?: string | Uint8Array,
+  contentType: string | undefined = "application/json",
+): JsonValue {
   const q = url.indexOf("?");
   const match = table.match(method, q < 0 ? url : url.slice(0, q));
   if (match === undefined || "allowed" in match) throw new Error(`no route for ${method} ${url}`);

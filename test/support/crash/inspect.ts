@@ -94,7 +94,8 @@ export function compareWithLedger(ledger: Ledger, inspection: Inspection): { los
   const extra: Record<Kind, number> = { group: 0, identity: 0, binding: 0 };
   for (const r of inspection.rows) if (!ledger.entries.has(r.uid)) extra[r.kind]++;
   for (const kind of Object.keys(extra) as Kind[]) {
-    if (extra[kind] > ledger.unanswered[kind]) unexplained.push(`${extra[kind]} ${kind} rows nobody was told of, ${ledger.unanswered[kind]} creates unanswered`);
+    if (extra[kind] > ledger.unanswered[kind])
+      unexplained.push(`${extra[kind]} ${kind} rows nobody was told of, ${ledger.unanswered[kind]} creates unanswered`);
   }
   return { lost, unexplained };
 }
@@ -104,6 +105,14 @@ export function adopt(ledger: Ledger, inspection: Inspection): void {
   ledger.settle(new Map(inspection.rows.map((r) => [r.uid, r])));
   for (const r of inspection.rows) {
     if (ledger.entries.has(r.uid)) continue;
-    ledger.entries.set(r.uid, { kind: r.kind, uid: r.uid, parent: r.parent, gone: false, uncertain: false, ...(r.description !== undefined && { description: r.description }), ...(r.identity !== undefined && { identity: r.identity }) });
+    ledger.entries.set(r.uid, {
+      kind: r.kind,
+      uid: r.uid,
+      parent: r.parent,
+      gone: false,
+      uncertain: false,
+      ...(r.description !== undefined && { description: r.description }),
+      ...(r.identity !== undefined && { identity: r.identity }),
+    });
   }
 }

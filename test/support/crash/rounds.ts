@@ -71,9 +71,7 @@ export async function runCrashRounds(options: CrashOptions): Promise<CrashFigure
         homes.push(body.uid);
         ledger.created("group", body.uid, org, { description: "" });
       }
-      const writers = homes.map((home) =>
-        runWriter({ baseUrl, token, home, ledger, random, nextName: () => `n${round}-${names++}` }),
-      );
+      const writers = homes.map((home) => runWriter({ baseUrl, token, home, ledger, random, nextName: () => `n${round}-${names++}` }));
       const [low, high] = options.killAfterMs;
       await new Promise((r) => setTimeout(r, low + random() * (high - low)));
       served.child.kill("SIGKILL");
@@ -84,7 +82,11 @@ export async function runCrashRounds(options: CrashOptions): Promise<CrashFigure
     }
     const inspection = await inspectStore(options.store);
     const { lost, unexplained } = compareWithLedger(ledger, inspection);
-    figures.problems.push(...inspection.problems.map((p) => `round ${round}: ${p}`), ...lost.map((p) => `round ${round}: ${p}`), ...unexplained.map((p) => `round ${round}: ${p}`));
+    figures.problems.push(
+      ...inspection.problems.map((p) => `round ${round}: ${p}`),
+      ...lost.map((p) => `round ${round}: ${p}`),
+      ...unexplained.map((p) => `round ${round}: ${p}`),
+    );
     figures.lost += lost.length;
     figures.rounds++;
     adopt(ledger, inspection);

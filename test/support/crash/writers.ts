@@ -56,7 +56,11 @@ export async function runWriter(s: WriterSetup): Promise<void> {
     let target: string | undefined;
     let op: () => Promise<void>;
     if (roll < 0.25 || groups.length < 2) {
-      const parent = pick(groups.filter((g) => g.uid.split("/").length < 4), random)?.uid ?? s.home;
+      const parent =
+        pick(
+          groups.filter((g) => g.uid.split("/").length < 4),
+          random,
+        )?.uid ?? s.home;
       const description = `d${Math.floor(random() * 1e6)}`;
       kind = "group";
       op = async () => {
@@ -64,7 +68,10 @@ export async function runWriter(s: WriterSetup): Promise<void> {
         if (r.status === 200) ledger.created("group", r.body.uid as string, parent, { description });
       };
     } else if (roll < 0.4) {
-      const g = pick(groups.filter((x) => x.uid !== s.home), random);
+      const g = pick(
+        groups.filter((x) => x.uid !== s.home),
+        random,
+      );
       const description = `u${Math.floor(random() * 1e6)}`;
       kind = "group";
       target = g?.uid;
@@ -74,7 +81,10 @@ export async function runWriter(s: WriterSetup): Promise<void> {
         if (r.status === 200) ledger.updated(g.uid, description);
       };
     } else if (roll < 0.5) {
-      const g = pick(groups.filter((x) => x.uid !== s.home), random);
+      const g = pick(
+        groups.filter((x) => x.uid !== s.home),
+        random,
+      );
       kind = "group";
       target = g?.uid;
       op = async () => {

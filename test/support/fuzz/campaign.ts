@@ -64,11 +64,25 @@ const READ_ONLY_PATH = /^\/(healthz|readyz|metrics|\.well-known\/|ping\/)/;
 /** The mix of cases: REST routes, other endpoints, Connect and gRPC, every route and method alike. */
 export function caseArb(options: Pick<CampaignOptions, "routes" | "methods" | "context">): fc.Arbitrary<AnyCase> {
   const { routes, methods, context } = options;
-  const rest = routes.map((r) => routeCaseArb(r, context).map((c): AnyCase => ({ kind: "http", c, safe: r.httpMethod === "GET" && c.method === "GET", oauth: false })));
-  const connect = methods.map((m) => connectCaseArb(m, context).map((c): AnyCase => ({ kind: "http", c, safe: READ_ONLY_RPC.test(m.name), oauth: false })));
+  const rest = routes.map((r) =>
+    routeCaseArb(r, context).map((c): AnyCase => ({ kind: "http", c, safe: r.httpMethod === "GET" && c.method === "GET", oauth: false })),
+  );
+  const connect = methods.map((m) =>
+    connectCaseArb(m, context).map((c): AnyCase => ({ kind: "http", c, safe: READ_ONLY_RPC.test(m.name), oauth: false })),
+  );
   const grpc = methods.map((m) => grpcCaseArb(m, context).map((c): AnyCase => ({ kind: "grpc", c, safe: READ_ONLY_RPC.test(m.name) })));
-  const fixed = fixedCaseArb(context).map((c): AnyCase => ({ kind: "http", c, safe: READ_ONLY_PATH.test(c.path), oauth: /^\/(oauth|sts)\//.test(c.path) }));
-  return fc.oneof({ weight: 6, arbitrary: fc.oneof(...rest) }, { weight: 2, arbitrary: fc.oneof(...connect) }, { weight: 2, arbitrary: fc.oneof(...grpc) }, { weight: 1, arbitrary: fixed });
+  const fixed = fixedCaseArb(context).map((c): AnyCase => ({
+    kind: "http",
+    c,
+    safe: READ_ONLY_PATH.test(c.path),
+    oauth: /^\/(oauth|sts)\//.test(c.path),
+  }));
+  return fc.oneof(
+    { weight: 6, arbitrary: fc.oneof(...rest) },
+    { weight: 2, arbitrary: fc.oneof(...connect) },
+    { weight: 2, arbitrary: fc.oneof(...grpc) },
+    { weight: 1, arbitrary: fixed },
+  );
 }
 
 /** Runs the campaign. Failures are collected (the first 50), not thrown, so one report shows them all. */
@@ -76,7 +90,18 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
   const start = Date.now();
   const arb = caseArb(options);
   const sender = createSender(options.baseUrl, options.concurrency);
-  const result: CampaignResult = { seed: options.seed, sent: 0, unsendable: 0, byKind: {}, byOutcome: {}, unavailable: 0, comparedBatches: 0, writingBatches: 0, failures: [], ms: 0 };
+  const result: CampaignResult = {
+    seed: options.seed,
+    sent: 0,
+    unsendable: 0,
+    byKind: {},
+    byOutcome: {},
+    unavailable: 0,
+    comparedBatches: 0,
+    writingBatches: 0,
+    failures: [],
+    ms: 0,
+  };
   try {
     let before = await options.snapshot();
     for (let batch = 0; result.sent + result.unsendable < options.cases; batch++) {
@@ -88,14 +113,16 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
         if (outcome === "wrote") wrote = true;
       });
       const health = await sender.http({ method: "GET", path: "/healthz", headers: {}, target: "health" });
-      if (health.status !== 200) throw new Error(`the server is unhealthy after batch ${batch} (seed ${options.seed + batch}): ${health.status}`);
+      if (health.status !== 200)
+        throw new Error(`the server is unhealthy after batch ${batch} (seed ${options.seed + batch}): ${health.status}`);
       const after = await options.snapshot();
       if (wrote) {
         result.writingBatches++;
       } else {
         result.comparedBatches++;
         const diff = diffSnapshots(before, after);
-        if (diff.length > 0) note(result, { batch, target: "store", sent: `batch ${batch} (seed ${options.seed + batch})`, problems: diff });
+        if (diff.length > 0)
+          note(result, { batch, target: "store", sent: `batch ${batch} (seed ${options.seed + batch})`, problems: diff });
       }
       before = after;
     }
@@ -107,7 +134,14 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
 }
 
 async function runOne(sender: Sender, one: AnyCase, batch: number, result: CampaignResult): Promise<"wrote" | "kept"> {
-  const kind = one.kind === "grpc" ? "grpc" : one.c.target.split(" ")[0] === "connect" ? "connect" : one.c.target.startsWith("fixed") ? "fixed" : "rest";
+  const kind =
+    one.kind === "grpc"
+      ? "grpc"
+      : one.c.target.split(" ")[0] === "connect"
+        ? "connect"
+        : one.c.target.startsWith("fixed")
+          ? "fixed"
+          : "rest";
   result.byKind[kind] = (result.byKind[kind] ?? 0) + 1;
   let problems: string[];
   let succeeded: boolean;
@@ -167,7 +201,9 @@ function describe(one: AnyCase): string {
   const c = one.c;
   const method = one.kind === "grpc" ? "POST(h2)" : (one.c as HttpCase).method;
   const body = c.body === undefined ? "" : ` body(${c.body.length})=${JSON.stringify(c.body.subarray(0, 300).toString("latin1"))}`;
-  const headers = Object.entries(c.headers).map(([k, v]) => `${k}: ${String(v).slice(0, 80)}`).join("; ");
+  const headers = Object.entries(c.headers)
+    .map(([k, v]) => `${k}: ${String(v).slice(0, 80)}`)
+    .join("; ");
   return `${method} ${c.path.slice(0, 300)} [${headers}]${body}`;
 }
 

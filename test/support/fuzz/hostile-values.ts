@@ -25,8 +25,37 @@ function hex(length: number): fc.Arbitrary<string> {
 
 /** Percent-encoded and raw troublemakers for a path segment. */
 const ODD_SEGMENTS = [
-  "..", ".", "%2e%2e", "%2F", "%2f..%2f", "%00", "%", "%G0", "%FF", "%C3%28", "%E2%82", "%ED%A0%80", "a%20b", "~", "*", "**",
-  "%252F", ";", ":", ":verb", "%3A", "%3F", "%23", "\u00e9", "%F0%9F%98%80", "con", "-", "%5C", "%0D%0A", "null", "undefined",
+  "..",
+  ".",
+  "%2e%2e",
+  "%2F",
+  "%2f..%2f",
+  "%00",
+  "%",
+  "%G0",
+  "%FF",
+  "%C3%28",
+  "%E2%82",
+  "%ED%A0%80",
+  "a%20b",
+  "~",
+  "*",
+  "**",
+  "%252F",
+  ";",
+  ":",
+  ":verb",
+  "%3A",
+  "%3F",
+  "%23",
+  "\u00e9",
+  "%F0%9F%98%80",
+  "con",
+  "-",
+  "%5C",
+  "%0D%0A",
+  "null",
+  "undefined",
 ];
 
 /** A uid: a real one, a near miss (wrong case, length, depth), or something else entirely. */
@@ -42,7 +71,12 @@ export function uidArb(known: KnownUids): fc.Arbitrary<string> {
     { weight: 1, arbitrary: fc.tuple(real, fc.constantFrom(...ODD_SEGMENTS)).map(([u, s]) => `${u}/${s}`) },
     { weight: 2, arbitrary: fc.constantFrom(...ODD_SEGMENTS) },
     { weight: 1, arbitrary: fc.integer({ min: 1, max: 9_000 }).map((n) => "a".repeat(n)) },
-    { weight: 1, arbitrary: fc.string({ unit: "binary", minLength: 1, maxLength: 30 }).map((s) => [...Buffer.from(s)].map((b) => `%${b.toString(16).padStart(2, "0")}`).join("")) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .string({ unit: "binary", minLength: 1, maxLength: 30 })
+        .map((s) => [...Buffer.from(s)].map((b) => `%${b.toString(16).padStart(2, "0")}`).join("")),
+    },
     { weight: 1, arbitrary: fc.string({ unit: "grapheme", minLength: 1, maxLength: 20 }) },
   );
 }
@@ -50,7 +84,26 @@ export function uidArb(known: KnownUids): fc.Arbitrary<string> {
 /** A string for a text field: plausible, odd, huge, or full of control characters. */
 export const oddString: fc.Arbitrary<string> = fc.oneof(
   { weight: 6, arbitrary: fc.string({ maxLength: 20 }) },
-  { weight: 4, arbitrary: fc.constantFrom("", " ", "a", "ok name", "UPPER", "x".repeat(513), "\u0000", "\ud800", "\u202e", "😀", "a\nb", "../etc/passwd", "' or 1=1 --", "%s%n", "<script>") },
+  {
+    weight: 4,
+    arbitrary: fc.constantFrom(
+      "",
+      " ",
+      "a",
+      "ok name",
+      "UPPER",
+      "x".repeat(513),
+      "\u0000",
+      "\ud800",
+      "\u202e",
+      "😀",
+      "a\nb",
+      "../etc/passwd",
+      "' or 1=1 --",
+      "%s%n",
+      "<script>",
+    ),
+  },
   { weight: 1, arbitrary: fc.string({ unit: "binary", maxLength: 40 }) },
   // Past every length limit (names 256, descriptions 512); whole bodies past the size limit are hugeJson's.
   { weight: 1, arbitrary: fc.integer({ min: 257, max: 3_000 }).map((n) => "é".repeat(n)) },
@@ -72,7 +125,13 @@ export const anyJson: fc.Arbitrary<unknown> = fc.oneof(
 
 /** Valid JSON text, nested deep enough to trouble a recursive reader. */
 export const deepJson: fc.Arbitrary<string> = fc
-  .tuple(fc.oneof({ weight: 9, arbitrary: fc.integer({ min: 30, max: 2_000 }) }, { weight: 1, arbitrary: fc.integer({ min: 2_000, max: 100_000 }) }), fc.constantFrom("[", '{"a":'))
+  .tuple(
+    fc.oneof(
+      { weight: 9, arbitrary: fc.integer({ min: 30, max: 2_000 }) },
+      { weight: 1, arbitrary: fc.integer({ min: 2_000, max: 100_000 }) },
+    ),
+    fc.constantFrom("[", '{"a":'),
+  )
   .map(([depth, open]) => open.repeat(depth) + "1" + (open === "[" ? "]" : "}").repeat(depth));
 
 /** A large JSON document: a huge string, a long array, or many keys. */
@@ -84,7 +143,10 @@ export const hugeJson: fc.Arbitrary<string> = fc.oneof(
 
 /** Bytes that are not well-formed UTF-8 (inside an otherwise plausible JSON body). */
 export const badUtf8: fc.Arbitrary<Buffer> = fc
-  .tuple(fc.constantFrom([0xff], [0xc3, 0x28], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xc0, 0xaf], [0x00]), fc.boolean())
+  .tuple(
+    fc.constantFrom([0xff], [0xc3, 0x28], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xc0, 0xaf], [0x00]),
+    fc.boolean(),
+  )
   .map(([bytes, inString]) =>
     inString
       ? Buffer.concat([Buffer.from('{"name":"'), Buffer.from(bytes), Buffer.from('"}')])
@@ -93,5 +155,21 @@ export const badUtf8: fc.Arbitrary<Buffer> = fc
 
 /** Text that is almost JSON. */
 export const brokenJson: fc.Arbitrary<string> = fc.constantFrom(
-  "", "{", "}", "[", "null", "true", "1", '"x"', "{'a':1}", '{"a":1,}', '{"a":}', "{a:1}", '{"name":"x"}garbage', "\u0000", "NaN", '{"name":"x","name":"y"}', "[]",
+  "",
+  "{",
+  "}",
+  "[",
+  "null",
+  "true",
+  "1",
+  '"x"',
+  "{'a':1}",
+  '{"a":1,}',
+  '{"a":}',
+  "{a:1}",
+  '{"name":"x"}garbage',
+  "\u0000",
+  "NaN",
+  '{"name":"x","name":"y"}',
+  "[]",
 );

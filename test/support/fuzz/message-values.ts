@@ -10,9 +10,32 @@ import { anyJson, oddNumber, oddString, uidArb, type KnownUids } from "./hostile
 /** Odd update masks: real paths, output-only ones, unknown ones, bad syntax. */
 export const oddMask: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(
-    "*", "", ",", "name", "description", "name,description", "uid", "create_time", "createTime", "update_time", "nonexistent",
-    "name..description", "name,", ".name", "claim_match", "claim_match.subject", "claimMatch.subjectPattern", "claim_match.nope",
-    "static_keys.issuer_keys", "*,name", "name,*", "identity.name", "oidc.client_secret", "NAME", "name name", "a.b.c.d.e.f",
+    "*",
+    "",
+    ",",
+    "name",
+    "description",
+    "name,description",
+    "uid",
+    "create_time",
+    "createTime",
+    "update_time",
+    "nonexistent",
+    "name..description",
+    "name,",
+    ".name",
+    "claim_match",
+    "claim_match.subject",
+    "claimMatch.subjectPattern",
+    "claim_match.nope",
+    "static_keys.issuer_keys",
+    "*,name",
+    "name,*",
+    "identity.name",
+    "oidc.client_secret",
+    "NAME",
+    "name name",
+    "a.b.c.d.e.f",
   ),
   fc.array(fc.string({ maxLength: 12 }), { maxLength: 5 }).map((a) => a.join(",")),
 );
@@ -36,7 +59,22 @@ export function oddPageToken(real: readonly string[]): fc.Arbitrary<string> {
 
 /** Odd order_by values. */
 export const oddOrderBy: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom("name", "name desc", "name asc", "create_time desc,uid", "createTime", "name desc desc", "uid;drop table groups", "", ",", " ", "name,name", "NAME", "name sideways", "update_time desc, name asc"),
+  fc.constantFrom(
+    "name",
+    "name desc",
+    "name asc",
+    "create_time desc,uid",
+    "createTime",
+    "name desc desc",
+    "uid;drop table groups",
+    "",
+    ",",
+    " ",
+    "name,name",
+    "NAME",
+    "name sideways",
+    "update_time desc, name asc",
+  ),
   fc.string({ maxLength: 30 }),
 );
 
@@ -56,7 +94,13 @@ function ownValue(field: DescField, known: KnownUids, depth: number): fc.Arbitra
       return messageValue(field.message, known, depth + 1);
     case "list":
       return fc.array(
-        field.listKind === "scalar" ? scalarValue(field.scalar, field.name, known) : field.listKind === "enum" ? fc.oneof(oddString, fc.integer()) : depth < 3 ? messageValue(field.message, known, depth + 1) : anyJson,
+        field.listKind === "scalar"
+          ? scalarValue(field.scalar, field.name, known)
+          : field.listKind === "enum"
+            ? fc.oneof(oddString, fc.integer())
+            : depth < 3
+              ? messageValue(field.message, known, depth + 1)
+              : anyJson,
         { maxLength: 4 },
       );
     case "map":
@@ -80,7 +124,17 @@ export function messageValue(desc: DescMessage, known: KnownUids, depth = 0): fc
     case "google.protobuf.FieldMask":
       return oddMask;
     case "google.protobuf.Timestamp":
-      return fc.oneof(fc.constantFrom("2026-01-01T00:00:00Z", "2026-13-01T00:00:00Z", "0000-01-01T00:00:00Z", "9999-12-31T23:59:59.999999999Z", "yesterday", ""), oddNumber);
+      return fc.oneof(
+        fc.constantFrom(
+          "2026-01-01T00:00:00Z",
+          "2026-13-01T00:00:00Z",
+          "0000-01-01T00:00:00Z",
+          "9999-12-31T23:59:59.999999999Z",
+          "yesterday",
+          "",
+        ),
+        oddNumber,
+      );
     case "google.protobuf.Duration":
       return fc.constantFrom("1s", "-1s", "1.5s", "315576000001s", "s", "", 5);
     case "google.protobuf.Struct":
@@ -92,10 +146,14 @@ export function messageValue(desc: DescMessage, known: KnownUids, depth = 0): fc
   const entries = desc.fields.map((f) =>
     fc.option(fc.tuple(fc.constantFrom(f.jsonName, f.name), fieldValue(f, known, depth)), { freq: 2, nil: undefined }),
   );
-  const extra = fc.option(fc.tuple(fc.constantFrom("unknownField", "@type", "__proto__", "constructor", ""), anyJson), { freq: 6, nil: undefined });
+  const extra = fc.option(fc.tuple(fc.constantFrom("unknownField", "@type", "__proto__", "constructor", ""), anyJson), {
+    freq: 6,
+    nil: undefined,
+  });
   return fc.tuple(fc.tuple(...entries), extra).map(([fields, more]) => {
     const out: Record<string, unknown> = {};
-    for (const e of [...fields, more]) if (e !== undefined) Object.defineProperty(out, e[0], { value: e[1], enumerable: true, writable: true, configurable: true });
+    for (const e of [...fields, more])
+      if (e !== undefined) Object.defineProperty(out, e[0], { value: e[1], enumerable: true, writable: true, configurable: true });
     return out;
   });
 }

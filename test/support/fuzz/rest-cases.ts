@@ -40,8 +40,18 @@ export function authorizationArb(c: CaseContext): fc.Arbitrary<string | string[]
     {
       weight: 3,
       arbitrary: fc.constantFrom(
-        "Bearer", "Bearer ", "bearer " + c.ownerToken, "Basic dXNlcjpwYXNz", `Bearer ${head}.${payload}.`, `Bearer ${head}.${payload}.${signature.slice(1)}A`,
-        `Bearer eyJhbGciOiJub25lIn0.${payload}.`, `Bearer ${c.ownerToken} extra`, "Bearer a.b.c", "Bearer \u00e9", `Token ${c.ownerToken}`, "",
+        "Bearer",
+        "Bearer ",
+        "bearer " + c.ownerToken,
+        "Basic dXNlcjpwYXNz",
+        `Bearer ${head}.${payload}.`,
+        `Bearer ${head}.${payload}.${signature.slice(1)}A`,
+        `Bearer eyJhbGciOiJub25lIn0.${payload}.`,
+        `Bearer ${c.ownerToken} extra`,
+        "Bearer a.b.c",
+        "Bearer \u00e9",
+        `Token ${c.ownerToken}`,
+        "",
       ),
     },
     { weight: 1, arbitrary: fc.constant<string[]>([`Bearer ${c.ownerToken}`, "Bearer forged.token.value"]) },
@@ -58,8 +68,19 @@ export const contentTypeArb = fc.oneof(
   {
     weight: 2,
     arbitrary: fc.constantFrom(
-      "text/plain", "application/json; charset=latin1", "application/json; charset=utf-8", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x",
-      "application/proto", "application/grpc", "application/grpc-web+json", "application/connect+json", "*/*", "", "application/json, text/plain", "\u00e9",
+      "text/plain",
+      "application/json; charset=latin1",
+      "application/json; charset=utf-8",
+      "application/x-www-form-urlencoded",
+      "multipart/form-data; boundary=x",
+      "application/proto",
+      "application/grpc",
+      "application/grpc-web+json",
+      "application/connect+json",
+      "*/*",
+      "",
+      "application/json, text/plain",
+      "\u00e9",
     ),
   },
 );
@@ -74,7 +95,7 @@ const extraHeadersArb: fc.Arbitrary<Record<string, string | string[]>> = fc.oneo
       { "content-encoding": "gzip" },
       { "content-encoding": "br" },
       { "transfer-encoding": "chunked" },
-      { "accept": "application/xml" },
+      { accept: "application/xml" },
       { "grpc-timeout": "1n" },
       { "connect-protocol-version": "2" },
       { "x-http-method-override": "DELETE" },
@@ -90,21 +111,41 @@ const extraHeadersArb: fc.Arbitrary<Record<string, string | string[]>> = fc.oneo
 function queryArb(input: DescMessage, c: CaseContext): fc.Arbitrary<string> {
   const names = leafNames(input);
   const param = fc.oneof(
-    { weight: 4, arbitrary: fc.tuple(fc.constantFrom(...(names.length > 0 ? names : ["x"])), fc.oneof(oddString, oddNumber.map(String), uidArb(c.known))) },
+    {
+      weight: 4,
+      arbitrary: fc.tuple(
+        fc.constantFrom(...(names.length > 0 ? names : ["x"])),
+        fc.oneof(oddString, oddNumber.map(String), uidArb(c.known)),
+      ),
+    },
     { weight: 2, arbitrary: fc.tuple(fc.constantFrom("page_size", "pageSize", "skip"), oddNumber.map(String)) },
     { weight: 2, arbitrary: fc.tuple(fc.constantFrom("page_token", "pageToken"), oddPageToken(c.pageTokens)) },
     { weight: 1, arbitrary: fc.tuple(fc.constantFrom("order_by", "orderBy"), oddOrderBy) },
     { weight: 1, arbitrary: fc.tuple(fc.constantFrom("update_mask", "updateMask"), oddMask) },
-    { weight: 1, arbitrary: fc.tuple(fc.constantFrom("uidp.descendants_of", "uidp.childrenOf", "uidp.ids", "uidp.in_root", "uidp", "uidp.nope"), uidArb(c.known)) },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(
+        fc.constantFrom("uidp.descendants_of", "uidp.childrenOf", "uidp.ids", "uidp.in_root", "uidp", "uidp.nope"),
+        uidArb(c.known),
+      ),
+    },
     { weight: 1, arbitrary: fc.tuple(fc.constantFrom("", "%", "a%ZZ", "%00", "name%00", "__proto__", "x".repeat(3000)), oddString) },
   );
-  return fc.array(param, { maxLength: 5 }).chain((pairs) =>
-    fc.constantFrom("encoded", "raw", "plus").map((style) =>
-      pairs
-        .map(([k, v]) => (style === "raw" ? `${k}=${v}` : `${percentEncode(k)}=${style === "plus" ? percentEncode(v).replaceAll("%20", "+") : percentEncode(v)}`))
-        .join("&"),
-    ),
-  );
+  return fc
+    .array(param, { maxLength: 5 })
+    .chain((pairs) =>
+      fc
+        .constantFrom("encoded", "raw", "plus")
+        .map((style) =>
+          pairs
+            .map(([k, v]) =>
+              style === "raw"
+                ? `${k}=${v}`
+                : `${percentEncode(k)}=${style === "plus" ? percentEncode(v).replaceAll("%20", "+") : percentEncode(v)}`,
+            )
+            .join("&"),
+        ),
+    );
 }
 
 /** Dotted names of the singular scalar fields a query can set, two levels deep, JSON or proto spelled. */
@@ -142,7 +183,10 @@ export function routeCaseArb(route: Route, c: CaseContext): fc.Arbitrary<HttpCas
   const uid = uidArb(c.known);
   return fc
     .record({
-      method: fc.oneof({ weight: 12, arbitrary: fc.constant(route.httpMethod) }, { weight: 1, arbitrary: fc.constantFrom(...OTHER_METHODS) }),
+      method: fc.oneof(
+        { weight: 12, arbitrary: fc.constant(route.httpMethod) },
+        { weight: 1, arbitrary: fc.constantFrom(...OTHER_METHODS) },
+      ),
       values: fc.tuple(...vars.map(() => uid)),
       query: fc.oneof({ weight: 2, arbitrary: fc.constant("") }, { weight: 3, arbitrary: queryArb(route.method.input, c) }),
       body: bodyArb(route, c),
@@ -159,7 +203,13 @@ export function routeCaseArb(route: Route, c: CaseContext): fc.Arbitrary<HttpCas
       if (contentType !== undefined && body !== undefined && headers["content-type"] === undefined) headers["content-type"] = contentType;
       // A GET with a body, or a POST without one: both are things clients send.
       const withBody = method === "HEAD" ? undefined : body;
-      return { method, path: query === "" ? path : `${path}?${query}`, headers, body: withBody, target: `${route.httpMethod} ${route.template.source}` };
+      return {
+        method,
+        path: query === "" ? path : `${path}?${query}`,
+        headers,
+        body: withBody,
+        target: `${route.httpMethod} ${route.template.source}`,
+      };
     });
 }
 

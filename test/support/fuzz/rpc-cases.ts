@@ -59,7 +59,14 @@ const protobufish: fc.Arbitrary<Buffer> = fc
 function frame(payload: Buffer, kind: string): Buffer {
   const head = Buffer.alloc(5);
   head.writeUInt8(kind === "compressed" ? 1 : kind === "bad-flag" ? 0x80 : 0, 0);
-  const length = kind === "long" ? payload.length + 100 : kind === "short" && payload.length > 0 ? payload.length - 1 : kind === "huge" ? 0x7fffffff : payload.length;
+  const length =
+    kind === "long"
+      ? payload.length + 100
+      : kind === "short" && payload.length > 0
+        ? payload.length - 1
+        : kind === "huge"
+          ? 0x7fffffff
+          : payload.length;
   head.writeUInt32BE(length >>> 0, 1);
   if (kind === "truncated-header") return head.subarray(0, 3);
   if (kind === "two") return Buffer.concat([head, payload, head, payload]);
@@ -70,10 +77,22 @@ function frame(payload: Buffer, kind: string): Buffer {
 export function grpcCaseArb(method: DescMethod, c: CaseContext): fc.Arbitrary<GrpcCase> {
   return fc
     .record({
-      payload: fc.oneof(protobufish, fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b)), fc.constant(Buffer.alloc(0))),
+      payload: fc.oneof(
+        protobufish,
+        fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b)),
+        fc.constant(Buffer.alloc(0)),
+      ),
       kind: fc.constantFrom("ok", "ok", "ok", "ok", "compressed", "bad-flag", "long", "short", "huge", "truncated-header", "two"),
       auth: authorizationArb(c),
-      contentType: fc.constantFrom("application/grpc", "application/grpc", "application/grpc+proto", "application/grpc+json", "application/grpc-web", "application/grpc; x", "text/plain"),
+      contentType: fc.constantFrom(
+        "application/grpc",
+        "application/grpc",
+        "application/grpc+proto",
+        "application/grpc+json",
+        "application/grpc-web",
+        "application/grpc; x",
+        "text/plain",
+      ),
       encoding: fc.constantFrom(undefined, undefined, "gzip", "br", "snappy"),
       timeout: fc.constantFrom(undefined, undefined, "1n", "1S", "99999999H", "bogus"),
     })
@@ -96,10 +115,20 @@ export function connectCaseArb(method: DescMethod, c: CaseContext): fc.Arbitrary
     { weight: 1, arbitrary: badUtf8.map((b) => ["application/json", b] as const) },
     { weight: 1, arbitrary: deepJson.map((s) => ["application/json", Buffer.from(s)] as const) },
     { weight: 3, arbitrary: protobufish.map((b) => ["application/proto", b] as const) },
-    { weight: 1, arbitrary: fc.tuple(fc.constantFrom("text/plain", "application/connect+json", "application/xml", ""), fc.uint8Array({ maxLength: 50 })).map(([t, b]) => [t, Buffer.from(b)] as const) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.constantFrom("text/plain", "application/connect+json", "application/xml", ""), fc.uint8Array({ maxLength: 50 }))
+        .map(([t, b]) => [t, Buffer.from(b)] as const),
+    },
   );
   return fc
-    .record({ body, auth: authorizationArb(c), version: fc.constantFrom(undefined, "1", "1", "2"), method: fc.constantFrom("POST", "POST", "POST", "GET", "PUT") })
+    .record({
+      body,
+      auth: authorizationArb(c),
+      version: fc.constantFrom(undefined, "1", "1", "2"),
+      method: fc.constantFrom("POST", "POST", "POST", "GET", "PUT"),
+    })
     .map(({ body: [contentType, bytes], auth, version, method: httpMethod }) => {
       const headers: Record<string, string | string[]> = { "content-type": contentType };
       if (auth !== undefined) headers.authorization = auth;

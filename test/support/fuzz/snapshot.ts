@@ -31,7 +31,9 @@ export async function snapshotStore(options: StoreOptions): Promise<Snapshot> {
 function snapshotSqlite(dataDir: string): Snapshot {
   const db = new BetterSqlite3(join(dataDir, "arbor.db"), { readonly: true, fileMustExist: true });
   try {
-    const tables = db.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by 1").all() as { name: string }[];
+    const tables = db.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by 1").all() as {
+      name: string;
+    }[];
     const out: Snapshot = {};
     for (const { name } of tables) {
       const rows = db.prepare(`select * from "${name}"`).all();
@@ -51,7 +53,10 @@ export function diffSnapshots(before: Snapshot, after: Snapshot): string[] {
     const b = new Set(after[table] ?? []);
     const gone = [...a].filter((r) => !b.has(r));
     const added = [...b].filter((r) => !a.has(r));
-    if (gone.length > 0 || added.length > 0) out.push(`${table}: -${gone.length} +${added.length} ${[...gone.map((r) => `- ${r}`), ...added.map((r) => `+ ${r}`)].slice(0, 4).join(" ")}`);
+    if (gone.length > 0 || added.length > 0)
+      out.push(
+        `${table}: -${gone.length} +${added.length} ${[...gone.map((r) => `- ${r}`), ...added.map((r) => `+ ${r}`)].slice(0, 4).join(" ")}`,
+      );
   }
   return out;
 }

@@ -58,7 +58,8 @@ export function checkHttp(a: HttpAnswer, statusBodies: boolean): Problems {
   if (status === 503 && !statusBodies) problems.push(...checkUnavailable(errorMessage(a.body)));
   if (!statusBodies || status < 400) return problems;
   // Node's own parser answers headers it will not read (431, 400 on a malformed request) before any handler runs.
-  if (a.headers["content-type"] === undefined && a.body.length === 0 && (status === 431 || status === 400 || status === 413)) return problems;
+  if (a.headers["content-type"] === undefined && a.body.length === 0 && (status === 431 || status === 400 || status === 413))
+    return problems;
   let body: Record<string, unknown>;
   try {
     body = JSON.parse(a.body.toString("utf8")) as Record<string, unknown>;
@@ -72,7 +73,8 @@ export function checkHttp(a: HttpAnswer, statusBodies: boolean): Problems {
 export function checkStatusJson(status: number, body: Record<string, unknown>): Problems {
   const problems: Problems = [];
   const code = body.code;
-  if (typeof code !== "number" || !Number.isInteger(code) || code < 1 || code > 16) return [`HTTP ${status} without a valid code: ${JSON.stringify(body).slice(0, 300)}`];
+  if (typeof code !== "number" || !Number.isInteger(code) || code < 1 || code > 16)
+    return [`HTTP ${status} without a valid code: ${JSON.stringify(body).slice(0, 300)}`];
   if (SERVER_FAULTS.has(code as Code)) problems.push(`code ${codeName(code as Code)}: ${String(body.message)}`);
   if (code === Code.UNAVAILABLE) problems.push(...checkUnavailable(typeof body.message === "string" ? body.message : undefined));
   // 405 carries UNIMPLEMENTED (a known path under another method), 415 INVALID_ARGUMENT (a body
@@ -83,10 +85,15 @@ export function checkStatusJson(status: number, body: Record<string, unknown>): 
   if (typeof body.message !== "string" || body.message === "") problems.push("no message");
   const details = body.details;
   if (!Array.isArray(details)) return [...problems, "no details array"];
-  const infos = details.filter((d: Record<string, unknown>) => d["@type"] === "type.googleapis.com/google.rpc.ErrorInfo") as Record<string, unknown>[];
+  const infos = details.filter((d: Record<string, unknown>) => d["@type"] === "type.googleapis.com/google.rpc.ErrorInfo") as Record<
+    string,
+    unknown
+  >[];
   if (infos.length !== 1) problems.push(`${infos.length} ErrorInfo details`);
-  else if (infos[0]?.reason !== codeName(code as Code)) problems.push(`ErrorInfo reason ${String(infos[0]?.reason)} for code ${codeName(code as Code)}`);
-  if (typeof body.message === "string" && /\bat [\w.<>]+ \(|SQLITE_|syntax error|relation "|node_modules/.test(body.message)) problems.push(`internals in the message: ${body.message}`);
+  else if (infos[0]?.reason !== codeName(code as Code))
+    problems.push(`ErrorInfo reason ${String(infos[0]?.reason)} for code ${codeName(code as Code)}`);
+  if (typeof body.message === "string" && /\bat [\w.<>]+ \(|SQLITE_|syntax error|relation "|node_modules/.test(body.message))
+    problems.push(`internals in the message: ${body.message}`);
   return problems;
 }
 
@@ -111,7 +118,8 @@ export function checkConnect(a: HttpAnswer): Problems {
   if (SERVER_FAULTS.has(code as Code)) problems.push(`code ${body.code}: ${String(body.message)}`);
   if ((code as number) === Code.UNAVAILABLE) problems.push(...checkUnavailable(body.message));
   if (codeToHttpStatus(code) !== status) problems.push(`HTTP ${status} for ${body.code}`);
-  if ((body.details ?? []).filter((d) => d.type === "google.rpc.ErrorInfo").length !== 1) problems.push(`no single ErrorInfo: ${JSON.stringify(body).slice(0, 300)}`);
+  if ((body.details ?? []).filter((d) => d.type === "google.rpc.ErrorInfo").length !== 1)
+    problems.push(`no single ErrorInfo: ${JSON.stringify(body).slice(0, 300)}`);
   return problems;
 }
 
@@ -123,7 +131,10 @@ function withWebTrailers(a: GrpcAnswer): GrpcAnswer["headers"] {
     const flag = a.body.readUInt8(i);
     const length = a.body.readUInt32BE(i + 1);
     if (flag & 0x80) {
-      for (const line of a.body.subarray(i + 5, i + 5 + length).toString("latin1").split("\r\n")) {
+      for (const line of a.body
+        .subarray(i + 5, i + 5 + length)
+        .toString("latin1")
+        .split("\r\n")) {
         const colon = line.indexOf(":");
         if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
       }
@@ -156,7 +167,8 @@ export function checkGrpc(answer: GrpcAnswer, contentType: string): Problems {
     try {
       const s = fromBinary(StatusSchema, Buffer.from(details, "base64"));
       if (s.code !== code) problems.push(`grpc-status-details-bin code ${s.code} for grpc-status ${code}`);
-      if (s.details.filter((d) => d.typeUrl.endsWith("google.rpc.ErrorInfo")).length !== 1) problems.push("details without exactly one ErrorInfo");
+      if (s.details.filter((d) => d.typeUrl.endsWith("google.rpc.ErrorInfo")).length !== 1)
+        problems.push("details without exactly one ErrorInfo");
     } catch (e) {
       problems.push(`grpc-status-details-bin does not decode: ${(e as Error).message}`);
     }

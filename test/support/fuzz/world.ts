@@ -34,11 +34,19 @@ export async function startFuzzWorld(engine: TestEngine): Promise<FuzzWorld> {
   const warnings: Record<string, unknown>[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
-      for (const line of chunk.toString("utf8").split("\n")) if (line.trim() !== "") warnings.push(JSON.parse(line) as Record<string, unknown>);
+      for (const line of chunk.toString("utf8").split("\n"))
+        if (line.trim() !== "") warnings.push(JSON.parse(line) as Record<string, unknown>);
       done();
     },
   });
-  const config = { ...resolveConfig({ env: {} }), port: 0, host: "127.0.0.1", dataDir: o.dataDir, databaseUrl: o.databaseUrl, databaseSchema: o.schema };
+  const config = {
+    ...resolveConfig({ env: {} }),
+    port: 0,
+    host: "127.0.0.1",
+    dataDir: o.dataDir,
+    databaseUrl: o.databaseUrl,
+    databaseSchema: o.schema,
+  };
   let server: ArborServer;
   try {
     server = await startServer(config, { logger: pino({ level: "warn" }, sink) });
@@ -62,11 +70,24 @@ export async function startFuzzWorld(engine: TestEngine): Promise<FuzzWorld> {
     const groups = [];
     for (const name of ["alpha", "bravo", "charlie"]) groups.push(await call("POST", `/iam/v2beta1/groups/${org.uid}`, { name }));
     const group = groups[0]?.uid as string;
-    const identity = await call("POST", `/iam/v2beta1/identities/${group}`, { name: "ci", claimMatch: { issuer: "https://issuer.example", subject: "ci" } });
+    const identity = await call("POST", `/iam/v2beta1/identities/${group}`, {
+      name: "ci",
+      claimMatch: { issuer: "https://issuer.example", subject: "ci" },
+    });
     const role = await call("POST", `/iam/v2beta1/roles/${group}`, { name: "puller", capabilities: ["CAP_IAM_GROUPS_LIST"] });
-    const binding = await call("POST", `/iam/v2beta1/roleBindings/${group}`, { identityUid: identity.uid, roleUid: builtinRoleUid("viewer") });
+    const binding = await call("POST", `/iam/v2beta1/roleBindings/${group}`, {
+      identityUid: identity.uid,
+      roleUid: builtinRoleUid("viewer"),
+    });
     const page = await call("GET", "/iam/v2beta1/groups?page_size=1");
-    const known: KnownUids = { org: org.uid, group, identity: identity.uid, binding: binding.uid, role: role.uid, builtinRole: builtinRoleUid("viewer") };
+    const known: KnownUids = {
+      org: org.uid,
+      group,
+      identity: identity.uid,
+      binding: binding.uid,
+      role: role.uid,
+      builtinRole: builtinRoleUid("viewer"),
+    };
     // A registered person bound nowhere: tokens of unregistered uids are refused outright.
     const strangerUid = userIdentityUid("https://issuer.example", "stranger");
     await server.store.identities.insert(identityRecord(strangerUid, "stranger"));
