@@ -280,16 +280,14 @@ describeEachEngine("registry index", (t) => {
       await t.store().groups.update(orgb, { name: "orgb-renamed" }, 20);
       const intruder = "d".repeat(40);
       await t.store().groups.insert({ uid: intruder, parentUid: null, name: "orgb", description: "", createTime: 20, updateTime: 20 });
-      await t
-        .store()
-        .groups.insert({
-          uid: `${intruder}/${"0".repeat(16)}`,
-          parentUid: intruder,
-          name: "bteam",
-          description: "",
-          createTime: 20,
-          updateTime: 20,
-        });
+      await t.store().groups.insert({
+        uid: `${intruder}/${"0".repeat(16)}`,
+        parentUid: intruder,
+        name: "bteam",
+        description: "",
+        createTime: 20,
+        updateTime: 20,
+      });
       expect(await index.resolve("orgb/bteam/app")).toMatchObject({
         groupUid: bteam,
         orgUid: orgb,
