@@ -120,7 +120,7 @@ _arbor_flags() {
     "arbor auth") echo "--context --help" ;;
     "arbor auth login") echo "--org --invite --headless --no-browser --identity --identity-token --timeout --api --issuer --context --help" ;;
     "arbor auth token") echo "--audience --api --issuer --context --help" ;;
-    "arbor auth configure-docker") echo "--registry --config --api --issuer --context --help" ;;
+    "arbor auth configure-docker") echo "--registry --docker-config --api --issuer --context --help" ;;
     "arbor auth status") echo "--json --api --issuer --context --help" ;;
     "arbor auth logout") echo "--api --issuer --context --help" ;;
     "arbor auth pull-token") echo "--parent --name --ttl --token-file --issuer --output -o --api --group --log-http --context --help" ;;
@@ -258,6 +258,7 @@ _arbor_value() {
     *"|--timeout") echo "f" ;;
     *"|--api") echo "f" ;;
     *"|--registry") echo "f" ;;
+    *"|--docker-config") echo "f" ;;
     *"|--parent") echo "d:groups" ;;
     *"|--name") echo "f" ;;
     *"|--ttl") echo "f" ;;
