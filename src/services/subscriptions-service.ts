@@ -76,7 +76,7 @@ export function createSubscriptionsService(deps: ServiceDeps) {
     resource: "subscriptions",
     sortable: subscriptionSortable,
     sortValue: subscriptionSortValue,
-    source: store.subscriptions,
+    source: () => store.subscriptions,
     tokens: pageTokens,
   });
   const policy: SinkPolicy = { allowLoopback: deps.settings.allowHttpLoopbackSinks, allowPrivate: deps.settings.allowPrivateSinks };

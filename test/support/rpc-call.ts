@@ -36,7 +36,7 @@ export interface RpcOutcome {
  * wraps its implementation, so no dependencies are needed to read the list.
  */
 export function registeredRpcs(): DescMethod[] {
-  return createServices({ settings: {}, store: {} } as never).flatMap((b) => b.service.methods);
+  return createServices({ settings: {} } as never).flatMap((b) => b.service.methods);
 }
 
 /** Whether an RPC changes something: neither an HTTP GET nor declared free of side effects. */

@@ -148,7 +148,8 @@ export function addAuthCommands(program: Command, env: Env): void {
       ),
   ).action(async (opts: ClientFlags & { registry?: string; dockerConfig?: string; config?: string }) => {
     const { configureDocker } = await import("./configure-docker.js");
-    const result = await configureDocker(resolveClientConfig(opts, env), opts);
+    const docker = opts.dockerConfig ?? opts.config;
+    const result = await configureDocker(resolveClientConfig(opts, env), { ...opts, ...(docker !== undefined && { config: docker }) });
     say(
       result.changed
         ? `Docker now gets credentials for ${result.host} from docker-credential-arbor (${result.file}).`
