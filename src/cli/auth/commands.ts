@@ -107,7 +107,8 @@ export function addAuthCommands(program: Command, env: Env): void {
           say,
         });
       }
-      say(`Logged in to ${config.api}${contextNote(config)} as ${identity}.`);
+      const { describePerson } = await import("./person-login.js");
+      say(`Logged in to ${config.api}${contextNote(config)} as ${await describePerson(config, identity)}.`);
     },
   );
 
