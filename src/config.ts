@@ -69,6 +69,18 @@ export interface Config {
   advisoriesFeedMaxCursorAgeMs: number;
   /** Audit events older than this many milliseconds are deleted by the server; undefined: kept for ever. */
   auditRetentionMs: number | undefined;
+  /** Whether event sinks on loopback (http:// too) are accepted (tests, local development); https to public addresses only otherwise. */
+  allowHttpLoopbackSinks: boolean;
+  /** Whether event sinks on private addresses (RFC 1918, CGNAT, IPv6 unique local) are accepted. */
+  allowPrivateSinks: boolean;
+  /** How long an event is retried at a sink that fails, in milliseconds, before it is dropped. */
+  eventsMaxAgeMs: number;
+  /** How long delivered events stay in the outbox, in milliseconds. */
+  eventsRetentionMs: number;
+  /** The most deliveries in flight at once, over every subscription (each has at most one). */
+  eventsConcurrency: number;
+  /** How long one delivery may take, in milliseconds. */
+  eventsTimeoutMs: number;
   /**
    * Reverse proxies (addresses and CIDR ranges) whose X-Forwarded-For names the client; empty:
    * the TCP peer is the client and the header is ignored.
@@ -145,6 +157,12 @@ export const DEFAULT_CONFIG: Readonly<Config> = {
   advisoriesSyncIntervalMs: 60 * 60 * 1000,
   advisoriesFeedMaxCursorAgeMs: 7 * 24 * 60 * 60 * 1000,
   auditRetentionMs: undefined,
+  allowHttpLoopbackSinks: false,
+  allowPrivateSinks: false,
+  eventsMaxAgeMs: 24 * 60 * 60 * 1000,
+  eventsRetentionMs: 24 * 60 * 60 * 1000,
+  eventsConcurrency: 16,
+  eventsTimeoutMs: 10_000,
   trustedProxies: [],
   corsOrigins: [],
   secretsKey: undefined,
@@ -197,6 +215,12 @@ export const SETTINGS: Readonly<Record<keyof Config, { env: string; kind: Kind }
   advisoriesSyncIntervalMs: { env: "ARBOR_ADVISORIES_SYNC_INTERVAL", kind: "duration" },
   advisoriesFeedMaxCursorAgeMs: { env: "ARBOR_ADVISORIES_FEED_MAX_CURSOR_AGE", kind: "duration" },
   auditRetentionMs: { env: "ARBOR_AUDIT_RETENTION", kind: "duration" },
+  allowHttpLoopbackSinks: { env: "ARBOR_ALLOW_HTTP_LOOPBACK_SINKS", kind: "bool" },
+  allowPrivateSinks: { env: "ARBOR_ALLOW_PRIVATE_SINKS", kind: "bool" },
+  eventsMaxAgeMs: { env: "ARBOR_EVENTS_MAX_AGE", kind: "duration" },
+  eventsRetentionMs: { env: "ARBOR_EVENTS_RETENTION", kind: "duration" },
+  eventsConcurrency: { env: "ARBOR_EVENTS_CONCURRENCY", kind: "int" },
+  eventsTimeoutMs: { env: "ARBOR_EVENTS_TIMEOUT", kind: "duration" },
   trustedProxies: { env: "ARBOR_TRUSTED_PROXIES", kind: "addresses" },
   corsOrigins: { env: "ARBOR_CORS_ORIGINS", kind: "origins" },
   secretsKey: { env: "ARBOR_SECRETS_KEY", kind: "string" },

@@ -10,6 +10,7 @@ import { isApiError } from "../domain/errors.js";
 import { addAdminCommands } from "./admin-commands.js";
 import { addAdvisoriesCommands } from "./advisories.js";
 import { addAuditApiCommands } from "./audit/commands.js";
+import { addEventsCommands } from "./events/commands.js";
 import { addAuthCommands } from "./auth/commands.js";
 import { addCompletionCommand } from "./completion/completion-command.js";
 import { addConfigCommands } from "./config/config-command.js";
@@ -103,6 +104,7 @@ export function buildProgram(): Command {
   addIamCommands(program, io);
   addRegistryCommands(program, io);
   addAuditApiCommands(program, io);
+  addEventsCommands(program, io);
   addAdvisoriesCommands(program, storeOptions, configOf, io);
   addConfigCommands(program, io);
   addCompletionCommand(program, io.stdout, env);

@@ -4,6 +4,7 @@
  * services the server registers (src/services/routes.ts).
  */
 import { AuditService } from "../gen/arbor/audit/v1beta1/audit_pb.js";
+import { SubscriptionsService } from "../gen/arbor/events/v2beta1/subscriptions_pb.js";
 import { GroupsService as GroupsServiceV1 } from "../gen/arbor/iam/v1/groups_pb.js";
 import { AccountAssociationsService } from "../gen/arbor/iam/v2beta1/account_associations_pb.js";
 import { GroupInvitesService } from "../gen/arbor/iam/v2beta1/group_invites_pb.js";
@@ -38,5 +39,6 @@ export const ARBOR_SERVICES = {
   },
   vulnerabilities: { v2beta1: { advisories: AdvisoriesService } },
   audit: { v1beta1: { audit: AuditService } },
+  events: { v2beta1: { subscriptions: SubscriptionsService } },
   ping: { v2beta1: { ping: PingService } },
 } as const;

@@ -22,6 +22,7 @@ import { startAuditRetention } from "../services/audit-retention.js";
 import { startPeriodic } from "../domain/periodic.js";
 import { LIST_CHANGES_PRUNE_INTERVAL_MS } from "../store/list-changes.js";
 import { createAuditTrail } from "../services/audit-trail.js";
+import { withEvents } from "../services/event-outbox.js";
 import { Authorizer } from "../services/authorizer.js";
 import { createEscalationGuard } from "../services/escalation-guard.js";
 import type { ServiceDeps } from "../services/deps.js";
@@ -47,6 +48,8 @@ import { createRequestLimits } from "./request-limits.js";
 import { secureDataDir, type Notice } from "./data-dir.js";
 import { loadSecretBox, resealStore } from "./secrets-key.js";
 import { recordServedUrls } from "./served-urls.js";
+import { startEvents } from "./events-setup.js";
+import type { Delivery } from "../services/event-delivery.js";
 
 export interface ArborServer {
   /** {base_url}. */
@@ -175,13 +178,20 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
   const limits = createRequestLimits(config, clock);
   // One for every way in, so what it remembers serves them all.
   const authorizer = new Authorizer(core.store.bindings, core.store.identities, { allowOrgCreation: config.allowOrgCreation });
+  // Started once the server listens (the issuer needs the port); a change committed before wakes nothing.
+  // eslint-disable-next-line prefer-const -- the invoker's commits wake it
+  let events: Delivery | undefined;
   const invoker = createInvoker({
     services,
     tokens: core.tokens,
     authorizer,
     audience: urls.base,
-    audit: createAuditTrail(core.deps, toApiJson),
-    atomically: (fn) => core.store.atomically(fn),
+    audit: withEvents(createAuditTrail(core.deps, toApiJson), core.store),
+    atomically: async (fn) => {
+      const result = await core.store.atomically(fn);
+      events?.nudge();
+      return result;
+    },
     guard: createEscalationGuard(core.store),
     limits,
   });
@@ -247,6 +257,17 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
     metrics.feedSynced(r.mode, r.fetched.documents, r.fetched.bytes),
   );
   const retention = startAuditRetention(core.store.audit, clock, config.auditRetentionMs, env.logger, core.store.leads);
+  events = startEvents({
+    config,
+    store: core.store,
+    keys: core.keys,
+    clock,
+    authorizer,
+    issuer: urls.issuer,
+    baseUrl: urls.base,
+    ...(env.resolve !== undefined && { resolve: env.resolve }),
+    logger: env.logger,
+  });
   const pruning = startPeriodic(
     () => core.store.pruneListChanges(),
     LIST_CHANGES_PRUNE_INTERVAL_MS,
@@ -275,6 +296,7 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
         await listener.close(config.shutdownTimeoutMs);
         await metricsListener?.close();
         await sync?.stop();
+        await events?.stop();
         await retention?.stop();
         await pruning.stop();
         await core.store.close();

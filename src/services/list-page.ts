@@ -26,8 +26,11 @@ export interface ListingSpec<Q, R> {
   sortable: Sortable;
   /** The value of a record's sort field. */
   sortValue: (record: R, field: string) => string | number;
-  /** The store filter is the caller's query narrowed to what it may see. */
-  source: Listable<Q & Visibility, R>;
+  /**
+   * The store the list reads (its filter is the caller's query narrowed to what it may see),
+   * asked for at each page: declaring a service touches none of its dependencies.
+   */
+  source: () => Listable<Q & Visibility, R>;
   tokens: PageTokens;
 }
 
@@ -50,7 +53,8 @@ export function listing<Q extends object, R>(spec: ListingSpec<Q, R>): Listing<Q
     async page(request, query, visibleUnder) {
       const plan = planPage(request, spec.sortable, spec.resource, query, spec.tokens);
       const filter = { ...query, ...(visibleUnder !== undefined && { visibleUnder }) };
-      const [rows, total] = await Promise.all([spec.source.list(filter, plan), spec.source.count(filter)]);
+      const source = spec.source();
+      const [rows, total] = await Promise.all([source.list(filter, plan), source.count(filter)]);
       const page = finishPage(rows, plan, spec.tokens, (r, order) => order.map((k) => spec.sortValue(r, k.field)));
       return {
         items: page.items,

@@ -16,10 +16,11 @@
 import { Code, isApiError } from "../domain/errors.js";
 import { isDigest, isTagName, parseRepositoryPath, type RepoRecord } from "../domain/repos.js";
 import { applyManifestDelete, applyPush, applyTagDelete, type TagChange, type TagState } from "../domain/tag-events.js";
-import { newChildUid, rootOf } from "../domain/uid.js";
+import { newChildUid, parentOf, rootOf } from "../domain/uid.js";
 import { reserved, type RegistryPath } from "../store/registry-path-store.js";
 import type { Stores } from "../store/types.js";
 import type { ServiceDeps } from "./deps.js";
+import { registryEvent, type RegistryChange } from "./event-outbox.js";
 
 /** Where a repository path lands. */
 export interface ResolvedRepository {
@@ -154,12 +155,20 @@ export function createRegistryIndex(deps: Pick<ServiceDeps, "store" | "ids">): R
   /**
    * Runs apply in a transaction holding the repo's row, so one repo's events apply one at a
    * time; apply returns the time the repo changed at, if it did. False when the repo is gone.
+   * An event that changed what the API shows writes its CloudEvent in the same transaction.
    */
-  function inRepo(repoUid: string, apply: (tx: Stores) => Promise<number | undefined>): Promise<boolean> {
+  function inRepo(
+    repoUid: string,
+    event: Pick<RegistryChange, "kind" | "body">,
+    apply: (tx: Stores) => Promise<number | undefined>,
+  ): Promise<boolean> {
     return store.atomically(async (tx) => {
       if (!(await tx.repos.touch(repoUid, 0))) return false;
       const changedAt = await apply(tx);
-      if (changedAt !== undefined) await tx.repos.touch(repoUid, changedAt);
+      if (changedAt !== undefined) {
+        await tx.repos.touch(repoUid, changedAt);
+        await tx.outbox.insert(registryEvent({ ...event, id: ids.hex(16), repoUid, groupUid: parentOf(repoUid) ?? repoUid }));
+      }
       return true;
     });
   }
@@ -177,7 +186,9 @@ export function createRegistryIndex(deps: Pick<ServiceDeps, "store" | "ids">): R
         const repoUid = await ensureRepo(at, event.time);
         if (repoUid === undefined) return;
         const tag = event.tag;
-        const held = await inRepo(repoUid, async (tx) => (tag === undefined ? undefined : pushTag(tx, repoUid, tag, event)));
+        const held = await inRepo(repoUid, { kind: "push", body: event }, async (tx) =>
+          tag === undefined ? undefined : pushTag(tx, repoUid, tag, event),
+        );
         if (held) return;
         delete at.repoUid;
       }
@@ -187,7 +198,7 @@ export function createRegistryIndex(deps: Pick<ServiceDeps, "store" | "ids">): R
       if (event.tag !== undefined ? !isTagName(event.tag) : event.digest === undefined || !isDigest(event.digest)) return;
       const repoUid = (await resolve(event.repository))?.repoUid;
       if (repoUid === undefined) return;
-      await inRepo(repoUid, async (tx) => {
+      await inRepo(repoUid, { kind: "delete", body: event }, async (tx) => {
         if (event.tag !== undefined) {
           const before = await tx.tags.state(repoUid, event.tag);
           return write(tx, before, applyTagDelete(before, { repoUid, name: event.tag, time: event.time }, newUid(repoUid)));

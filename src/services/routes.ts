@@ -16,6 +16,7 @@ import { ReposService } from "../gen/arbor/registry/v2beta1/repos_pb.js";
 import { TagsService } from "../gen/arbor/registry/v2beta1/tags_pb.js";
 import { AdvisoriesService } from "../gen/arbor/vulnerabilities/v2beta1/advisories_pb.js";
 import { AuditService } from "../gen/arbor/audit/v1beta1/audit_pb.js";
+import { SubscriptionsService } from "../gen/arbor/events/v2beta1/subscriptions_pb.js";
 import { createAccountAssociationsService } from "./account-associations-service.js";
 import { createAdvisoriesService } from "./advisories-service.js";
 import { createAuditService } from "./audit-service.js";
@@ -30,6 +31,7 @@ import { createRegistryV1Service } from "./registry-v1-service.js";
 import { createReposService } from "./repos-service.js";
 import { createRoleBindingsService } from "./role-bindings-service.js";
 import { createRolesService } from "./roles-service.js";
+import { createSubscriptionsService } from "./subscriptions-service.js";
 import { createTagsService } from "./tags-service.js";
 import { bindService, type ServiceBinding } from "./service-impl.js";
 
@@ -50,5 +52,6 @@ export function createServices(deps: ServiceDeps): ServiceBinding[] {
     bindService(TagsService, createTagsService(deps)),
     bindService(RegistryV1, createRegistryV1Service(deps)),
     bindService(AuditService, createAuditService(deps)),
+    bindService(SubscriptionsService, createSubscriptionsService(deps)),
   ];
 }

@@ -35,7 +35,13 @@ export function tagMessage(t: TagRecord): Tag {
 /** Creates the tags service implementation. */
 export function createTagsService(deps: ServiceDeps) {
   const { store, pageTokens } = deps;
-  const tagsListing = listing({ resource: "tags", sortable: tagSortable, sortValue: tagSortValue, source: store.tags, tokens: pageTokens });
+  const tagsListing = listing({
+    resource: "tags",
+    sortable: tagSortable,
+    sortValue: tagSortValue,
+    source: () => store.tags,
+    tokens: pageTokens,
+  });
   return {
     async listTags(req: ListTagsRequest, ctx: CallContext): Promise<ListTagsResponse> {
       const query = {

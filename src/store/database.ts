@@ -2,7 +2,7 @@
  * The tables as Kysely sees them (the shape migrations leave behind) and the executor every
  * repository takes, so the same code runs on the pool or inside a transaction.
  */
-import { sql, type Kysely } from "kysely";
+import { sql, type Generated, type Kysely } from "kysely";
 
 /** A row of `groups`. Times are milliseconds since the epoch. */
 export interface GroupsTable {
@@ -316,6 +316,42 @@ export interface OrganizationMembersTable {
   join_time: number;
 }
 
+/** A row of `event_outbox`: one change's CloudEvent, until every subscription is done with it (migration 0021). */
+export interface EventOutboxTable {
+  position: Generated<number>;
+  /** The writing transaction's id on PostgreSQL; 0 on SQLite. */
+  xid: Generated<number>;
+  id: string;
+  type: string;
+  subject: string;
+  group_uid: string;
+  time: number;
+  /** The dotted capabilities, comma-separated, a subscription's creator needs to receive it. */
+  read_caps: string;
+  /** JSON of the event's data. */
+  data: string;
+}
+
+/** A row of `event_subscriptions` (migration 0021). */
+export interface EventSubscriptionsTable {
+  uid: string;
+  parent_uid: string;
+  sink: string;
+  /** JSON array of type patterns. */
+  types: string;
+  include_descendants: number;
+  creator_uid: string;
+  create_time: number;
+  update_time: number;
+  cursor_xid: number;
+  cursor_position: number;
+  attempts: number;
+  next_attempt_time: number;
+  first_failure_time: number | null;
+  last_delivery_time: number | null;
+  last_error: string;
+}
+
 /** Every table of the current schema. */
 export interface Database {
   groups: GroupsTable;
@@ -347,6 +383,8 @@ export interface Database {
   tags: TagsTable;
   manifest_deletes: ManifestDeletesTable;
   registry_paths: RegistryPathsTable;
+  event_outbox: EventOutboxTable;
+  event_subscriptions: EventSubscriptionsTable;
 }
 
 /** The pool or a transaction: a Kysely Transaction is a Kysely too. */

@@ -6,6 +6,8 @@ import { createAdvisoryStore } from "./advisory-store.js";
 import { createAuditStore } from "./audit-store.js";
 import { createBindingStore } from "./binding-store.js";
 import type { Executor } from "./database.js";
+import { createEventOutboxStore } from "./event-outbox-store.js";
+import { createEventSubscriptionStore } from "./event-subscription-store.js";
 import { createFeedCursorStore } from "./feed-cursor-store.js";
 import type { Engine } from "./dialect.js";
 import { createGroupInviteStore } from "./group-invite-store.js";
@@ -57,5 +59,7 @@ export function createStores(
     repos: createRepoStore(db, engine, memory),
     tags: createTagStore(db, engine, memory),
     registryPaths: createRegistryPathStore(db),
+    subscriptions: createEventSubscriptionStore(db, engine),
+    outbox: createEventOutboxStore(db, engine),
   };
 }

@@ -10,6 +10,8 @@ import type { AdvisoryStore } from "./advisory-store.js";
 import type { AuditStore } from "./audit-store.js";
 import type { BindingStore } from "./binding-store.js";
 import type { DeviceAuthorizationStore } from "./device-authorization-store.js";
+import type { EventOutboxStore } from "./event-outbox-store.js";
+import type { EventSubscriptionStore } from "./event-subscription-store.js";
 import type { FeedCursorStore } from "./feed-cursor-store.js";
 import type { GroupInviteStore } from "./group-invite-store.js";
 import type { GroupStore } from "./group-store.js";
@@ -44,6 +46,8 @@ export interface Stores {
   readonly repos: RepoStore;
   readonly tags: TagStore;
   readonly registryPaths: RegistryPathStore;
+  readonly subscriptions: EventSubscriptionStore;
+  readonly outbox: EventOutboxStore;
 }
 
 /**

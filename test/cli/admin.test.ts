@@ -122,6 +122,13 @@ describe("arbor command line", () => {
     expect(stderr).toContain("unknown command");
   });
 
+  it("a typo says what was meant and where help is, not the whole help after it", async () => {
+    const { code, stderr, stdout } = await runArbor(["iam", "grops"]);
+    expect(code).toBe(2);
+    expect(stderr).toBe("error: unknown command 'grops'\n(Did you mean groups?)\n(add --help for the commands and flags)\n");
+    expect(stdout).toBe("");
+  });
+
   it("a bad setting exits 2 naming it", async () => {
     const { code, stderr } = await runArbor(["admin", "token", "--org", "x"], { ARBOR_DATABASE_URL: "mysql://nope" });
     expect(code).toBe(2);

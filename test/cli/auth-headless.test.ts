@@ -56,7 +56,7 @@ describe("arbor auth login --headless", () => {
     // The device code is the CLI's secret: never printed.
     expect(run.stderr).not.toContain("arbdev_");
     const uid = userIdentityUid(w.issuer.url, "headless-alice");
-    expect(run.stderr).toContain(`Logged in to ${w.t.url} as ${uid}.`);
+    expect(run.stderr).toContain(`Logged in to ${w.t.url} as headless-alice (${uid}).`);
     // The login works against the API as a browser login's does.
     const status = await runArbor(["auth", "status"], env);
     expect(status.code, status.stderr).toBe(0);

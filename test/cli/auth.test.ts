@@ -69,7 +69,7 @@ describe("arbor auth", () => {
       env = await machine();
       const { run, page } = await cliLogin(env, { sub: "cli-alice", claims: { preferred_username: "alice" } }, ["--org", "acme"]);
       expect(run.code, run.stderr).toBe(0);
-      expect(run.stderr).toContain(`Logged in to ${w.t.url} as ${uid()}.`);
+      expect(run.stderr).toContain(`Logged in to ${w.t.url} as alice (${uid()}).`);
       expect(page?.status).toBe(200);
       expect(await page?.text()).toContain("You are logged in to Arbor");
       expect(run.stdout).toBe("");

@@ -55,6 +55,7 @@ describe("registry commands", () => {
       credHelpers: { "gcr.io": "gcloud", "registry.example.com:5000": "arbor" },
     });
     expect((await stat(file)).mode & 0o777).toBe(0o640);
+    // --config, the option's first name, still names the docker file.
     const again = await runArbor(["auth", "configure-docker", "--registry", "registry.example.com:5000", "--config", file], env);
     expect([again.code, again.stderr]).toEqual([0, expect.stringContaining("already uses docker-credential-arbor")]);
     expect(JSON.parse(await readFile(join(dir, "config", "arbor", "registries.json"), "utf8"))).toEqual({
@@ -74,9 +75,9 @@ describe("registry commands", () => {
     const broken = join(dir, "broken.json");
     await writeFile(broken, "{not json");
     const cases: [string[], RegExp][] = [
-      [["--config", join(dir, "x.json")], /--registry HOST/],
-      [["--registry", "https://reg.example/v2", "--config", join(dir, "x.json")], /not a registry host/],
-      [["--registry", "reg.example", "--config", broken], /is not JSON/],
+      [["--docker-config", join(dir, "x.json")], /--registry HOST/],
+      [["--registry", "https://reg.example/v2", "--docker-config", join(dir, "x.json")], /not a registry host/],
+      [["--registry", "reg.example", "--docker-config", broken], /is not JSON/],
     ];
     for (const [args, message] of cases) {
       const run = await runArbor(["auth", "configure-docker", ...args], env);

@@ -80,6 +80,9 @@ const registryV1 = "arbor.registry.v1.RegistryService";
 const groupsV1 = "arbor.iam.v1.GroupsService";
 const ping = "arbor.ping.v2beta1.PingService";
 const advisories = "arbor.vulnerabilities.v2beta1.AdvisoriesService";
+const subs = "arbor.events.v2beta1.SubscriptionsService";
+const SUBS = "/events/v2beta1/subscriptions";
+const sink = { sink: "https://sink.example.com/arbor" };
 
 const claimMatch = (n: number) => ({
   issuer: "https://token.actions.githubusercontent.com",
@@ -698,6 +701,7 @@ for (const engine of engines) {
       await w.make(`/iam/v2beta1/identityProviders/${w.a}`, { name: "listed", defaultRole: builtinRoleUid("viewer"), oidc });
       await w.make(`/iam/v2beta1/accountAssociations/${w.a}`, { name: "listed", amazon: { account: "123456789012" } });
       await w.make(`/iam/v2beta1/groupInvites/${w.a}`, { roleUid: builtinRoleUid("viewer"), ttl: "3600s" });
+      await w.make(`${SUBS}/${w.a}`, sink);
     });
     afterAll(async () => {
       for (const c of clients.values()) c.close();

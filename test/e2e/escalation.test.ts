@@ -69,6 +69,8 @@ interface World {
   seq(): number;
 }
 
+const SINK = "https://sink.example.com/arbor";
+
 type Attack = (w: World) => Promise<JsonObject | undefined>;
 
 const n = (w: World) => `x${w.seq()}`;
@@ -235,6 +237,23 @@ const ATTACKS: Record<string, Attack[]> = {
     async (w) => ({ repo: { id: await w.make(`/registry/v1/repos/${w.a}`, { name: n(w) }), description: "changed" } }),
   ],
   "arbor.registry.v1.RegistryService/DeleteRepo": [async (w) => ({ id: await w.make(`/registry/v1/repos/${w.a}`, { name: n(w) }) })],
+
+  // A subscription hands nothing out: what it receives is checked against its creator at delivery.
+  "arbor.events.v2beta1.SubscriptionsService/CreateSubscription": [
+    async (w) => ({ parent: w.org, subscription: { sink: SINK, includeDescendants: true } }),
+  ],
+  "arbor.events.v2beta1.SubscriptionsService/UpdateSubscription": [
+    async (w) => ({
+      subscription: { uid: await w.make(`/events/v2beta1/subscriptions/${w.a}`, { sink: SINK }), includeDescendants: true },
+      updateMask: "includeDescendants",
+    }),
+  ],
+  "arbor.events.v2beta1.SubscriptionsService/ReplaySubscription": [
+    async (w) => ({ uid: await w.make(`/events/v2beta1/subscriptions/${w.a}`, { sink: SINK }), fromTime: "2020-01-01T00:00:00Z" }),
+  ],
+  "arbor.events.v2beta1.SubscriptionsService/DeleteSubscription": [
+    async (w) => ({ uid: await w.make(`/events/v2beta1/subscriptions/${w.a}`, { sink: SINK }) }),
+  ],
 };
 
 const mutatingCapabilities = ALL_CAPABILITIES.filter((c) => /\.(create|update|delete|push)$/.test(capabilityName(c)));

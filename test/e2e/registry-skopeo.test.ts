@@ -122,7 +122,7 @@ describe.skipIf(missing !== undefined)("a registry behind Arbor, driven by skope
       await mkdir(home, { recursive: true });
       await writeFile(join(home, "oidc-token"), await issuer.mint(who, t.url));
       ok(await runArbor(["auth", "login", "--identity", uid, "--identity-token", join(home, "oidc-token")], env));
-      ok(await runArbor(["auth", "configure-docker", "--registry", host, "--config", dockerConfig], env));
+      ok(await runArbor(["auth", "configure-docker", "--registry", host, "--docker-config", dockerConfig], env));
       tokens.push(ok(await runArbor(["auth", "token", "--audience", host], env)).stdout.trim());
     }
     image = await writeOciImage(join(work, "image"), "v1", { name: "hello.txt", content: "hello from arbor\n" });

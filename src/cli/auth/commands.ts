@@ -133,7 +133,9 @@ export function addAuthCommands(program: Command, env: Env): void {
       .command("configure-docker")
       .description("make docker (and skopeo, podman) get registry credentials from docker-credential-arbor")
       .option("--registry <host>", "the registry host, {registry_host} (ARBOR_REGISTRY_HOST)")
-      .option("--config <path>", "the docker config file or folder (default $DOCKER_CONFIG/config.json, else ~/.docker/config.json)")
+      .option("--docker-config <path>", "the docker config file or folder (default $DOCKER_CONFIG/config.json, else ~/.docker/config.json)")
+      // Its first name, kept for scripts: elsewhere --config names Arbor's own settings file.
+      .addOption(new Option("--config <path>").hideHelp())
       .addHelpText(
         "after",
         '\nAdds credHelpers[<host>] = "arbor" to the docker config, keeping everything else, and records\n' +
@@ -142,9 +144,9 @@ export function addAuthCommands(program: Command, env: Env): void {
           "Examples:\n" +
           "  arbor auth configure-docker --registry registry.example.com\n" +
           "  docker push registry.example.com/acme/team/app:1.0\n" +
-          "  arbor auth configure-docker --registry registry.example.com --config ./ci-docker-config.json\n",
+          "  arbor auth configure-docker --registry registry.example.com --docker-config ./ci-docker-config.json\n",
       ),
-  ).action(async (opts: ClientFlags & { registry?: string; config?: string }) => {
+  ).action(async (opts: ClientFlags & { registry?: string; dockerConfig?: string; config?: string }) => {
     const { configureDocker } = await import("./configure-docker.js");
     const result = await configureDocker(resolveClientConfig(opts, env), opts);
     say(

@@ -4,12 +4,31 @@
  * check before either begins, so a login that cannot work says why at once.
  */
 import type { ClientConfig } from "./client-config.js";
-import { postForm, ServerError, type JsonObject } from "./http.js";
+import { getWithToken, postForm, ServerError, type JsonObject } from "./http.js";
 import { TokenCache } from "./token-cache.js";
-import { AuthError, savePersonTokens } from "./tokens.js";
+import { AuthError, savePersonTokens, validToken } from "./tokens.js";
 
 /** Keeps the tokens of a person's login; their identity uid. */
 export async function keepPersonLogin(config: ClientConfig, tokens: JsonObject): Promise<string> {
+  return keepTokens(config, tokens);
+}
+
+/**
+ * Who a logged-in person is, as they read it: their identity's name and uid (`ada (0123…)`), or
+ * the uid alone when the server does not say the name. A person may always read their own
+ * identity; the name is only for show, so any failure to read it leaves the uid.
+ */
+export async function describePerson(config: ClientConfig, uid: string): Promise<string> {
+  try {
+    const { token } = await validToken(config);
+    const own = await getWithToken(`${config.api}/iam/v2beta1/identities/${uid}`, token);
+    return typeof own.name === "string" && own.name !== "" ? `${own.name} (${uid})` : uid;
+  } catch {
+    return uid;
+  }
+}
+
+async function keepTokens(config: ClientConfig, tokens: JsonObject): Promise<string> {
   const identity = subjectOf(String(tokens.access_token));
   const cache = new TokenCache(config.cacheDir, config.api);
   const previous = await cache.readSession();

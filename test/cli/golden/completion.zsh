@@ -5,7 +5,7 @@
 
 _arbor_subcommands() {
   case "$1" in
-    "arbor") echo "serve admin auth iam registry audit advisories config completion version" ;;
+    "arbor") echo "serve admin auth iam registry audit events advisories config completion version" ;;
     "arbor serve") echo "" ;;
     "arbor admin") echo "bootstrap token rotate-signing-key migrate backup restore registry-config audit" ;;
     "arbor admin bootstrap") echo "" ;;
@@ -84,6 +84,14 @@ _arbor_subcommands() {
     "arbor audit") echo "list get" ;;
     "arbor audit list") echo "" ;;
     "arbor audit get") echo "" ;;
+    "arbor events") echo "subscriptions" ;;
+    "arbor events subscriptions") echo "list get create update delete replay" ;;
+    "arbor events subscriptions list") echo "" ;;
+    "arbor events subscriptions get") echo "" ;;
+    "arbor events subscriptions create") echo "" ;;
+    "arbor events subscriptions update") echo "" ;;
+    "arbor events subscriptions delete") echo "" ;;
+    "arbor events subscriptions replay") echo "" ;;
     "arbor advisories") echo "list get check import" ;;
     "arbor advisories list") echo "" ;;
     "arbor advisories get") echo "" ;;
@@ -121,7 +129,7 @@ _arbor_flags() {
     "arbor auth") echo "--context --help" ;;
     "arbor auth login") echo "--org --invite --headless --no-browser --identity --identity-token --timeout --api --issuer --context --help" ;;
     "arbor auth token") echo "--audience --api --issuer --context --help" ;;
-    "arbor auth configure-docker") echo "--registry --config --api --issuer --context --help" ;;
+    "arbor auth configure-docker") echo "--registry --docker-config --api --issuer --context --help" ;;
     "arbor auth status") echo "--json --api --issuer --context --help" ;;
     "arbor auth logout") echo "--api --issuer --context --help" ;;
     "arbor auth pull-token") echo "--parent --name --ttl --token-file --issuer --output -o --api --group --log-http --context --help" ;;
@@ -186,6 +194,14 @@ _arbor_flags() {
     "arbor audit") echo "--context --help" ;;
     "arbor audit list") echo "--parent --children-of --descendants-of --actor --resource --method --since --before --order-by --skip --page-size --page-token --all --limit --output -o --api --group --log-http --context --help" ;;
     "arbor audit get") echo "--output -o --api --group --log-http --context --help" ;;
+    "arbor events") echo "--context --help" ;;
+    "arbor events subscriptions") echo "--context --help" ;;
+    "arbor events subscriptions list") echo "--parent --children-of --descendants-of --order-by --skip --page-size --page-token --all --limit --output -o --api --group --log-http --context --help" ;;
+    "arbor events subscriptions get") echo "--output -o --api --group --log-http --context --help" ;;
+    "arbor events subscriptions create") echo "--parent --sink --types --include-descendants --output -o --api --group --log-http --context --help" ;;
+    "arbor events subscriptions update") echo "--sink --types --include-descendants --output -o --api --group --log-http --context --help" ;;
+    "arbor events subscriptions delete") echo "--quiet -q --output -o --api --group --log-http --context --help" ;;
+    "arbor events subscriptions replay") echo "--from-time --from-event --output -o --api --group --log-http --context --help" ;;
     "arbor advisories") echo "--context --help" ;;
     "arbor advisories list") echo "--id --alias --ecosystem --package --query --modified-since --order-by --skip --page-size --page-token --all --limit --output -o --api --group --log-http --context --help" ;;
     "arbor advisories get") echo "--output -o --api --group --log-http --context --help" ;;
@@ -222,6 +238,7 @@ _arbor_value() {
     "arbor registry tags list|--children-of") echo "f" ;;
     "arbor registry tags list|--descendants-of") echo "f" ;;
     "arbor iam invites update|--single-use") echo "f" ;;
+    "arbor events subscriptions update|--include-descendants") echo "f" ;;
     *"|--context") echo "d:contexts" ;;
     *"|--host") echo "f" ;;
     *"|--log-level") echo "w:fatal,error,warn,info,debug,trace,silent" ;;
@@ -259,6 +276,7 @@ _arbor_value() {
     *"|--timeout") echo "f" ;;
     *"|--api") echo "f" ;;
     *"|--registry") echo "f" ;;
+    *"|--docker-config") echo "f" ;;
     *"|--parent") echo "d:groups" ;;
     *"|--name") echo "f" ;;
     *"|--ttl") echo "f" ;;
@@ -309,6 +327,10 @@ _arbor_value() {
     *"|--email") echo "f" ;;
     *"|--digest") echo "f" ;;
     *"|--since") echo "f" ;;
+    *"|--sink") echo "f" ;;
+    *"|--types") echo "f" ;;
+    *"|--from-time") echo "f" ;;
+    *"|--from-event") echo "f" ;;
     *"|--id") echo "f" ;;
     *"|--alias") echo "f" ;;
     *"|--ecosystem") echo "f" ;;
@@ -358,6 +380,10 @@ _arbor_args() {
     "arbor registry repos get") echo "f" ;;
     "arbor registry tags get") echo "f" ;;
     "arbor audit get") echo "f" ;;
+    "arbor events subscriptions get") echo "f" ;;
+    "arbor events subscriptions update") echo "f" ;;
+    "arbor events subscriptions delete") echo "*f" ;;
+    "arbor events subscriptions replay") echo "f" ;;
     "arbor advisories get") echo "f" ;;
     "arbor advisories check") echo "*f" ;;
     "arbor advisories import") echo "*f" ;;

@@ -1,0 +1,123 @@
+/**
+ * The outbox and subscriptions' delivery state on every engine: events read after a cursor in
+ * order and within a reach, never past a transaction still open that could take an earlier
+ * place (PostgreSQL), a cursor moved only from where it was read, and pruning.
+ */
+import { expect, it } from "vitest";
+import type { SubscriptionRecord } from "../../src/domain/event-subscriptions.js";
+import type { OutboxEvent } from "../../src/domain/events.js";
+import { describeEachEngine } from "../support/engines.js";
+import { group } from "../support/groups.js";
+
+const ZERO = { xid: 0, position: 0 };
+let n = 0;
+
+function event(id: string, groupUid: string, time = 1_000): OutboxEvent {
+  return {
+    id,
+    type: "dev.arbor.api.iam.group.created.v1",
+    subject: groupUid,
+    groupUid,
+    time,
+    readCaps: ["groups.list"],
+    data: { actor: { subject: "x" }, body: { id } },
+  };
+}
+
+describeEachEngine("event outbox", (t) => {
+  /** A new organization's uid, its events apart from other tests'. */
+  const org = async () => {
+    const uid = (++n).toString(16).padStart(40, "a");
+    await t.store().groups.insert(group(uid, `org-${n}`));
+    return uid;
+  };
+  const ids = async (reach: { groupUid: string; includeDescendants: boolean }, cursor = ZERO) =>
+    (await t.store().outbox.after(cursor, reach, 100)).map((e) => e.id);
+
+  it("reads events after a cursor, in order, within the reach", async () => {
+    const o = await org();
+    const child = `${o}/0123456789abcdef`;
+    for (const [id, g] of [
+      ["1", o],
+      ["2", child],
+      ["3", o],
+    ] as const)
+      await t.store().outbox.insert(event(id, g));
+    expect(await ids({ groupUid: o, includeDescendants: true })).toEqual(["1", "2", "3"]);
+    expect(await ids({ groupUid: o, includeDescendants: false })).toEqual(["1", "3"]);
+    expect(await ids({ groupUid: child, includeDescendants: true })).toEqual(["2"]);
+    const [first] = await t.store().outbox.after(ZERO, { groupUid: o, includeDescendants: true }, 1);
+    expect(await ids({ groupUid: o, includeDescendants: true }, first?.at)).toEqual(["2", "3"]);
+    expect(await t.store().outbox.pending(first?.at ?? ZERO, { groupUid: o, includeDescendants: false })).toBe(1);
+  });
+
+  it("reads nothing past a transaction still open, then both in order once it commits", async () => {
+    if (t.engine !== "postgres") return; // SQLite has one writer: no later write commits first.
+    const o = await org();
+    const reach = { groupUid: o, includeDescendants: true };
+    let release = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    let written = () => {};
+    const wrote = new Promise<void>((r) => (written = r));
+    const open = t.store().atomically(async (tx) => {
+      await tx.outbox.insert(event("early", o));
+      written();
+      await held;
+    });
+    await wrote;
+    await t.store().outbox.insert(event("late", o));
+    // "late" is committed, but "early" may yet commit before it in delivery order.
+    expect(await ids(reach)).toEqual([]);
+    release();
+    await open;
+    expect(await ids(reach)).toEqual(["early", "late"]);
+  });
+
+  it("moves a subscription's cursor only from where it was read", async () => {
+    const o = await org();
+    await t.store().outbox.insert(event("before", o));
+    const made = await t.store().subscriptions.insert(subscription(o));
+    await t.store().outbox.insert(event("after", o));
+    const [next] = await t.store().outbox.after(made.cursor, { groupUid: o, includeDescendants: true }, 10);
+    expect(next?.id).toBe("after");
+    const state = { cursor: next?.at ?? ZERO, attempts: 0, nextAttemptTime: 0, lastDeliveryTime: 5, lastError: "" };
+    expect(await t.store().subscriptions.record(made.uid, made.cursor, state)).toBe(true);
+    expect(await t.store().subscriptions.record(made.uid, made.cursor, state)).toBe(false);
+    expect(await t.store().subscriptions.get(made.uid)).toMatchObject({ cursor: next?.at, lastDeliveryTime: 5 });
+  });
+
+  it("prunes what every subscription is done with once retained long enough, and anything too old", async () => {
+    const o = await org();
+    const made = await t.store().subscriptions.insert(subscription(o));
+    await t.store().outbox.insert(event("old-pending", o, 10));
+    await t.store().outbox.insert(event("pending", o, 20));
+    const reach = { groupUid: o, includeDescendants: true };
+    await t.store().outbox.prune(30, 15);
+    // Older than the maximum age: gone even though the subscription never got it.
+    expect(await ids(reach, made.cursor)).toEqual(["pending"]);
+    const [pending] = await t.store().outbox.after(made.cursor, reach, 1);
+    await t
+      .store()
+      .subscriptions.record(made.uid, made.cursor, { cursor: pending?.at ?? ZERO, attempts: 0, nextAttemptTime: 0, lastError: "" });
+    await t.store().subscriptions.delete(made.uid);
+    await t.store().outbox.prune(30, 0);
+    expect(await ids(reach)).not.toContain("pending");
+  });
+});
+
+function subscription(parentUid: string): SubscriptionRecord {
+  return {
+    uid: `${parentUid}/${(++n).toString(16).padStart(16, "0")}`,
+    parentUid,
+    sink: "https://sink.example.com",
+    types: [],
+    includeDescendants: true,
+    creatorUid: "c".repeat(40),
+    createTime: 1,
+    updateTime: 1,
+    cursor: ZERO,
+    attempts: 0,
+    nextAttemptTime: 0,
+    lastError: "",
+  };
+}
