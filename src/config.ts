@@ -405,6 +405,10 @@ function check(c: Config): void {
   // A bare number is milliseconds: a retention of "90" meant as days must not empty the log.
   if (c.auditRetentionMs !== undefined && c.auditRetentionMs < 86_400_000)
     throw new ConfigError("ARBOR_AUDIT_RETENTION must be at least 1d (such as 90d)");
+  if (c.eventsMaxAgeMs < 60_000 || c.eventsRetentionMs < 60_000)
+    throw new ConfigError("ARBOR_EVENTS_MAX_AGE and ARBOR_EVENTS_RETENTION must be at least 1m");
+  if (c.eventsConcurrency < 1 || c.eventsConcurrency > 1_000) throw new ConfigError("ARBOR_EVENTS_CONCURRENCY must be from 1 to 1000");
+  if (c.eventsTimeoutMs < 100 || c.eventsTimeoutMs > 300_000) throw new ConfigError("ARBOR_EVENTS_TIMEOUT must be from 100ms to 5m");
   if (c.maxHeaderBytes < 1024 || c.maxHeaderBytes > 1_048_576) throw new ConfigError("ARBOR_MAX_HEADER_BYTES must be from 1024 to 1048576");
   if (c.headersTimeoutMs < 1_000 || c.requestTimeoutMs < c.headersTimeoutMs) {
     throw new ConfigError("ARBOR_HEADERS_TIMEOUT must be at least 1s, and ARBOR_REQUEST_TIMEOUT at least as long");

@@ -62,7 +62,7 @@ export function buildProgram(): Command {
         "the context of the settings file to use (ARBOR_CONTEXT; default its current context): see arbor config get-contexts",
       ),
     )
-    .showHelpAfterError()
+    .showHelpAfterError("(add --help for the commands and flags)")
     .exitOverride();
   // The environment the commands read, with --context handed on as ARBOR_CONTEXT: one rule
   // (config/contexts.ts) then serves the flag and the variable, which it outranks.

@@ -44,7 +44,7 @@ export const BUILTIN_ROLES: ReadonlyMap<string, RoleDefinition> = new Map(
     role("owner", "Owner", ALL_CAPABILITIES),
     role("editor", "Editor", [
       ...reads,
-      ...writes("groups", "identity", "repo"),
+      ...writes("groups", "identity", "repo", "subscriptions"),
       Capability.CAP_REGISTRY_PULL,
       Capability.CAP_REGISTRY_PUSH,
     ]),

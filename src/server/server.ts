@@ -142,7 +142,12 @@ export async function openCore(
     const keys = new KeyRing(store.keys, clock, { rotationMs: config.keyRotationMs });
     await keys.signingKey();
     const tokens = new Tokens(keys, clock, issuer);
-    const settings = { allowHttpLoopbackIssuers: config.allowHttpLoopbackIssuers, allowPrivateIssuers: config.allowPrivateIssuers };
+    const settings = {
+      allowHttpLoopbackIssuers: config.allowHttpLoopbackIssuers,
+      allowPrivateIssuers: config.allowPrivateIssuers,
+      allowHttpLoopbackSinks: config.allowHttpLoopbackSinks,
+      allowPrivateSinks: config.allowPrivateSinks,
+    };
     const issuerFetch = createIssuerFetch(
       { allowLoopback: config.allowHttpLoopbackIssuers, allowPrivate: config.allowPrivateIssuers },
       resolve,

@@ -82,7 +82,7 @@ export function createAccountAssociationsService(deps: ServiceDeps) {
     resource: "accountAssociations",
     sortable: accountAssociationSortable,
     sortValue: accountAssociationSortValue,
-    source: store.accountAssociations,
+    source: () => store.accountAssociations,
     tokens: pageTokens,
   });
   return {

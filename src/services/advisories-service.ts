@@ -32,7 +32,7 @@ export function createAdvisoriesService(deps: ServiceDeps) {
     resource: "advisories",
     sortable: advisorySortable,
     sortValue: advisorySortValue,
-    source: store.advisories,
+    source: () => store.advisories,
     tokens: pageTokens,
   });
   return {

@@ -43,7 +43,7 @@ export function createAuditService(deps: ServiceDeps) {
     resource: "audit events",
     sortable: auditSortable,
     sortValue: auditSortValue,
-    source: store.audit,
+    source: () => store.audit,
     tokens: pageTokens,
   });
   return {

@@ -84,7 +84,7 @@ export function createGroupInvitesService(deps: ServiceDeps) {
     resource: "groupInvites",
     sortable: groupInviteSortable,
     sortValue: groupInviteSortValue,
-    source: store.groupInvites,
+    source: () => store.groupInvites,
     tokens: pageTokens,
   });
   const roleOf = (uid: string) => store.roles.get(uid);

@@ -45,7 +45,7 @@ export function createGroupsService(deps: ServiceDeps) {
     resource: "groups",
     sortable: groupSortable,
     sortValue: groupSortValue,
-    source: store.groups,
+    source: () => store.groups,
     tokens: pageTokens,
   });
   return {

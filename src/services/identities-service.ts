@@ -48,7 +48,7 @@ export function createIdentitiesService(deps: ServiceDeps) {
     resource: "identities",
     sortable: identitySortable,
     sortValue: identitySortValue,
-    source: store.identities,
+    source: () => store.identities,
     tokens: pageTokens,
   });
   const rules = (now: number) => ({

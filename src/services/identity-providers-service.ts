@@ -93,7 +93,7 @@ export function createIdentityProvidersService(deps: ServiceDeps) {
     resource: "identityProviders",
     sortable: identityProviderSortable,
     sortValue: identityProviderSortValue,
-    source: store.identityProviders,
+    source: () => store.identityProviders,
     tokens: pageTokens,
   });
   const policy: IssuerPolicy = {

@@ -38,7 +38,7 @@ export function createReposService(deps: ServiceDeps) {
     resource: "repos",
     sortable: repoSortable,
     sortValue: repoSortValue,
-    source: store.repos,
+    source: () => store.repos,
     tokens: pageTokens,
   });
   return {

@@ -43,7 +43,7 @@ export function createRoleBindingsService(deps: ServiceDeps) {
     resource: "roleBindings",
     sortable: bindingSortable,
     sortValue: bindingSortValue,
-    source: store.bindings,
+    source: () => store.bindings,
     tokens: pageTokens,
   });
   return {

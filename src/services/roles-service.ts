@@ -54,7 +54,7 @@ export function createRolesService(deps: ServiceDeps) {
     resource: "roles",
     sortable: roleSortable,
     sortValue: roleSortValue,
-    source: store.roles,
+    source: () => store.roles,
     tokens: pageTokens,
   });
   return {

@@ -30,6 +30,7 @@ import * as m0017 from "./migrations/0017_list_changes.js";
 import * as m0018 from "./migrations/0018_more_list_changes.js";
 import * as m0019 from "./migrations/0019_advisory_feed_cursors.js";
 import * as m0020 from "./migrations/0020_device_logins.js";
+import * as m0021 from "./migrations/0021_events.js";
 import * as m0022 from "./migrations/0022_advisory_scale.js";
 import { storeUnreachable } from "./translate-error.js";
 
@@ -56,6 +57,7 @@ function migrations(engine: Engine): Record<string, Migration> {
     "0018_more_list_changes": { up: (db) => m0018.up(db, engine) },
     "0019_advisory_feed_cursors": { up: (db) => m0019.up(db, engine) },
     "0020_device_logins": { up: (db) => m0020.up(db, engine) },
+    "0021_events": { up: (db) => m0021.up(db, engine) },
     "0022_advisory_scale": { up: (db) => m0022.up(db, engine) },
   };
 }

@@ -136,7 +136,16 @@ describe("arbor config contexts", { timeout: 120_000 }, () => {
       join(tokens, `${registry}.json`),
       JSON.stringify({ token: "registry-token-of-ci", expiry: new Date(Date.now() + 3_600_000).toISOString() }),
     );
-    await ok(["--context", "ci", "auth", "configure-docker", "--registry", registry, "--config", join(env.HOME as string, "docker.json")]);
+    await ok([
+      "--context",
+      "ci",
+      "auth",
+      "configure-docker",
+      "--registry",
+      registry,
+      "--docker-config",
+      join(env.HOME as string, "docker.json"),
+    ]);
     const get = () =>
       new Promise<string>((done, fail) => {
         const child = spawn(process.execPath, [HELPER, "get"], {

@@ -45,7 +45,7 @@ describe("registry commands", () => {
     const before = { auths: { "ghcr.io": { auth: "eDp5" } }, credHelpers: { "gcr.io": "gcloud" }, psFormat: "table" };
     await writeFile(file, JSON.stringify(before));
     await chmod(file, 0o640);
-    const first = await runArbor(["auth", "configure-docker", "--registry", "registry.example.com:5000", "--config", file], env);
+    const first = await runArbor(["auth", "configure-docker", "--registry", "registry.example.com:5000", "--docker-config", file], env);
     expect([first.code, first.stderr]).toEqual([
       0,
       expect.stringContaining(`Docker now gets credentials for registry.example.com:5000 from docker-credential-arbor (${file}).`),

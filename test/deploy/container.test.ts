@@ -234,7 +234,7 @@ describe.skipIf(missing !== undefined)("the container image", () => {
             env as Record<string, string>,
           ),
         );
-        ok(await runArbor(["auth", "configure-docker", "--registry", host, "--config", authfile], env as Record<string, string>));
+        ok(await runArbor(["auth", "configure-docker", "--registry", host, "--docker-config", authfile], env as Record<string, string>));
       }
     }, 120_000);
 

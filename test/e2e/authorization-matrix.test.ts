@@ -603,6 +603,63 @@ const cases: Case[] = [
     },
   },
 
+  {
+    rpc: `${subs}/ListSubscriptions`,
+    needs: "any",
+    listsA: true,
+    call: async (w) => get(subs, "ListSubscriptions", `${SUBS}?uidp.children_of=${w.a}`, { uidp: { childrenOf: w.a } }),
+  },
+  {
+    rpc: `${subs}/GetSubscription`,
+    needs: "viewer",
+    call: async (w) => {
+      const uid = await w.make(`${SUBS}/${w.a}`, sink);
+      return get(subs, "GetSubscription", `${SUBS}/${uid}`, { uid });
+    },
+  },
+  {
+    rpc: `${subs}/CreateSubscription`,
+    needs: "editor",
+    call: async (w) => ({
+      rest: { method: "POST", path: `${SUBS}/${w.a}`, body: sink },
+      grpc: { service: subs, method: "CreateSubscription", request: { parent: w.a, subscription: sink } },
+    }),
+  },
+  {
+    rpc: `${subs}/UpdateSubscription`,
+    needs: "editor",
+    call: async (w) => {
+      const uid = await w.make(`${SUBS}/${w.a}`, sink);
+      return {
+        rest: { method: "PATCH", path: `${SUBS}/${uid}`, body: { types: ["dev.arbor.api.iam."] } },
+        grpc: {
+          service: subs,
+          method: "UpdateSubscription",
+          request: { subscription: { uid, types: ["dev.arbor.api.iam."] }, updateMask: { paths: ["types"] } },
+        },
+      };
+    },
+  },
+  {
+    rpc: `${subs}/ReplaySubscription`,
+    needs: "editor",
+    call: async (w) => {
+      const uid = await w.make(`${SUBS}/${w.a}`, sink);
+      return {
+        rest: { method: "POST", path: `${SUBS}/${uid}:replay`, body: { fromTime: "2020-01-01T00:00:00Z" } },
+        grpc: { service: subs, method: "ReplaySubscription", request: { uid, fromTime: { seconds: 1577836800 } } },
+      };
+    },
+  },
+  {
+    rpc: `${subs}/DeleteSubscription`,
+    needs: "editor",
+    call: async (w) => {
+      const uid = await w.make(`${SUBS}/${w.a}`, sink);
+      return del(subs, "DeleteSubscription", `${SUBS}/${uid}`, uid);
+    },
+  },
+
   { rpc: `${ping}/Ping`, needs: "public", call: async () => get(ping, "Ping", "/ping/v2beta1/ping", {}) },
   {
     // The exchange takes no Arbor token: whoever calls, an upstream token that is not one is

@@ -119,7 +119,6 @@ function callGrpc(base: string, token: string, method: DescMethod, bytes: Uint8A
       bytes,
       metadata,
       (err, answer) => {
-        client.close();
         if (err) resolve({ code: err.code, body: { message: err.details } });
         else resolve({ code: 0, body: toJson(method.output, fromBinary(method.output, answer as Buffer)) as JsonObject });
       },

@@ -107,7 +107,8 @@ export function addAuthCommands(program: Command, env: Env): void {
           say,
         });
       }
-      say(`Logged in to ${config.api}${contextNote(config)} as ${identity}.`);
+      const { describePerson } = await import("./person-login.js");
+      say(`Logged in to ${config.api}${contextNote(config)} as ${await describePerson(config, identity)}.`);
     },
   );
 
@@ -148,7 +149,8 @@ export function addAuthCommands(program: Command, env: Env): void {
       ),
   ).action(async (opts: ClientFlags & { registry?: string; dockerConfig?: string; config?: string }) => {
     const { configureDocker } = await import("./configure-docker.js");
-    const result = await configureDocker(resolveClientConfig(opts, env), opts);
+    const docker = opts.dockerConfig ?? opts.config;
+    const result = await configureDocker(resolveClientConfig(opts, env), { ...opts, ...(docker !== undefined && { config: docker }) });
     say(
       result.changed
         ? `Docker now gets credentials for ${result.host} from docker-credential-arbor (${result.file}).`
