@@ -98,14 +98,17 @@ describeEachEngine("advisories at scale", (t) => {
       },
     );
 
-    it.runIf(t.engine === "postgres")("query by the pg_trgm index the migration made", async () => {
-      expect(
-        await rawRows(
-          t,
-          "select indexname from pg_indexes where schemaname = current_schema() and indexname = 'advisories_search_trgm_idx'",
-        ),
-      ).toEqual([{ indexname: "advisories_search_trgm_idx" }]);
-    });
+    // PostgreSQL's alone (SQLite's trigram table is the FTS5 one above): registered only there, so
+    // SQLite's run reports nothing skipped.
+    if (t.engine === "postgres")
+      it("query by the pg_trgm index the migration made", async () => {
+        expect(
+          await rawRows(
+            t,
+            "select indexname from pg_indexes where schemaname = current_schema() and indexname = 'advisories_search_trgm_idx'",
+          ),
+        ).toEqual([{ indexname: "advisories_search_trgm_idx" }]);
+      });
 
     it("the search text indexed is the one the substring rule reads", async () => {
       const some = [...stored.values()].slice(0, 20);
