@@ -12,7 +12,7 @@ import { pino } from "pino";
 import { resolveConfig } from "../../src/config.js";
 import { adminIdentityUid } from "../../src/domain/identities.js";
 import { startServer } from "../../src/server/server.js";
-import { createOrganization } from "../../src/services/groups-store-ops.js";
+import { createOrganization } from "../../src/services/iam/groups-store-ops.js";
 import { analyze, dropSchema } from "../lib/datasets.js";
 import { sized } from "../lib/options.js";
 import type { Check, Figure, Scenario, ScenarioContext, ScenarioResult } from "../lib/results.js";

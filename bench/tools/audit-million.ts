@@ -17,7 +17,7 @@ import type { AuditFilter } from "../../src/domain/audit.js";
 import { createSecretBox } from "../../src/domain/secret-box.js";
 import { createAuditStore } from "../../src/store/audit-store.js";
 import { createStore } from "../../src/store/create-store.js";
-import type { AuditEventsTable, Database } from "../../src/store/database.js";
+import type { AuditEventsTable, Database } from "../../src/store/tables.js";
 import { engineSetup } from "../../src/store/dialect.js";
 
 const N = Number(process.env.AUDIT_EVENTS ?? 1_000_000);

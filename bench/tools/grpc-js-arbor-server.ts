@@ -12,15 +12,15 @@ import { Server, ServerCredentials, status, type ServiceDefinition, type Untyped
 import { pino } from "pino";
 import { resolveConfig } from "../../src/config.js";
 import { systemClock } from "../../src/domain/clock.js";
-import { toApiError } from "../../src/server/status.js";
+import { toApiError } from "../../src/server/errors-to-wire.js";
 import { createInvoker } from "../../src/server/invoker.js";
-import { createMetrics } from "../../src/server/metrics.js";
-import { createRequestLimits } from "../../src/server/request-limits.js";
+import { createMetrics } from "../../src/server/metrics/metrics.js";
+import { createRequestLimits } from "../../src/server/http/request-limits.js";
 import { toApiJson } from "../../src/server/rest/json.js";
 import { cryptoIds, openCore } from "../../src/server/server.js";
-import { createAuditTrail } from "../../src/services/audit-trail.js";
-import { Authorizer } from "../../src/services/authorizer.js";
-import { createEscalationGuard } from "../../src/services/escalation-guard.js";
+import { createAuditTrail } from "../../src/services/audit/audit-trail.js";
+import { Authorizer } from "../../src/auth/authorizer.js";
+import { createEscalationGuard } from "../../src/services/iam/escalation-guard.js";
 import { createServices } from "../../src/services/routes.js";
 import { rawUnaryMethod } from "../lib/grpc-raw.js";
 

@@ -11,7 +11,7 @@ import { ApiError, Code, failedPrecondition, isApiError, unauthenticated } from 
 import { createRateLimiter, type RateLimiter } from "../domain/rate-limit.js";
 import { newUserCode, normalizeUserCode } from "../domain/user-code.js";
 import type { LoginAttemptAdmission, UpstreamActor } from "../domain/login.js";
-import type { Store } from "../store/types.js";
+import type { Store } from "../store/store.js";
 import {
   addressHash,
   beginAtProvider,

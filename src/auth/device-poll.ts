@@ -8,7 +8,7 @@
 import type { Clock } from "../domain/clock.js";
 import { failedPrecondition, unauthenticated, type ApiError } from "../domain/errors.js";
 import type { UpstreamActor } from "../domain/login.js";
-import type { Store } from "../store/types.js";
+import type { Store } from "../store/store.js";
 import { secretHash } from "./login-secrets.js";
 
 /** The device grant's type. */

@@ -10,7 +10,7 @@ import { inviteCodeHash } from "../domain/invite-code.js";
 import { inviteRefusal, loginAddressKey, pkceChallenge } from "../domain/login-rules.js";
 import { rootOf, type IdSource } from "../domain/uid.js";
 import type { LoginAttemptAdmission, LoginAttemptRecord } from "../domain/login.js";
-import type { Store } from "../store/types.js";
+import type { Store } from "../store/store.js";
 import { chooseProvider, type DefaultLoginProvider, type LoginProvider } from "./login-provider.js";
 import { unknownInvite } from "./login-registration.js";
 import { newSecret, secretHash } from "./login-secrets.js";

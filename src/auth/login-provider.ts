@@ -8,7 +8,7 @@ import type { GroupRecord } from "../domain/groups.js";
 import type { GroupInviteRecord } from "../domain/group-invites.js";
 import type { IdentityProviderRecord } from "../domain/identity-providers.js";
 import { isRoot, isUid, rootOf } from "../domain/uid.js";
-import type { Stores } from "../store/types.js";
+import type { Stores } from "../store/store.js";
 
 /** The server's default login provider (ARBOR_LOGIN_ISSUER and friends). */
 export interface DefaultLoginProvider {

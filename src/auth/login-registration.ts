@@ -10,7 +10,7 @@ import { Code, failedPrecondition, isApiError } from "../domain/errors.js";
 import { userIdentityUid, type IdentityRecord } from "../domain/identities.js";
 import { inviteRefusal, personName } from "../domain/login-rules.js";
 import { newChildUid, rootOf, type IdSource } from "../domain/uid.js";
-import type { Store, Stores } from "../store/types.js";
+import type { Store, Stores } from "../store/store.js";
 import type { LoginProvider } from "./login-provider.js";
 
 /** The person an upstream token names, as verified. */

@@ -6,7 +6,7 @@
 import type { Clock } from "../domain/clock.js";
 import { invalidArgument, unauthenticated } from "../domain/errors.js";
 import { pkceMatches } from "../domain/login-rules.js";
-import type { Store } from "../store/types.js";
+import type { Store } from "../store/store.js";
 import type { UpstreamActor } from "../domain/login.js";
 import { DEVICE_CODE_GRANT, pollDevice } from "./device-poll.js";
 import { secretHash } from "./login-secrets.js";

@@ -50,13 +50,13 @@ export function parseScopes(values: readonly string[]): RegistryAccess[] {
   return out;
 }
 
-/** Where a repository path lands: the group whose capabilities decide (services/registry-index.ts resolves it). */
+/** Where a repository path lands: the group whose capabilities decide (services/registry/registry-index.ts resolves it). */
 export interface ResolvedPath {
   groupUid: string;
 }
 
 /**
- * What the grant needs of the registry index (services/registry-index.ts, RegistryIndex): auth
+ * What the grant needs of the registry index (services/registry/registry-index.ts, RegistryIndex): auth
  * depends on this shape, not on the service (the layers of docs/architecture.md).
  */
 export interface RepositoryResolver<R extends ResolvedPath> {

@@ -8,7 +8,7 @@ import type { AuditEventRecord, AuditFilter } from "../domain/audit.js";
 import { isUid } from "../domain/uid.js";
 import { AuditEventSchema } from "../gen/arbor/audit/v1beta1/audit_pb.js";
 import { toApiJson } from "../server/rest/json.js";
-import { auditEventMessage } from "../services/audit-service.js";
+import { auditEventMessage } from "../services/audit/audit-service.js";
 import { createStore } from "../store/create-store.js";
 import { readableTime } from "./output/cells.js";
 import { renderTable, type Column } from "./output/table.js";

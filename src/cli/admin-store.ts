@@ -10,7 +10,7 @@ import BetterSqlite3 from "better-sqlite3";
 import { Kysely } from "kysely";
 import type { Config } from "../config.js";
 import { createStore } from "../store/create-store.js";
-import type { Database } from "../store/database.js";
+import type { Database } from "../store/tables.js";
 import { engineSetup, SQLITE_FILES } from "../store/dialect.js";
 import { knownMigrations, migrate, schemaStatus } from "../store/migrate.js";
 import { DATA_DIR_MODE, DATA_FILE_MODE } from "../server/data-dir.js";

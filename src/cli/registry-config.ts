@@ -11,8 +11,8 @@ import { registryHttpSecret, registryNotificationsSecret, registrySigningKey } f
 import { registryTokenIssuer } from "../auth/registry-tokens.js";
 import { baseUrlOf, issuerUrlOf, type Config } from "../config.js";
 import { systemClock } from "../domain/clock.js";
-import { BLOB_MEDIA_TYPES } from "../server/registry-events.js";
-import { NOTIFICATIONS_PATH, registryTokenPath } from "../server/registry-endpoints.js";
+import { BLOB_MEDIA_TYPES } from "../server/registry/registry-events.js";
+import { NOTIFICATIONS_PATH, registryTokenPath } from "../server/registry/registry-endpoints.js";
 import { loadSecretBox } from "../server/secrets-key.js";
 import { createStore } from "../store/create-store.js";
 import { refuseForeignIssuer } from "./admin.js";

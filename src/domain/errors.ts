@@ -1,6 +1,6 @@
 /**
  * Errors as typed values. Domain, store and service code throw ApiError; only server/ turns one
- * into a google.rpc.Status on the wire (see server/status.ts).
+ * into a google.rpc.Status on the wire (see server/errors-to-wire.ts).
  */
 import { reasonSentence, type ReasonParams, type UnauthenticatedReason } from "./unauthenticated-reasons.js";
 

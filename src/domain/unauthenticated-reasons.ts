@@ -56,7 +56,7 @@ const SENTENCES = {
   UPSTREAM_AUDIENCE: () => "the token's audience is not accepted",
   UPSTREAM_NONCE: () => "the token's nonce does not match",
 
-  // The token exchange (auth/exchange.ts, auth/claim-match.ts, auth/person-exchange.ts, server/sts-exchange.ts).
+  // The token exchange (auth/exchange.ts, auth/claim-match.ts, auth/person-exchange.ts, server/sts/sts-exchange.ts).
   EXCHANGE_TOKEN_MISSING: () => "send the upstream OIDC token as Authorization: Bearer <token>",
   EXCHANGE_TOKEN_REQUIRED: () => "token is required: the upstream OIDC token",
   EXCHANGE_BODY_TOO_LARGE: (p: { maxBytes: number }) => `the request body must be at most ${p.maxBytes} bytes`,

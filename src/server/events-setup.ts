@@ -9,10 +9,10 @@ import type { KeyRing } from "../auth/key-ring.js";
 import type { Config } from "../config.js";
 import type { Clock } from "../domain/clock.js";
 import { startPeriodic } from "../domain/periodic.js";
-import type { Authorizer } from "../services/authorizer.js";
-import { DELIVERY_DEFAULTS, startDelivery, type Delivery } from "../services/event-delivery.js";
-import { createEventSender } from "../services/event-sender.js";
-import type { Store } from "../store/types.js";
+import type { Authorizer } from "../auth/authorizer.js";
+import { DELIVERY_DEFAULTS, startDelivery, type Delivery } from "../services/events/event-delivery.js";
+import { createEventSender } from "../services/events/event-sender.js";
+import type { Store } from "../store/store.js";
 
 /** How often the outbox is pruned. */
 export const OUTBOX_PRUNE_INTERVAL_MS = 60_000;

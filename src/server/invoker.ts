@@ -17,17 +17,17 @@ import { capabilityName, type Capability } from "../domain/capabilities.js";
 import { invalidArgument, permissionDenied, unauthenticated } from "../domain/errors.js";
 import { requireUid } from "../domain/uid.js";
 import { actionOf } from "../domain/audit.js";
-import type { AuditTrail } from "../services/audit-trail.js";
-import type { Authorizer } from "../services/authorizer.js";
-import type { EscalationGuard } from "../services/escalation-guard.js";
+import type { AuditTrail } from "../services/audit/audit-trail.js";
+import type { Authorizer } from "../auth/authorizer.js";
+import type { EscalationGuard } from "../services/iam/escalation-guard.js";
 import type { CallContext, Principal } from "../services/context.js";
-import type { Store } from "../store/types.js";
+import type { Store } from "../store/store.js";
 import type { RpcHandler, ServiceBinding } from "../services/service-impl.js";
-import { bearerToken } from "./http-util.js";
-import { createNulRefusal, type NulRefusal } from "./nul-refusal.js";
-import type { RequestLimits } from "./request-limits.js";
-import { attemptedIdentity, spendOnRefusal } from "./sts-exchange.js";
-import type { RequestLog } from "./request-log.js";
+import { bearerToken } from "./http/http-util.js";
+import { createNulRefusal, type NulRefusal } from "./http/nul-refusal.js";
+import type { RequestLimits } from "./http/request-limits.js";
+import { attemptedIdentity, spendOnRefusal } from "./sts/sts-exchange.js";
+import type { RequestLog } from "./http/request-log.js";
 
 /** One call, as a transport hands it over. */
 export interface Call {
@@ -87,7 +87,7 @@ export function createInvoker(deps: InvokerDeps): Invoker {
   }
   /**
    * A call that trades credentials (ExchangeToken): limited and throttled as the HTTP exchange is,
-   * in the same budgets (src/server/sts-exchange.ts): refused credentials spend from the address's
+   * in the same budgets (src/server/sts/sts-exchange.ts): refused credentials spend from the address's
    * budget, and a refusal of a token its issuer signed from the attempted workload's.
    */
   async function credentialsCall(entry: Entry, call: Call) {

@@ -8,7 +8,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ConfigError, type Config } from "../config.js";
 import { createSecretBox, parseSecretKeys, SECRET_KEY_BYTES, SecretBoxError, type SecretBox } from "../domain/secret-box.js";
-import type { Stores } from "../store/types.js";
+import type { Stores } from "../store/store.js";
 import type { Notice } from "./data-dir.js";
 
 /** The name of the key file Arbor makes in the data directory when no key is configured. */

@@ -5,7 +5,7 @@ import type { TokenExchange } from "../auth/exchange.js";
 import type { Clock } from "../domain/clock.js";
 import type { PageTokens } from "../domain/page-token.js";
 import type { IdSource } from "../domain/uid.js";
-import type { Store } from "../store/types.js";
+import type { Store } from "../store/store.js";
 
 /** Settings that change what services accept. */
 export interface ServiceSettings {

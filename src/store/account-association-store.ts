@@ -6,7 +6,7 @@
 import { sql } from "kysely";
 import { alreadyExists, notFound } from "../domain/errors.js";
 import type { AccountAssociationRecord } from "../domain/account-associations.js";
-import type { AccountAssociationsTable, Executor } from "./database.js";
+import type { AccountAssociationsTable, Executor } from "./tables.js";
 import { listConditions } from "./resource-filter.js";
 import { NAMED_SORT_COLUMNS, resourceTable } from "./resource-table.js";
 import type { ResourceFilter } from "../domain/hierarchy.js";

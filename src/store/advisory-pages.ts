@@ -15,7 +15,7 @@
  */
 import { sql, type Expression, type SqlBool } from "kysely";
 import { advisoryCountKey, type AdvisoryFilter, type AdvisoryRecord } from "../domain/advisories.js";
-import type { AdvisoriesTable, Executor } from "./database.js";
+import type { AdvisoriesTable, Executor } from "./tables.js";
 import { foldAdvisoryCounts, searchCount, searchProbe, type Engine } from "./dialect.js";
 import type { ResourceTable } from "./resource-table.js";
 import { guard } from "./translate-error.js";

@@ -7,7 +7,7 @@
  * statement the stores make to the transaction, since the Proxy below relies on Kysely's shape.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { Executor } from "./database.js";
+import type { Executor } from "./tables.js";
 import { translateError } from "./translate-error.js";
 
 /** Transactions joined through the async context, over one pool. */

@@ -5,7 +5,7 @@
 import type { AuthorityRecorder } from "../domain/authority.js";
 import { alreadyExists, notFound } from "../domain/errors.js";
 import { bindingSortValue } from "../domain/role-binding-rules.js";
-import type { Executor, RoleBindingsTable } from "./database.js";
+import type { Executor, RoleBindingsTable } from "./tables.js";
 import type { Engine } from "./dialect.js";
 import { visibleUnder } from "./hierarchy-filter.js";
 import { manyScopeList } from "./list-changes.js";

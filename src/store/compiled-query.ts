@@ -5,7 +5,7 @@
  * SQLite's statement cache and PostgreSQL's plans serve it as before.
  */
 import type { Compilable, CompiledQuery } from "kysely";
-import type { Executor } from "./database.js";
+import type { Executor } from "./tables.js";
 
 /**
  * Runs what build() makes, compiled on first use, with parameters in place of the ones it was

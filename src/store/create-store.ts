@@ -6,7 +6,7 @@ import { Kysely, sql } from "kysely";
 import type { AuthorityChange } from "../domain/authority.js";
 import type { SecretBox } from "../domain/secret-box.js";
 import { ambientTransactions } from "./ambient-transaction.js";
-import type { Database, Executor } from "./database.js";
+import type { Database, Executor } from "./tables.js";
 import { engineSetup, type Engine } from "./dialect.js";
 import type { LeaderLock } from "./leader-lock.js";
 import { pruneListChanges } from "./list-changes.js";
@@ -14,7 +14,7 @@ import { migrate, schemaStatus } from "./migrate.js";
 import { ScopeMemory } from "./scope-memory.js";
 import { createStores } from "./stores.js";
 import { storeUnreachable } from "./translate-error.js";
-import type { Store, StoreTransaction } from "./types.js";
+import type { Store, StoreTransaction } from "./store.js";
 
 /** Where the data lives. */
 export interface StoreOptions {

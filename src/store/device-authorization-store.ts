@@ -5,7 +5,7 @@
  */
 import { sql } from "kysely";
 import { alreadyExists } from "../domain/errors.js";
-import type { DeviceAuthorizationsTable, Executor } from "./database.js";
+import type { DeviceAuthorizationsTable, Executor } from "./tables.js";
 import { guard } from "./translate-error.js";
 import type {
   DeviceAuthorizationRecord,

@@ -25,9 +25,10 @@ import {
 } from "kysely";
 import pg from "pg";
 import type { StoreOptions } from "./create-store.js";
-import { inTransaction, type Executor } from "./database.js";
+import { type Executor } from "./tables.js";
+import { inTransaction } from "./nested-transactions.js";
 import { postgresLeaderLock, soleLeader, type LeaderLock } from "./leader-lock.js";
-import type { Store } from "./types.js";
+import type { Store } from "./store.js";
 
 /** The engines Arbor stores data in. */
 export type Engine = Store["engine"];

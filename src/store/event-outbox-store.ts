@@ -5,7 +5,7 @@
 import { sql, type Expression, type Selectable, type SqlBool } from "kysely";
 import type { OutboxPosition } from "../domain/event-subscriptions.js";
 import type { OutboxEvent, Reach, StoredEvent } from "../domain/events.js";
-import type { EventOutboxTable, Executor } from "./database.js";
+import type { EventOutboxTable, Executor } from "./tables.js";
 import type { Engine } from "./dialect.js";
 import { selfOrBelow } from "./hierarchy-filter.js";
 import { guard } from "./translate-error.js";

@@ -7,7 +7,7 @@ import { sql } from "kysely";
 import { notFound } from "../domain/errors.js";
 import type { DeliveryState, SubscriptionRecord, SubscriptionSettings } from "../domain/event-subscriptions.js";
 import type { ResourceFilter } from "../domain/hierarchy.js";
-import type { EventSubscriptionsTable, Executor } from "./database.js";
+import type { EventSubscriptionsTable, Executor } from "./tables.js";
 import type { Engine } from "./dialect.js";
 import { listConditions } from "./resource-filter.js";
 import { resourceTable } from "./resource-table.js";

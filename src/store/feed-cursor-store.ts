@@ -3,7 +3,7 @@
  * The sync writes a cursor only once everything up to it is in the store, so a sync that stops
  * midway leaves the previous cursor, and the next one fetches again what it had not finished.
  */
-import type { Executor } from "./database.js";
+import type { Executor } from "./tables.js";
 import { guard } from "./translate-error.js";
 
 /** How far a feed has been applied. */

@@ -6,7 +6,7 @@ import type { AuthorityRecorder } from "../domain/authority.js";
 import { alreadyExists, notFound } from "../domain/errors.js";
 import { groupInviteSortValue } from "../domain/group-invite-rules.js";
 import type { GroupInviteRecord } from "../domain/group-invites.js";
-import type { Executor, GroupInvitesTable } from "./database.js";
+import type { Executor, GroupInvitesTable } from "./tables.js";
 import type { Engine } from "./dialect.js";
 import { ownUidLists } from "./list-changes.js";
 import type { ScopeMemory } from "./scope-memory.js";

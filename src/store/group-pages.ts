@@ -22,7 +22,7 @@ import { sql, type RawBuilder } from "kysely";
 import { groupSortValue, type GroupFilter, type GroupRecord } from "../domain/groups.js";
 import type { NamedRecord } from "../domain/named-sort-value.js";
 import { inOrder, scopesBelow, scopesFrom } from "../domain/visible-scopes.js";
-import type { Executor, GroupsTable } from "./database.js";
+import type { Executor, GroupsTable } from "./tables.js";
 import {
   descendantCountsVersion,
   descendantCountsVersionColumns,

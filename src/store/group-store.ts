@@ -8,7 +8,8 @@ import { alreadyExists, failedPreconditions, notFound, type ApiError } from "../
 import { descendantCountPlan } from "../domain/group-counts.js";
 import type { GroupFilter, GroupRecord } from "../domain/groups.js";
 import { parentOf } from "../domain/uid.js";
-import { inTransaction, type Executor, type GroupsTable } from "./database.js";
+import { type Executor, type GroupsTable } from "./tables.js";
+import { inTransaction } from "./nested-transactions.js";
 import { foldDescendantCounts, type Engine } from "./dialect.js";
 import { FOLD_AT, manyScopeGroups } from "./group-pages.js";
 import { listConditions } from "./resource-filter.js";

@@ -8,7 +8,7 @@ import { identityProviderSortValue } from "../domain/identity-provider-rules.js"
 import type { SecretBox } from "../domain/secret-box.js";
 import type { IdentityProviderRecord, OidcSettings } from "../domain/identity-providers.js";
 import { parentOf } from "../domain/uid.js";
-import type { Executor, IdentityProvidersTable } from "./database.js";
+import type { Executor, IdentityProvidersTable } from "./tables.js";
 import { resealColumn, sealingWith, type Sealing } from "./sealing.js";
 import type { Engine } from "./dialect.js";
 import { ownUidLists } from "./list-changes.js";

@@ -3,7 +3,7 @@
  * sealed with the secrets key (src/store/sealing.ts): a copy of the table signs nothing.
  */
 import type { SecretBox } from "../domain/secret-box.js";
-import type { Executor, SigningKeysTable } from "./database.js";
+import type { Executor, SigningKeysTable } from "./tables.js";
 import { resealColumn, sealingWith, type Sealing } from "./sealing.js";
 import { guard } from "./translate-error.js";
 import type { SigningKeyRecord } from "../domain/signing-keys.js";

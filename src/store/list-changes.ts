@@ -17,7 +17,8 @@
  */
 import { sql, type Expression, type SqlBool } from "kysely";
 import { inOrder, scopesBelow } from "../domain/visible-scopes.js";
-import { inTransaction, type Executor } from "./database.js";
+import { type Executor } from "./tables.js";
+import { inTransaction } from "./nested-transactions.js";
 import type { Engine } from "./dialect.js";
 import { FEW_SCOPES, uidSet, visibleUnder } from "./hierarchy-filter.js";
 import type { ListFilter } from "./resource-filter.js";

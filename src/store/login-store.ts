@@ -3,7 +3,7 @@
  * `delete ... returning` statement, so however many replicas race for it, one gets it.
  */
 import { sql } from "kysely";
-import type { Executor, LoginAttemptsTable, LoginCodesTable } from "./database.js";
+import type { Executor, LoginAttemptsTable, LoginCodesTable } from "./tables.js";
 import { guard } from "./translate-error.js";
 import type { LoginAttemptRecord, LoginCodeRecord, UpstreamActor } from "../domain/login.js";
 import type { LoginAttemptAdmission, LoginAttemptLimits } from "../domain/login.js";

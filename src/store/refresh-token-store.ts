@@ -3,7 +3,8 @@
  * token used with one conditional statement, so of two rotations of the same token exactly one
  * wins; the loser sees a used token, which is what a replay looks like.
  */
-import { inTransaction, type Executor, type RefreshFamiliesTable } from "./database.js";
+import { type Executor, type RefreshFamiliesTable } from "./tables.js";
+import { inTransaction } from "./nested-transactions.js";
 import { guard } from "./translate-error.js";
 import type { RefreshFamilyRecord, RotationOutcome } from "../domain/refresh-tokens.js";
 import type { UpstreamActor } from "../domain/login.js";

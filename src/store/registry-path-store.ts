@@ -4,7 +4,7 @@
  * group's unique constraints decide between concurrent claims on every engine.
  */
 import { failedPrecondition } from "../domain/errors.js";
-import type { Executor } from "./database.js";
+import type { Executor } from "./tables.js";
 import { guard } from "./translate-error.js";
 
 /** A group path (`acme/backend-team`) and the group it is bound to, which may be gone. */

@@ -4,7 +4,7 @@
  */
 import { notFound } from "../domain/errors.js";
 import { repoSortValue, type RepoFilter, type RepoRecord } from "../domain/repos.js";
-import type { Executor, ReposTable } from "./database.js";
+import type { Executor, ReposTable } from "./tables.js";
 import type { Engine } from "./dialect.js";
 import { ownUidLists } from "./list-changes.js";
 import type { ScopeMemory } from "./scope-memory.js";

@@ -6,7 +6,8 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from "kysely";
 import { alreadyExists, notFound, type ApiError } from "../domain/errors.js";
 import { compiledOnce } from "./compiled-query.js";
-import { recoverable, type Database, type Executor } from "./database.js";
+import { type Database, type Executor } from "./tables.js";
+import { recoverable } from "./nested-transactions.js";
 import { applyWindow } from "./row-window.js";
 import { guard, type Violations } from "./translate-error.js";
 import type { RowWindow } from "./row-window.js";

@@ -9,7 +9,7 @@ import { failedPrecondition, notFound, type ApiError } from "../domain/errors.js
 import type { RoleRecord } from "../domain/roles.js";
 import { namedSortValue } from "../domain/named-sort-value.js";
 import { parentOf } from "../domain/uid.js";
-import type { Executor, RolesTable } from "./database.js";
+import type { Executor, RolesTable } from "./tables.js";
 import type { Engine } from "./dialect.js";
 import { visibleUnder } from "./hierarchy-filter.js";
 import { ownUidLists } from "./list-changes.js";

@@ -5,7 +5,7 @@
  */
 import type { Kysely } from "kysely";
 import { isSealed, type SecretBox } from "../domain/secret-box.js";
-import type { Database, Executor } from "./database.js";
+import type { Database, Executor } from "./tables.js";
 import { guard } from "./translate-error.js";
 
 /** Seals and opens one kind of stored secret. */

@@ -6,7 +6,7 @@
  */
 import { internal } from "../domain/errors.js";
 import type { SecretBox } from "../domain/secret-box.js";
-import type { Executor } from "./database.js";
+import type { Executor } from "./tables.js";
 import { resealColumn, sealingWith } from "./sealing.js";
 import { guard } from "./translate-error.js";
 

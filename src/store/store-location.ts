@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Kysely, sql } from "kysely";
 import type { StoreOptions } from "./create-store.js";
-import type { Database } from "./database.js";
+import type { Database } from "./tables.js";
 import { engineSetup, SQLITE_FILES } from "./dialect.js";
 
 /** The store in words, never a password or a user name: `SQLite /abs/data/arbor.db` or `PostgreSQL db.example:5432/arbor (schema public)`. */

@@ -5,7 +5,7 @@ import { createAccountAssociationStore } from "./account-association-store.js";
 import { createAdvisoryStore } from "./advisory-store.js";
 import { createAuditStore } from "./audit-store.js";
 import { createBindingStore } from "./binding-store.js";
-import type { Executor } from "./database.js";
+import type { Executor } from "./tables.js";
 import { createEventOutboxStore } from "./event-outbox-store.js";
 import { createEventSubscriptionStore } from "./event-subscription-store.js";
 import { createFeedCursorStore } from "./feed-cursor-store.js";
@@ -24,7 +24,7 @@ import { createRoleStore } from "./role-store.js";
 import { createSettingsStore } from "./settings-store.js";
 import { createTagStore } from "./tag-store.js";
 import type { ScopeMemory } from "./scope-memory.js";
-import type { Stores } from "./types.js";
+import type { Stores } from "./store.js";
 import type { AuthorityRecorder } from "../domain/authority.js";
 import type { SecretBox } from "../domain/secret-box.js";
 

@@ -7,7 +7,7 @@ import { sql, type SqlBool } from "kysely";
 import { notFound } from "../domain/errors.js";
 import { tagSortValue, type TagFilter, type TagRecord } from "../domain/repos.js";
 import type { TagState } from "../domain/tag-events.js";
-import type { Executor, TagsTable } from "./database.js";
+import type { Executor, TagsTable } from "./tables.js";
 import type { Engine } from "./dialect.js";
 import { ownUidLists } from "./list-changes.js";
 import type { ScopeMemory } from "./scope-memory.js";

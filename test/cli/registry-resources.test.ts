@@ -3,7 +3,7 @@
  * tags as the registry's notifications would make them.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRegistryIndex } from "../../src/services/registry-index.js";
+import { createRegistryIndex } from "../../src/services/registry/registry-index.js";
 import { testCli, type TestCli } from "../support/cli.js";
 import { engines } from "../support/engines.js";
 import { startTestServer, type TestServer } from "../support/server.js";

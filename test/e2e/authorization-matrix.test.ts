@@ -11,7 +11,7 @@ import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinRoleUid } from "../../src/domain/roles.js";
-import { createRegistryIndex } from "../../src/services/registry-index.js";
+import { createRegistryIndex } from "../../src/services/registry/registry-index.js";
 import { engines } from "../support/engines.js";
 import { FEED_IDS, importPaths, OSV } from "../support/osv.js";
 import { registeredRpcs, rpcName } from "../support/rpc-call.js";

@@ -13,8 +13,8 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Capability, capabilityName } from "../../src/domain/capabilities.js";
-import { Authorizer } from "../../src/services/authorizer.js";
-import { createEscalationGuard } from "../../src/services/escalation-guard.js";
+import { Authorizer } from "../../src/auth/authorizer.js";
+import { createEscalationGuard } from "../../src/services/iam/escalation-guard.js";
 import { engines } from "../support/engines.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinRoleUid } from "../../src/domain/roles.js";
 import { parentOf } from "../../src/domain/uid.js";
 import type { StoredEvent } from "../../src/domain/events.js";
-import { createRegistryIndex } from "../../src/services/registry-index.js";
+import { createRegistryIndex } from "../../src/services/registry/registry-index.js";
 import { engines } from "../support/engines.js";
 import { callRpc, isMutatingRpc, registeredRpcs, rpcName } from "../support/rpc-call.js";
 import { startTestServer, type TestServer } from "../support/server.js";

@@ -10,7 +10,7 @@ import { childUid, group } from "../support/groups.js";
 import { binding, identity, invite, provider, role, VIEWER } from "../support/records.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { userIdentityUid } from "../../src/domain/identities.js";
-import type { Stores } from "../../src/store/types.js";
+import type { Stores } from "../../src/store/store.js";
 
 const BOUND = 5_000;
 const BATCH = 500;

@@ -11,7 +11,7 @@ import {
   PreconditionFailureSchema,
   ResourceInfoSchema,
 } from "../../src/gen/google/rpc/error_details_pb.js";
-import { createRegistryIndex } from "../../src/services/registry-index.js";
+import { createRegistryIndex } from "../../src/services/registry/registry-index.js";
 import { engines } from "../support/engines.js";
 import { call, failure, loadProtos, statusOf } from "../support/grpc.js";
 import { startTestServer, type TestServer } from "../support/server.js";

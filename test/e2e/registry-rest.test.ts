@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinRoleUid } from "../../src/domain/roles.js";
-import { createRegistryIndex, type RegistryIndex } from "../../src/services/registry-index.js";
+import { createRegistryIndex, type RegistryIndex } from "../../src/services/registry/registry-index.js";
 import { engines } from "../support/engines.js";
 import { detailOf, restClient, violatedField, type JsonResponse, type RestClient } from "../support/rest.js";
 import { startTestServer, type TestServer } from "../support/server.js";

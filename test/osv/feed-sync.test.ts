@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock } from "../../src/domain/clock.js";
 import { FEED_DEFAULTS, startConfiguredSync, startFeedSync, syncFeed, type FeedOptions } from "../../src/osv/feed-sync.js";
 import { createStore } from "../../src/store/create-store.js";
-import type { Store } from "../../src/store/types.js";
+import type { Store } from "../../src/store/store.js";
 import { engines } from "../support/engines.js";
 import { folderEntries, OSV, writeZip } from "../support/osv.js";
 import { startTestServer } from "../support/server.js";

@@ -14,7 +14,7 @@ import { importAdvisories } from "../../src/osv/import-advisories.js";
 import { readSources } from "../../src/osv/read-sources.js";
 import { createOsvChecker } from "../../src/osv/validate.js";
 import { createStore } from "../../src/store/create-store.js";
-import type { Store } from "../../src/store/types.js";
+import type { Store } from "../../src/store/store.js";
 import { describeEachEngine } from "../support/engines.js";
 import { key, window } from "../support/lists.js";
 import { FEED_IDS, folderEntries, importPaths, OSV, writeZip } from "../support/osv.js";

@@ -11,7 +11,7 @@ import { call, loadProtos } from "../support/grpc.js";
 import { startServer, type ArborServer } from "../../src/server/server.js";
 import { resolveConfig } from "../../src/config.js";
 import { pino } from "pino";
-import { createOrganization } from "../../src/services/groups-store-ops.js";
+import { createOrganization } from "../../src/services/iam/groups-store-ops.js";
 import { adminIdentityUid } from "../../src/domain/identities.js";
 import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy.js";
 import { printFigures } from "../support/figures.js";

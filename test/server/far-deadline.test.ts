@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { dropFarDeadline } from "../../src/server/far-deadline.js";
+import { dropFarDeadline } from "../../src/server/connect/far-deadline.js";
 
 describe("far deadlines", () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fixedRouteTable, readOnly, type FixedHandler } from "../../src/server/fixed-routes.js";
+import { fixedRouteTable, readOnly, type FixedHandler } from "../../src/server/http/fixed-routes.js";
 
 const handler: FixedHandler = async () => {};
 

@@ -5,7 +5,7 @@
  */
 import http2 from "node:http2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createListener, DEFAULT_LISTENER_OPTIONS, type Listener } from "../../src/server/listener.js";
+import { createListener, DEFAULT_LISTENER_OPTIONS, type Listener } from "../../src/server/http/listener.js";
 
 const TIMEOUT_MS = 1_000;
 

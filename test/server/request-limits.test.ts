@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { resolveConfig } from "../../src/config.js";
 import { Code, isApiError } from "../../src/domain/errors.js";
-import { createRequestLimits } from "../../src/server/request-limits.js";
+import { createRequestLimits } from "../../src/server/http/request-limits.js";
 
 function clockAt(start: number) {
   const c = { t: start, now: () => c.t };

@@ -7,7 +7,7 @@ import { expect, it } from "vitest";
 import { adminIdentityUid, userIdentityUid } from "../../src/domain/identities.js";
 import { OWNER_ROLE } from "../../src/domain/roles.js";
 import type { ServiceDeps } from "../../src/services/deps.js";
-import { createOrganization, ensureOwner } from "../../src/services/groups-store-ops.js";
+import { createOrganization, ensureOwner } from "../../src/services/iam/groups-store-ops.js";
 import { describeEachEngine } from "../support/engines.js";
 import { rootUid } from "../support/groups.js";
 

@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createIssuerFetch } from "../../src/auth/issuer-fetch.js";
 import type { StoredEvent } from "../../src/domain/events.js";
-import { createEventSender } from "../../src/services/event-sender.js";
+import { createEventSender } from "../../src/services/events/event-sender.js";
 
 const EVENT: StoredEvent = {
   at: { xid: 0, position: 7 },

@@ -3,7 +3,7 @@ import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { describe, expect, it } from "vitest";
 import type { IdentityRecord } from "../../src/domain/identities.js";
 import { ClaimMatchSchema, IdentitySchema, StaticKeysSchema } from "../../src/gen/arbor/iam/v2beta1/identities_pb.js";
-import { identityMessage, populatedPaths, relationshipInput } from "../../src/services/identity-messages.js";
+import { identityMessage, populatedPaths, relationshipInput } from "../../src/services/iam/identity-messages.js";
 
 const record = (r: Partial<IdentityRecord>): IdentityRecord => ({
   uid: "0".repeat(40) + "/0000000000000001",

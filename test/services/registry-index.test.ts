@@ -6,9 +6,9 @@
 import { randomBytes } from "node:crypto";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createChildGroup, createOrganization } from "../../src/services/groups-store-ops.js";
+import { createChildGroup, createOrganization } from "../../src/services/iam/groups-store-ops.js";
 import type { ServiceDeps } from "../../src/services/deps.js";
-import { createRegistryIndex, type DeleteEvent, type PushEvent, type RegistryIndex } from "../../src/services/registry-index.js";
+import { createRegistryIndex, type DeleteEvent, type PushEvent, type RegistryIndex } from "../../src/services/registry/registry-index.js";
 import { describeEachEngine } from "../support/engines.js";
 import { rawRows } from "../support/raw-sql.js";
 

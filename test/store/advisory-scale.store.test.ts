@@ -16,7 +16,7 @@ import { advisoryIndex } from "../../src/domain/advisories.js";
 import { Kysely } from "kysely";
 import { createAdvisoryStore } from "../../src/store/advisory-store.js";
 import { createStore } from "../../src/store/create-store.js";
-import type { Database } from "../../src/store/database.js";
+import type { Database } from "../../src/store/tables.js";
 import { engineSetup } from "../../src/store/dialect.js";
 import { CORPUS_FILTERS, corpusDocument, matchesFilter } from "../support/advisory-corpus.js";
 import { describeEachEngine, engines, TEST_SECRETS, withClient, type EngineContext } from "../support/engines.js";

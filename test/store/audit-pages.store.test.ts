@@ -10,7 +10,7 @@ import { Kysely, type CompiledQuery } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { AuditFilter } from "../../src/domain/audit.js";
 import { createAuditStore } from "../../src/store/audit-store.js";
-import type { Database } from "../../src/store/database.js";
+import type { Database } from "../../src/store/tables.js";
 import { engineSetup } from "../../src/store/dialect.js";
 import { describeEachEngine, type EngineContext } from "../support/engines.js";
 import { childUid, rootUid } from "../support/groups.js";

@@ -5,7 +5,7 @@
  */
 import { expect, it } from "vitest";
 import type { AuditEventRecord, AuditFilter } from "../../src/domain/audit.js";
-import { sweepAuditLog } from "../../src/services/audit-retention.js";
+import { sweepAuditLog } from "../../src/services/audit/audit-retention.js";
 import { describeEachEngine } from "../support/engines.js";
 import { childUid, rootUid } from "../support/groups.js";
 

@@ -2,7 +2,7 @@
  * The authorization generation of an identity (migrations 0007, 0012, 0013): every change of one
  * of its bindings or of any role moves it, whoever makes it and however (a cascade included), and
  * reads alone never do; a change of another identity's bindings leaves it alone. Servers trust
- * the permissions they remember only while it holds (src/services/authorizer.ts), so a write that
+ * the permissions they remember only while it holds (src/auth/authorizer.ts), so a write that
  * failed to move it would let a revoked binding keep working.
  */
 import { beforeAll, expect, it } from "vitest";

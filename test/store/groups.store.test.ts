@@ -4,7 +4,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { Code } from "../../src/domain/errors.js";
-import type { Stores } from "../../src/store/types.js";
+import type { Stores } from "../../src/store/store.js";
 import { describeEachEngine, withClient } from "../support/engines.js";
 import { childUid, group, rootUid } from "../support/groups.js";
 import { association, binding, identity, invite, OWNER, provider, role } from "../support/records.js";

@@ -5,7 +5,7 @@
  */
 import { afterEach, expect, it } from "vitest";
 import { createStore } from "../../src/store/create-store.js";
-import type { Store } from "../../src/store/types.js";
+import type { Store } from "../../src/store/store.js";
 import { describeEachEngine, withClient } from "../support/engines.js";
 
 describeEachEngine("the lead among replicas", (t) => {

@@ -19,7 +19,7 @@ import { roleSortValue } from "../../src/domain/role-rules.js";
 import type { TagState } from "../../src/domain/tag-events.js";
 import { isSelfOrDescendant } from "../../src/domain/uid.js";
 import { FEW_SCOPES } from "../../src/store/hierarchy-filter.js";
-import type { Store } from "../../src/store/types.js";
+import type { Store } from "../../src/store/store.js";
 import type { RowWindow } from "../../src/store/row-window.js";
 import { describeEachEngine } from "../support/engines.js";
 import { childUid, group, rootUid } from "../support/groups.js";

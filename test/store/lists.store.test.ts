@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import type { OrderKey } from "../../src/domain/list.js";
-import type { Stores } from "../../src/store/types.js";
+import type { Stores } from "../../src/store/store.js";
 import { describeEachEngine } from "../support/engines.js";
 import { childUid, group, rootUid } from "../support/groups.js";
 import { key, pageThrough, sortedBy, uids, window, type Lister } from "../support/lists.js";

@@ -13,7 +13,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe } from "vitest";
 import { createSecretBox } from "../../src/domain/secret-box.js";
 import { createStore, type StoreOptions } from "../../src/store/create-store.js";
-import type { Store } from "../../src/store/types.js";
+import type { Store } from "../../src/store/store.js";
 
 /** One engine under test. */
 export interface TestEngine {

@@ -4,7 +4,7 @@
  */
 import { Kysely } from "kysely";
 import type { StoreOptions } from "../../src/store/create-store.js";
-import type { Database } from "../../src/store/database.js";
+import type { Database } from "../../src/store/tables.js";
 import { engineSetup } from "../../src/store/dialect.js";
 import { migrate } from "../../src/store/migrate.js";
 

@@ -10,7 +10,7 @@
  */
 import { capabilityName } from "../../src/domain/capabilities.js";
 import { roleCapabilities } from "../../src/domain/role-rules.js";
-import type { Store } from "../../src/store/types.js";
+import type { Store } from "../../src/store/store.js";
 import { key, window } from "./lists.js";
 
 /** Grants and what decides who exercises them, by holder (an identity, invite or provider uid). */

@@ -11,7 +11,7 @@ import type { StoreOptions } from "../../src/store/create-store.js";
 import { adminIdentityUid, userIdentityUid } from "../../src/domain/identities.js";
 import type { GroupRecord } from "../../src/domain/groups.js";
 import { startServer, type ArborServer } from "../../src/server/server.js";
-import { createOrganization } from "../../src/services/groups-store-ops.js";
+import { createOrganization } from "../../src/services/iam/groups-store-ops.js";
 import type { TestEngine } from "./engines.js";
 import { identity } from "./records.js";
 import { assertNoSecrets } from "./secret-scan.js";

@@ -8,7 +8,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { escapeHtml } from "../../server/oauth-pages.js";
+import { escapeHtml } from "../../server/oauth/oauth-pages.js";
 import type { ClientConfig } from "./client-config.js";
 import { postForm } from "./http.js";
 import { openBrowser } from "./open-browser.js";

@@ -1,5 +1,5 @@
 /**
- * The error side of the OpenAPI document: google.rpc.Status as REST writes it (server/status.ts),
+ * The error side of the OpenAPI document: google.rpc.Status as REST writes it (server/errors-to-wire.ts),
  * its `details` as the detail messages Arbor sends, each with its `@type`, and one response per
  * HTTP status naming the codes that map to it.
  */
@@ -12,7 +12,7 @@ import {
   ResourceInfoSchema,
   RetryInfoSchema,
 } from "../../gen/google/rpc/error_details_pb.js";
-import { HTTP_STATUS } from "../status.js";
+import { HTTP_STATUS } from "../errors-to-wire.js";
 import { messageRef, type Components, type SchemaFlavor } from "./json-schemas.js";
 
 /** Status JSON is written without alwaysEmitImplicit: empty fields are left out, so none is required. */

@@ -1,9 +1,9 @@
 /**
  * The one non-proto endpoint API clients call: the token exchange (DESIGN 1.7, served by
- * server/sts-exchange.ts), described for the OpenAPI document.
+ * server/sts/sts-exchange.ts), described for the OpenAPI document.
  */
 import type { JsonObject } from "@bufbuild/protobuf";
-import { exchangePath } from "../sts-exchange.js";
+import { exchangePath } from "../sts/sts-exchange.js";
 
 /** The security scheme of the exchange: the caller's upstream OIDC token, not an Arbor token. */
 export const UPSTREAM_TOKEN = "upstreamOidcToken";

@@ -5,7 +5,7 @@
  * at its first call what it must send.
  */
 import { invalidArgument } from "../../domain/errors.js";
-import { HttpStatusError } from "../status.js";
+import { HttpStatusError } from "../errors-to-wire.js";
 
 /** The one media type a body may declare. */
 export const BODY_MEDIA_TYPE = "application/json";

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { Code } from "../../../src/domain/errors.js";
 import { findDuplicateKey } from "../../../src/server/rest/duplicate-keys.js";
-import { HttpStatusError } from "../../../src/server/status.js";
+import { HttpStatusError } from "../../../src/server/errors-to-wire.js";
 import { decodeJson } from "./request.js";
 import { violationOf } from "./violation.js";
 

@@ -8,7 +8,7 @@
 import { fromBinary } from "@bufbuild/protobuf";
 import { Code, codeName } from "../../../src/domain/errors.js";
 import { StatusSchema } from "../../../src/gen/google/rpc/status_pb.js";
-import { HTTP_STATUS } from "../../../src/server/status.js";
+import { HTTP_STATUS } from "../../../src/server/errors-to-wire.js";
 import { codeFromString, codeToHttpStatus } from "@connectrpc/connect/protocol-connect";
 import type { GrpcAnswer, HttpAnswer } from "./send.js";
 

@@ -9,7 +9,7 @@ import { resolveConfig } from "../../../src/config.js";
 import { adminIdentityUid, userIdentityUid } from "../../../src/domain/identities.js";
 import { builtinRoleUid } from "../../../src/domain/roles.js";
 import { startServer, type ArborServer } from "../../../src/server/server.js";
-import { createOrganization } from "../../../src/services/groups-store-ops.js";
+import { createOrganization } from "../../../src/services/iam/groups-store-ops.js";
 import type { StoreOptions } from "../../../src/store/create-store.js";
 import type { TestEngine } from "../engines.js";
 import { identity as identityRecord } from "../records.js";

@@ -1,0 +1,169 @@
+/**
+ * The v2beta1 subscriptions service: the HTTP sinks a group's changes are delivered to
+ * (docs/events.md). A subscription remembers its creator: delivery sends an event only while
+ * the creator may read what it is about.
+ */
+import { create } from "@bufbuild/protobuf";
+import { EmptySchema, timestampFromMs, timestampMs, type Empty } from "@bufbuild/protobuf/wkt";
+import { Capability } from "../../domain/capabilities.js";
+import { failedPrecondition, invalidArgument, notFound } from "../../domain/errors.js";
+import { resolveUpdateMask } from "../../domain/field-mask.js";
+import {
+  MAX_SUBSCRIPTIONS_PER_ORGANIZATION,
+  subscriptionUpdatable,
+  validateSink,
+  validateSubscription,
+  validateTypes,
+  type SinkPolicy,
+} from "../../domain/event-subscription-rules.js";
+import {
+  subscriptionSortable,
+  subscriptionSortValue,
+  type SubscriptionRecord,
+  type SubscriptionSettings,
+} from "../../domain/event-subscriptions.js";
+import { hierarchyFilter } from "../../domain/hierarchy.js";
+import { newChildUid, requireUid, rootOf } from "../../domain/uid.js";
+import {
+  ListSubscriptionsResponseSchema,
+  SubscriptionSchema,
+  type CreateSubscriptionRequest,
+  type DeleteSubscriptionRequest,
+  type GetSubscriptionRequest,
+  type ListSubscriptionsRequest,
+  type ListSubscriptionsResponse,
+  type ReplaySubscriptionRequest,
+  type Subscription,
+  type UpdateSubscriptionRequest,
+} from "../../gen/arbor/events/v2beta1/subscriptions_pb.js";
+import type { Store } from "../../store/store.js";
+import { callerOf, type CallContext } from "../context.js";
+import type { ServiceDeps } from "../deps.js";
+import { listing } from "../list-page.js";
+
+const LIST = [Capability.CAP_EVENTS_SUBSCRIPTIONS_LIST];
+
+/** The subscription as the API shows it, with how many events wait for it. */
+async function subscriptionMessage(store: Store, s: SubscriptionRecord): Promise<Subscription> {
+  const pending = await store.outbox.pending(s.cursor, { groupUid: s.parentUid, includeDescendants: s.includeDescendants });
+  return create(SubscriptionSchema, {
+    uid: s.uid,
+    sink: s.sink,
+    types: [...s.types],
+    includeDescendants: s.includeDescendants,
+    creator: s.creatorUid,
+    createTime: timestampFromMs(s.createTime),
+    updateTime: timestampFromMs(s.updateTime),
+    ...(s.lastDeliveryTime !== undefined && { lastDeliveryTime: timestampFromMs(s.lastDeliveryTime) }),
+    lastError: s.lastError,
+    pending: BigInt(pending),
+  });
+}
+
+/** The update mask paths an update without a mask changes: the fields sent (gRPC). */
+function populatedPaths(s: Subscription): string[] {
+  return [
+    ...(s.sink !== "" ? ["sink"] : []),
+    ...(s.types.length > 0 ? ["types"] : []),
+    ...(s.includeDescendants ? ["include_descendants"] : []),
+  ];
+}
+
+/** Creates the subscriptions service implementation. */
+export function createSubscriptionsService(deps: ServiceDeps) {
+  const { store, clock, ids, pageTokens } = deps;
+  const subscriptions = listing({
+    resource: "subscriptions",
+    sortable: subscriptionSortable,
+    sortValue: subscriptionSortValue,
+    source: () => store.subscriptions,
+    tokens: pageTokens,
+  });
+  const policy: SinkPolicy = { allowLoopback: deps.settings.allowHttpLoopbackSinks, allowPrivate: deps.settings.allowPrivateSinks };
+  const message = (s: SubscriptionRecord) => subscriptionMessage(store, s);
+  return {
+    async listSubscriptions(req: ListSubscriptionsRequest, ctx: CallContext): Promise<ListSubscriptionsResponse> {
+      const visibleUnder = (await ctx.permissions()).scopes(LIST);
+      const { items, ...envelope } = await subscriptions.page(req, { uidp: hierarchyFilter(req.uidp) }, visibleUnder);
+      return create(ListSubscriptionsResponseSchema, { subscriptions: await Promise.all(items.map(message)), ...envelope });
+    },
+
+    async getSubscription(req: GetSubscriptionRequest): Promise<Subscription> {
+      const uid = requireUid("uid", req.uid);
+      const found = await store.subscriptions.get(uid);
+      if (!found) throw notFound("subscription", uid);
+      return message(found);
+    },
+
+    async createSubscription(req: CreateSubscriptionRequest, ctx: CallContext): Promise<Subscription> {
+      const parent = requireUid("parent", req.parent);
+      const sent = req.subscription;
+      if (sent === undefined) throw invalidArgument("subscription", "is required");
+      const settings: SubscriptionSettings = { sink: sent.sink, types: [...sent.types], includeDescendants: sent.includeDescendants };
+      validateSubscription(settings, policy);
+      // A bound, not a lock: creates racing at the limit may pass it by a few.
+      const org = rootOf(parent);
+      if ((await store.subscriptions.count({ uidp: { descendantsOf: org } })) >= MAX_SUBSCRIPTIONS_PER_ORGANIZATION) {
+        throw failedPrecondition(
+          "SUBSCRIPTION_LIMIT",
+          org,
+          `an organization has at most ${MAX_SUBSCRIPTIONS_PER_ORGANIZATION} subscriptions`,
+        );
+      }
+      const now = clock.now();
+      const created = await store.subscriptions.insert({
+        uid: newChildUid(ids, parent),
+        parentUid: parent,
+        ...settings,
+        creatorUid: callerOf(ctx).uid,
+        createTime: now,
+        updateTime: now,
+        cursor: { xid: 0, position: 0 },
+        attempts: 0,
+        nextAttemptTime: 0,
+        lastError: "",
+      });
+      return message(created);
+    },
+
+    async updateSubscription(req: UpdateSubscriptionRequest): Promise<Subscription> {
+      const sent = req.subscription;
+      if (sent === undefined) throw invalidArgument("subscription", "is required");
+      const uid = requireUid("uid", sent.uid);
+      const mask = resolveUpdateMask(req.updateMask?.paths, subscriptionUpdatable, populatedPaths(sent));
+      const changes: Partial<SubscriptionSettings> = {};
+      if (mask.has("sink")) validateSink((changes.sink = sent.sink), policy);
+      if (mask.has("types")) validateTypes((changes.types = [...sent.types]));
+      if (mask.has("include_descendants")) changes.includeDescendants = sent.includeDescendants;
+      const updated = await store.subscriptions.update(uid, changes, clock.now());
+      if (!updated) throw notFound("subscription", uid);
+      return message(updated);
+    },
+
+    async replaySubscription(req: ReplaySubscriptionRequest): Promise<Subscription> {
+      const uid = requireUid("uid", req.uid);
+      const from =
+        req.from.case === "fromTime"
+          ? { time: timestampMs(req.from.value) }
+          : req.from.case === "fromEventId"
+            ? { id: req.from.value }
+            : undefined;
+      if (from === undefined) throw invalidArgument("from", "from_time or from_event_id is required");
+      const found = await store.subscriptions.get(uid);
+      if (!found) throw notFound("subscription", uid);
+      const cursor = await store.outbox.before({ groupUid: found.parentUid, includeDescendants: found.includeDescendants }, from);
+      if (cursor === undefined && req.from.case === "fromEventId") throw notFound("event", req.from.value);
+      // Nothing at or after the time: delivery restarts after everything there is.
+      const end = cursor ?? (await store.outbox.end());
+      const replayed = await store.subscriptions.rewind(uid, end, clock.now());
+      if (!replayed) throw notFound("subscription", uid);
+      return message(replayed);
+    },
+
+    async deleteSubscription(req: DeleteSubscriptionRequest): Promise<Empty> {
+      const uid = requireUid("uid", req.uid);
+      if (!(await store.subscriptions.delete(uid))) throw notFound("subscription", uid);
+      return create(EmptySchema);
+    },
+  };
+}

@@ -1,0 +1,151 @@
+/**
+ * The v2beta1 account associations service: which cloud accounts belong to a group. At most one
+ * association per group, with the group's uid as its own.
+ */
+import { create } from "@bufbuild/protobuf";
+import { EmptySchema, timestampFromMs, type Empty } from "@bufbuild/protobuf/wkt";
+import {
+  accountAssociationSortable,
+  accountAssociationSortValue,
+  accountAssociationUpdatable,
+  PROVIDERS,
+  providerChanges,
+  requireAnyProvider,
+  validateProviders,
+  type Providers,
+} from "../../domain/account-association-rules.js";
+import { Capability } from "../../domain/capabilities.js";
+import { invalidArgument, notFound } from "../../domain/errors.js";
+import { resolveUpdateMask } from "../../domain/field-mask.js";
+import { namedChanges, validateDescription, validateName } from "../../domain/names.js";
+import type { AccountAssociationRecord } from "../../domain/account-associations.js";
+import { requireUid } from "../../domain/uid.js";
+import {
+  AccountAssociationSchema,
+  ListAccountAssociationsResponseSchema,
+  type AccountAssociation,
+  type CreateAccountAssociationRequest,
+  type DeleteAccountAssociationRequest,
+  type GetAccountAssociationRequest,
+  type ListAccountAssociationsRequest,
+  type ListAccountAssociationsResponse,
+  type UpdateAccountAssociationRequest,
+} from "../../gen/arbor/iam/v2beta1/account_associations_pb.js";
+import type { CallContext } from "../context.js";
+import type { ServiceDeps } from "../deps.js";
+import { listing, namedQuery } from "../list-page.js";
+
+const LIST = [Capability.CAP_IAM_ACCOUNT_ASSOCIATIONS_LIST];
+
+/** The association as the API shows it; a provider that is not associated is absent. */
+export function accountAssociationMessage(a: AccountAssociationRecord): AccountAssociation {
+  return create(AccountAssociationSchema, {
+    uid: a.uid,
+    name: a.name,
+    description: a.description,
+    ...(a.amazon && { amazon: { ...a.amazon } }),
+    ...(a.google && { google: { ...a.google } }),
+    ...(a.azure && { azure: { tenantId: a.azure.tenantId, clientIds: { ...a.azure.clientIds } } }),
+    ...(a.github && {
+      github: { installations: a.github.installations.map((i) => ({ installationId: BigInt(i.installationId), name: i.name })) },
+    }),
+    createTime: timestampFromMs(a.createTime),
+    updateTime: timestampFromMs(a.updateTime),
+  });
+}
+
+/** The providers a request message carries, as the record keeps them (not yet validated). */
+function sentProviders(a: AccountAssociation | undefined): Providers {
+  return {
+    ...(a?.amazon && { amazon: { account: a.amazon.account } }),
+    ...(a?.google && { google: { projectId: a.google.projectId, projectNumber: a.google.projectNumber } }),
+    ...(a?.azure && { azure: { tenantId: a.azure.tenantId, clientIds: { ...a.azure.clientIds } } }),
+    ...(a?.github && {
+      github: { installations: a.github.installations.map((i) => ({ installationId: i.installationId.toString(), name: i.name })) },
+    }),
+  };
+}
+
+/** The update mask paths an update without a mask changes: the non-empty fields (gRPC). */
+function populatedPaths(a: AccountAssociation): string[] {
+  return [
+    ...(a.name !== "" ? ["name"] : []),
+    ...(a.description !== "" ? ["description"] : []),
+    ...PROVIDERS.filter((p) => a[p] !== undefined),
+  ];
+}
+
+/** Creates the account associations service implementation. */
+export function createAccountAssociationsService(deps: ServiceDeps) {
+  const { store, clock, pageTokens } = deps;
+  const accountAssociationsListing = listing({
+    resource: "accountAssociations",
+    sortable: accountAssociationSortable,
+    sortValue: accountAssociationSortValue,
+    source: () => store.accountAssociations,
+    tokens: pageTokens,
+  });
+  return {
+    async listAccountAssociations(req: ListAccountAssociationsRequest, ctx: CallContext): Promise<ListAccountAssociationsResponse> {
+      const query = namedQuery(req);
+      const visibleUnder = (await ctx.permissions()).scopes(LIST);
+      const { items, ...envelope } = await accountAssociationsListing.page(req, query, visibleUnder);
+      return create(ListAccountAssociationsResponseSchema, { accountAssociations: items.map(accountAssociationMessage), ...envelope });
+    },
+
+    async getAccountAssociation(req: GetAccountAssociationRequest): Promise<AccountAssociation> {
+      const uid = requireUid("uid", req.uid);
+      const association = await store.accountAssociations.get(uid);
+      if (!association) throw notFound("account association", uid);
+      return accountAssociationMessage(association);
+    },
+
+    async createAccountAssociation(req: CreateAccountAssociationRequest): Promise<AccountAssociation> {
+      const uid = requireUid("parent", req.parent);
+      const sent = req.accountAssociation;
+      validateName(sent?.name ?? "");
+      validateDescription(sent?.description ?? "");
+      const providers = sentProviders(sent);
+      requireAnyProvider(providers);
+      validateProviders(providers);
+      const now = clock.now();
+      const association: AccountAssociationRecord = {
+        uid,
+        name: sent?.name ?? "",
+        description: sent?.description ?? "",
+        ...providers,
+        createTime: now,
+        updateTime: now,
+      };
+      await store.accountAssociations.insert(association);
+      return accountAssociationMessage(association);
+    },
+
+    async updateAccountAssociation(req: UpdateAccountAssociationRequest): Promise<AccountAssociation> {
+      const sent = req.accountAssociation;
+      if (sent === undefined) throw invalidArgument("account_association", "is required");
+      const uid = requireUid("uid", sent.uid);
+      const mask = resolveUpdateMask(req.updateMask?.paths, accountAssociationUpdatable, populatedPaths(sent));
+      // The row is held from the read to the write: "at least one provider" is checked against
+      // what is stored, so two PATCHes removing different providers must not both pass on one read.
+      const updated = await store.atomically(async (tx) => {
+        const stored = await tx.accountAssociations.lock(uid);
+        if (!stored || mask.size === 0) return stored;
+        const changes: Parameters<typeof store.accountAssociations.update>[1] = namedChanges(mask, sent);
+        const providers = providerChanges(mask, sentProviders(sent), stored);
+        validateProviders(providers);
+        requireAnyProvider({ ...stored, ...providers });
+        Object.assign(changes, providers);
+        return tx.accountAssociations.update(uid, changes, clock.now());
+      });
+      if (!updated) throw notFound("account association", uid);
+      return accountAssociationMessage(updated);
+    },
+
+    async deleteAccountAssociation(req: DeleteAccountAssociationRequest): Promise<Empty> {
+      // Idempotent: deleting an association that does not exist succeeds.
+      await store.accountAssociations.delete(requireUid("uid", req.uid));
+      return create(EmptySchema);
+    },
+  };
+}

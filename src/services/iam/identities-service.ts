@@ -1,0 +1,161 @@
+/**
+ * The v2beta1 identities service: request to domain call to response. No SQL, no HTTP.
+ *
+ * Identities in groups are authorized at their uid by the invoker, except GetIdentity, which is
+ * checked here so that people (root-level identities, on whom nobody holds a binding) can be
+ * read too: by themselves, and by whoever may list identities in a group where they are bound.
+ * Update and Delete of a person stay refused by the invoker's scope check: people are managed
+ * through login.
+ */
+import { create } from "@bufbuild/protobuf";
+import { EmptySchema, type Empty } from "@bufbuild/protobuf/wkt";
+import { Capability, capabilityName } from "../../domain/capabilities.js";
+import { invalidArgument, notFound, permissionDenied } from "../../domain/errors.js";
+import { resolveUpdateMask } from "../../domain/field-mask.js";
+import type { IdentityRecord, Relationship } from "../../domain/identities.js";
+import { identitySortable, identitySortValue, identityUpdatable, validateRelationship } from "../../domain/identity-rules.js";
+import { masksRelationship, updatedRelationship } from "../../domain/identity-update.js";
+import { namedChanges, validateDescription, validateName } from "../../domain/names.js";
+import { isRoot, newChildUid, requireUid } from "../../domain/uid.js";
+import {
+  ListIdentitiesResponseSchema,
+  type CreateIdentityRequest,
+  type DeleteIdentityRequest,
+  type ExplainExchangeRequest,
+  type ExplainExchangeResponse,
+  type GetIdentityRequest,
+  type Identity,
+  type ListIdentitiesRequest,
+  type ExchangeTokenRequest,
+  type ExchangeTokenResponse,
+  type ListIdentitiesResponse,
+  type LookupIdentityRequest,
+  type LookupIdentityResponse,
+  type UpdateIdentityRequest,
+} from "../../gen/arbor/iam/v2beta1/identities_pb.js";
+import { callerOf, type CallContext } from "../context.js";
+import type { ServiceDeps } from "../deps.js";
+import { exchangeToken, explainExchange, lookupIdentity } from "./identity-exchange.js";
+import { identityMessage, populatedPaths, relationshipInput } from "./identity-messages.js";
+import { listing, namedQuery } from "../list-page.js";
+
+const LIST = [Capability.CAP_IAM_IDENTITY_LIST];
+
+/** Creates the identities service implementation. */
+export function createIdentitiesService(deps: ServiceDeps) {
+  const { store, clock, ids, pageTokens, settings } = deps;
+  const identitiesListing = listing({
+    resource: "identities",
+    sortable: identitySortable,
+    sortValue: identitySortValue,
+    source: () => store.identities,
+    tokens: pageTokens,
+  });
+  const rules = (now: number) => ({
+    now,
+    allowHttpLoopbackIssuers: settings.allowHttpLoopbackIssuers,
+    allowPrivateIssuers: settings.allowPrivateIssuers,
+  });
+
+  /** The identity at uid if the caller may read it; permission is decided before existence. */
+  async function readable(uid: string, ctx: CallContext): Promise<IdentityRecord | undefined> {
+    const permissions = await ctx.permissions();
+    if (!isRoot(uid)) {
+      if (!permissions.allows(LIST, uid)) throw denied(uid);
+      return store.identities.get(uid);
+    }
+    if (uid === callerOf(ctx).uid) return store.identities.get(uid);
+    // A person is visible where they are bound: the list's visibility rule says where that is.
+    const visibleUnder = permissions.scopes(LIST);
+    const window = { order: [{ field: "uid", desc: false }], offset: 0, limit: 1 };
+    const [person] = visibleUnder.length === 0 ? [] : await store.identities.list({ uidp: { ids: [uid] }, visibleUnder }, window);
+    if (person === undefined) throw denied(uid);
+    return person;
+  }
+
+  return {
+    async listIdentities(req: ListIdentitiesRequest, ctx: CallContext): Promise<ListIdentitiesResponse> {
+      const query = namedQuery(req);
+      const visibleUnder = (await ctx.permissions()).scopes(LIST);
+      const { items, ...envelope } = await identitiesListing.page(req, query, visibleUnder);
+      return create(ListIdentitiesResponseSchema, { identities: items.map(identityMessage), ...envelope });
+    },
+
+    async getIdentity(req: GetIdentityRequest, ctx: CallContext): Promise<Identity> {
+      const uid = requireUid("uid", req.uid);
+      const identity = await readable(uid, ctx);
+      if (!identity) throw notFound("identity", uid);
+      return identityMessage(identity);
+    },
+
+    async createIdentity(req: CreateIdentityRequest): Promise<Identity> {
+      const parent = requireUid("parent", req.parent);
+      const name = req.identity?.name ?? "";
+      const description = req.identity?.description ?? "";
+      validateName(name);
+      validateDescription(description);
+      const now = clock.now();
+      const relationship = validateRelationship(relationshipInput(req.identity), rules(now));
+      const identity: IdentityRecord = {
+        uid: newChildUid(ids, parent),
+        parentUid: parent,
+        name,
+        description,
+        relationship,
+        lastSeenTime: null,
+        createTime: now,
+        updateTime: now,
+      };
+      // The store answers NOT_FOUND (group <parent>) when the parent is not a group.
+      await store.identities.insert(identity);
+      return identityMessage(identity);
+    },
+
+    async updateIdentity(req: UpdateIdentityRequest): Promise<Identity> {
+      if (req.identity === undefined) throw invalidArgument("identity", "is required");
+      const uid = requireUid("uid", req.identity.uid);
+      const mask = resolveUpdateMask(req.updateMask?.paths, identityUpdatable, populatedPaths(req.identity));
+      const changes: { name?: string; description?: string; relationship?: Relationship } = namedChanges(mask, req.identity);
+      const now = clock.now();
+      const sent = relationshipInput(req.identity);
+      // A member-level change merges into the stored relationship: the read, the merge and the
+      // write share one transaction holding the row, so a concurrent PATCH of another member waits
+      // for this one instead of writing back a relationship read before it (a lost update).
+      const updated = masksRelationship(mask)
+        ? await store.atomically(async (tx) => {
+            const current = await tx.identities.lock(uid);
+            if (!current) return undefined;
+            const relationship = validateRelationship(updatedRelationship(current.relationship, sent, mask), rules(now));
+            return tx.identities.update(uid, { ...changes, relationship }, now);
+          })
+        : Object.keys(changes).length === 0
+          ? await store.identities.get(uid)
+          : await store.identities.update(uid, changes, now);
+      if (!updated) throw notFound("identity", uid);
+      return identityMessage(updated);
+    },
+
+    async deleteIdentity(req: DeleteIdentityRequest): Promise<Empty> {
+      const uid = requireUid("uid", req.uid);
+      // The store deletes the role bindings that name it, in the same transaction.
+      if (!(await store.identities.delete(uid))) throw notFound("identity", uid);
+      return create(EmptySchema);
+    },
+
+    async lookupIdentity(req: LookupIdentityRequest): Promise<LookupIdentityResponse> {
+      return lookupIdentity(req);
+    },
+
+    async explainExchange(req: ExplainExchangeRequest): Promise<ExplainExchangeResponse> {
+      return explainExchange(deps, req);
+    },
+
+    async exchangeToken(req: ExchangeTokenRequest): Promise<ExchangeTokenResponse> {
+      return exchangeToken(deps, req);
+    },
+  };
+}
+
+function denied(uid: string) {
+  return permissionDenied(`the caller lacks ${LIST.map(capabilityName).join(", ")} on ${uid}`);
+}

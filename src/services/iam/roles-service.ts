@@ -1,0 +1,136 @@
+/**
+ * The v2beta1 roles service: the built-in roles, readable by every caller, and custom roles in
+ * groups. Built-in roles never change through the API.
+ */
+import { create } from "@bufbuild/protobuf";
+import { EmptySchema, timestampFromMs, type Empty } from "@bufbuild/protobuf/wkt";
+import { Capability, capabilityName } from "../../domain/capabilities.js";
+import { failedPrecondition, invalidArgument, notFound, permissionDenied } from "../../domain/errors.js";
+import { resolveUpdateMask } from "../../domain/field-mask.js";
+import { namedChanges, validateDescription, validateName } from "../../domain/names.js";
+import type { RoleRecord } from "../../domain/roles.js";
+import {
+  customRoleCapabilities,
+  isBuiltinRole,
+  roleCapabilities,
+  roleSortable,
+  roleSortValue,
+  roleUpdatable,
+} from "../../domain/role-rules.js";
+import { newChildUid, requireUid } from "../../domain/uid.js";
+import {
+  ListRolesResponseSchema,
+  RoleSchema,
+  type CreateRoleRequest,
+  type DeleteRoleRequest,
+  type GetRoleRequest,
+  type ListRolesRequest,
+  type ListRolesResponse,
+  type Role,
+  type UpdateRoleRequest,
+} from "../../gen/arbor/iam/v2beta1/roles_pb.js";
+import type { CallContext } from "../context.js";
+import type { ServiceDeps } from "../deps.js";
+import { listing, namedQuery } from "../list-page.js";
+
+const LIST = [Capability.CAP_IAM_ROLES_LIST];
+
+/** The role resource as the API shows it; capabilities in catalogue order. */
+export function roleMessage(r: RoleRecord): Role {
+  return create(RoleSchema, {
+    uid: r.uid,
+    name: r.name,
+    description: r.description,
+    capabilities: [...roleCapabilities(r.uid, r.capabilities)],
+    createTime: timestampFromMs(r.createTime),
+    updateTime: timestampFromMs(r.updateTime),
+  });
+}
+
+/** Creates the roles service implementation. */
+export function createRolesService(deps: ServiceDeps) {
+  const { store, clock, ids, pageTokens } = deps;
+  const rolesListing = listing({
+    resource: "roles",
+    sortable: roleSortable,
+    sortValue: roleSortValue,
+    source: () => store.roles,
+    tokens: pageTokens,
+  });
+  return {
+    async listRoles(req: ListRolesRequest, ctx: CallContext): Promise<ListRolesResponse> {
+      const query = namedQuery(req);
+      // Built-in roles are always visible (the store's rule); custom ones where roles.list is held.
+      const visibleUnder = (await ctx.permissions()).scopes(LIST);
+      const { items, ...envelope } = await rolesListing.page(req, query, visibleUnder);
+      return create(ListRolesResponseSchema, { roles: items.map(roleMessage), ...envelope });
+    },
+
+    async getRole(req: GetRoleRequest, ctx: CallContext): Promise<Role> {
+      const uid = requireUid("uid", req.uid);
+      // Declared unscoped so that built-in roles, which sit at no group, are readable by anyone;
+      // a custom role needs roles.list on it, checked before whether it exists.
+      if (!isBuiltinRole(uid) && !(await ctx.permissions()).allows(LIST, uid)) {
+        throw permissionDenied(`the caller lacks ${LIST.map(capabilityName).join(", ")} on ${uid}`);
+      }
+      const role = await store.roles.get(uid);
+      if (!role) throw notFound("role", uid);
+      return roleMessage(role);
+    },
+
+    async createRole(req: CreateRoleRequest): Promise<Role> {
+      const parent = requireUid("parent", req.parent);
+      if (req.role === undefined) throw invalidArgument("role", "is required");
+      validateName(req.role.name);
+      validateDescription(req.role.description);
+      const capabilities = customRoleCapabilities(req.role.capabilities);
+      const now = clock.now();
+      const role: RoleRecord = {
+        uid: newChildUid(ids, parent),
+        parentUid: parent,
+        name: req.role.name,
+        description: req.role.description,
+        capabilities,
+        createTime: now,
+        updateTime: now,
+      };
+      await store.roles.insert(role);
+      return roleMessage(role);
+    },
+
+    async updateRole(req: UpdateRoleRequest): Promise<Role> {
+      if (req.role === undefined) throw invalidArgument("role", "is required");
+      const uid = requireUid("uid", req.role.uid);
+      const sent = req.role;
+      const populated = [
+        ...(sent.name !== "" ? ["name"] : []),
+        ...(sent.description !== "" ? ["description"] : []),
+        ...(sent.capabilities.length > 0 ? ["capabilities"] : []),
+      ];
+      const mask = resolveUpdateMask(req.updateMask?.paths, roleUpdatable, populated);
+      const changes: { name?: string; description?: string; capabilities?: string[] } = namedChanges(mask, sent);
+      if (mask.has("capabilities")) changes.capabilities = customRoleCapabilities(sent.capabilities);
+      if (mask.size > 0 && isBuiltinRole(uid)) throw builtinUnchangeable(uid);
+      const updated = mask.size === 0 ? await store.roles.get(uid) : await store.roles.update(uid, changes, clock.now());
+      if (!updated) throw notFound("role", uid);
+      return roleMessage(updated);
+    },
+
+    async deleteRole(req: DeleteRoleRequest): Promise<Empty> {
+      const uid = requireUid("uid", req.uid);
+      if (isBuiltinRole(uid)) throw builtinUnchangeable(uid);
+      if (!(await store.roles.delete(uid))) throw notFound("role", uid);
+      return create(EmptySchema);
+    },
+  };
+}
+
+/**
+ * Built-in roles never change. Through the API this is not reached today: the invoker checks
+ * roles.update/roles.delete at the role's uid first, and no binding grants anything at a
+ * root-level uid, so every caller gets PERMISSION_DENIED (permission before state). It stays so
+ * that the rule does not rest on that.
+ */
+function builtinUnchangeable(uid: string) {
+  return failedPrecondition("BUILT_IN", uid, "built-in roles cannot be changed or deleted");
+}

@@ -1,0 +1,72 @@
+/**
+ * The v2beta1 advisories service: request to store query to response. Advisories are global
+ * (DESIGN 1.10), so the RPCs are declared unscoped and the check is here: a caller holding
+ * advisories.list anywhere may read them all.
+ */
+import { create } from "@bufbuild/protobuf";
+import { timestampMs } from "@bufbuild/protobuf/wkt";
+import { ADVISORY_ID, advisoryFilter, advisorySortable, advisorySortValue } from "../../domain/advisories.js";
+import { Capability } from "../../domain/capabilities.js";
+import { invalidArgument, notFound, permissionDenied } from "../../domain/errors.js";
+import {
+  ListAdvisoriesResponseSchema,
+  type Advisory,
+  type CheckAdvisoriesRequest,
+  type CheckAdvisoriesResponse,
+  type GetAdvisoryRequest,
+  type ListAdvisoriesRequest,
+  type ListAdvisoriesResponse,
+} from "../../gen/arbor/vulnerabilities/v2beta1/advisories_pb.js";
+import { checkAdvisories } from "./advisory-check.js";
+import { advisoryMessage } from "./advisory-messages.js";
+import type { CallContext } from "../context.js";
+import type { ServiceDeps } from "../deps.js";
+import { listing } from "../list-page.js";
+
+const LIST = [Capability.CAP_ADVISORIES_LIST];
+
+/** Creates the advisories service implementation. */
+export function createAdvisoriesService(deps: ServiceDeps) {
+  const { store, pageTokens } = deps;
+  const advisoriesListing = listing({
+    resource: "advisories",
+    sortable: advisorySortable,
+    sortValue: advisorySortValue,
+    source: () => store.advisories,
+    tokens: pageTokens,
+  });
+  return {
+    async listAdvisories(req: ListAdvisoriesRequest, ctx: CallContext): Promise<ListAdvisoriesResponse> {
+      await requireList(ctx);
+      const query = advisoryFilter({
+        advisoryIds: req.advisoryIds,
+        aliases: req.aliases,
+        ecosystem: req.ecosystem,
+        packageName: req.packageName,
+        query: req.query,
+        modifiedSinceMs: req.modifiedSince === undefined ? undefined : timestampMs(req.modifiedSince),
+      });
+      const { items, ...envelope } = await advisoriesListing.page(req, query, undefined);
+      return create(ListAdvisoriesResponseSchema, { advisories: items.map(advisoryMessage), ...envelope });
+    },
+
+    async getAdvisory(req: GetAdvisoryRequest, ctx: CallContext): Promise<Advisory> {
+      await requireList(ctx);
+      if (req.uid === "") throw invalidArgument("uid", "is required");
+      if (!ADVISORY_ID.test(req.uid)) throw invalidArgument("uid", `"${req.uid.slice(0, 64)}" is not an advisory id`);
+      const advisory = await store.advisories.get(req.uid);
+      if (!advisory) throw notFound("advisory", req.uid);
+      return advisoryMessage(advisory);
+    },
+
+    async checkAdvisories(req: CheckAdvisoriesRequest, ctx: CallContext): Promise<CheckAdvisoriesResponse> {
+      await requireList(ctx);
+      return checkAdvisories(store.advisories, req);
+    },
+  };
+}
+
+/** PERMISSION_DENIED unless the caller holds advisories.list at some group. */
+async function requireList(ctx: CallContext): Promise<void> {
+  if ((await ctx.permissions()).scopes(LIST).length === 0) throw permissionDenied("the caller lacks advisories.list on any group");
+}
