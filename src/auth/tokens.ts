@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from "jose";
 import type { Clock } from "../domain/clock.js";
-import { unauthenticated, UnauthenticatedError } from "../domain/errors.js";
+import { isApiError, unauthenticated, UnauthenticatedError } from "../domain/errors.js";
 import { TOKEN_TTL_MS, type KeyRing } from "./key-ring.js";
 
 /** Who an upstream token named, recorded in the `act` claim. */
@@ -121,6 +121,8 @@ export class Tokens {
       );
       return { claims: this.#refuseForged(payload as unknown as TokenClaims), keyRetireTime };
     } catch (e) {
+      // A store that cannot be read is its own failure (UNAVAILABLE, to retry), not a refused token.
+      if (isApiError(e) && !(e instanceof UnauthenticatedError)) throw e;
       throw refusalOf(e, issuer);
     }
   }
@@ -159,7 +161,5 @@ function refusalOf(e: unknown, issuer: string): UnauthenticatedError {
   }
   if (e instanceof joseErrors.JWSSignatureVerificationFailed) return unauthenticated("TOKEN_SIGNATURE");
   if (e instanceof joseErrors.JOSEAlgNotAllowed) return unauthenticated("TOKEN_ALGORITHM");
-  // Another ApiError (the key store unreadable) is still a refusal, its message its reason.
-  if (e instanceof Error && e.name === "ApiError") return unauthenticated("TOKEN_NOT_VERIFIED", { why: e.message });
   return unauthenticated("TOKEN_MALFORMED");
 }

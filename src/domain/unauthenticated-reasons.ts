@@ -32,7 +32,6 @@ const SENTENCES = {
   TOKEN_ISSUED_IN_FUTURE: () => "the token's iat claim is in the future",
   TOKEN_LIFETIME: () => "the token's lifetime (exp - iat) is longer than this server issues",
   /** A failure of the server's own while verifying (its key store unreadable), told as it was. */
-  TOKEN_NOT_VERIFIED: (p: { why: string }) => p.why,
   TOKEN_IDENTITY_GONE: () => "the token's identity does not exist (deleted, or never registered)",
 
   // Upstream OIDC tokens (auth/upstream-token.ts, auth/upstream-verifier.ts).

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { KeyRing } from "../../src/auth/key-ring.js";
 import { CLOCK_TOLERANCE_S, Tokens } from "../../src/auth/tokens.js";
-import { Code } from "../../src/domain/errors.js";
+import { Code, unavailable } from "../../src/domain/errors.js";
 import type { KeyStore } from "../../src/store/key-store.js";
 import type { SigningKeyRecord } from "../../src/domain/signing-keys.js";
 
@@ -74,5 +74,16 @@ describe("tokens", () => {
       code: Code.UNAUTHENTICATED,
       reason: "TOKEN_SIGNATURE",
     });
+  });
+
+  it("a key store that cannot be read is the store's failure (UNAVAILABLE, to retry), not a refused token", async () => {
+    const clock = { t: Date.UTC(2026, 10, 22, 12), now: () => clock.t };
+    const store = memoryKeys();
+    const issuing = new Tokens(new KeyRing(store, clock, { rotationMs: 30 * 86_400_000 }), clock, () => "https://arbor.example");
+    const { token } = await issuing.issue("a".repeat(40), "https://api.example");
+    // Another replica, which has not read the key yet, while the store is down.
+    const down = { ...store, live: () => Promise.reject(unavailable("the store is unavailable")) };
+    const verifying = new Tokens(new KeyRing(down, clock, { rotationMs: 30 * 86_400_000 }), clock, () => "https://arbor.example");
+    await expect(verifying.verify(token, "https://api.example")).rejects.toMatchObject({ code: Code.UNAVAILABLE });
   });
 });
