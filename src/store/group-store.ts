@@ -26,6 +26,12 @@ export interface GroupStore {
   insert(group: GroupRecord): Promise<void>;
   /** The group, or undefined. */
   get(uid: string): Promise<GroupRecord | undefined>;
+  /**
+   * The group, its row held until the surrounding transaction ends (resource-table.ts, lock):
+   * what a change counts under it (an organization's subscriptions) cannot be counted at once by
+   * a racing change.
+   */
+  lock(uid: string): Promise<GroupRecord | undefined>;
   /** The groups among uids that exist, in uid order. */
   getMany(uids: readonly string[]): Promise<GroupRecord[]>;
   /** The organization (root group) with this name, or undefined. */
@@ -75,6 +81,7 @@ export function createGroupStore(db: Executor, engine: Engine, record: Authority
     },
 
     get: table.get,
+    lock: (uid) => table.lock(uid, "update_time"),
     getMany: table.getMany,
 
     async findOrganization(name) {

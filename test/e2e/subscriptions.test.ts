@@ -105,6 +105,18 @@ for (const engine of engines) {
       expect(res.body.message).toBe("Precondition failed: an organization has at most 100 subscriptions");
     });
 
+    it("holds the limit against creates racing at it: one passes, the rest are refused", async () => {
+      const other = await t.organization(`subs-race`);
+      const as = restClient(t, other.token);
+      for (let i = 0; i < 99; i++)
+        expect((await as.post(`${BASE}/${other.org.uid}`, { sink: `https://s.example.com/${i}` })).status).toBe(200);
+      const racing = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => as.post(`${BASE}/${other.org.uid}`, { sink: `https://s.example.com/race-${i}` })),
+      );
+      expect(racing.map((r) => r.status).sort()).toEqual([200, 400, 400, 400, 400, 400]);
+      expect((await as.get(`${BASE}?uidp.descendants_of=${other.org.uid}&page_size=1`)).body.totalCount).toBe("100");
+    });
+
     it("serves the same over gRPC, and deletes", async () => {
       const made = await call(
         grpcClient,

@@ -101,8 +101,9 @@ export function createSubscriptionsService(deps: ServiceDeps) {
       if (sent === undefined) throw invalidArgument("subscription", "is required");
       const settings: SubscriptionSettings = { sink: sent.sink, types: [...sent.types], includeDescendants: sent.includeDescendants };
       validateSubscription(settings, policy);
-      // A bound, not a lock: creates racing at the limit may pass it by a few.
+      // The organization's row held while counting, so creates racing at the limit cannot pass it.
       const org = rootOf(parent);
+      await store.groups.lock(org);
       if ((await store.subscriptions.count({ uidp: { descendantsOf: org } })) >= MAX_SUBSCRIPTIONS_PER_ORGANIZATION) {
         throw failedPrecondition(
           "SUBSCRIPTION_LIMIT",
