@@ -15,6 +15,7 @@ import { checkPrerequisites } from "./lib/prerequisites.js";
 import type { Scenario, ScenarioResult } from "./lib/results.js";
 import { advisories } from "./scenarios/advisories.js";
 import { c1CliStartup } from "./scenarios/c1-cli-startup.js";
+import { e1Events } from "./scenarios/e1-events.js";
 import { s1Get } from "./scenarios/s1-get.js";
 import { s2List } from "./scenarios/s2-list.js";
 import { s3Create } from "./scenarios/s3-create.js";
@@ -35,6 +36,7 @@ const SCENARIOS: Scenario[] = [
   s7Memory,
   s8Keystone,
   s9ManyBindings,
+  e1Events,
   advisories,
   c1CliStartup,
 ];

@@ -69,6 +69,8 @@ export interface Config {
   advisoriesFeedMaxCursorAgeMs: number;
   /** Audit events older than this many milliseconds are deleted by the server; undefined: kept for ever. */
   auditRetentionMs: number | undefined;
+  /** Whether changes write CloudEvents to the outbox and the outbox is delivered; false: neither (docs/events.md). */
+  events: boolean;
   /** Whether event sinks on loopback (http:// too) are accepted (tests, local development); https to public addresses only otherwise. */
   allowHttpLoopbackSinks: boolean;
   /** Whether event sinks on private addresses (RFC 1918, CGNAT, IPv6 unique local) are accepted. */
@@ -157,6 +159,7 @@ export const DEFAULT_CONFIG: Readonly<Config> = {
   advisoriesSyncIntervalMs: 60 * 60 * 1000,
   advisoriesFeedMaxCursorAgeMs: 7 * 24 * 60 * 60 * 1000,
   auditRetentionMs: undefined,
+  events: true,
   allowHttpLoopbackSinks: false,
   allowPrivateSinks: false,
   eventsMaxAgeMs: 24 * 60 * 60 * 1000,
@@ -215,6 +218,7 @@ export const SETTINGS: Readonly<Record<keyof Config, { env: string; kind: Kind }
   advisoriesSyncIntervalMs: { env: "ARBOR_ADVISORIES_SYNC_INTERVAL", kind: "duration" },
   advisoriesFeedMaxCursorAgeMs: { env: "ARBOR_ADVISORIES_FEED_MAX_CURSOR_AGE", kind: "duration" },
   auditRetentionMs: { env: "ARBOR_AUDIT_RETENTION", kind: "duration" },
+  events: { env: "ARBOR_EVENTS", kind: "bool" },
   allowHttpLoopbackSinks: { env: "ARBOR_ALLOW_HTTP_LOOPBACK_SINKS", kind: "bool" },
   allowPrivateSinks: { env: "ARBOR_ALLOW_PRIVATE_SINKS", kind: "bool" },
   eventsMaxAgeMs: { env: "ARBOR_EVENTS_MAX_AGE", kind: "duration" },

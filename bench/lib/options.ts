@@ -29,7 +29,7 @@ export function benchOptions(env: NodeJS.ProcessEnv): BenchOptions {
       .filter(Boolean),
   );
   for (const id of only)
-    if (!/^(S[1-9]|C1|ADVISORIES)$/.test(id)) throw new Error(`BENCH_ONLY: "${id}" is not a scenario (S1 ... S9, C1, ADVISORIES)`);
+    if (!/^(S[1-9]|E1|C1|ADVISORIES)$/.test(id)) throw new Error(`BENCH_ONLY: "${id}" is not a scenario (S1 ... S9, E1, C1, ADVISORIES)`);
   return {
     rounds: positive(env, "BENCH_ROUNDS", quick ? 3 : 5),
     seconds: positive(env, "BENCH_SECONDS", quick ? 2 : 5),

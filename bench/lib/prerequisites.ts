@@ -17,7 +17,7 @@ interface Requirement {
 const onPath = (cmd: string) => spawnSync("sh", ["-c", `command -v ${cmd}`]).status === 0;
 
 const REQUIREMENTS: Requirement[] = [
-  { pkg: "wrk", present: () => onPath("wrk"), for: ["S1", "S2", "S3", "S4", "S7", "S9"] },
+  { pkg: "wrk", present: () => onPath("wrk"), for: ["S1", "S2", "S3", "S4", "S7", "S9", "E1"] },
   { pkg: "keystone", present: () => onPath("keystone-manage") && existsSync("/usr/bin/keystone-wsgi-public"), for: ["S8"] },
   { pkg: "uwsgi-core", present: () => onPath("uwsgi-core") || onPath("uwsgi"), for: ["S8"] },
   { pkg: "uwsgi-plugin-python3", present: () => existsSync("/usr/lib/uwsgi/plugins/python3_plugin.so"), for: ["S8"] },

@@ -32,9 +32,22 @@ export interface EventsSetup {
   logger: Logger;
 }
 
-/** Starts delivery and pruning. */
+/**
+ * Starts delivery and pruning; with events off (ARBOR_EVENTS=off) pruning alone, so what an
+ * earlier run with events on left in the outbox still goes at its time.
+ */
 export function startEvents(s: EventsSetup): Delivery {
   const { config, store, clock } = s;
+  const pruning = startPeriodic(
+    async () => {
+      const now = clock.now();
+      await store.outbox.prune(now - config.eventsRetentionMs, now - config.eventsMaxAgeMs);
+    },
+    OUTBOX_PRUNE_INTERVAL_MS,
+    (e) => s.logger.warn({ err: e }, "pruning the event outbox failed; trying again at the next interval"),
+    store.leads,
+  );
+  if (!config.events) return { nudge: () => undefined, stop: () => pruning.stop() };
   const fetch = createIssuerFetch({ allowLoopback: config.allowHttpLoopbackSinks, allowPrivate: config.allowPrivateSinks }, s.resolve);
   const send = createEventSender({
     fetch,
@@ -52,15 +65,6 @@ export function startEvents(s: EventsSetup): Delivery {
       onError: (e) => s.logger.warn({ err: e }, "delivering events failed; trying again"),
     },
     { ...DELIVERY_DEFAULTS, maxAgeMs: config.eventsMaxAgeMs, concurrency: config.eventsConcurrency },
-  );
-  const pruning = startPeriodic(
-    async () => {
-      const now = clock.now();
-      await store.outbox.prune(now - config.eventsRetentionMs, now - config.eventsMaxAgeMs);
-    },
-    OUTBOX_PRUNE_INTERVAL_MS,
-    (e) => s.logger.warn({ err: e }, "pruning the event outbox failed; trying again at the next interval"),
-    store.leads,
   );
   return {
     nudge: delivery.nudge,

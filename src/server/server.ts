@@ -145,6 +145,7 @@ export async function openCore(
     const settings = {
       allowHttpLoopbackIssuers: config.allowHttpLoopbackIssuers,
       allowPrivateIssuers: config.allowPrivateIssuers,
+      events: config.events,
       allowHttpLoopbackSinks: config.allowHttpLoopbackSinks,
       allowPrivateSinks: config.allowPrivateSinks,
     };
@@ -191,7 +192,8 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
     tokens: core.tokens,
     authorizer,
     audience: urls.base,
-    audit: withEvents(createAuditTrail(core.deps, toApiJson), core.store),
+    // ARBOR_EVENTS=off: the audit event alone, no CloudEvent in the outbox.
+    audit: config.events ? withEvents(createAuditTrail(core.deps, toApiJson), core.store) : createAuditTrail(core.deps, toApiJson),
     atomically: async (fn) => {
       const result = await core.store.atomically(fn);
       events?.nudge();

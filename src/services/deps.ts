@@ -13,6 +13,8 @@ export interface ServiceSettings {
   allowHttpLoopbackIssuers: boolean;
   /** Whether issuers on private addresses are accepted (ARBOR_ALLOW_PRIVATE_ISSUERS). */
   allowPrivateIssuers: boolean;
+  /** Whether events are on (ARBOR_EVENTS): off, changes write no CloudEvent and subscriptions cannot be created or replayed. */
+  events: boolean;
   /** Whether http:// event sinks on loopback (and loopback addresses at all) are accepted (ARBOR_ALLOW_HTTP_LOOPBACK_SINKS). */
   allowHttpLoopbackSinks: boolean;
   /** Whether event sinks on private addresses are accepted (ARBOR_ALLOW_PRIVATE_SINKS). */

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { generatedGroupUid, spreadGroups } from "../../bench/lib/bindings.js";
+import { startEventSink, tally, type Arrival } from "../../bench/lib/event-sink.js";
 import { benchmarksMarkdown } from "../../bench/lib/markdown.js";
 import { benchOptions } from "../../bench/lib/options.js";
 import { passes, type ScenarioResult } from "../../bench/lib/results.js";
@@ -94,6 +95,53 @@ describe("options", () => {
     expect(() => benchOptions({ BENCH_ONLY: "S1,S10" })).toThrow(/"S10" is not a scenario/);
     expect(() => benchOptions({ BENCH_ROUNDS: "zero" })).toThrow(/BENCH_ROUNDS must be a positive number/);
     expect(benchOptions({ BENCH_ONLY: "s1, s3", BENCH_QUICK: "1" })).toMatchObject({ only: new Set(["S1", "S3"]), rounds: 3, quick: true });
+    expect(benchOptions({ BENCH_ONLY: "e1" }).only).toEqual(new Set(["E1"]));
+  });
+});
+
+describe("E1's event sink", () => {
+  const at = (...ids: string[]): Arrival[] => ids.map((id, i) => ({ id, type: "t", at: i }));
+
+  it("counts every event expected received once, in order, as no error", () => {
+    expect(tally(["a", "b", "c"], at("a", "b", "c"))).toEqual({
+      delivered: 3,
+      missing: 0,
+      duplicates: 0,
+      outOfOrder: 0,
+      unexpected: 0,
+      errors: 0,
+    });
+  });
+
+  it("counts missing, repeated, out-of-order, unexpected and malformed deliveries as errors", () => {
+    expect(tally(["a", "b", "c", "d"], at("a", "c", "b", "c", "x"), 2)).toEqual({
+      delivered: 3,
+      missing: 1,
+      duplicates: 1,
+      outOfOrder: 1,
+      unexpected: 3,
+      errors: 6,
+    });
+  });
+
+  it("records a CloudEvent delivered in binary mode, and counts one without a token as malformed", async () => {
+    const sink = await startEventSink();
+    try {
+      const post = (headers: Record<string, string>) =>
+        fetch(sink.url, {
+          method: "POST",
+          headers: { "content-type": "application/json", "ce-specversion": "1.0", "ce-type": "t", ...headers },
+          body: JSON.stringify({ actor: { subject: "x" }, body: {} }),
+        });
+      expect((await post({ "ce-id": "e1", authorization: "Bearer token" })).status).toBe(204);
+      expect((await post({ "ce-id": "e2" })).status).toBe(204);
+      expect(sink.arrivals.map((a) => a.id)).toEqual(["e1"]);
+      expect(sink.malformed).toBe(1);
+      expect(await sink.until((a) => a.length === 1, 100)).toBe(true);
+      expect(await sink.until((a) => a.length === 2, 100)).toBe(false);
+    } finally {
+      await sink.close();
+    }
   });
 });
 

@@ -81,6 +81,15 @@ export function createSubscriptionsService(deps: ServiceDeps) {
   });
   const policy: SinkPolicy = { allowLoopback: deps.settings.allowHttpLoopbackSinks, allowPrivate: deps.settings.allowPrivateSinks };
   const message = (s: SubscriptionRecord) => subscriptionMessage(store, s);
+  /** With events off nothing would ever be delivered: a new subscription, or a replay, would only mislead. */
+  const requireEvents = (subject: string) => {
+    if (!deps.settings.events)
+      throw failedPrecondition(
+        "EVENTS_OFF",
+        subject,
+        "events are off on this server (ARBOR_EVENTS=off): changes write no events and nothing is delivered; existing subscriptions can be listed, read, updated and deleted",
+      );
+  };
   return {
     async listSubscriptions(req: ListSubscriptionsRequest, ctx: CallContext): Promise<ListSubscriptionsResponse> {
       const visibleUnder = (await ctx.permissions()).scopes(LIST);
@@ -97,6 +106,7 @@ export function createSubscriptionsService(deps: ServiceDeps) {
 
     async createSubscription(req: CreateSubscriptionRequest, ctx: CallContext): Promise<Subscription> {
       const parent = requireUid("parent", req.parent);
+      requireEvents(parent);
       const sent = req.subscription;
       if (sent === undefined) throw invalidArgument("subscription", "is required");
       const settings: SubscriptionSettings = { sink: sent.sink, types: [...sent.types], includeDescendants: sent.includeDescendants };
@@ -143,6 +153,7 @@ export function createSubscriptionsService(deps: ServiceDeps) {
 
     async replaySubscription(req: ReplaySubscriptionRequest): Promise<Subscription> {
       const uid = requireUid("uid", req.uid);
+      requireEvents(uid);
       const from =
         req.from.case === "fromTime"
           ? { time: timestampMs(req.from.value) }

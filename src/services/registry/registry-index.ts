@@ -19,7 +19,7 @@ import { applyManifestDelete, applyPush, applyTagDelete, type TagChange, type Ta
 import { newChildUid, parentOf, rootOf } from "../../domain/uid.js";
 import { reserved, type RegistryPath } from "../../store/registry-path-store.js";
 import type { Stores } from "../../store/store.js";
-import type { ServiceDeps } from "../deps.js";
+import type { ServiceDeps, ServiceSettings } from "../deps.js";
 import { registryEvent, type RegistryChange } from "../events/event-outbox.js";
 
 /** Where a repository path lands. */
@@ -78,8 +78,12 @@ export interface RegistryIndex {
 }
 
 /** The registry index over the store; new repos and tags take their uids from deps.ids. */
-export function createRegistryIndex(deps: Pick<ServiceDeps, "store" | "ids">): RegistryIndex {
+export function createRegistryIndex(
+  deps: Pick<ServiceDeps, "store" | "ids"> & { settings?: Pick<ServiceSettings, "events"> },
+): RegistryIndex {
   const { store, ids } = deps;
+  // ARBOR_EVENTS=off: the index changes, no CloudEvent is written.
+  const events = deps.settings?.events !== false;
 
   async function resolve(repository: string): Promise<ResolvedRepository | null> {
     const path = parseRepositoryPath(repository);
@@ -167,7 +171,7 @@ export function createRegistryIndex(deps: Pick<ServiceDeps, "store" | "ids">): R
       const changedAt = await apply(tx);
       if (changedAt !== undefined) {
         await tx.repos.touch(repoUid, changedAt);
-        await tx.outbox.insert(registryEvent({ ...event, id: ids.hex(16), repoUid, groupUid: parentOf(repoUid) ?? repoUid }));
+        if (events) await tx.outbox.insert(registryEvent({ ...event, id: ids.hex(16), repoUid, groupUid: parentOf(repoUid) ?? repoUid }));
       }
       return true;
     });
