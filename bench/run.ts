@@ -81,6 +81,7 @@ for (const scenario of selected) {
       figures: [],
       checks: [],
       charts: [],
+      errors: NaN,
       notes: [`The run of ${info.started} failed: ${(error as Error).message.split("\n")[0]}`],
       ranAt: info.started,
     });
@@ -88,7 +89,10 @@ for (const scenario of selected) {
 }
 
 // A subset run keeps the other scenarios' last results, so the doc always covers the suite.
-const previous = options.only.size > 0 && existsSync(RESULTS) ? (JSON.parse(readFileSync(RESULTS, "utf8")) as ScenarioResult[]) : [];
+// One stored before scenarios reported their errors has none recorded: unknown, not zero.
+const previous = (
+  options.only.size > 0 && existsSync(RESULTS) ? (JSON.parse(readFileSync(RESULTS, "utf8")) as Partial<ScenarioResult>[]) : []
+).map((r) => ({ ...r, errors: r.errors ?? NaN }) as ScenarioResult);
 const results = SCENARIOS.flatMap((s) => fresh.find((r) => r.id === s.id) ?? previous.find((r) => r.id === s.id) ?? []);
 // The load average lingers for minutes after the suite's own last run; what counts is what else
 // takes the CPU as this run starts.

@@ -136,6 +136,7 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
           ],
         },
       ],
+      errors,
       notes:
         errors > 0
           ? [`${errors} calls failed, e.g. ${[...arbor, ...plain, ...dedicated].find((r) => r.firstError)?.firstError ?? "?"}.`]

@@ -42,20 +42,32 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
       };
       const idle = rssMb(server.pid);
       const underLoad: number[] = [];
+      let errors = 0;
       for (let round = 0; round < ctx.rounds; round++) {
-        underLoad.push(await peakRss(server.pid, () => runWrk(spec)));
+        underLoad.push(await peakRss(server.pid, async () => (errors += (await runWrk(spec)).errors)));
         ctx.log(`S7 RSS under load round ${round + 1}: ${underLoad.at(-1)?.toFixed(1)} MB`);
       }
       // Memory growth: a baseline after a warm-up, then the rest of the requests.
       const total = sized(process.env, "BENCH_S7_REQUESTS", 1_000_000, 50_000);
       const chunk = { ...spec, seconds: ctx.quick ? 5 : 30 };
       let served = 0;
-      while (served < total / 10) served += (await runWrk(chunk)).requests;
+      while (served < total / 10) {
+        const r = await runWrk(chunk);
+        served += r.requests;
+        errors += r.errors;
+      }
       const before = rssMb(server.pid);
       let peak = before;
       while (served < total) {
         let requests = 0;
-        peak = Math.max(peak, await peakRss(server.pid, async () => (requests = (await runWrk(chunk)).requests)));
+        peak = Math.max(
+          peak,
+          await peakRss(server.pid, async () => {
+            const r = await runWrk(chunk);
+            requests = r.requests;
+            errors += r.errors;
+          }),
+        );
         served += requests;
         ctx.log(`S7 ${served.toLocaleString("en-US")} requests served, RSS ${rssMb(server.pid).toFixed(1)} MB`);
       }
@@ -120,7 +132,8 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
             ],
           },
         ],
-        notes: [],
+        errors,
+        notes: errors > 0 ? [`${errors} requests failed or answered non-200.`] : [],
       };
     } finally {
       await server.stop();

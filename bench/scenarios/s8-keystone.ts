@@ -118,6 +118,7 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
         ],
       },
     ],
+    errors: keystone.errors + arbor.errors,
     notes:
       keystone.errors + arbor.errors > 0
         ? [`errors: Keystone ${keystone.errors}, Arbor ${arbor.errors} (non-2xx answers and socket errors under wrk).`]

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { generatedGroupUid, spreadGroups } from "../../bench/lib/bindings.js";
 import { benchmarksMarkdown } from "../../bench/lib/markdown.js";
 import { benchOptions } from "../../bench/lib/options.js";
-import { passes, type ScenarioResult } from "../../bench/lib/results.js";
+import { holds, passes, type ScenarioResult } from "../../bench/lib/results.js";
 import { median, percentile } from "../../bench/lib/stats.js";
 import { svgChart } from "../../bench/lib/svg-chart.js";
 import { elide, parseWrk } from "../../bench/lib/wrk.js";
@@ -67,6 +67,14 @@ describe("checks", () => {
     expect(passes({ ...base, errors: 0 })).toBe(true);
     expect(passes({ ...base, errors: 1 })).toBe(false);
   });
+
+  it("miss on any error the scenario met, even one no check counted, and when its errors are unknown", () => {
+    const check = { label: "x", unit: "×", how: "", measured: 1.1, op: "≤" as const, bound: 2 };
+    expect(holds({ errors: 0 }, check)).toBe(true);
+    expect(holds({ errors: 1 }, check)).toBe(false);
+    expect(holds({ errors: NaN }, check)).toBe(false);
+    expect(holds({ errors: 0 }, { ...check, measured: 3 })).toBe(false);
+  });
 });
 
 describe("S9's bindings", () => {
@@ -118,6 +126,7 @@ describe("writers", () => {
         ],
       },
     ],
+    errors: 0,
     notes: [],
   };
   const info = {
@@ -139,6 +148,14 @@ describe("writers", () => {
       checks: [{ label: "ratio", measured: 1.1, unit: "×", op: "≤" as const, bound: 2, how: "per round", errors: 3 }],
     };
     expect(benchmarksMarkdown(info, [failing], [])).toContain("| S9 | ratio (per round) | 1.1 × | ≤ 2 × | **MISS** (3 errors) |");
+    const scenarioErrors = { ...result, errors: 2 };
+    expect(benchmarksMarkdown(info, [scenarioErrors], [])).toContain(
+      "| S9 | rate (closed loop) | 1,235 req/s | ≥ 1,000 req/s | **MISS** (2 errors) |",
+    );
+    const unknown = { ...result, errors: NaN };
+    expect(benchmarksMarkdown(info, [unknown], [])).toContain(
+      "| S9 | rate (closed loop) | 1,235 req/s | ≥ 1,000 req/s | **MISS** (errors not recorded) |",
+    );
     expect(md).toContain("![S9 <rate>](benchmarks/s9.svg)");
     expect(md).toContain("`wrk -c1 http://127.0.0.1:$PORT/a\\|b`");
   });
