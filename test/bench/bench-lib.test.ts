@@ -7,6 +7,7 @@ import { generatedGroupUid, spreadGroups } from "../../bench/lib/bindings.js";
 import { benchmarksMarkdown } from "../../bench/lib/markdown.js";
 import { benchOptions } from "../../bench/lib/options.js";
 import { holds, passes, type ScenarioResult } from "../../bench/lib/results.js";
+import { soakMemory } from "../../bench/scenarios/s7-memory.js";
 import { median, percentile } from "../../bench/lib/stats.js";
 import { svgChart } from "../../bench/lib/svg-chart.js";
 import { elide, parseWrk } from "../../bench/lib/wrk.js";
@@ -74,6 +75,25 @@ describe("checks", () => {
     expect(holds({ errors: 1 }, check)).toBe(false);
     expect(holds({ errors: NaN }, check)).toBe(false);
     expect(holds({ errors: 0 }, { ...check, measured: 3 })).toBe(false);
+  });
+});
+
+describe("S7's soak figure", () => {
+  it("takes the highest server RSS of the soak's minutes, with its date and command", () => {
+    const doc = [
+      "# Reliability",
+      "<!-- soak:start -->",
+      "Command: `SOAK_MINUTES=30 npm run soak` (2026-11-24, 24.21.0, SQLite).",
+      "",
+      "| t (s) | requests | errors | p50 ms | p99 ms | server RSS MB |",
+      "|---:|---:|---:|---:|---:|---:|",
+      "| 60 | 154964 | 0 | 2.59 | 30.35 | 212.3 |",
+      "| 120 | 154965 | 0 | 2.54 | 133.25 | 214.1 |",
+      "| 180 | 9 | 0 | 59.16 | 59.35 | 213.5 |",
+      "<!-- soak:end -->",
+    ].join("\n");
+    expect(soakMemory(doc)).toEqual({ peak: 214.1, when: "2026-11-24", command: "SOAK_MINUTES=30 npm run soak" });
+    expect(soakMemory("# Reliability\n")).toBeUndefined();
   });
 });
 
