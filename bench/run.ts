@@ -83,6 +83,7 @@ for (const scenario of selected) {
       figures: [],
       checks: [],
       charts: [],
+      errors: NaN,
       notes: [`The run of ${info.started} failed: ${(error as Error).message.split("\n")[0]}`],
       ranAt: info.started,
     });
@@ -90,7 +91,10 @@ for (const scenario of selected) {
 }
 
 // A subset run keeps the other scenarios' last results, so the doc always covers the suite.
-const previous = options.only.size > 0 && existsSync(RESULTS) ? (JSON.parse(readFileSync(RESULTS, "utf8")) as ScenarioResult[]) : [];
+// One stored before scenarios reported their errors has none recorded: unknown, not zero.
+const previous = (
+  options.only.size > 0 && existsSync(RESULTS) ? (JSON.parse(readFileSync(RESULTS, "utf8")) as Partial<ScenarioResult>[]) : []
+).map((r) => ({ ...r, errors: r.errors ?? NaN }) as ScenarioResult);
 const results = SCENARIOS.flatMap((s) => fresh.find((r) => r.id === s.id) ?? previous.find((r) => r.id === s.id) ?? []);
 // The load average lingers for minutes after the suite's own last run; what counts is what else
 // takes the CPU as this run starts.
@@ -98,7 +102,7 @@ const busy = othersBusy > 0.25;
 writeBenchmarksDoc(ROOT, info, results, [
   "Speed and memory targets of Arbor, measured by the suite in bench/ (one file per scenario in bench/scenarios/). Every figure is the median over the rounds; every target is either a bound or a ratio of two figures measured in the same run, because the machine is shared and noisy. Load comes from separate processes: `wrk` (Debian package `wrk`), the open-loop probe bench/tools/open-loop.ts, the gRPC client bench/tools/grpc-load.ts; S9's background binding changes come from the harness (bench/lib/churn.ts).",
   "",
-  "Reproduce: `npm run bench` (all), `BENCH_ONLY=S1,S3 npm run bench` (a subset; the other sections keep their last results, each dated), `BENCH_QUICK=1 npm run bench` (small datasets, short runs, to check the suite). `BENCH_ROUNDS` (default 5), `BENCH_SECONDS` (default 5) and `BENCH_DATABASE_URL` (default postgres://postgres@127.0.0.1:5432/test) tune it; the suite needs `wrk`, `keystone`, `uwsgi-core` and `uwsgi-plugin-python3` from Debian and says how to install them when missing (`BENCH_INSTALL=1` as root installs them).",
+  "Reproduce: `npm run bench` (all), `BENCH_ONLY=S1,S3 npm run bench` (a subset; the other sections keep their last results, each dated), `BENCH_QUICK=1 npm run bench` (small datasets, short runs, to check the suite). `BENCH_ROUNDS` (default 5), `BENCH_SECONDS` (default 5) and `BENCH_DATABASE_URL` (default postgres://postgres@127.0.0.1:5432/test) tune it; the suite needs `wrk` from Debian, and for S8 `keystone`, `uwsgi-core`, `uwsgi-plugin-python3`, `memcached`, `python3-psycopg2` and `python3-memcache` (Keystone's database is created on the same PostgreSQL server), and says how to install them when missing (`BENCH_INSTALL=1` as root installs them).",
   ...(busy || process.env.BENCH_PRELIMINARY === "1"
     ? [
         "",

@@ -1,7 +1,9 @@
 /**
- * The suite needs `wrk` and OpenStack Keystone (with uWSGI to serve it) from Debian. Missing
- * ones are installed when BENCH_INSTALL=1 and the run is root; otherwise the exact apt-get
- * command is printed and the run stops.
+ * The suite needs `wrk` and, for S8, OpenStack Keystone as it runs in production: uWSGI to serve
+ * it, memcached for its cache, and the Python drivers for PostgreSQL and memcached, all from
+ * Debian (the PostgreSQL server itself is BENCH_DATABASE_URL's, as for the other scenarios).
+ * Missing ones are installed when BENCH_INSTALL=1 and the run is root; otherwise the exact
+ * apt-get command is printed and the run stops.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -15,12 +17,17 @@ interface Requirement {
 }
 
 const onPath = (cmd: string) => spawnSync("sh", ["-c", `command -v ${cmd}`]).status === 0;
+// Debian's own Python, the one keystone and uWSGI's python3 plugin run (not whatever python3 is first on PATH).
+const python3Has = (module: string) => spawnSync("/usr/bin/python3", ["-c", `import ${module}`]).status === 0;
 
 const REQUIREMENTS: Requirement[] = [
   { pkg: "wrk", present: () => onPath("wrk"), for: ["S1", "S2", "S3", "S4", "S7", "S9", "E1"] },
   { pkg: "keystone", present: () => onPath("keystone-manage") && existsSync("/usr/bin/keystone-wsgi-public"), for: ["S8"] },
   { pkg: "uwsgi-core", present: () => onPath("uwsgi-core") || onPath("uwsgi"), for: ["S8"] },
   { pkg: "uwsgi-plugin-python3", present: () => existsSync("/usr/lib/uwsgi/plugins/python3_plugin.so"), for: ["S8"] },
+  { pkg: "memcached", present: () => onPath("memcached"), for: ["S8"] },
+  { pkg: "python3-psycopg2", present: () => python3Has("psycopg2"), for: ["S8"] },
+  { pkg: "python3-memcache", present: () => python3Has("memcache"), for: ["S8"] },
 ];
 
 /**

@@ -1,6 +1,7 @@
 /**
  * The results model: a scenario measures figures; a check compares one measured value with its
- * target (a bound, or a ratio of two figures of the same run) and says PASS or MISS.
+ * target (a bound, or a ratio of two figures of the same run) and says PASS or MISS. A scenario
+ * also reports every failed request it met, and any fails all of its targets (holds()).
  */
 
 /** One measured figure with the command that reproduces it. */
@@ -43,6 +44,12 @@ export interface ScenarioResult {
   figures: Figure[];
   checks: Check[];
   charts: Chart[];
+  /**
+   * Failed requests over the whole scenario (non-2xx answers, socket errors, failed calls or
+   * commands, on either side of a comparison): any fails every one of its targets. NaN when not
+   * known (a result stored before scenarios reported them).
+   */
+  errors: number;
   /** Problems met on the way (a failed round, a missing tool), shown in the doc. */
   notes: string[];
   /** When the run that measured it started (set by the runner). */
@@ -52,6 +59,19 @@ export interface ScenarioResult {
 /** Tells whether a check holds: a finite figure within its bound, measured without errors. */
 export function passes(c: Check): boolean {
   return (c.errors ?? 0) === 0 && Number.isFinite(c.measured) && (c.op === "≥" ? c.measured >= c.bound : c.measured <= c.bound);
+}
+
+/**
+ * Tells whether a scenario's check holds: the check passes and its scenario met no error at all
+ * (an unknown count is not none), so no target is judged on a figure taken with failed requests.
+ */
+export function holds(r: Pick<ScenarioResult, "errors">, c: Check): boolean {
+  return r.errors === 0 && passes(c);
+}
+
+/** The failed requests to show beside a check: its own, or its scenario's when more. */
+export function errorsBehind(r: Pick<ScenarioResult, "errors">, c: Check): number {
+  return Number.isNaN(r.errors) ? NaN : Math.max(r.errors, c.errors ?? 0);
 }
 
 /** A scenario's shared context: the options and a logger to stderr. */

@@ -51,6 +51,7 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
   const figures: Figure[] = [];
   const checks: Check[] = [];
   const notes: string[] = [];
+  let errorCount = 0;
   try {
     const archive = join(work, "all.zip");
     let started = performance.now();
@@ -74,6 +75,7 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
             ? `imported ${count}, updated 0, unchanged 0, skipped 0`
             : `imported 0, updated 0, unchanged ${count}, skipped 0`;
           const errors = r.exitCode === 0 && r.output.startsWith(expected) ? 0 : 1;
+          errorCount += errors;
           if (errors > 0) notes.push(`${engine}, ${phase}: the import did not do what it should: ${r.output.split("\n")[0]}`);
           figures.push(
             { label: `${engine}: import of ${count.toLocaleString("en-US")} documents, ${phase}`, value: r.seconds, unit: "s", command },
@@ -103,7 +105,7 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
         // As PostgreSQL's autovacuum would after such a load; SQLite keeps no statistics unless told.
         if (engine === "PostgreSQL") await analyze({ engine: "postgres", url: ctx.databaseUrl, schema });
         started = performance.now();
-        await timeLists(ctx, engine, env, count, figures, checks);
+        errorCount += await timeLists(ctx, engine, env, count, figures, checks);
         ctx.log(`${engine} lists timed in ${((performance.now() - started) / 1000).toFixed(0)} s`);
       } finally {
         if (engine === "PostgreSQL") await dropSchema(ctx.databaseUrl, schema);
@@ -123,6 +125,7 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
     figures,
     checks,
     charts: [],
+    errors: errorCount,
     notes,
   };
 }
@@ -137,7 +140,7 @@ function byIds(count: number): typeof LISTS {
   ];
 }
 
-/** Times page 1 and the deep page of every list on a server over env's store. */
+/** Times page 1 and the deep page of every list on a server over env's store; returns the failed requests. */
 async function timeLists(
   ctx: ScenarioContext,
   engine: string,
@@ -145,7 +148,8 @@ async function timeLists(
   count: number,
   figures: Figure[],
   checks: Check[],
-): Promise<void> {
+): Promise<number> {
+  let errors = 0;
   const config = {
     ...resolveConfig({ env: {} }),
     port: 0,
@@ -180,10 +184,13 @@ async function timeLists(
         how: "p50 of one request at a time",
         errors: first.errors,
       });
+      errors += first.errors;
       if (!list.deep) continue;
       const deep = await pageAt(url, headers, Math.min(999, Math.ceil(first.total / 50) - 1));
+      errors += deep.errors;
       if (deep.token === undefined) continue;
       const at = await timePage(`${url}&page_token=${encodeURIComponent(deep.token)}`, headers, ctx.rounds * 20, deep.page);
+      errors += at.errors;
       const page = `page ${(deep.page + 1).toLocaleString("en-US")}`;
       figures.push({
         label: `${engine}: ${list.label}, ${page}: p50`,
@@ -215,6 +222,7 @@ async function timeLists(
   } finally {
     await server.close();
   }
+  return errors;
 }
 
 /** The p50 of n requests of url (page `page`, 0-based), the totalCount they gave, and how many failed. */

@@ -131,6 +131,7 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
           ],
         },
       ],
+      errors: errors.reduce((n, e) => n + e, 0),
       notes: [],
     };
   } finally {

@@ -121,6 +121,7 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
           ],
         },
       ],
+      errors,
       notes: errors > 0 ? [`${errors} requests failed or answered non-200.`] : [],
     };
   } finally {

@@ -24,6 +24,8 @@ interface EngineRun {
   p50Deep: number;
   ratio: number;
   total: number;
+  /** Failed requests (non-2xx answers and socket errors under wrk), warm-up included. */
+  errors: number;
   commandFirst: string;
   commandDeep: string;
 }
@@ -52,6 +54,7 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
         command: r.commandDeep,
       },
       { label: `${r.engine}: totalCount returned`, value: r.total, unit: "", command: r.commandFirst },
+      { label: `${r.engine}: errors (all rounds)`, value: r.errors, unit: "", command: r.commandFirst },
     );
     checks.push(
       {
@@ -78,10 +81,11 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
     title: "list a page of 50 with totalCount, descendants of a large organization",
     method: [
       "The groups are generated straight into the store (one INSERT … SELECT over a series, after `arbor admin bootstrap` created the schema and the organization), then the server starts on that data: SQLite in a fresh data dir, PostgreSQL in a schema of its own (`ARBOR_DATABASE_SCHEMA`, dropped afterwards). Default log level.",
-      "The request is `GET /iam/v2beta1/groups?uidp.descendants_of={org}&page_size=50` with the owner token; every page carries totalCount. The deep page is reached by following nextPageToken from page 1 (2,000 pages in a full run; fewer in quick mode, where the organization is small). Latency is measured with one wrk connection (no queueing: the figure is the service time of one request), page 1 and the deep page alternating within each round; the ratio is taken per round.",
+      "The request is `GET /iam/v2beta1/groups?uidp.descendants_of={org}&page_size=50` with the owner token; every page carries totalCount. The deep page is reached by following nextPageToken from page 1 (2,000 pages in a full run; fewer in quick mode, where the organization is small). Latency is measured with one wrk connection (no queueing: the figure is the service time of one request), page 1 and the deep page alternating within each round; the ratio is taken per round. A non-2xx answer or a socket error of any request, warm-up included, fails both engines' targets.",
     ],
     figures,
     checks,
+    errors: sqlite.errors + postgres.errors,
     charts: [{ file: "s2-list-p50", title: "S2: list page of 50 + totalCount, p50 (ms)", unit: "ms", bars }],
     notes: [],
   };
@@ -120,14 +124,16 @@ async function measureEngine(ctx: ScenarioContext, engine: EngineRun["engine"], 
         threads: 1,
         seconds: ctx.seconds,
       });
-      await runWrk({ ...spec(first), seconds: 1 });
+      let errors = (await runWrk({ ...spec(first), seconds: 1 })).errors;
       const firsts: number[] = [];
       const deeps: number[] = [];
       for (let round = 0; round < ctx.rounds; round++) {
-        firsts.push((await runWrk(spec(first))).p50);
-        deeps.push((await runWrk(spec(deep))).p50);
+        const [f, d] = [await runWrk(spec(first)), await runWrk(spec(deep))];
+        firsts.push(f.p50);
+        deeps.push(d.p50);
+        errors += f.errors + d.errors;
         ctx.log(
-          `S2 ${engine} round ${round + 1}: page 1 p50 ${firsts.at(-1)?.toFixed(2)} ms, page ${page} p50 ${deeps.at(-1)?.toFixed(2)} ms`,
+          `S2 ${engine} round ${round + 1}: page 1 p50 ${f.p50.toFixed(2)} ms, page ${page} p50 ${d.p50.toFixed(2)} ms, errors ${f.errors + d.errors}`,
         );
       }
       return {
@@ -135,6 +141,7 @@ async function measureEngine(ctx: ScenarioContext, engine: EngineRun["engine"], 
         groups,
         page,
         total,
+        errors,
         p50First: median(firsts),
         p50Deep: median(deeps),
         ratio: median(deeps.map((d, i) => d / (firsts[i] as number))),

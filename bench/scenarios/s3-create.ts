@@ -47,6 +47,7 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
         ],
       },
     ],
+    errors: sqlite.errors + postgres.errors,
     notes: sqlite.errors + postgres.errors > 0 ? [`${sqlite.errors + postgres.errors} creates failed.`] : [],
   };
 }

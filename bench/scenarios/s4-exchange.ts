@@ -75,6 +75,7 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
             ],
           },
         ],
+        errors,
         notes: errors > 0 ? [`${errors} exchanges failed.`] : [],
       };
     } finally {

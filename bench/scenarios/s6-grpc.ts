@@ -65,7 +65,12 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
         ["grpc-plain-server", { port, response }, plain],
         [
           "grpc-js-arbor-server",
-          { port, env: Object.fromEntries(Object.entries(server.env).filter(([k]) => k.startsWith("ARBOR_"))) },
+          {
+            port,
+            env: Object.fromEntries(Object.entries(server.env).filter(([k]) => k.startsWith("ARBOR_"))),
+            // Where `arbor serve`'s log goes too (startArbor discards its stdout): the same logging on both sides.
+            logTo: "/dev/null",
+          },
           dedicated,
         ],
       ] as const) {
@@ -93,9 +98,9 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
       id: "S6",
       title: "gRPC ListGroups over h2c on the shared port vs a plain @grpc/grpc-js server",
       method: [
-        `Arbor in its own process (SQLite, default log level) serves gRPC over h2c on its one port next to REST; the request lists the ${PAGE} children of an organization (a full page). Both baselines run in their own process on the same port, and all three are loaded by the same client, bench/tools/grpc-load.ts: @grpc/grpc-js with raw-bytes (de)serializers, ${CHANNELS} channels, ${CONCURRENCY} calls in flight, one warm-up second; ratios are taken per round.`,
+        `Arbor in its own process (SQLite, default log level, its stdout, where the log goes, on /dev/null) serves gRPC over h2c on its one port next to REST; the request lists the ${PAGE} children of an organization (a full page). Both baselines run in their own process on the same port, and all three are loaded by the same client, bench/tools/grpc-load.ts: @grpc/grpc-js with raw-bytes (de)serializers, ${CHANNELS} channels, ${CONCURRENCY} calls in flight, one warm-up second; ratios are taken per round.`,
         `Baseline 1, the floor of the transport: a plain \`@grpc/grpc-js\` server (bench/tools/grpc-plain-server.ts) whose ListGroups returns the very ListGroupsResponse bytes Arbor answered (${Buffer.from(response, "base64").length} bytes), with no authentication and no store.`,
-        "Baseline 2, the same work on a dedicated gRPC server: `@grpc/grpc-js` on a port of its own (bench/tools/grpc-js-arbor-server.ts) running Arbor's own services through Arbor's own call pipeline (token verification, authorization, the store, the access log line and metrics) on the same data. Against it, the ratio measures what serving gRPC on the shared port through Connect costs compared with the usual dedicated grpc-js server, which is what the target is about; against baseline 1 it also includes everything a real ListGroups does.",
+        "Baseline 2, the same work on a dedicated gRPC server: `@grpc/grpc-js` on a port of its own (bench/tools/grpc-js-arbor-server.ts) running Arbor's own services through Arbor's own call pipeline (token verification, authorization, the store, the access log line and metrics) on the same data, logging as Arbor does: the same pino logger, level and fields, written synchronously to /dev/null. Against it, the ratio measures what serving gRPC on the shared port through Connect costs compared with the usual dedicated grpc-js server, which is what the target is about; against baseline 1 it also includes everything a real ListGroups does.",
       ],
       figures: [
         { label: "Arbor ListGroups calls/s", value: arborRps, unit: "/s", command },
@@ -136,6 +141,7 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
           ],
         },
       ],
+      errors,
       notes:
         errors > 0
           ? [`${errors} calls failed, e.g. ${[...arbor, ...plain, ...dedicated].find((r) => r.firstError)?.firstError ?? "?"}.`]

@@ -102,6 +102,7 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
     charts: [
       { file: "s9-many-bindings", title: "S9: groups page of 50 + totalCount by the caller's bindings, p50 (ms)", unit: "ms", bars },
     ],
+    errors: runs.reduce((n, r) => n + r.errors, 0),
     notes: runs.flatMap((r) => [
       ...(r.churn.firstError ? [`${r.engine}: ${r.churn.errors} binding changes failed, e.g. ${r.churn.firstError}`] : []),
       ...(r.churn.achieved < CHANGES_PER_SECOND * 0.95

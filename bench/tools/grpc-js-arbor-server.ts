@@ -3,8 +3,10 @@
  * process) running Arbor's own services through Arbor's own call pipeline (authentication,
  * authorization, the store, the access log line and metrics), on the same data as the Arbor
  * server it stands in for. What it measures against Arbor is the transport alone: grpc-js on a
- * port of its own versus Connect on Arbor's shared port.
- * Usage: node grpc-js-arbor-server.js '{"port":…,"env":{"ARBOR_DATA_DIR":…}}'; prints "ready".
+ * port of its own versus Connect on Arbor's shared port. It logs as `arbor serve` does (the same
+ * pino logger, level and base, synchronous), but into logTo rather than stdout, which is the pipe
+ * that carries "ready" to the harness: the harness gives both servers /dev/null.
+ * Usage: node grpc-js-arbor-server.js '{"port":…,"env":{"ARBOR_DATA_DIR":…},"logTo":"/dev/null"}'; prints "ready".
  */
 import { performance } from "node:perf_hooks";
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
@@ -24,7 +26,7 @@ import { createEscalationGuard } from "../../src/services/iam/escalation-guard.j
 import { createServices } from "../../src/services/routes.js";
 import { rawUnaryMethod } from "../lib/grpc-raw.js";
 
-const spec = JSON.parse(process.argv[2] ?? "{}") as { port: number; env: Record<string, string> };
+const spec = JSON.parse(process.argv[2] ?? "{}") as { port: number; env: Record<string, string>; logTo: string };
 const config = resolveConfig({ env: spec.env });
 const base = config.baseUrl ?? `http://127.0.0.1:${spec.port}`;
 const core = await openCore(
@@ -45,7 +47,7 @@ const invoker = createInvoker({
   guard: createEscalationGuard(core.store),
   limits: createRequestLimits(config, systemClock),
 });
-const logger = pino({ level: config.logLevel });
+const logger = pino({ level: config.logLevel, base: { service: "arbor" } }, pino.destination({ dest: spec.logTo, sync: true }));
 const metrics = createMetrics();
 
 const server = new Server();

@@ -7,7 +7,8 @@ import { generatedGroupUid, spreadGroups } from "../../bench/lib/bindings.js";
 import { startEventSink, tally, type Arrival } from "../../bench/lib/event-sink.js";
 import { benchmarksMarkdown } from "../../bench/lib/markdown.js";
 import { benchOptions } from "../../bench/lib/options.js";
-import { passes, type ScenarioResult } from "../../bench/lib/results.js";
+import { holds, passes, type ScenarioResult } from "../../bench/lib/results.js";
+import { soakMemory } from "../../bench/scenarios/s7-memory.js";
 import { median, percentile } from "../../bench/lib/stats.js";
 import { svgChart } from "../../bench/lib/svg-chart.js";
 import { elide, parseWrk } from "../../bench/lib/wrk.js";
@@ -67,6 +68,33 @@ describe("checks", () => {
     const base = { label: "x", unit: "×", how: "", measured: 1.1, op: "≤" as const, bound: 2 };
     expect(passes({ ...base, errors: 0 })).toBe(true);
     expect(passes({ ...base, errors: 1 })).toBe(false);
+  });
+
+  it("miss on any error the scenario met, even one no check counted, and when its errors are unknown", () => {
+    const check = { label: "x", unit: "×", how: "", measured: 1.1, op: "≤" as const, bound: 2 };
+    expect(holds({ errors: 0 }, check)).toBe(true);
+    expect(holds({ errors: 1 }, check)).toBe(false);
+    expect(holds({ errors: NaN }, check)).toBe(false);
+    expect(holds({ errors: 0 }, { ...check, measured: 3 })).toBe(false);
+  });
+});
+
+describe("S7's soak figure", () => {
+  it("takes the highest server RSS of the soak's minutes, with its date and command", () => {
+    const doc = [
+      "# Reliability",
+      "<!-- soak:start -->",
+      "Command: `SOAK_MINUTES=30 npm run soak` (2026-11-24, 24.21.0, SQLite).",
+      "",
+      "| t (s) | requests | errors | p50 ms | p99 ms | server RSS MB |",
+      "|---:|---:|---:|---:|---:|---:|",
+      "| 60 | 154964 | 0 | 2.59 | 30.35 | 212.3 |",
+      "| 120 | 154965 | 0 | 2.54 | 133.25 | 214.1 |",
+      "| 180 | 9 | 0 | 59.16 | 59.35 | 213.5 |",
+      "<!-- soak:end -->",
+    ].join("\n");
+    expect(soakMemory(doc)).toEqual({ peak: 214.1, when: "2026-11-24", command: "SOAK_MINUTES=30 npm run soak" });
+    expect(soakMemory("# Reliability\n")).toBeUndefined();
   });
 });
 
@@ -166,6 +194,7 @@ describe("writers", () => {
         ],
       },
     ],
+    errors: 0,
     notes: [],
   };
   const info = {
@@ -187,6 +216,14 @@ describe("writers", () => {
       checks: [{ label: "ratio", measured: 1.1, unit: "×", op: "≤" as const, bound: 2, how: "per round", errors: 3 }],
     };
     expect(benchmarksMarkdown(info, [failing], [])).toContain("| S9 | ratio (per round) | 1.1 × | ≤ 2 × | **MISS** (3 errors) |");
+    const scenarioErrors = { ...result, errors: 2 };
+    expect(benchmarksMarkdown(info, [scenarioErrors], [])).toContain(
+      "| S9 | rate (closed loop) | 1,235 req/s | ≥ 1,000 req/s | **MISS** (2 errors) |",
+    );
+    const unknown = { ...result, errors: NaN };
+    expect(benchmarksMarkdown(info, [unknown], [])).toContain(
+      "| S9 | rate (closed loop) | 1,235 req/s | ≥ 1,000 req/s | **MISS** (errors not recorded) |",
+    );
     expect(md).toContain("![S9 <rate>](benchmarks/s9.svg)");
     expect(md).toContain("`wrk -c1 http://127.0.0.1:$PORT/a\\|b`");
   });
