@@ -159,10 +159,22 @@ function result(ctx: ScenarioContext, events: number, engines: EngineResult[]): 
       if (t[1].errors > 0) notes.push(`${E} ${t[0]} round ${i + 1}: ${JSON.stringify(t[1])}.`);
   }
   const [sqlite, postgres] = engines as [EngineResult, EngineResult];
+  // Every failed create and every wrong delivery, on both engines: any of them fails every target.
+  const errors = engines.reduce(
+    (n, e) =>
+      n +
+      Object.values(e.creates)
+        .flat()
+        .reduce((m, r) => m + r.errors, 0) +
+      e.backlog.errors +
+      e.steadyTally.reduce((m, t) => m + t.errors, 0),
+    0,
+  );
   const bar = (e: EngineResult, m: Mode) => median(e.creates[m].map((r) => r.rps));
   return {
     id: "E1",
     title: "events delivered per second, and the outbox's cost on creates",
+    errors,
     method: [
       `Events as users run them: Arbor in its own process (default log level, a fresh store each: SQLite in a new data dir, PostgreSQL in a schema of its own), \`ARBOR_ALLOW_HTTP_LOOPBACK_SINKS=true\`, and a sink that is a plain node:http server on 127.0.0.1 in the bench process answering 204. The sink checks each request is a binary-mode CloudEvent 1.0 (\`ce-id\`, \`ce-type\`, \`content-type: application/json\`, a bearer token, a JSON body with \`actor\` and \`body\`; the token's signature is not verified, so the sink stays cheap) and records its \`ce-id\` and arrival. Every delivery round is checked against the outbox read from the store: every \`group.created\` event of the round received, exactly once, in the outbox's order; a missing, repeated, out-of-order, unexpected or malformed delivery is an error, and errors fail the delivery check.`,
       `**Backlog.** ${events} groups (\`BENCH_E1_EVENTS\`) are created through the API (${BACKLOG_CLIENTS} concurrent clients), then one subscription is created (types \`${GROUP_CREATED}\`, the organization and below). Each round replays it from before the first of them (\`POST /events/v2beta1/subscriptions/{uid}:replay\`, fromTime) and times from that call to the ${events}th event at the sink; the figure is ${events} ÷ that time, median over ${ctx.rounds} rounds. Delivery is one request at a time per subscription (docs/events.md), so this is one subscription's rate, sink round trip and cursor write included.`,
