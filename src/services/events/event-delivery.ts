@@ -56,6 +56,13 @@ export interface Delivery {
   stop(): Promise<void>;
 }
 
+/**
+ * The least time from one pass to the next that a commit asks for. A pass reads the store (who
+ * leads, which subscriptions are due); at thousands of commits a second, one for each was a
+ * stream of reads beside the writes (E1, docs/benchmarks.md). Delivery waits at most this long more.
+ */
+export const NUDGE_GAP_MS = 25;
+
 /** Starts delivering. */
 export function startDelivery(deps: DeliveryDeps, options: DeliveryOptions): Delivery {
   const inFlight = new Map<string, Promise<void>>();
@@ -63,13 +70,27 @@ export function startDelivery(deps: DeliveryDeps, options: DeliveryOptions): Del
   const idle = new Map<string, number>();
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
+  /** When the timer fires (performance.now()), Infinity when none is set. */
+  let timerAt = Infinity;
+  /** When the last pass ended. */
+  let lastPass = -Infinity;
   let passing: Promise<void> | undefined;
+  /** A pass was asked for during one (a delivery done, a poll): the next runs right after. */
   let again = false;
+  /** A commit was made during a pass: the next runs NUDGE_GAP_MS after it. */
+  let nudged = false;
 
+  /** A pass in ms at the latest: a timer set for sooner stays. */
   const schedule = (ms: number) => {
     if (stopped) return;
+    const at = performance.now() + ms;
+    if (at >= timerAt) return;
     clearTimeout(timer);
-    timer = setTimeout(() => void pass(), ms).unref();
+    timerAt = at;
+    timer = setTimeout(() => {
+      timerAt = Infinity;
+      void pass();
+    }, ms).unref();
   };
 
   async function pass(): Promise<void> {
@@ -100,11 +121,13 @@ export function startDelivery(deps: DeliveryDeps, options: DeliveryOptions): Del
     })();
     await passing;
     passing = undefined;
+    lastPass = performance.now();
     if (again && !stopped) {
-      again = false;
+      again = nudged = false;
       return pass();
     }
-    schedule(options.pollMs);
+    schedule(nudged ? NUDGE_GAP_MS : options.pollMs);
+    nudged = false;
   }
 
   /** Sends sub's next events until it has none, one fails, or the batch ends. */
@@ -177,7 +200,8 @@ export function startDelivery(deps: DeliveryDeps, options: DeliveryOptions): Del
   return {
     nudge() {
       idle.clear();
-      schedule(0);
+      if (passing !== undefined) nudged = true;
+      else schedule(Math.max(0, lastPass + NUDGE_GAP_MS - performance.now()));
     },
     async stop() {
       stopped = true;
