@@ -147,7 +147,8 @@ export function createAuditStore(db: Executor, engine: Engine): AuditStore {
       engine === "postgres"
         ? sql<AuditEventsTable>`(select e.* from (${uidSet(subtrees)}) as s cross join lateral (
             select * from audit_events where uid > s."key" || '/' and uid < s."key" || '0' offset 0) as e)`
-        : sql<AuditEventsTable>`(select e.* from (${uidSet(subtrees)}) as s cross join audit_events as e on e.uid > s."key" || '/' and e.uid < s."key" || '0')`;
+        : sql<AuditEventsTable>`(select e.* from (${uidSet(subtrees)}) as s cross join audit_events as e
+            on e.uid > s."key" || '/' and e.uid < s."key" || '0')`;
     let query = db.selectFrom(ranges.as("t")).selectAll();
     for (const condition of timeConditions(filter)) query = query.where(condition);
     const rows = await guard(() => applyWindow(query, window, sortColumn).execute());
