@@ -28,7 +28,8 @@ ${fn}_offer() {
       compopt +o default 2>/dev/null
       local line
       # Quoted for the command line: names may hold spaces.
-      while IFS= read -r line; do COMPREPLY+=("$(printf '%q' "$line")"); done < <("\${prog[@]}" __complete -- "\${1#d:}" "\${cur//\\\\/}" "\${COMP_LINE:0:COMP_POINT}" 2>/dev/null)
+      while IFS= read -r line; do COMPREPLY+=("$(printf '%q' "$line")"); done < <("\${prog[@]}" __complete -- \
+"\${1#d:}" "\${cur//\\\\/}" "\${COMP_LINE:0:COMP_POINT}" 2>/dev/null)
       ;;
   esac
 }

@@ -135,7 +135,10 @@ export function readClientFile(path: string): ClientFile {
   return out;
 }
 
-/** Writes the file (creating its folder), replacing it whole so a reader never sees half of it; a first-format file is kept as `<path>.bak` first. */
+/**
+ * Writes the file (creating its folder), replacing it whole so a reader never sees half of it; a
+ * first-format file is kept as `<path>.bak` first.
+ */
 export function writeClientFile(path: string, file: Omit<ClientFile, "firstFormat"> & { firstFormat?: boolean }): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   if (file.firstFormat === true && existsSync(path) && !existsSync(`${path}.bak`)) {
