@@ -22,7 +22,6 @@ import type { RowWindow } from "./row-window.js";
 /** A (group, key) pair's count rows are folded into one once a count reads this many more than pairs. */
 const FOLD_AT = 64;
 
-/** The audit log. */
 export interface AuditStore {
   /** Records one event. */
   insert(event: AuditEventRecord): Promise<void>;

@@ -10,7 +10,6 @@ import type { Engine } from "./dialect.js";
 import { selfOrBelow } from "./hierarchy-filter.js";
 import { guard } from "./translate-error.js";
 
-/** The outbox. */
 export interface EventOutboxStore {
   /** Writes an event (in the surrounding transaction, when there is one). */
   insert(event: OutboxEvent): Promise<void>;

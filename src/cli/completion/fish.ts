@@ -7,7 +7,6 @@
 import { argsLine, valueSpecsByFlag } from "./case-tables.js";
 import type { TreeEntry } from "./command-tree.js";
 
-/** The script for fish. */
 export function fishScript(tree: readonly TreeEntry[], program: string): string {
   const fn = `__${program.replace(/\W/g, "_")}`;
   const q = (text: string) => `'${text.replace(/[\\']/g, "\\$&")}'`;

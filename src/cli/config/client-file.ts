@@ -27,7 +27,6 @@ export const CLIENT_FILE_KEYS = {
 /** One of a context's keys. */
 export type ClientFileKey = keyof typeof CLIENT_FILE_KEYS;
 
-/** The settings of one context. */
 export type ContextSettings = Partial<Record<ClientFileKey, string>>;
 
 /** The context a file without contexts has, and the one a first-format file becomes. */

@@ -56,7 +56,6 @@ export interface Delivery {
   stop(): Promise<void>;
 }
 
-/** Starts delivering. */
 export function startDelivery(deps: DeliveryDeps, options: DeliveryOptions): Delivery {
   const inFlight = new Map<string, Promise<void>>();
   /** Subscriptions found with nothing to send, and until when they are left alone. */

@@ -69,7 +69,6 @@ function populatedPaths(s: Subscription): string[] {
   ];
 }
 
-/** Creates the subscriptions service implementation. */
 export function createSubscriptionsService(deps: ServiceDeps) {
   const { store, clock, ids, pageTokens } = deps;
   const subscriptions = listing({
