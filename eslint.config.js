@@ -18,6 +18,14 @@ export default tseslint.config(
     rules: { "@typescript-eslint/no-explicit-any": "error" },
   },
   {
+    // No line over 140 columns. Prettier wraps code at that width but not comments or strings: wrap
+    // a comment, split a long string with + (or a template's line continuation). A URL or a regex
+    // literal may run over. bench/ joins when the edits pending there land (issue 20).
+    files: ["**/*.ts", "**/*.mjs", "**/*.js"],
+    ignores: ["bench/**"],
+    rules: { "max-len": ["error", { code: 140, ignoreUrls: true, ignoreRegExpLiterals: true }] },
+  },
+  {
     // Type-aware: the project service reads tsconfig.json, which includes src/ and test/. The rest
     // of recommendedTypeChecked (no-unsafe-*, unbound-method, ...) floods test/ with hundreds of
     // findings about `any` from JSON bodies, so only these are on.

@@ -101,9 +101,15 @@ export interface Config {
   rateLimitPerAddress: Rate | undefined;
   /** API calls per authenticated identity; undefined: no limit. */
   rateLimitPerIdentity: Rate | undefined;
-  /** Requests per client address to the endpoints that take credentials (token exchange, login token, registry token); undefined: no limit. */
+  /**
+   * Requests per client address to the endpoints that take credentials (token exchange, login
+   * token, registry token); undefined: no limit.
+   */
   exchangeRateLimit: Rate | undefined;
-  /** Refused credentials per client address (IPv6: its /64) at the endpoints that take them; past it, 429 until the rate refills; undefined: not throttled. */
+  /**
+   * Refused credentials per client address (IPv6: its /64) at the endpoints that take them; past
+   * it, 429 until the rate refills; undefined: not throttled.
+   */
   authFailuresPerAddress: Rate | undefined;
   /** Refused credentials per attempted identity at those endpoints; undefined: not throttled. */
   authFailuresPerIdentity: Rate | undefined;
@@ -121,7 +127,10 @@ export interface Config {
   maxConcurrentStreams: number;
   /** `host:port` of a listener of its own serving `/metrics`; undefined: none. */
   metricsAddress: string | undefined;
-  /** A bearer token `/metrics` requires; with it the API port serves `/metrics` too. Undefined: no token, and no metrics on the API port. */
+  /**
+   * A bearer token `/metrics` requires; with it the API port serves `/metrics` too. Undefined: no
+   * token, and no metrics on the API port.
+   */
   metricsToken: string | undefined;
 }
 

@@ -21,7 +21,10 @@ export const LOGIN_ATTEMPT_TTL_MS = 10 * 60_000;
 /** The most logins in progress at once, server-wide: the store stays bounded whatever anyone sends. */
 export const MAX_LIVE_LOGIN_ATTEMPTS = 10_000;
 
-/** What a step tells the browser: go somewhere (maybe carrying an error for the CLI), read a page about an error, or read that a device is logged in. */
+/**
+ * What a step tells the browser: go somewhere (maybe carrying an error for the CLI), read a page
+ * about an error, or read that a device is logged in.
+ */
 export type LoginOutcome = { location: string; error?: ApiError } | { page: ApiError } | { deviceLoggedIn: true };
 
 /** What beginning a login needs. */

@@ -45,7 +45,8 @@ export function addAdminCommands<F>(
       .option("--subject <sub>", "with --issuer: the person's subject")
       .addHelpText(
         "after",
-        "\nExamples:\n  arbor admin bootstrap --org acme\n  arbor admin bootstrap --org acme --issuer https://accounts.example.com --subject 1234\n",
+        "\nExamples:\n  arbor admin bootstrap --org acme\n" +
+          "  arbor admin bootstrap --org acme --issuer https://accounts.example.com --subject 1234\n",
       ),
   ).action(async (opts: F & { org: string; description?: string; issuer?: string; subject?: string }, cmd: Command) => {
     const config = configOf(opts, (k) => cmd.getOptionValueSource(k) === "cli");
@@ -114,7 +115,8 @@ export function addAdminCommands<F>(
         "after",
         "\nThe backup holds the secrets key unless --without-key or ARBOR_SECRETS_KEY is set: whoever reads it\n" +
           "can sign tokens. PostgreSQL stores are backed up with pg_dump or PITR (docs/operations.md).\n\n" +
-          "Examples:\n  arbor admin backup /backups/arbor-$(date +%F)\n  arbor admin restore /backups/arbor-2026-01-01 --data-dir /var/lib/arbor-new\n",
+          "Examples:\n  arbor admin backup /backups/arbor-$(date +%F)\n" +
+          "  arbor admin restore /backups/arbor-2026-01-01 --data-dir /var/lib/arbor-new\n",
       ),
   ).action(async (dir: string, opts: F & { withoutKey?: boolean }, cmd: Command) => {
     const config = configOf(opts, (k) => cmd.getOptionValueSource(k) === "cli");
@@ -163,7 +165,8 @@ function addRegistryConfigCommand<F>(
           "configuration holds secrets (the notifications secret, the registry's http.secret): keep it\n" +
           "private. See docs/registry.md.\n\n" +
           "Examples:\n" +
-          "  ARBOR_REGISTRY_HOST=registry.example.com arbor admin registry-config --listen :5000 --storage /var/lib/docker-registry > /etc/docker/registry/config.yml\n" +
+          "  ARBOR_REGISTRY_HOST=registry.example.com arbor admin registry-config --listen :5000 " +
+          "--storage /var/lib/docker-registry > /etc/docker/registry/config.yml\n" +
           "  docker-registry serve /etc/docker/registry/config.yml\n",
       ),
   ).action(async (opts: F & RegistryConfigOptions, cmd: Command) => {

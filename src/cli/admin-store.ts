@@ -77,7 +77,8 @@ export async function adminBackup(
 ): Promise<string> {
   if (config.databaseUrl !== undefined && config.databaseUrl !== "") {
     throw new UsageError(
-      "the store is PostgreSQL: back it up with pg_dump or continuous archiving (PITR), and keep ARBOR_SECRETS_KEY with it (docs/operations.md, Backup and restore)",
+      "the store is PostgreSQL: back it up with pg_dump or continuous archiving (PITR), " +
+        "and keep ARBOR_SECRETS_KEY with it (docs/operations.md, Backup and restore)",
     );
   }
   await announceStore(config, "existing");
@@ -148,7 +149,8 @@ export async function adminRestore(config: Config, from: string, options: { forc
   const present = await entries(config.dataDir);
   if (present.length > 0 && options.force !== true) {
     throw new UsageError(
-      `the data directory ${config.dataDir} is not empty (${present.join(", ")}): restore into a new one, or give --force to replace its store`,
+      `the data directory ${config.dataDir} is not empty (${present.join(", ")}): ` +
+        "restore into a new one, or give --force to replace its store",
     );
   }
   await mkdir(config.dataDir, { recursive: true, mode: DATA_DIR_MODE });

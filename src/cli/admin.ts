@@ -114,15 +114,18 @@ export async function refuseForeignIssuer(settings: Pick<SettingsStore, "get">, 
   if (served === undefined) return;
   const mine = { issuer: issuerUrlOf(config), baseUrl: baseUrlOf(config) };
   const hint =
-    "give this command the server's settings (--issuer-url/ARBOR_ISSUER_URL, --base-url/ARBOR_BASE_URL, --port/ARBOR_PORT, or its --config file)";
+    "give this command the server's settings " +
+    "(--issuer-url/ARBOR_ISSUER_URL, --base-url/ARBOR_BASE_URL, --port/ARBOR_PORT, or its --config file)";
   if (served.issuer !== mine.issuer) {
     throw new UsageError(
-      `the server over this store issues tokens as ${served.issuer}, but this command would mint them as ${mine.issuer}, which it refuses: ${hint}`,
+      `the server over this store issues tokens as ${served.issuer}, ` +
+        `but this command would mint them as ${mine.issuer}, which it refuses: ${hint}`,
     );
   }
   if (checkAudience && served.baseUrl !== mine.baseUrl) {
     throw new UsageError(
-      `the server over this store answers as ${served.baseUrl}, but this command would mint tokens for ${mine.baseUrl}, which it refuses: ${hint}, or --audience`,
+      `the server over this store answers as ${served.baseUrl}, ` +
+        `but this command would mint tokens for ${mine.baseUrl}, which it refuses: ${hint}, or --audience`,
     );
   }
 }

@@ -33,7 +33,10 @@ export function parsePackageVersion(arg: string): PackageVersion {
   return { ecosystem: arg.slice(0, slash), name: arg.slice(slash + 1, at), version: arg.slice(at + 1) };
 }
 
-/** The package versions of a file: one ECOSYSTEM/NAME@VERSION a line (blank lines and `#` comments left out), or a JSON array of {ecosystem, name, version}. */
+/**
+ * The package versions of a file: one ECOSYSTEM/NAME@VERSION a line (blank lines and `#` comments
+ * left out), or a JSON array of {ecosystem, name, version}.
+ */
 export function parsePackageList(content: string, source: string): PackageVersion[] {
   const trimmed = content.trim();
   if (trimmed.startsWith("[")) {
@@ -85,7 +88,8 @@ export function addCheckCommand(advisories: Command, io: CliIo): void {
     .addOption(
       new Option(
         "-f, --file <path>",
-        "also read package versions from a file (- for stdin): one ECOSYSTEM/NAME@VERSION a line, or a JSON array of {ecosystem, name, version}",
+        "also read package versions from a file (- for stdin): " +
+          "one ECOSYSTEM/NAME@VERSION a line, or a JSON array of {ecosystem, name, version}",
       ),
     )
     .addOption(new Option("--include-withdrawn", "also answer withdrawn advisories"))

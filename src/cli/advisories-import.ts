@@ -46,5 +46,8 @@ export async function runImport(config: Config, paths: readonly string[], option
 export function summaryLine(s: ImportSummary, elapsedMs: number): string {
   const documents = s.imported + s.updated + s.unchanged + s.skipped;
   const unreadable = s.unreadable > 0 ? `, unreadable paths ${s.unreadable}` : "";
-  return `imported ${s.imported}, updated ${s.updated}, unchanged ${s.unchanged}, skipped ${s.skipped}${unreadable} (${documents} documents in ${(elapsedMs / 1000).toFixed(1)} s)`;
+  return (
+    `imported ${s.imported}, updated ${s.updated}, unchanged ${s.unchanged}, skipped ${s.skipped}${unreadable} ` +
+    `(${documents} documents in ${(elapsedMs / 1000).toFixed(1)} s)`
+  );
 }

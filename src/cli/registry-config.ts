@@ -95,5 +95,8 @@ export async function registryConfig(config: Config, options: RegistryConfigOpti
       ],
     },
   };
-  return `# CNCF Distribution 2.8 configuration written by arbor admin registry-config (docs/registry.md).\n# It holds secrets: keep it private.\n${stringify(document)}`;
+  return (
+    "# CNCF Distribution 2.8 configuration written by arbor admin registry-config (docs/registry.md).\n" +
+    `# It holds secrets: keep it private.\n${stringify(document)}`
+  );
 }

@@ -34,7 +34,8 @@ export function startupLine(
   const metricsHost = (config.metricsAddress ?? "").replace(/:\d+$/, "") || "*";
   const metrics = ports.metricsPort === undefined ? "" : `, metrics on http://${metricsHost}:${ports.metricsPort}/metrics`;
   return (
-    `arbor ${build.version} (commit ${shortCommit(build.commit)}, node ${process.version}) listening on ${listenAddress(config, ports.port)}${metrics}; ` +
+    `arbor ${build.version} (commit ${shortCommit(build.commit)}, node ${process.version}) ` +
+    `listening on ${listenAddress(config, ports.port)}${metrics}; ` +
     `store ${describeStore(config)}; issuer ${issuerUrlOf(config, ports.port)}`
   );
 }

@@ -23,7 +23,8 @@ export async function announceStore(
   if (need === "existing" && !(await guard(() => storeExists(options)))) {
     throw new UsageError(
       `there is no Arbor store at ${where}. Point this command at the server's store as the server is pointed at it ` +
-        "(--data-dir or ARBOR_DATA_DIR; --database-url or ARBOR_DATABASE_URL, and --database-schema; or the same --config/ARBOR_CONFIG file), " +
+        "(--data-dir or ARBOR_DATA_DIR; --database-url or ARBOR_DATABASE_URL, and --database-schema; " +
+        "or the same --config/ARBOR_CONFIG file), " +
         "or make a new installation with: arbor admin bootstrap --org <name>",
     );
   }

@@ -42,7 +42,8 @@ export function renderCapabilityCatalogue(): string {
     `|---|---|---|---|${roles.map(() => "---|").join("")}`,
     ...ALL_CAPABILITIES.map(
       (c) =>
-        `| \`${capabilityName(c)}\` | ${capabilityDescription(c)} | \`${enumName(c)}\` | ${c} | ${roles.map((r) => (r.capabilities.has(c) ? "yes" : "")).join(" | ")} |`,
+        `| \`${capabilityName(c)}\` | ${capabilityDescription(c)} | \`${enumName(c)}\` | ${c} | ` +
+        `${roles.map((r) => (r.capabilities.has(c) ? "yes" : "")).join(" | ")} |`,
     ),
     "",
   ];

@@ -61,7 +61,8 @@ export function validateClaimMatch(m: ClaimMatch, rules: IssuerRules): void {
     pinned("claimMatch.subjectPattern", m.subjectPattern, PINNED_SUBJECT, (literal, complete) =>
       complete || PINNED_SUBJECT.test(literal)
         ? undefined
-        : "must start with a literal of two parts each ended by ':' or '/' (like repo:acme/), in every alternative, so it pins the subject's prefix",
+        : "must start with a literal of two parts each ended by ':' or '/' (like repo:acme/), " +
+          "in every alternative, so it pins the subject's prefix",
     );
   } else {
     throw invalidArgument(

@@ -32,7 +32,6 @@ export interface OutboxPosition {
   position: number;
 }
 
-/** A subscription. */
 export interface SubscriptionRecord extends SubscriptionSettings, DeliveryState {
   uid: string;
   parentUid: string;

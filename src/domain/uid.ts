@@ -69,12 +69,15 @@ export interface IdSource {
   hex(bytes: number): string;
 }
 
-/** A new root-level uid. */
+/** A new root-level uid: 40 hex characters, never a `/`, so it cannot be taken for a child's. */
 export function newRootUid(ids: IdSource): string {
   return ids.hex(20);
 }
 
-/** A new uid for a child of parent. */
+/**
+ * A new uid for a child of parent: parent's uid, `/` and 16 hex characters, so a uid holds its
+ * ancestors' and a subtree is a range of uids (the stores' `uid > key || '/' and uid < key || '0'`).
+ */
 export function newChildUid(ids: IdSource, parent: string): string {
   return `${parent}/${ids.hex(8)}`;
 }

@@ -82,7 +82,9 @@ export async function syncFeed(options: FeedOptions, etag: { value?: string }, s
     const cursor = await options.store.feedCursors.get(options.url);
     if (cursor === undefined) fallback = "the first sync of this feed";
     else if (clock.now() - cursor.syncTime > options.maxCursorAgeMs) {
-      fallback = `the cursor was last confirmed at ${new Date(cursor.syncTime).toISOString()}, longer ago than the ${options.maxCursorAgeMs} ms trusted`;
+      fallback =
+        `the cursor was last confirmed at ${new Date(cursor.syncTime).toISOString()}, ` +
+        `longer ago than the ${options.maxCursorAgeMs} ms trusted`;
     } else {
       const result = await syncIncrementally({ ...options, clock }, folder, cursor, within);
       if (result.kind === "applied") {

@@ -95,7 +95,8 @@ export async function syncIncrementally(
         );
   if (problems.length > 0) {
     throw new Error(
-      `${problems.length} of ${read.entries.length} changed documents could not be applied, so the cursor stays at ${cursor.modified}: ${problems.slice(0, 3).join("; ")}`,
+      `${problems.length} of ${read.entries.length} changed documents could not be applied, ` +
+        `so the cursor stays at ${cursor.modified}: ${problems.slice(0, 3).join("; ")}`,
     );
   }
   return { kind: "applied", summary, documents: read.entries.length, bytes, cursor: advance(cursor, read.entries, options.clock.now()) };
@@ -205,7 +206,10 @@ function describedAs(bytes: Buffer): { id: unknown; modified: string | undefined
   }
 }
 
-/** A document's URL: each segment was checked (an OSV id, an ecosystem folder) and is escaped, so it stays inside folder (fetchDocument checks). */
+/**
+ * A document's URL: each segment was checked (an OSV id, an ecosystem folder) and is escaped, so it
+ * stays inside folder (fetchDocument checks).
+ */
 function documentUrl(folder: URL, path: readonly string[]): URL {
   return new URL(`${path.map(encodeURIComponent).join("/")}.json`, folder);
 }

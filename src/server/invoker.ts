@@ -69,7 +69,10 @@ interface Entry {
   };
 }
 
-/** Runs calls. */
+/**
+ * What the REST and Connect (gRPC) handlers hand every call to, so authentication, authorization,
+ * rate limits and the audit are done once for all transports (the pipeline above).
+ */
 export interface Invoker {
   invoke(call: Call): Promise<Message>;
 }

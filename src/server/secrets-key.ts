@@ -83,6 +83,7 @@ function wrongKey(e: unknown, config: Pick<Config, "secretsKey" | "dataDir">): u
       ? "ARBOR_SECRETS_KEY"
       : `the key file ${join(config.dataDir, SECRETS_KEY_FILE)} (ARBOR_SECRETS_KEY is unset)`;
   return new ConfigError(
-    `the store's secrets are sealed with a secrets key that ${source} does not hold: ${e.message}. Start with the key the store was sealed with`,
+    `the store's secrets are sealed with a secrets key that ${source} does not hold: ${e.message}. ` +
+      "Start with the key the store was sealed with",
   );
 }

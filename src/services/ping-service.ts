@@ -4,7 +4,6 @@
 import { create } from "@bufbuild/protobuf";
 import { PingResponseSchema, type PingResponse } from "../gen/arbor/ping/v2beta1/ping_pb.js";
 
-/** Creates the ping service implementation. */
 export function createPingService() {
   return {
     async ping(): Promise<PingResponse> {

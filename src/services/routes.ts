@@ -35,7 +35,10 @@ import { createSubscriptionsService } from "./events/subscriptions-service.js";
 import { createTagsService } from "./registry/tags-service.js";
 import { bindService, type ServiceBinding } from "./service-impl.js";
 
-/** Every service Arbor serves, bound to its implementation. */
+/**
+ * Every service Arbor serves, bound to its implementation: the one place each service's
+ * create*Service is called, so a new service is registered here (docs/adding-a-resource.md).
+ */
 export function createServices(deps: ServiceDeps): ServiceBinding[] {
   return [
     bindService(GroupsService, createGroupsService(deps)),

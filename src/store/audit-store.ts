@@ -22,7 +22,6 @@ import type { RowWindow } from "./row-window.js";
 /** A (group, key) pair's count rows are folded into one once a count reads this many more than pairs. */
 const FOLD_AT = 64;
 
-/** The audit log. */
 export interface AuditStore {
   /** Records one event. */
   insert(event: AuditEventRecord): Promise<void>;
@@ -147,7 +146,8 @@ export function createAuditStore(db: Executor, engine: Engine): AuditStore {
       engine === "postgres"
         ? sql<AuditEventsTable>`(select e.* from (${uidSet(subtrees)}) as s cross join lateral (
             select * from audit_events where uid > s."key" || '/' and uid < s."key" || '0' offset 0) as e)`
-        : sql<AuditEventsTable>`(select e.* from (${uidSet(subtrees)}) as s cross join audit_events as e on e.uid > s."key" || '/' and e.uid < s."key" || '0')`;
+        : sql<AuditEventsTable>`(select e.* from (${uidSet(subtrees)}) as s cross join audit_events as e
+            on e.uid > s."key" || '/' and e.uid < s."key" || '0')`;
     let query = db.selectFrom(ranges.as("t")).selectAll();
     for (const condition of timeConditions(filter)) query = query.where(condition);
     const rows = await guard(() => applyWindow(query, window, sortColumn).execute());

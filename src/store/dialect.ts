@@ -308,7 +308,8 @@ export function groupsInScopes(
   const past = read.after === undefined ? sql`` : sql` and uid ${sql.raw(read.descending ? "<" : ">")} ${read.after}`;
   return engine === "postgres"
     ? sql`(${scopes}) as s cross join lateral (
-        select * from groups where uid >= s."key" and uid < s."key" || '0'${past} order by uid ${sql.raw(read.descending ? "desc" : "asc")} limit ${read.each}
+        select * from groups where uid >= s."key" and uid < s."key" || '0'${past}
+        order by uid ${sql.raw(read.descending ? "desc" : "asc")} limit ${read.each}
       ) as g`
     : sql`(${scopes}) as s cross join groups as g on g.uid >= s."key" and g.uid < s."key" || '0'${past}`;
 }
@@ -403,7 +404,8 @@ export async function foldAdvisoryCounts(db: Executor, engine: Engine, where: Ex
  */
 export function searchCondition(engine: Engine, text: string): Expression<SqlBool> {
   if (engine === "postgres") return sql<SqlBool>`advisories.search like ${`%${escapeLike(text)}%`}`;
-  return sql<SqlBool>`advisories.uid in (select t.uid from advisory_texts t where t.id in (select rowid from advisory_search where search glob ${globOf(text)}))`;
+  return sql<SqlBool>`advisories.uid in (select t.uid from advisory_texts t
+    where t.id in (select rowid from advisory_search where search glob ${globOf(text)}))`;
 }
 
 /**

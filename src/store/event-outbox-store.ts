@@ -10,7 +10,6 @@ import type { Engine } from "./dialect.js";
 import { selfOrBelow } from "./hierarchy-filter.js";
 import { guard } from "./translate-error.js";
 
-/** The outbox. */
 export interface EventOutboxStore {
   /** Writes an event (in the surrounding transaction, when there is one). */
   insert(event: OutboxEvent): Promise<void>;
@@ -117,7 +116,8 @@ export function createEventOutboxStore(db: Executor, engine: Engine): EventOutbo
         select 1 from event_subscriptions s
         where (s.cursor_xid, s.cursor_position) < (event_outbox.xid, event_outbox.position)
           and (event_outbox.group_uid = s.parent_uid
-            or (s.include_descendants = 1 and event_outbox.group_uid > (s.parent_uid || '/') and event_outbox.group_uid < (s.parent_uid || '0'))))`;
+            or (s.include_descendants = 1
+              and event_outbox.group_uid > (s.parent_uid || '/') and event_outbox.group_uid < (s.parent_uid || '0'))))`;
       const result = await guard(() =>
         db
           .deleteFrom("event_outbox")

@@ -14,7 +14,6 @@ import { resourceTable } from "./resource-table.js";
 import type { RowWindow } from "./row-window.js";
 import { guard } from "./translate-error.js";
 
-/** Subscriptions. */
 export interface EventSubscriptionStore {
   /**
    * Inserts a subscription (its delivery state is ignored): its cursor is the outbox's end, so

@@ -221,7 +221,8 @@ export function manyScopeList<F, R>(db: Executor, engine: Engine, memory: ScopeM
       engine === "postgres"
         ? sql`select t.* from (${uidSet(many.below)}) as s cross join lateral (
             select * from ${sql.table(table.name)} where ${scope} >= s."key" and ${scope} < s."key" || '0' offset 0) as t`
-        : sql`select t.* from (${uidSet(many.below)}) as s cross join ${sql.table(table.name)} as t on t.${scope} >= s."key" and t.${scope} < s."key" || '0' limit -1`;
+        : sql`select t.* from (${uidSet(many.below)}) as s cross join ${sql.table(table.name)} as t
+            on t.${scope} >= s."key" and t.${scope} < s."key" || '0' limit -1`;
     const { rows } = await guard(() =>
       sql<Record<string, unknown>>`select * from (${inScopes}) as t where ${where} limit ${MAX_READ_ROWS + 1}`.execute(db),
     );
@@ -294,7 +295,8 @@ export async function changesSince(
             (select below from list_change_horizon where id = 1) > pg_snapshot_xmin(${since}::pg_snapshot) as pruned,
             (select coalesce(json_agg(json_build_array(row_uid, scope_uid, delta)), '[]'::json) from (
               select row_uid, scope_uid, delta from list_changes
-              where table_name = ${tableName} and xid >= pg_snapshot_xmin(${since}::pg_snapshot) and not pg_visible_in_snapshot(xid, ${since}::pg_snapshot)
+              where table_name = ${tableName} and xid >= pg_snapshot_xmin(${since}::pg_snapshot)
+                and not pg_visible_in_snapshot(xid, ${since}::pg_snapshot)
               limit ${limit}) c) as changes`
       : sql<{ now: string; pruned: number; changes: string | Change[] }>`
           select coalesce((select seq from sqlite_sequence where name = 'list_changes'), 0) as now,
@@ -326,9 +328,8 @@ export async function pruneListChanges(db: Executor, engine: Engine): Promise<vo
   await guard(() =>
     inTransaction(db, async (tx) => {
       if (engine === "postgres") {
-        await sql`update list_change_horizon set below = greatest(below, next), next = greatest(next, pg_snapshot_xmin(pg_current_snapshot())) where id = 1`.execute(
-          tx,
-        );
+        await sql`update list_change_horizon
+          set below = greatest(below, next), next = greatest(next, pg_snapshot_xmin(pg_current_snapshot())) where id = 1`.execute(tx);
         await sql`delete from list_changes where xid < (select below from list_change_horizon where id = 1)`.execute(tx);
         return;
       }

@@ -96,11 +96,8 @@ async function appliedMigrations(db: Kysely<any>, setup: EngineSetup): Promise<s
   const schema = setup.engine === "postgres" ? await setup.migrationSchema(db) : undefined;
   const exists =
     setup.engine === "postgres"
-      ? await sql<{
-          found: number;
-        }>`select 1 as found from information_schema.tables where table_schema = coalesce(${schema ?? null}, current_schema()) and table_name = ${MIGRATION_TABLE}`.execute(
-          db,
-        )
+      ? await sql<{ found: number }>`select 1 as found from information_schema.tables
+          where table_schema = coalesce(${schema ?? null}, current_schema()) and table_name = ${MIGRATION_TABLE}`.execute(db)
       : await sql<{ found: number }>`select 1 as found from sqlite_master where type = 'table' and name = ${MIGRATION_TABLE}`.execute(db);
   if (exists.rows.length === 0) return [];
   const table = schema === undefined ? db.selectFrom(MIGRATION_TABLE) : db.withSchema(schema).selectFrom(MIGRATION_TABLE);

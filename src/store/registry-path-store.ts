@@ -13,7 +13,6 @@ export interface RegistryPath {
   groupUid: string;
 }
 
-/** Registry path bindings. */
 export interface RegistryPathStore {
   /** The bindings of any of these paths or any of these groups. */
   lookup(query: { paths?: readonly string[]; groups?: readonly string[] }): Promise<RegistryPath[]>;

@@ -13,7 +13,6 @@ import { nameTaken, NAMED_SORT_COLUMNS, resourceTable } from "./resource-table.j
 import { guard } from "./translate-error.js";
 import type { RowWindow } from "./row-window.js";
 
-/** Repos of the registry. */
 export interface RepoStore {
   /** Inserts a repo. ALREADY_EXISTS when its group has a repo of that name; NOT_FOUND when the group is gone. */
   insert(repo: RepoRecord): Promise<void>;

@@ -10,7 +10,10 @@ import type { StoreOptions } from "./create-store.js";
 import type { Database } from "./tables.js";
 import { engineSetup, SQLITE_FILES } from "./dialect.js";
 
-/** The store in words, never a password or a user name: `SQLite /abs/data/arbor.db` or `PostgreSQL db.example:5432/arbor (schema public)`. */
+/**
+ * The store in words, never a password or a user name: `SQLite /abs/data/arbor.db` or
+ * `PostgreSQL db.example:5432/arbor (schema public)`.
+ */
 export function describeStore(options: Pick<StoreOptions, "databaseUrl" | "dataDir" | "schema">): string {
   const url = options.databaseUrl ?? "";
   if (url === "") return `SQLite ${sqliteFile(options.dataDir)}`;

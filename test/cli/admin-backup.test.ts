@@ -108,7 +108,8 @@ describe("arbor admin backup and restore under write load", () => {
       expect(mine.indexOf(false) === -1 || mine.slice(mine.indexOf(false)).every((p) => !p), `writer ${w}`).toBe(true);
     }
     console.warn(
-      `backup: ${before.length} writes before it, ${writesDuringBackup} acknowledged during its ${Math.round(ended - began)} ms, ${acks.length} in all; ${present.size} restored`,
+      `backup: ${before.length} writes before it, ${writesDuringBackup} acknowledged during its ${Math.round(ended - began)} ms, ` +
+        `${acks.length} in all; ${present.size} restored`,
     );
     expect(before.length).toBeGreaterThan(50);
     expect(writesDuringBackup).toBeGreaterThan(0);

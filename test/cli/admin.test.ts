@@ -84,7 +84,8 @@ describe("arbor admin with a running server (SQLite)", () => {
       expect(code).toBe(2);
       expect(stdout).toBe("");
       expect(stderr).toContain(
-        `arbor: the store's secrets are sealed with a secrets key that the key file ${join(copy, "secrets.key")} (ARBOR_SECRETS_KEY is unset) does not hold`,
+        `arbor: the store's secrets are sealed with a secrets key that the key file ${join(copy, "secrets.key")} ` +
+          "(ARBOR_SECRETS_KEY is unset) does not hold",
       );
       // With the installation's key it works: the key file is all the copy lacked.
       const key = readFileSync(join(dataDir, "secrets.key"), "utf8").trim();

@@ -100,7 +100,8 @@ describe("arbor auth login --headless", () => {
       },
     });
     await expect(login).rejects.toThrow(
-      "login failed: Precondition failed: the login was refused: Unauthenticated: the identity provider did not log you in (access_denied: )",
+      "login failed: Precondition failed: the login was refused: " +
+        "Unauthenticated: the identity provider did not log you in (access_denied: )",
     );
   });
 
@@ -161,7 +162,8 @@ describe("arbor auth login without a login provider", () => {
     const run = await runArbor(["auth", "login", flag, "--org", "bare", "--timeout", "20"], env);
     expect([run.code, run.stderr]).toEqual([
       1,
-      "arbor: login failed: Precondition failed: login is not available for this organization; ask its administrators (gRPC code 9 FAILED_PRECONDITION)\n",
+      "arbor: login failed: Precondition failed: login is not available for this organization; " +
+        "ask its administrators (gRPC code 9 FAILED_PRECONDITION)\n",
     ]);
     expect(Date.now() - started).toBeLessThan(15_000);
     const bare = await runArbor(["auth", "login", flag, "--timeout", "20"], env);

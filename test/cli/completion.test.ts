@@ -87,7 +87,9 @@ describe("arbor completion", { timeout: 60_000 }, () => {
   async function bash(...words: string[]): Promise<string[]> {
     // A login to ask a server with, where a test gives one (--api).
     const env = { ...envOf(), ARBOR_TOKEN: "a-token" };
-    const script = `source ${quote(scripts.bash as string)}; COMP_WORDS=(${words.map(quote).join(" ")}); COMP_CWORD=${words.length - 1}; COMP_LINE=${quote(words.join(" "))}; COMP_POINT=\${#COMP_LINE}; _arbor; printf '%s\\n' "\${COMPREPLY[@]}"`;
+    const script =
+      `source ${quote(scripts.bash as string)}; COMP_WORDS=(${words.map(quote).join(" ")}); COMP_CWORD=${words.length - 1}; ` +
+      `COMP_LINE=${quote(words.join(" "))}; COMP_POINT=\${#COMP_LINE}; _arbor; printf '%s\\n' "\${COMPREPLY[@]}"`;
     const { stdout, stderr } = await exec("bash", ["-c", script], { env });
     expect(stderr).toBe("");
     return stdout.split("\n").filter((l) => l !== "");
@@ -150,7 +152,8 @@ describe("arbor completion", { timeout: 60_000 }, () => {
     const offered = async (...words: string[]) => {
       const stubs =
         'compdef() { :; }; compadd() { [[ $1 == -- ]] && shift; print -l -- "$@"; }; compset() { :; }; _files() { print FILES; }';
-      const script = `${stubs}; source ${quote(scripts.zsh as string)}; words=(${words.map(quote).join(" ")}); CURRENT=${words.length}; _arbor`;
+      const script =
+        `${stubs}; source ${quote(scripts.zsh as string)}; ` + `words=(${words.map(quote).join(" ")}); CURRENT=${words.length}; _arbor`;
       const { stdout, stderr } = await exec("zsh", ["-c", script], { env });
       expect(stderr).toBe("");
       return stdout.split("\n").filter((l) => l !== "");

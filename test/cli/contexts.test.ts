@@ -163,26 +163,29 @@ describe("arbor config contexts", { timeout: 120_000 }, () => {
     expect(JSON.parse(await get())).toMatchObject({ Secret: "registry-token-of-ci" });
   });
 
-  it("reads a first-format file as the context default, converts it at the first write keeping a copy, and keeps the logins of before", async () => {
-    const old = `api: ${API}\ngroup: acme\n`;
-    await mkdir(join(env.XDG_CONFIG_HOME as string, "arbor"), { recursive: true });
-    await writeFile(file(), old, { mode: 0o600 });
-    await cacheLogin(cacheRoot(), API, "token-from-before");
-    expect((await ok(["config", "get-contexts"])).stdout).toBe(
-      `CURRENT  NAME     API                 GROUP\n*        default  ${API}  acme\n`,
-    );
-    expect((await ok(["config", "list"])).stdout).toBe(`api: ${API}\ngroup: acme\n`);
-    expect((await ok(["auth", "token"])).stdout).toBe("token-from-before\n");
-    expect(await readFile(file(), "utf8"), "reading changes nothing").toBe(old);
-    await ok(["config", "create-context", "staging", "--api", OTHER_API]);
-    expect(await readFile(file(), "utf8")).toBe(
-      `contexts:\n  default:\n    api: ${API}\n    group: acme\n  staging:\n    api: ${OTHER_API}\n`,
-    );
-    expect(await readFile(`${file()}.bak`, "utf8")).toBe(old);
-    expect((await stat(`${file()}.bak`)).mode & 0o777).toBe(0o600);
-    expect((await ok(["auth", "token"])).stdout).toBe("token-from-before\n");
-    await expect(stat(join(cacheRoot(), encodeURIComponent(API)))).rejects.toMatchObject({ code: "ENOENT" });
-  });
+  it(
+    "reads a first-format file as the context default, converts it at the first write keeping a copy, " + "and keeps the logins of before",
+    async () => {
+      const old = `api: ${API}\ngroup: acme\n`;
+      await mkdir(join(env.XDG_CONFIG_HOME as string, "arbor"), { recursive: true });
+      await writeFile(file(), old, { mode: 0o600 });
+      await cacheLogin(cacheRoot(), API, "token-from-before");
+      expect((await ok(["config", "get-contexts"])).stdout).toBe(
+        `CURRENT  NAME     API                 GROUP\n*        default  ${API}  acme\n`,
+      );
+      expect((await ok(["config", "list"])).stdout).toBe(`api: ${API}\ngroup: acme\n`);
+      expect((await ok(["auth", "token"])).stdout).toBe("token-from-before\n");
+      expect(await readFile(file(), "utf8"), "reading changes nothing").toBe(old);
+      await ok(["config", "create-context", "staging", "--api", OTHER_API]);
+      expect(await readFile(file(), "utf8")).toBe(
+        `contexts:\n  default:\n    api: ${API}\n    group: acme\n  staging:\n    api: ${OTHER_API}\n`,
+      );
+      expect(await readFile(`${file()}.bak`, "utf8")).toBe(old);
+      expect((await stat(`${file()}.bak`)).mode & 0o777).toBe(0o600);
+      expect((await ok(["auth", "token"])).stdout).toBe("token-from-before\n");
+      await expect(stat(join(cacheRoot(), encodeURIComponent(API)))).rejects.toMatchObject({ code: "ENOENT" });
+    },
+  );
 
   it("refuses unknown contexts, deleting the current one, taken and bad names (exit 2)", async () => {
     await ok(["config", "create-context", "staging", "--api", API]);

@@ -1,9 +1,9 @@
 /**
  * Golden files pin what `list` and `get` print, as tables and as JSON, for groups, identities,
  * roles and role bindings; lists also as tables fitted to 80 and 120 columns (COLUMNS, as a
- * script sets it; without it a pipe gets every column whole) and with `-o wide`. The server runs with a fixed clock and a counting id source, so uids
- * and times are the same on every run and the files are compared byte for byte, nothing
- * normalised. To accept a deliberate change of the output: UPDATE_GOLDEN=1 npx vitest run
+ * script sets it; without it a pipe gets every column whole) and with `-o wide`. The server runs
+ * with a fixed clock and a counting id source, so uids and times are the same on every run and the
+ * files are compared byte for byte, nothing normalised. To accept a deliberate change of the output: UPDATE_GOLDEN=1 npx vitest run
  * test/cli/golden.test.ts, then read the diff.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";

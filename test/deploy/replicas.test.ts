@@ -3,8 +3,9 @@
  * HAProxy, as docs/operations.md "Several replicas behind a load balancer" sets them up: the
  * advisories feed is synced by one replica, a revoked binding is refused on the next request
  * through every other replica, a login begun on one finishes on another, racing creates of one
- * name have one winner, gRPC passes, refused credentials are throttled per client address at HAProxy, and kill -9 of a replica under load loses no acknowledged write while
- * the others keep serving, and another replica takes over the feed.
+ * name have one winner, gRPC passes, refused credentials are throttled per client address at
+ * HAProxy, and kill -9 of a replica under load loses no acknowledged write while the others keep
+ * serving, and another replica takes over the feed.
  */
 import { createHash, randomBytes } from "node:crypto";
 import { once } from "node:events";
@@ -246,26 +247,29 @@ describe.skipIf(!haveHaproxy())("three replicas on one PostgreSQL behind HAProxy
     }
   });
 
-  it("throttles refused credentials per client address behind HAProxy, each replica its own budget, leaving other addresses alone", async () => {
-    const exchange = (from: string) =>
-      fetchFrom(from, `${haproxy.url}/sts/exchange?${new URLSearchParams({ aud: haproxy.url, identity: org })}`, {
-        headers: { authorization: "Bearer not-a-token" },
-      });
-    // 100 a minute per address in each replica (refilling at under 2 a second), HAProxy spreading
-    // the requests over three, not always evenly: no replica throttles before its 100th refusal,
-    // and once all three have spent theirs every request is throttled, after about 300 refusals.
-    const statuses: number[] = [];
-    while (statuses.length < 500 && (statuses.length < 20 || !statuses.slice(-20).every((s) => s === 429)))
-      statuses.push((await exchange("127.0.0.2")).status);
-    expect(new Set(statuses)).toEqual(new Set([401, 429]));
-    expect(statuses.indexOf(429)).toBeGreaterThanOrEqual(100);
-    expect(statuses.slice(-20)).toEqual(Array(20).fill(429));
-    const refused = statuses.filter((s) => s === 401).length;
-    expect(refused).toBeGreaterThanOrEqual(300);
-    expect(refused).toBeLessThanOrEqual(330);
-    // Another client, through the same HAProxy: its own budget.
-    expect((await exchange("127.0.0.3")).status).toBe(401);
-  });
+  it(
+    "throttles refused credentials per client address behind HAProxy, " + "each replica its own budget, leaving other addresses alone",
+    async () => {
+      const exchange = (from: string) =>
+        fetchFrom(from, `${haproxy.url}/sts/exchange?${new URLSearchParams({ aud: haproxy.url, identity: org })}`, {
+          headers: { authorization: "Bearer not-a-token" },
+        });
+      // 100 a minute per address in each replica (refilling at under 2 a second), HAProxy spreading
+      // the requests over three, not always evenly: no replica throttles before its 100th refusal,
+      // and once all three have spent theirs every request is throttled, after about 300 refusals.
+      const statuses: number[] = [];
+      while (statuses.length < 500 && (statuses.length < 20 || !statuses.slice(-20).every((s) => s === 429)))
+        statuses.push((await exchange("127.0.0.2")).status);
+      expect(new Set(statuses)).toEqual(new Set([401, 429]));
+      expect(statuses.indexOf(429)).toBeGreaterThanOrEqual(100);
+      expect(statuses.slice(-20)).toEqual(Array(20).fill(429));
+      const refused = statuses.filter((s) => s === 401).length;
+      expect(refused).toBeGreaterThanOrEqual(300);
+      expect(refused).toBeLessThanOrEqual(330);
+      // Another client, through the same HAProxy: its own budget.
+      expect((await exchange("127.0.0.3")).status).toBe(401);
+    },
+  );
 
   it("loses no acknowledged write when a replica is killed with SIGKILL under load, and the others keep serving", async () => {
     const writers = 6;

@@ -156,7 +156,8 @@ describe.skipIf(!reachable)("a rolling upgrade from the previous release on Post
     const oldAfter = acks.filter((a) => a.by === "old").length - afterMigrate;
     const byNew = acks.filter((a) => a.by === "new").length;
     console.warn(
-      `upgrade from ${release}: ${beforeMigrate} writes before the migration, ${oldAfter} by the old server after it, ${byNew} by the new one`,
+      `upgrade from ${release}: ${beforeMigrate} writes before the migration, ` +
+        `${oldAfter} by the old server after it, ${byNew} by the new one`,
     );
     expect(beforeMigrate).toBeGreaterThan(20);
     expect(oldAfter).toBeGreaterThan(20);

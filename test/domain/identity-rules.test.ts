@@ -9,7 +9,8 @@ const DAY = 86_400_000;
 const rules: RelationshipRules = { now: NOW, allowHttpLoopbackIssuers: false, allowPrivateIssuers: false };
 const loopback: RelationshipRules = { ...rules, allowHttpLoopbackIssuers: true };
 const UNPINNED_SUBJECT =
-  "must start with a literal of two parts each ended by ':' or '/' (like repo:acme/), in every alternative, so it pins the subject's prefix";
+  "must start with a literal of two parts each ended by ':' or '/' (like repo:acme/), " +
+  "in every alternative, so it pins the subject's prefix";
 const UNPINNED_ISSUER = "must start with a literal https://host/ (the / included), in every alternative, so it pins the issuer's host";
 
 const ec = generateKeyPairSync("ec", { namedCurve: "P-256" });

@@ -126,7 +126,8 @@ describe("rate limits and the throttle of failed authentication, by default", ()
   );
 
   it(
-    "refuses an address past 100 refused credentials with 429 before checking anything, on every credential endpoint; other addresses go on",
+    "refuses an address past 100 refused credentials with 429 before checking anything, " +
+      "on every credential endpoint; other addresses go on",
     frozen(async () => {
       const [hostile, other] = ["127.0.0.2", "127.0.0.3"];
       for (let i = 0; i < 100; i++) {

@@ -300,7 +300,8 @@ for (const engine of engines) {
         const server = await oauthPost(w, endpoint, {});
         expect([server.status, server.body.message]).toEqual([
           400,
-          "Precondition failed: this server has no default login provider (ARBOR_LOGIN_ISSUER); name an organization to log in through its identity provider",
+          "Precondition failed: this server has no default login provider (ARBOR_LOGIN_ISSUER); " +
+            "name an organization to log in through its identity provider",
         ]);
         expect(server.body.details).toContainEqual(
           expect.objectContaining({ violations: [expect.objectContaining({ type: "NO_LOGIN_PROVIDER" })] }),

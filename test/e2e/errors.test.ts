@@ -277,13 +277,16 @@ describe(`errors over REST [${engine.name}]`, () => {
       expect(ok.headers.get("www-authenticate")).toBeNull();
     });
 
-    it("reads the Authorization header as every other endpoint does: any case of the scheme, spaces or tabs, nothing after the token", async () => {
-      const status = async (authorization: string) => (await fetch(`${t.url}/iam/v2beta1/groups`, { headers: { authorization } })).status;
-      expect(await status(`bearer ${ctx.token}`)).toBe(200);
-      expect(await status(`Bearer\t${ctx.token}\t`)).toBe(200);
-      expect(await status(`Bearer  ${ctx.token} `)).toBe(200);
-      expect(await status(`Bearer ${ctx.token} extra`)).toBe(401);
-    });
+    it(
+      "reads the Authorization header as every other endpoint does: " + "any case of the scheme, spaces or tabs, nothing after the token",
+      async () => {
+        const status = async (authorization: string) => (await fetch(`${t.url}/iam/v2beta1/groups`, { headers: { authorization } })).status;
+        expect(await status(`bearer ${ctx.token}`)).toBe(200);
+        expect(await status(`Bearer\t${ctx.token}\t`)).toBe(200);
+        expect(await status(`Bearer  ${ctx.token} `)).toBe(200);
+        expect(await status(`Bearer ${ctx.token} extra`)).toBe(401);
+      },
+    );
 
     it("refuses an expired token", async () => {
       const past = { now: () => Date.now() - 2 * 3600_000 };

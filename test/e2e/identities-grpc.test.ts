@@ -83,7 +83,8 @@ for (const engine of engines) {
       [
         ".*",
         "claimMatch.subjectPattern",
-        "must start with a literal of two parts each ended by ':' or '/' (like repo:acme/), in every alternative, so it pins the subject's prefix",
+        "must start with a literal of two parts each ended by ':' or '/' (like repo:acme/), " +
+          "in every alternative, so it pins the subject's prefix",
       ],
       ["(?!x$).*", "claimMatch.subjectPattern", "is not a valid RE2 regular expression: invalid or unsupported Perl syntax: `(?!`"],
     ])(

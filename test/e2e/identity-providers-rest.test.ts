@@ -111,7 +111,8 @@ for (const engine of engines) {
       const elsewhere = await api.post(`${BASE}/${team}`, body("elsewhere", { defaultRole: otherRole }));
       expect({ status: elsewhere.status, field: violatedField(elsewhere.body) }).toEqual({ status: 400, field: "defaultRole" });
       expect(elsewhere.body.message).toBe(
-        `Invalid argument: defaultRole: role ${otherRole} is defined in group ${other}; use a built-in role or one defined in group ${team} or above it`,
+        `Invalid argument: defaultRole: role ${otherRole} is defined in group ${other}; ` +
+          `use a built-in role or one defined in group ${team} or above it`,
       );
     });
 

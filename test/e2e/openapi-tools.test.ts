@@ -49,8 +49,21 @@ const updated = await client.PATCH("/iam/v2beta1/groups/{uid}", {
 const deleted = await client.DELETE("/iam/v2beta1/groups/{uid}", { params: { path: { uid } } });
 const gone = await client.GET("/iam/v2beta1/groups/{uid}", { params: { path: { uid } } });
 
-const outcome = (r: { response: Response; data?: unknown; error?: unknown }) => ({ status: r.response.status, data: r.data, error: r.error });
-console.log(JSON.stringify({ urls, created: outcome(created), got: outcome(got), updated: outcome(updated), deleted: outcome(deleted), gone: outcome(gone) }));
+const outcome = (r: { response: Response; data?: unknown; error?: unknown }) => ({
+  status: r.response.status,
+  data: r.data,
+  error: r.error,
+});
+console.log(
+  JSON.stringify({
+    urls,
+    created: outcome(created),
+    got: outcome(got),
+    updated: outcome(updated),
+    deleted: outcome(deleted),
+    gone: outcome(gone),
+  }),
+);
 `;
 
 describe(`OpenAPI document through independent tools [${engine.name}]`, () => {

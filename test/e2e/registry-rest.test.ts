@@ -93,7 +93,9 @@ for (const engine of engines) {
           const seen: string[] = [];
           let token = "";
           do {
-            const q = `uidp.descendants_of=${org}&page_size=4&order_by=${encodeURIComponent(order)}${token && `&page_token=${encodeURIComponent(token)}`}`;
+            const q =
+              `uidp.descendants_of=${org}&page_size=4&order_by=${encodeURIComponent(order)}` +
+              `${token && `&page_token=${encodeURIComponent(token)}`}`;
             const { status, body } = await api.get(`/registry/v2beta1/repos?${q}`);
             expect(status).toBe(200);
             expect(body.totalCount).toBe("13");
@@ -179,7 +181,8 @@ for (const engine of engines) {
         ]);
         const next = (
           await api.get(
-            `/registry/v2beta1/tags?uidp.descendants_of=${team}&name=latest&page_size=3&order_by=create_time%20desc&page_token=${latest.nextPageToken}`,
+            `/registry/v2beta1/tags?uidp.descendants_of=${team}&name=latest&page_size=3&order_by=create_time%20desc` +
+              `&page_token=${latest.nextPageToken}`,
           )
         ).body;
         expect(next.tags.map((x: { uid: string }) => x.uid.slice(0, x.uid.lastIndexOf("/")))).toEqual([

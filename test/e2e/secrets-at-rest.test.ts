@@ -112,7 +112,8 @@ for (const engine of engines) {
       try {
         if (engine.name === "sqlite") await copyFile(join(location.options.dataDir, "arbor.db"), join(copy, "arbor.db"));
         await expect(start({ dataDir: copy })).rejects.toThrow(
-          `the store's secrets are sealed with a secrets key that the key file ${join(copy, "secrets.key")} (ARBOR_SECRETS_KEY is unset) does not hold`,
+          `the store's secrets are sealed with a secrets key that the key file ${join(copy, "secrets.key")} ` +
+            "(ARBOR_SECRETS_KEY is unset) does not hold",
         );
       } finally {
         await rm(copy, { recursive: true, force: true });

@@ -189,19 +189,22 @@ describe("token exchange refusals", () => {
     expect(missing.status).toBe(401);
   });
 
-  it("answers a token of another issuer exactly like a forged one of the identity's issuer, so which issuer it trusts stays unsaid", async () => {
-    const otherKey = (await generateKeyPair("ES256")).privateKey;
-    const tokens = [
-      await stranger.mint(MAIN, s.t.url),
-      await new SignJWT(claims()).setProtectedHeader({ alg: "ES256", kid: s.issuer.kid }).sign(otherKey),
-      await new SignJWT(claims()).setProtectedHeader({ alg: "ES256", kid: "made-up" }).sign(otherKey),
-      await new SignJWT(claims({ iss: "https://issuer.invalid" })).setProtectedHeader({ alg: "ES256", kid: s.issuer.kid }).sign(otherKey),
-    ];
-    const answers = [];
-    for (const token of tokens) answers.push(await answer(base(token)));
-    for (const a of answers) expect(a).toEqual(answers[0]);
-    expect(JSON.parse(answers[0]!.body).message).toBe(`Unauthenticated: ${NOT_TRUSTED}`);
-  });
+  it(
+    "answers a token of another issuer exactly like a forged one of the identity's issuer, " + "so which issuer it trusts stays unsaid",
+    async () => {
+      const otherKey = (await generateKeyPair("ES256")).privateKey;
+      const tokens = [
+        await stranger.mint(MAIN, s.t.url),
+        await new SignJWT(claims()).setProtectedHeader({ alg: "ES256", kid: s.issuer.kid }).sign(otherKey),
+        await new SignJWT(claims()).setProtectedHeader({ alg: "ES256", kid: "made-up" }).sign(otherKey),
+        await new SignJWT(claims({ iss: "https://issuer.invalid" })).setProtectedHeader({ alg: "ES256", kid: s.issuer.kid }).sign(otherKey),
+      ];
+      const answers = [];
+      for (const token of tokens) answers.push(await answer(base(token)));
+      for (const a of answers) expect(a).toEqual(answers[0]);
+      expect(JSON.parse(answers[0]!.body).message).toBe(`Unauthenticated: ${NOT_TRUSTED}`);
+    },
+  );
 
   it("refuses a token over 16 KiB", async () => {
     const token = await s.issuer.sign(claims({ padding: "x".repeat(16 * 1024) }));

@@ -50,41 +50,44 @@ describeEachEngine("advisory import", (t) => {
       expect(await t.store().advisories.list({}, window([key("uid")], { limit: 100 }))).toEqual(before);
     });
 
-    it("passes over the documents it has imported byte for byte: no check, no write, no count row; the feed sync still notes each", async () => {
-      const rows = async () => (await rawRows(t, "select count(*) as n from advisory_counts")).map((r) => Number(r.n));
-      const before = await rows();
-      const checked: number[] = [];
-      const written: number[] = [];
-      const noted: string[] = [];
-      const counting = {
-        advisories: {
-          ...t.store().advisories,
-          put: (v: readonly AdvisoryVersion[], time: number) => (written.push(v.length), t.store().advisories.put(v, time)),
-        },
-      };
-      const checker = createOsvChecker();
-      const summary = await importAdvisories(
-        counting,
-        (await readSources([OSV.feed])).items(),
-        { onDocument: (d) => noted.push(d.id) },
-        (bytes) => (checked.push(1), checker(bytes)),
-      );
-      expect(summary).toEqual({ ...none, unchanged: FEED_IDS.length });
-      expect({ checked: checked.length, written, rows: await rows() }).toEqual({ checked: 0, written: [], rows: before });
-      expect(noted.sort()).toEqual(FEED_IDS);
-      // The same document in other bytes is checked, and unchanged by its modified time.
-      const one = JSON.parse(await readFile(join(OSV.feed, "ghsa", "GHSA-p6mc-m468-83gw.json"), "utf8")) as object;
-      const respaced = [{ kind: "document" as const, source: "respaced.json", bytes: Buffer.from(JSON.stringify(one, null, 3)) }];
-      const again = await importAdvisories(
-        counting,
-        (async function* () {
-          yield* respaced;
-        })(),
-        {},
-        (bytes) => (checked.push(1), checker(bytes)),
-      );
-      expect({ again, checked: checked.length, written }).toEqual({ again: { ...none, unchanged: 1 }, checked: 1, written: [1] });
-    });
+    it(
+      "passes over the documents it has imported byte for byte: " + "no check, no write, no count row; the feed sync still notes each",
+      async () => {
+        const rows = async () => (await rawRows(t, "select count(*) as n from advisory_counts")).map((r) => Number(r.n));
+        const before = await rows();
+        const checked: number[] = [];
+        const written: number[] = [];
+        const noted: string[] = [];
+        const counting = {
+          advisories: {
+            ...t.store().advisories,
+            put: (v: readonly AdvisoryVersion[], time: number) => (written.push(v.length), t.store().advisories.put(v, time)),
+          },
+        };
+        const checker = createOsvChecker();
+        const summary = await importAdvisories(
+          counting,
+          (await readSources([OSV.feed])).items(),
+          { onDocument: (d) => noted.push(d.id) },
+          (bytes) => (checked.push(1), checker(bytes)),
+        );
+        expect(summary).toEqual({ ...none, unchanged: FEED_IDS.length });
+        expect({ checked: checked.length, written, rows: await rows() }).toEqual({ checked: 0, written: [], rows: before });
+        expect(noted.sort()).toEqual(FEED_IDS);
+        // The same document in other bytes is checked, and unchanged by its modified time.
+        const one = JSON.parse(await readFile(join(OSV.feed, "ghsa", "GHSA-p6mc-m468-83gw.json"), "utf8")) as object;
+        const respaced = [{ kind: "document" as const, source: "respaced.json", bytes: Buffer.from(JSON.stringify(one, null, 3)) }];
+        const again = await importAdvisories(
+          counting,
+          (async function* () {
+            yield* respaced;
+          })(),
+          {},
+          (bytes) => (checked.push(1), checker(bytes)),
+        );
+        expect({ again, checked: checked.length, written }).toEqual({ again: { ...none, unchanged: 1 }, checked: 1, written: [1] });
+      },
+    );
 
     it("replaces a document with a newer version only", async () => {
       const go = await t.store().advisories.get("GO-2022-0969");

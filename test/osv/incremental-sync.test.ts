@@ -176,7 +176,8 @@ describeEachEngine("incremental advisories feed sync", (t) => {
     f.put(doc(1, "2026-01-06T00:00:00Z", { summary: "one" }), doc(2, "2026-01-06T00:00:01Z", { summary: "two" }));
     f.overrides.set(json(2), 503);
     await expect(sync(f)).rejects.toThrow(
-      `1 of 2 changed documents could not be applied, so the cursor stays at 2026-01-03T00:00:03.000000000Z: ${f.url.replace("all.zip", json(2))}: HTTP 503`,
+      "1 of 2 changed documents could not be applied, so the cursor stays at 2026-01-03T00:00:03.000000000Z: " +
+        `${f.url.replace("all.zip", json(2))}: HTTP 503`,
     );
     expect(await t.store().feedCursors.get(f.url)).toEqual(cursor);
     expect(await stored(id(1))).toMatchObject({ summary: "one" });
@@ -195,7 +196,8 @@ describeEachEngine("incremental advisories feed sync", (t) => {
     f.put(doc(1, "2026-01-06T00:00:00Z"));
     f.overrides.set(json(1), JSON.stringify({ id: id(1), modified: "2026-01-01T00:00:01Z" }));
     await expect(sync(f)).rejects.toThrow(
-      `${f.url.replace("all.zip", json(1))}: its modified time 2026-01-01T00:00:01.000000000Z is older than the index's 2026-01-06T00:00:00.000000000Z (a stale copy)`,
+      `${f.url.replace("all.zip", json(1))}: its modified time 2026-01-01T00:00:01.000000000Z ` +
+        "is older than the index's 2026-01-06T00:00:00.000000000Z (a stale copy)",
     );
     expect(await t.store().feedCursors.get(f.url)).toMatchObject({ modified: "2026-01-03T00:00:03.000000000Z" });
   });

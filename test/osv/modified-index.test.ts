@@ -67,7 +67,8 @@ describe("readModifiedIndex", () => {
   it("takes the top-level index's <folder>/<id> paths", async () => {
     expect(
       await listed(
-        "2026-01-05T00:00:00Z,PyPI/PYSEC-2026-1\n2026-01-04T00:00:00Z,Rocky Linux/RLSA-2026:1\n2026-01-04T00:00:00Z,[EMPTY]/GHSA-x\n2026-01-01T00:00:00Z,npm/GHSA-y\n",
+        "2026-01-05T00:00:00Z,PyPI/PYSEC-2026-1\n2026-01-04T00:00:00Z,Rocky Linux/RLSA-2026:1\n" +
+          "2026-01-04T00:00:00Z,[EMPTY]/GHSA-x\n2026-01-01T00:00:00Z,npm/GHSA-y\n",
       ),
     ).toEqual([
       "2026-01-05T00:00:00.000000000Z PyPI/PYSEC-2026-1",

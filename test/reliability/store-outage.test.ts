@@ -1,8 +1,9 @@
 /**
  * PostgreSQL taken away under load (docs/reliability.md): through a TCP proxy the test controls,
  * the store is refused, then blackholed. Every request started while it is away must fail fast
- * (REST 503, gRPC code 14 UNAVAILABLE, none past OUTAGE_BOUND_MS however late it ends), /readyz must say not ready, the process must stay up,
- * and Arbor must recover by itself once the store is back. The shared PostgreSQL is never touched.
+ * (REST 503, gRPC code 14 UNAVAILABLE, none past OUTAGE_BOUND_MS however late it ends), /readyz
+ * must say not ready, the process must stay up, and Arbor must recover by itself once the store is
+ * back. The shared PostgreSQL is never touched.
  */
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

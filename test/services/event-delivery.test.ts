@@ -71,7 +71,7 @@ describe("event delivery's passes", () => {
       groupUid: sub.parentUid,
       time: Date.now(),
       readCaps: ["groups.list"],
-      data: {},
+      data: { actor: { subject: "c".repeat(40) }, body: {} },
       at: { xid: 0, position: i + 1 },
     }));
     const records: number[] = [];

@@ -181,7 +181,8 @@ describeEachEngine("advisories stored before migration 0016", (t) => {
     const t0 = { ...t, options: () => options };
     await execRaw(
       t0,
-      `insert into advisories (uid, modified_time, published_time, search, document) values ('${old.uid}', ${old.modifiedTime}, ${old.publishedTime}, '', '${JSON.stringify(old.document)}')`,
+      "insert into advisories (uid, modified_time, published_time, search, document) " +
+        `values ('${old.uid}', ${old.modifiedTime}, ${old.publishedTime}, '', '${JSON.stringify(old.document)}')`,
     );
     const before = Date.now();
     const reopened = await createStore(options);

@@ -184,14 +184,16 @@ describeEachEngine("advisories stored before migration 0022", (t) => {
       const text = (s: string) => `'${s.replaceAll("'", "''")}'`;
       await execRaw(
         t0,
-        `insert into advisories (uid, modified_time, published_time, create_time, search, document) values (${text(v.uid)}, ${v.modifiedTime}, ${v.publishedTime}, 1, ${text(index.search)}, ${text(JSON.stringify(v.document))})`,
+        "insert into advisories (uid, modified_time, published_time, create_time, search, document) " +
+          `values (${text(v.uid)}, ${v.modifiedTime}, ${v.publishedTime}, 1, ${text(index.search)}, ${text(JSON.stringify(v.document))})`,
       );
       for (const a of index.aliases)
         await execRaw(t0, `insert into advisory_aliases (advisory_uid, alias) values (${text(v.uid)}, ${text(a)})`);
       for (const p of index.packages) {
         await execRaw(
           t0,
-          `insert into advisory_packages (advisory_uid, ecosystem, ecosystem_base, name) values (${text(v.uid)}, ${text(p.ecosystem)}, ${text(p.ecosystemBase)}, ${text(p.name)})`,
+          "insert into advisory_packages (advisory_uid, ecosystem, ecosystem_base, name) " +
+            `values (${text(v.uid)}, ${text(p.ecosystem)}, ${text(p.ecosystemBase)}, ${text(p.name)})`,
         );
       }
     }

@@ -79,11 +79,13 @@ describeEachEngine("audit event counts", (t) => {
     const bulk = [event(A, 3000), event(A, 3001), event(OTHER, 3002)];
     const values = bulk.map(
       (e) =>
-        `('${e.uid}', '${parentUid(e.uid)}', ${e.createTime}, '${e.actor.uid}', '{}', '${e.method}', 'create', 'x.Group', '${e.resourceUid}')`,
+        `('${e.uid}', '${parentUid(e.uid)}', ${e.createTime}, '${e.actor.uid}', '{}', ` +
+        `'${e.method}', 'create', 'x.Group', '${e.resourceUid}')`,
     );
     await execRaw(
       t,
-      `insert into audit_events (uid, group_uid, create_time, actor_uid, actor, method, action, resource_type, resource_uid) values ${values.join(", ")}`,
+      "insert into audit_events (uid, group_uid, create_time, actor_uid, actor, method, action, resource_type, resource_uid) " +
+        `values ${values.join(", ")}`,
     );
     await execRaw(t, `delete from audit_events where uid = '${bulk[2]?.uid}'`);
     expect(await audit().count({ uidp: {} })).toBe(102);
@@ -131,11 +133,13 @@ describeEachEngine("audit event counts of events made before them", (t) => {
     const events = Array.from({ length: 30 }, (_, i) => event(GROUPS[i % GROUPS.length] ?? ORG, 5000 + i, i));
     const values = events.map(
       (e) =>
-        `('${e.uid}', '${parentUid(e.uid)}', ${e.createTime}, '${e.actor.uid}', '{}', '${e.method}', 'create', 'x.Group', '${e.resourceUid}')`,
+        `('${e.uid}', '${parentUid(e.uid)}', ${e.createTime}, '${e.actor.uid}', '{}', ` +
+        `'${e.method}', 'create', 'x.Group', '${e.resourceUid}')`,
     );
     await execRaw(
       t0,
-      `insert into audit_events (uid, group_uid, create_time, actor_uid, actor, method, action, resource_type, resource_uid) values ${values.join(", ")}`,
+      "insert into audit_events (uid, group_uid, create_time, actor_uid, actor, method, action, resource_type, resource_uid) " +
+        `values ${values.join(", ")}`,
     );
     const reopened = await createStore(options);
     try {

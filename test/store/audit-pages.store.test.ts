@@ -35,13 +35,17 @@ const EMPTY_IN_TEAM = EMPTY.map((_, i) => childUid(TEAM, 0x100 + i));
 function loadStatement(engine: EngineContext["engine"]): string {
   const hex16 = (x: string) => (engine === "sqlite" ? `printf('%016x', ${x})` : `lpad(to_hex(${x}), 16, '0')`);
   const team = `'${ORG}/' || ${hex16("(i / 5) % 10 + 1")}`;
-  const group = `case when i % 5 <> 0 then '${OTHER}' when (i / 50) % 10 = 0 then ${team} else ${team} || '/' || ${hex16("(i / 50) % 10")} end`;
+  const group =
+    `case when i % 5 <> 0 then '${OTHER}' when (i / 50) % 10 = 0 then ${team} ` + `else ${team} || '/' || ${hex16("(i / 50) % 10")} end`;
   // Event uids from 0x100000, so none is also a group's (a group's and an event's uid never meet).
-  const events = `select g || '/' || ${hex16("i + 1048576")}, g, 1700000000000 + i * 1000, '${ORG}/${"a".repeat(16)}', '{}', 'x.S/M' || (i % 20), 'update', 'x.Group', g, null, null
+  const events =
+    `select g || '/' || ${hex16("i + 1048576")}, g, 1700000000000 + i * 1000, '${ORG}/${"a".repeat(16)}', '{}', ` +
+    `'x.S/M' || (i % 20), 'update', 'x.Group', g, null, null
     from (select i, ${group} as g from n) e`;
   const columns = "uid, group_uid, create_time, actor_uid, actor, method, action, resource_type, resource_uid, before, after";
   return engine === "sqlite"
-    ? `with recursive n(i) as (select 0 union all select i + 1 from n where i < ${EVENTS - 1}) insert into audit_events (${columns}) ${events}`
+    ? `with recursive n(i) as (select 0 union all select i + 1 from n where i < ${EVENTS - 1}) ` +
+        `insert into audit_events (${columns}) ${events}`
     : `with n as (select i from generate_series(0, ${EVENTS - 1}) i) insert into audit_events (${columns}) ${events}`;
 }
 

@@ -208,7 +208,8 @@ describeEachEngine("binding store, callers with many scopes", (t) => {
       const hidden = bind(inScope);
       await execRaw(
         t,
-        `insert into role_bindings (uid, group_uid, identity_uid, role_uid, create_time) values ('${hidden.uid}', '${inScope}', '${hidden.identityUid}', '${hidden.roleUid}', ${hidden.createTime})`,
+        "insert into role_bindings (uid, group_uid, identity_uid, role_uid, create_time) " +
+          `values ('${hidden.uid}', '${inScope}', '${hidden.identityUid}', '${hidden.roleUid}', ${hidden.createTime})`,
       );
       await execRaw(t, `delete from list_changes where row_uid = '${hidden.uid}'`);
       const seen = await make(inScope);
@@ -320,7 +321,8 @@ describeEachEngine("binding store, callers with many scopes", (t) => {
       );
       await execRaw(
         t,
-        `insert into role_bindings (uid, group_uid, identity_uid, role_uid, create_time) values ${bulk.map((b) => `('${b.uid}', '${b.groupUid}', '${b.identityUid}', '${b.roleUid}', ${b.createTime})`).join(", ")}`,
+        "insert into role_bindings (uid, group_uid, identity_uid, role_uid, create_time) " +
+          `values ${bulk.map((b) => `('${b.uid}', '${b.groupUid}', '${b.identityUid}', '${b.roleUid}', ${b.createTime})`).join(", ")}`,
       );
       all.push(...bulk);
       const want = expected(sparse, order, all);

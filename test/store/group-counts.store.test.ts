@@ -80,7 +80,8 @@ describeEachEngine("group descendant counts", (t) => {
     const bulk = childUid(B, 0x200);
     await execRaw(
       t,
-      `insert into groups (uid, parent_uid, name, description, create_time, update_time) values ('${bulk}', '${B}', 'bulk', '', 1, 1), ('${childUid(bulk, 1)}', '${bulk}', 'bulk-child', '', 1, 1)`,
+      "insert into groups (uid, parent_uid, name, description, create_time, update_time) " +
+        `values ('${bulk}', '${B}', 'bulk', '', 1, 1), ('${childUid(bulk, 1)}', '${bulk}', 'bulk-child', '', 1, 1)`,
     );
     expect(await agree(ORG)).toBe(25);
     expect(await agree(B)).toBe(22);
@@ -133,7 +134,8 @@ describeEachEngine("group descendant counts of groups made before them", (t) => 
     ] as const) {
       await execRaw(
         t0,
-        `insert into groups (uid, parent_uid, name, description, create_time, update_time) values ('${uid}', ${parent === null ? "null" : `'${parent}'`}, '${name}', '', 1, 1)`,
+        "insert into groups (uid, parent_uid, name, description, create_time, update_time) " +
+          `values ('${uid}', ${parent === null ? "null" : `'${parent}'`}, '${name}', '', 1, 1)`,
       );
     }
     const reopened = await createStore(options);

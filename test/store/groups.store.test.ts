@@ -107,7 +107,9 @@ describeEachEngine("group store", (t) => {
     /** The refusal while these kinds of children remain: one violation per kind, in this order. */
     const notEmpty = (uid: string, ...kinds: string[]) => ({
       code: Code.FAILED_PRECONDITION,
-      message: `Precondition failed: cannot delete group with ${kinds.length === 1 ? kinds[0] : `${kinds.slice(0, -1).join(", ")} and ${kinds.at(-1)}`}`,
+      message:
+        "Precondition failed: cannot delete group with " +
+        `${kinds.length === 1 ? kinds[0] : `${kinds.slice(0, -1).join(", ")} and ${kinds.at(-1)}`}`,
       details: {
         preconditionViolations: kinds.map((what) => ({
           type: "RESOURCE_NOT_EMPTY",

@@ -95,7 +95,9 @@ const kinds: Kind[] = [
       const uid = childUid(groupUid, n);
       return {
         uid,
-        statement: `insert into repos (uid, parent_uid, name, description, create_time, update_time) values ('${uid}', '${groupUid}', 'raw-${n}', '', ${T}, ${T})`,
+        statement:
+          "insert into repos (uid, parent_uid, name, description, create_time, update_time) " +
+          `values ('${uid}', '${groupUid}', 'raw-${n}', '', ${T}, ${T})`,
       };
     },
   },
@@ -117,7 +119,9 @@ const kinds: Kind[] = [
       const uid = childUid(repoOf(groupUid), n);
       return {
         uid,
-        statement: `insert into tags (uid, repo_uid, name, digest, create_time, update_time, event_time, delete_time, deleted) values ('${uid}', '${repoOf(groupUid)}', 'raw-${n}', '${DIGEST}', ${T}, ${T}, ${T}, null, 0)`,
+        statement:
+          "insert into tags (uid, repo_uid, name, digest, create_time, update_time, event_time, delete_time, deleted) " +
+          `values ('${uid}', '${repoOf(groupUid)}', 'raw-${n}', '${DIGEST}', ${T}, ${T}, ${T}, null, 0)`,
       };
     },
   },

@@ -104,7 +104,8 @@ describeEachEngine("registry path bindings of repos made before them", (t) => {
         const parent = uid === org ? "null" : `'${uid.slice(0, uid.lastIndexOf("/"))}'`;
         await execRaw(
           older,
-          `insert into groups (uid, parent_uid, name, description, create_time, update_time) values ('${uid}', ${parent}, '${name}', '', 1, 1)`,
+          "insert into groups (uid, parent_uid, name, description, create_time, update_time) " +
+            `values ('${uid}', ${parent}, '${name}', '', 1, 1)`,
         );
       }
       for (const [parent, n] of [
@@ -114,7 +115,8 @@ describeEachEngine("registry path bindings of repos made before them", (t) => {
       ] as const) {
         await execRaw(
           older,
-          `insert into repos (uid, parent_uid, name, description, create_time, update_time) values ('${childUid(parent, n)}', '${parent}', 'r${n}', '', 1, 1)`,
+          "insert into repos (uid, parent_uid, name, description, create_time, update_time) " +
+            `values ('${childUid(parent, n)}', '${parent}', 'r${n}', '', 1, 1)`,
         );
       }
       const reopened = await createStore(options);

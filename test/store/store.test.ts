@@ -75,8 +75,8 @@ describeEachEngine("store", (t) => {
                                     'additional_scopes', 'groups_claim', 'code_verifier', 'nonce', 'redirect_uri',
                                     'code_challenge', 'client_state', 'actor', 'search', 'document', 'before', 'after',
                                     'data', 'read_caps', 'sink', 'types', 'last_error')
-            and table_name || '.' || column_name not in ('identity_providers.issuer', 'login_attempts.issuer', 'device_authorizations.issuer',
-                                                         'device_authorizations.denial')
+            and table_name || '.' || column_name not in ('identity_providers.issuer', 'login_attempts.issuer',
+                                                         'device_authorizations.issuer', 'device_authorizations.denial')
           order by 1`,
           [schema],
         ),

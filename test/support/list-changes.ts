@@ -14,7 +14,8 @@ export async function passHorizon(t: EngineContext): Promise<() => Promise<void>
     t,
     t.engine === "postgres"
       ? "update list_change_horizon set below = (pg_snapshot_xmax(pg_current_snapshot())::text::numeric + 1)::text::xid8 where id = 1"
-      : "update list_change_horizon set below = coalesce((select seq from sqlite_sequence where name = 'list_changes'), 0) + 2 where id = 1",
+      : "update list_change_horizon " +
+          "set below = coalesce((select seq from sqlite_sequence where name = 'list_changes'), 0) + 2 where id = 1",
   );
   return () =>
     execRaw(

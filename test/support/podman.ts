@@ -86,8 +86,10 @@ export async function testBaseImage(): Promise<{ name: string; built: boolean }>
         // apt in minbase brings libstdc++, which node needs; useradd is in passwd.
         "--include=ca-certificates,passwd",
         `--customize-hook=copy-in ${realpathSync(process.execPath)} /usr/local/bin`,
-        `--customize-hook=mkdir -p "$1/usr/local/lib/node_modules/npm" && tar -xzf ${quote(npmTgz)} -C "$1/usr/local/lib/node_modules/npm" --strip-components=1` +
-          ` && ln -s ../lib/node_modules/npm/bin/npm-cli.js "$1/usr/local/bin/npm" && ln -s ../lib/node_modules/npm/bin/npx-cli.js "$1/usr/local/bin/npx"`,
+        `--customize-hook=mkdir -p "$1/usr/local/lib/node_modules/npm" ` +
+          `&& tar -xzf ${quote(npmTgz)} -C "$1/usr/local/lib/node_modules/npm" --strip-components=1` +
+          ` && ln -s ../lib/node_modules/npm/bin/npm-cli.js "$1/usr/local/bin/npm"` +
+          ` && ln -s ../lib/node_modules/npm/bin/npx-cli.js "$1/usr/local/bin/npx"`,
         `--customize-hook=rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*.bin`,
         SUITE,
         rootfs,

@@ -42,7 +42,10 @@ export function storeAt(o: StoreOptions): Pick<Config, "dataDir" | "databaseUrl"
   return { dataDir: o.dataDir, databaseUrl: o.databaseUrl, databaseSchema: o.schema };
 }
 
-/** Starts a server on the engine; extra settings override the defaults; env.clock replaces the system clock, env.resolve the resolver of issuers' names. */
+/**
+ * Starts a server on the engine; extra settings override the defaults; env.clock replaces the
+ * system clock, env.resolve the resolver of issuers' names.
+ */
 export async function startTestServer(
   engine: TestEngine,
   settings: Partial<Config> = {},

@@ -84,14 +84,16 @@ export async function browserLogin(config: ClientConfig, options: BrowserLoginOp
   for (const [k, v] of Object.entries(loginForm(options.org, options.invite))) query.set(k, v);
   const loginUrl = `${config.issuer}/oauth/login?${query}`;
   options.say(
-    `Open this URL in a browser on this machine to log in:\n\n  ${loginUrl}\n\nWaiting for the browser... (on another machine, use arbor auth login --headless)`,
+    `Open this URL in a browser on this machine to log in:\n\n  ${loginUrl}\n\n` +
+      "Waiting for the browser... (on another machine, use arbor auth login --headless)",
   );
   if (!options.noBrowser) openBrowser(loginUrl, config.env);
   const timer = setTimeout(
     () =>
       finish({
         error: new AuthError(
-          `no login arrived within ${Math.round(options.timeoutMs / 1000)}s; run arbor auth login again (arbor auth login --headless if the browser is on another machine)`,
+          `no login arrived within ${Math.round(options.timeoutMs / 1000)}s; ` +
+            "run arbor auth login again (arbor auth login --headless if the browser is on another machine)",
         ),
       }),
     options.timeoutMs,
@@ -108,7 +110,9 @@ export async function browserLogin(config: ClientConfig, options: BrowserLoginOp
 }
 
 function page(res: ServerResponse, status: number, title: string, text: string): void {
-  const html = `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Arbor: ${escapeHtml(title)}</title></head>\n<body><h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(text)}</p></body></html>\n`;
+  const html =
+    `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Arbor: ${escapeHtml(title)}</title></head>\n` +
+    `<body><h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(text)}</p></body></html>\n`;
   res.writeHead(status, {
     "content-type": "text/html; charset=utf-8",
     "cache-control": "no-store",

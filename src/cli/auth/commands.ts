@@ -27,7 +27,8 @@ export function addAuthCommands(program: Command, env: Env): void {
     .description("log in to an Arbor server and print API tokens")
     .addHelpText(
       "after",
-      "\nTokens are cached in $XDG_CACHE_HOME/arbor/contexts (else ~/.cache/arbor/contexts), per context, API URL\nand audience: each context (arbor config get-contexts) has logins of its own.\n\n" +
+      "\nTokens are cached in $XDG_CACHE_HOME/arbor/contexts (else ~/.cache/arbor/contexts), per context, API URL\n" +
+        "and audience: each context (arbor config get-contexts) has logins of its own.\n\n" +
         "Examples:\n  arbor auth login\n  arbor auth status\n",
     );
   const say = (text: string) => process.stderr.write(`${text}\n`);
@@ -36,7 +37,8 @@ export function addAuthCommands(program: Command, env: Env): void {
     auth
       .command("login")
       .description(
-        "log in: as a person through the browser (--headless: a browser on another device), or as a workload with --identity and --identity-token",
+        "log in: as a person through the browser (--headless: a browser on another device), " +
+          "or as a workload with --identity and --identity-token",
       )
       .option("--org <name>", "log in through this organization's identity provider (its name or uid)")
       .option("--invite <code>", "redeem a group invite code: its role binding is created at login")
@@ -46,7 +48,8 @@ export function addAuthCommands(program: Command, env: Env): void {
       )
       .option(
         "--no-browser",
-        "do not open a browser; only print the URL to open in a browser on this machine (it returns to 127.0.0.1 here; on another machine use --headless)",
+        "do not open a browser; only print the URL to open in a browser on this machine " +
+          "(it returns to 127.0.0.1 here; on another machine use --headless)",
       )
       .option("--identity <uid>", "a workload: assume this identity (with --identity-token)")
       .option("--identity-token <file>", "a workload: the file holding its platform's OIDC token (with --identity)")

@@ -11,7 +11,10 @@ export type JsonObject = Record<string, unknown>;
 /** How long one call may take. */
 const TIMEOUT_MS = 30_000;
 
-/** The server answered with an error; code is the google.rpc code when it sent one, oauthError the OAuth `error` (RFC 6749 5.2) when it sent one. */
+/**
+ * The server answered with an error; code is the google.rpc code when it sent one, oauthError the
+ * OAuth `error` (RFC 6749 5.2) when it sent one.
+ */
 export class ServerError extends Error {
   override readonly name = "ServerError";
   readonly status: number;

@@ -54,7 +54,10 @@ export function addPullTokenCommand(auth: Command, env: Env): void {
     cmd,
     [
       "arbor auth pull-token --parent acme --ttl 90d --token-file pull.jwt",
-      "# on the machine that pulls:\n  arbor auth login --identity <identity uid> --identity-token pull.jwt\n  arbor auth configure-docker --registry registry.example.com\n  docker pull registry.example.com/acme/app:1.0",
+      "# on the machine that pulls:\n" +
+        "  arbor auth login --identity <identity uid> --identity-token pull.jwt\n" +
+        "  arbor auth configure-docker --registry registry.example.com\n" +
+        "  docker pull registry.example.com/acme/app:1.0",
       "arbor iam identities delete pull-token-3f9c2a1b   # revokes it",
     ],
     "Needs identity.create and role_bindings.create at the group. The token is signed by a key made for it\n" +

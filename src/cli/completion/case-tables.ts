@@ -63,5 +63,8 @@ function valueCases(tree: readonly TreeEntry[]): (readonly [string, string])[] {
 }
 
 function caseFunction(name: string, subject: string, cases: readonly (readonly [string, string])[]): string {
-  return `${name}() {\n  case "${subject}" in\n${cases.map(([pattern, words]) => `    ${pattern}) echo ${JSON.stringify(words)} ;;`).join("\n")}\n  esac\n}\n`;
+  return (
+    `${name}() {\n  case "${subject}" in\n` +
+    `${cases.map(([pattern, words]) => `    ${pattern}) echo ${JSON.stringify(words)} ;;`).join("\n")}\n  esac\n}\n`
+  );
 }

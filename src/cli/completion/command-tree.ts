@@ -10,7 +10,6 @@ import type { Argument, Command, Option } from "commander";
 /** What the shell offers for a value the server or the settings file knows. */
 export const DYNAMIC_KINDS = ["groups", "identities", "roles", "contexts"] as const;
 
-/** One of DYNAMIC_KINDS. */
 export type DynamicKind = (typeof DYNAMIC_KINDS)[number];
 
 /** The value names that mean a dynamic kind, as the definitions write them (`--parent <group>`). */

@@ -31,7 +31,10 @@ export function addCompletionCommand(
       "source <(arbor completion zsh)             # in ~/.zshrc, after compinit",
       "arbor completion fish > ~/.config/fish/completions/arbor.fish",
     ],
-    "The scripts complete commands, flags, the choices of flags and arguments that have them, context\nnames, and the names of groups, identities and roles the server shows the current login (asked\nwith a 1 s timeout, kept 30 s in $XDG_CACHE_HOME/arbor/completion; nothing when offline or logged\nout). They complete `npx arbor ...` too.",
+    "The scripts complete commands, flags, the choices of flags and arguments that have them, context\n" +
+      "names, and the names of groups, identities and roles the server shows the current login (asked\n" +
+      "with a 1 s timeout, kept 30 s in $XDG_CACHE_HOME/arbor/completion; nothing when offline or logged\n" +
+      "out). They complete `npx arbor ...` too.",
   );
   cmd.action((shell: keyof typeof SCRIPTS, _opts: unknown, self: Command) => {
     const root = rootOf(self);

@@ -7,12 +7,12 @@
 import { argsLine, valueSpecsByFlag } from "./case-tables.js";
 import type { TreeEntry } from "./command-tree.js";
 
-/** The script for fish. */
 export function fishScript(tree: readonly TreeEntry[], program: string): string {
   const fn = `__${program.replace(/\W/g, "_")}`;
   const q = (text: string) => `'${text.replace(/[\\']/g, "\\$&")}'`;
   const table = (name: string, cases: (readonly [string, string])[]) =>
-    `function ${name}\n    switch "$argv[1]"\n${cases.map(([p, words]) => `        case ${p}\n            echo ${q(words)}`).join("\n")}\n    end\nend\n`;
+    `function ${name}\n    switch "$argv[1]"\n` +
+    `${cases.map(([p, words]) => `        case ${p}\n            echo ${q(words)}`).join("\n")}\n    end\nend\n`;
   const values: (readonly [string, string])[] = [];
   const general: (readonly [string, string])[] = [];
   for (const { flag, common, except } of valueSpecsByFlag(tree)) {

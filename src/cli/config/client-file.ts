@@ -27,7 +27,6 @@ export const CLIENT_FILE_KEYS = {
 /** One of a context's keys. */
 export type ClientFileKey = keyof typeof CLIENT_FILE_KEYS;
 
-/** The settings of one context. */
 export type ContextSettings = Partial<Record<ClientFileKey, string>>;
 
 /** The context a file without contexts has, and the one a first-format file becomes. */
@@ -135,7 +134,10 @@ export function readClientFile(path: string): ClientFile {
   return out;
 }
 
-/** Writes the file (creating its folder), replacing it whole so a reader never sees half of it; a first-format file is kept as `<path>.bak` first. */
+/**
+ * Writes the file (creating its folder), replacing it whole so a reader never sees half of it; a
+ * first-format file is kept as `<path>.bak` first.
+ */
 export function writeClientFile(path: string, file: Omit<ClientFile, "firstFormat"> & { firstFormat?: boolean }): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   if (file.firstFormat === true && existsSync(path) && !existsSync(`${path}.bak`)) {

@@ -41,7 +41,8 @@ export function addConfigCommands(program: Command, io: CliIo): void {
   const config = program
     .command("config")
     .description(
-      "show and change the CLI's settings file ($XDG_CONFIG_HOME/arbor/config.yaml, else ~/.config/arbor/config.yaml): contexts and their settings",
+      "show and change the CLI's settings file ($XDG_CONFIG_HOME/arbor/config.yaml, else ~/.config/arbor/config.yaml): " +
+        "contexts and their settings",
     );
   withExamples(
     config,
@@ -52,7 +53,9 @@ export function addConfigCommands(program: Command, io: CliIo): void {
       "arbor config create-context staging --api https://arbor.staging.example.com",
       "arbor config use-context staging",
     ],
-    `Settings of a context:\n${keys}\n\nset, get, unset and list act on the context commands use: --context, ARBOR_CONTEXT, else the\ncurrent one (use-context). Flags and ARBOR_* variables win over the file.`,
+    `Settings of a context:\n${keys}\n\n` +
+      "set, get, unset and list act on the context commands use: --context, ARBOR_CONTEXT, else the\n" +
+      "current one (use-context). Flags and ARBOR_* variables win over the file.",
   );
 
   /** Changes the settings of the context a command would use, keeping everything else in the file. */

@@ -53,7 +53,8 @@ export const SUBSCRIPTIONS: ResourceSpec = {
     list: ["arbor events subscriptions list"],
     get: [`arbor events subscriptions get ${UID}`],
     create: [
-      "arbor events subscriptions create --parent acme --sink https://siem.example/arbor --include-descendants \\\n      --types dev.arbor.api.iam.",
+      "arbor events subscriptions create --parent acme --sink https://siem.example/arbor --include-descendants \\\n" +
+        "      --types dev.arbor.api.iam.",
     ],
     update: [`arbor events subscriptions update ${UID} --sink https://siem.example/arbor/v2`],
     delete: [`arbor events subscriptions delete ${UID}`],

@@ -33,7 +33,8 @@ export function addGroupsTreeCommand(groups: Command, io: CliIo): void {
   withExamples(
     cmd,
     ["arbor iam groups tree acme", "arbor iam groups tree engineering -o json | jq '.children[].uid'"],
-    "Siblings are ordered by name. With -o json or yaml: one object (uid, name, children) for a group,\nan array of them without one; -o id prints the uids, parents before children.",
+    "Siblings are ordered by name. With -o json or yaml: one object (uid, name, children) for a group,\n" +
+      "an array of them without one; -o id prints the uids, parents before children.",
   );
   cmd.action(async (name: string | undefined, flags: CommonFlags) => {
     const ctx = commandContext(flags, io);

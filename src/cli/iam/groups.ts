@@ -22,7 +22,8 @@ export const GROUPS = resourceSpec({
   notes: {
     list: "With a default group (--group, ARBOR_GROUP or the settings file) and no hierarchy flag, lists\nthe groups below it.",
     delete:
-      "A group that still holds groups, identities or repos cannot be deleted (code 9,\nRESOURCE_NOT_EMPTY); its role bindings, invites and identity providers go with it.",
+      "A group that still holds groups, identities or repos cannot be deleted (code 9,\n" +
+      "RESOURCE_NOT_EMPTY); its role bindings, invites and identity providers go with it.",
   },
   examples: {
     list: [

@@ -68,18 +68,22 @@ export const IDENTITIES = resourceSpec({
   createsNamed: true,
   notes: {
     create:
-      "Give a claim match (--identity-issuer or --issuer-pattern, and --subject or --subject-pattern)\nor static keys (--static-issuer, --static-subject, --issuer-keys). Presets make the claim match of\n" +
+      "Give a claim match (--identity-issuer or --issuer-pattern, and --subject or --subject-pattern)\n" +
+      "or static keys (--static-issuer, --static-subject, --issuer-keys). Presets make the claim match of\n" +
       "a platform: create github, create gitlab, create kubernetes (each has --help).",
     update:
-      "A claim-match flag changes that member alone; an exact value and its pattern replace each\nother (--subject clears --subject-pattern).",
+      "A claim-match flag changes that member alone; an exact value and its pattern replace each\n" +
+      "other (--subject clears --subject-pattern).",
   },
   examples: {
     list: ["arbor iam identities list", "arbor iam identities list --name ci-bot -o json"],
     get: ["arbor iam identities get ci-bot", "arbor iam identities get ci-bot --group engineering -o yaml"],
     create: [
-      "arbor iam identities create ci-bot --parent engineering \\\n      --identity-issuer https://token.actions.githubusercontent.com --subject-pattern 'repo:acme/.*'",
+      "arbor iam identities create ci-bot --parent engineering \\\n" +
+        "      --identity-issuer https://token.actions.githubusercontent.com --subject-pattern 'repo:acme/.*'",
       "arbor iam identities create github ci-bot --github-repo acme/app --github-ref refs/heads/main --role registry.push",
-      "arbor iam identities create deployer --static-issuer https://k8s.internal --static-subject system:serviceaccount:ci:deployer --issuer-keys jwks.json",
+      "arbor iam identities create deployer --static-issuer https://k8s.internal " +
+        "--static-subject system:serviceaccount:ci:deployer --issuer-keys jwks.json",
     ],
     update: [
       'arbor iam identities update ci-bot --description "GitHub Actions of acme"',

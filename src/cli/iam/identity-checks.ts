@@ -42,7 +42,8 @@ function addLookupCommand(identities: Command, io: CliIo): void {
     cmd,
     [
       "arbor iam identities lookup --issuer https://accounts.google.com --subject 110248495921238986420",
-      "arbor iam role-bindings create --parent acme --role viewer \\\n      --identity $(arbor iam identities lookup --issuer https://accounts.google.com --subject 1102484 -o id)",
+      "arbor iam role-bindings create --parent acme --role viewer \\\n" +
+        "      --identity $(arbor iam identities lookup --issuer https://accounts.google.com --subject 1102484 -o id)",
     ],
     "The uid is derived from issuer and subject, so a role binding made for it now holds at the person's first login.",
   );

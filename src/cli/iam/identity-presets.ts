@@ -75,10 +75,12 @@ const PRESETS: Preset[] = [
     ],
     examples: [
       "arbor iam identities create gitlab ci-bot --gitlab-project acme/app --gitlab-ref main --role registry.pull",
-      "arbor iam identities create gitlab releaser --gitlab-url https://gitlab.acme.com --gitlab-project platform/tools --gitlab-ref-type tag",
+      "arbor iam identities create gitlab releaser --gitlab-url https://gitlab.acme.com " +
+        "--gitlab-project platform/tools --gitlab-ref-type tag",
     ],
     notes:
-      "Matches GitLab's subject, project_path:<path>:ref_type:<branch|tag>:ref:<name>. Jobs ask for the token\nwith id_tokens: ... aud: set to the identity's audience (default: Arbor's issuer URL).",
+      "Matches GitLab's subject, project_path:<path>:ref_type:<branch|tag>:ref:<name>. Jobs ask for the token\n" +
+      "with id_tokens: ... aud: set to the identity's audience (default: Arbor's issuer URL).",
     fields: (f) => ({
       claimMatch: {
         ...gitlabClaimMatch({ project: f.gitlabProject as string, url: f.gitlabUrl, ref: f.gitlabRef, refType: f.gitlabRefType }),
@@ -99,8 +101,11 @@ const PRESETS: Preset[] = [
       new Option("--issuer-keys <file>", "the cluster's JWKS (kubectl get --raw /openid/v1/jwks), for an issuer Arbor cannot reach"),
     ],
     examples: [
-      "arbor iam identities create kubernetes deployer --issuer https://oidc.eks.eu-west-1.amazonaws.com/id/ABC123 --namespace ci --service-account deployer",
-      "kubectl get --raw /openid/v1/jwks > jwks.json\n  arbor iam identities create kubernetes builder --issuer https://kubernetes.default.svc --namespace ci --service-account builder --issuer-keys jwks.json",
+      "arbor iam identities create kubernetes deployer --issuer https://oidc.eks.eu-west-1.amazonaws.com/id/ABC123 " +
+        "--namespace ci --service-account deployer",
+      "kubectl get --raw /openid/v1/jwks > jwks.json\n" +
+        "  arbor iam identities create kubernetes builder --issuer https://kubernetes.default.svc " +
+        "--namespace ci --service-account builder --issuer-keys jwks.json",
     ],
     notes:
       "Matches the subject system:serviceaccount:<namespace>:<name> exactly. With --issuer-keys the identity holds\n" +

@@ -66,7 +66,8 @@ export const IDENTITY_PROVIDERS = resourceSpec({
     list: ["arbor iam identity-providers list"],
     get: ["arbor iam identity-providers get okta"],
     create: [
-      "arbor iam identity-providers create okta --parent acme --default-role viewer \\\n      --oidc-issuer https://acme.okta.com --client-id 0oa1b2c3 --client-secret-file okta-secret.txt",
+      "arbor iam identity-providers create okta --parent acme --default-role viewer \\\n" +
+        "      --oidc-issuer https://acme.okta.com --client-id 0oa1b2c3 --client-secret-file okta-secret.txt",
     ],
     update: ["arbor iam identity-providers update okta --default-role editor"],
     delete: ["arbor iam identity-providers delete okta"],

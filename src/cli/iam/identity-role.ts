@@ -44,7 +44,8 @@ async function bindOrUndo(ctx: CommandContext, created: JsonObject, roleUid: str
       await ctx.api.call(IdentitiesService, "deleteIdentity", { uid });
     } catch (deleteError) {
       throw new RoleBindingFailed(
-        `identity ${uid} was created, but binding role ${role} failed (${why}), and deleting the identity failed too (${reason(deleteError)}): ` +
+        `identity ${uid} was created, but binding role ${role} failed (${why}), ` +
+          `and deleting the identity failed too (${reason(deleteError)}): ` +
           `delete it with arbor iam identities delete ${uid}`,
       );
     }

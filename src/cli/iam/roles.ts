@@ -62,7 +62,9 @@ export const ROLES = resourceSpec({
   defaultScoped: false,
   createsNamed: true,
   notes: {
-    list: "Lists every role the caller may see, built-in ones included: the default group does not narrow\nthe list (built-in roles are root-level); give --descendants-of for a group's custom roles.",
+    list:
+      "Lists every role the caller may see, built-in ones included: the default group does not narrow\n" +
+      "the list (built-in roles are root-level); give --descendants-of for a group's custom roles.",
     update: "Built-in roles cannot change. --capabilities replaces the whole set.",
   },
   examples: {

@@ -26,7 +26,9 @@ export const TAGS = resourceSpec({
   defaultScoped: true,
   createsNamed: false,
   notes: {
-    list: "--parent, --children-of and --descendants-of take a repo (name or uid); any uid will do, so\n--descendants-of <group uid> lists the tags of every repo below a group.",
+    list:
+      "--parent, --children-of and --descendants-of take a repo (name or uid); any uid will do, so\n" +
+      "--descendants-of <group uid> lists the tags of every repo below a group.",
     get: "A tag's name is unique only within its repo: give its uid, or a default group that holds one\nrepo with a tag of that name.",
   },
   examples: {

@@ -37,7 +37,8 @@ export function withCommonOptions(cmd: Command): Command {
     .addOption(
       new Option(
         "--group <group>",
-        "the default group, a name, path (acme/engineering) or uid: names are looked up and lists look below it (ARBOR_GROUP, settings file)",
+        "the default group, a name, path (acme/engineering) or uid: " +
+          "names are looked up and lists look below it (ARBOR_GROUP, settings file)",
       ),
     )
     .addOption(new Option("--log-http", "print each API request and response on stderr (credentials left out)"));

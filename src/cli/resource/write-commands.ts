@@ -30,7 +30,8 @@ export function addCreateCommand(parent: Command, spec: ResourceSpec, io: CliIo)
   cmd.addOption(
     new Option(
       "--parent <group>",
-      `the group to create it in, a name, path (acme/engineering) or uid (default: the default group${spec.createsRoots === true ? "; with none, a new organization" : ""})`,
+      "the group to create it in, a name, path (acme/engineering) or uid " +
+        `(default: the default group${spec.createsRoots === true ? "; with none, a new organization" : ""})`,
     ),
   );
   addFieldFlags(cmd, fields);

@@ -52,7 +52,8 @@ export function createDevicePage(deps: DevicePageDeps) {
       (error === undefined ? "" : `<p role="alert"><strong>${escapeHtml(error.message)}</strong></p>\n`) +
       `<p>Enter the code your terminal shows after <code>arbor auth login --headless</code>.</p>\n` +
       `<form method="post" action="${escapeHtml(action)}">\n<input type="hidden" name="csrf" value="${token}">\n` +
-      `<p><label>Code: <input name="user_code" value="${escapeHtml(code)}" required maxlength="64" autocomplete="off" autocapitalize="characters" spellcheck="false" autofocus></label></p>\n` +
+      `<p><label>Code: <input name="user_code" value="${escapeHtml(code)}" required maxlength="64" ` +
+      `autocomplete="off" autocapitalize="characters" spellcheck="false" autofocus></label></p>\n` +
       `<p><strong>Continue only if you started this login yourself and your terminal shows this very code.</strong> ` +
       `If someone sent you this link or code, do not continue: they would be logged in as you.</p>\n` +
       `<p><button type="submit">Continue to log in</button></p>\n</form>`;

@@ -47,7 +47,6 @@ export interface OAuthEndpointsDeps {
   throttle: Pick<RequestLimits, "authAllowed" | "authFailed">;
 }
 
-/** Creates the login endpoints. */
 export function createOAuthEndpoints(deps: OAuthEndpointsDeps): OAuthEndpoints {
   const browser =
     (step: (q: URLSearchParams, address: string | undefined) => Promise<LoginOutcome>) =>

@@ -34,7 +34,8 @@ export function writeErrorPage(res: AnyResponse, error: ApiError): void {
     res,
     httpStatusOf(error),
     "Login failed",
-    `<h1>Login failed</h1>\n<p>${escapeHtml(error.message)}</p>\n<p>Nothing was changed. Start again with <code>arbor auth login</code>.</p>`,
+    `<h1>Login failed</h1>\n<p>${escapeHtml(error.message)}</p>\n` +
+      "<p>Nothing was changed. Start again with <code>arbor auth login</code>.</p>",
   );
 }
 
@@ -43,7 +44,9 @@ export function writeErrorPage(res: AnyResponse, error: ApiError): void {
  * runs no script and may not be framed (clickjacking); headers add to the defaults.
  */
 export function writePage(res: AnyResponse, status: number, title: string, body: string, headers: Record<string, string> = {}): void {
-  const html = `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>Arbor: ${escapeHtml(title)}</title></head>\n<body>${body}</body></html>\n`;
+  const html =
+    `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">` +
+    `<title>Arbor: ${escapeHtml(title)}</title></head>\n<body>${body}</body></html>\n`;
   const r = res as ServerResponse;
   r.writeHead(status, {
     ...BROWSER_HEADERS,

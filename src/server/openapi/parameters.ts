@@ -58,7 +58,10 @@ export function pathParameterNames(routes: readonly Route[]): Map<Route, readonl
   return out;
 }
 
-/** The OpenAPI path of a route's template, variables by their OpenAPI names: `{group.uid=**}` becomes `{uid}`, the verb stays (`:exchange`). */
+/**
+ * The OpenAPI path of a route's template, variables by their OpenAPI names: `{group.uid=**}`
+ * becomes `{uid}`, the verb stays (`:exchange`).
+ */
 export function openApiPath(route: Route, names: readonly string[]): string {
   let i = 0;
   return route.template.source.replace(/\{[^}]*\}/g, () => `{${names[i++] ?? ""}}`);

@@ -14,7 +14,8 @@ export const UPSTREAM_TOKEN_SCHEME: JsonObject = {
   scheme: "bearer",
   bearerFormat: "JWT",
   description:
-    "An OIDC token from the issuer an identity's `claimMatch` names (a CI system, a cloud's workload identity); without `identity`, a registered person's token from their login provider, issued for {auth_url}.",
+    "An OIDC token from the issuer an identity's `claimMatch` names (a CI system, a cloud's workload identity); " +
+    "without `identity`, a registered person's token from their login provider, issued for {auth_url}.",
 };
 
 /** The path (under {auth_url}'s origin) and path item of `GET`/`POST /sts/exchange`. */
@@ -33,7 +34,8 @@ export function tokenExchangePathItem(issuerUrl: string, statusRef: JsonObject):
       required: false,
       schema: { type: "string" },
       description:
-        "The uid of the identity to act as; without it, the person registered with the token's issuer and subject, when that issuer is an organization's login provider or the default one.",
+        "The uid of the identity to act as; without it, the person registered with the token's issuer and subject, " +
+        "when that issuer is an organization's login provider or the default one.",
     },
   ];
   const responses = {

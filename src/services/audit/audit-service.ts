@@ -36,7 +36,6 @@ export function auditEventMessage(e: AuditEventRecord): AuditEvent {
   });
 }
 
-/** Creates the audit service implementation. */
 export function createAuditService(deps: ServiceDeps) {
   const { store, pageTokens } = deps;
   const auditListing = listing({

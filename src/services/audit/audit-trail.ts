@@ -19,7 +19,6 @@ export interface AuditedCall {
   scope: string;
   /** The resource before, when there was one and it could be read. */
   before?: { schema: DescMessage; message: Message };
-  /** The response. */
   response: Message;
 }
 

@@ -63,10 +63,12 @@ export interface Delivery {
  */
 export const NUDGE_GAP_MS = 25;
 
-/** How often a subscription's cursor is written while it sends a batch (and at the batch's end, and on a failure). */
+/**
+ * How often a subscription's cursor is written while it sends a batch (also at the batch's end,
+ * and on a failure).
+ */
 export const RECORD_EVERY_MS = 250;
 
-/** Starts delivering. */
 export function startDelivery(deps: DeliveryDeps, options: DeliveryOptions): Delivery {
   const inFlight = new Map<string, Promise<void>>();
   /** Subscriptions found with nothing to send, and until when they are left alone. */

@@ -69,7 +69,6 @@ function populatedPaths(s: Subscription): string[] {
   ];
 }
 
-/** Creates the subscriptions service implementation. */
 export function createSubscriptionsService(deps: ServiceDeps) {
   const { store, clock, ids, pageTokens } = deps;
   const subscriptions = listing({
@@ -87,7 +86,8 @@ export function createSubscriptionsService(deps: ServiceDeps) {
       throw failedPrecondition(
         "EVENTS_OFF",
         subject,
-        "events are off on this server (ARBOR_EVENTS=off): changes write no events and nothing is delivered; existing subscriptions can be listed, read, updated and deleted",
+        "events are off on this server (ARBOR_EVENTS=off): changes write no events and nothing is delivered; " +
+          "existing subscriptions can be listed, read, updated and deleted",
       );
   };
   return {

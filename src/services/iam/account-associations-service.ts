@@ -75,7 +75,6 @@ function populatedPaths(a: AccountAssociation): string[] {
   ];
 }
 
-/** Creates the account associations service implementation. */
 export function createAccountAssociationsService(deps: ServiceDeps) {
   const { store, clock, pageTokens } = deps;
   const accountAssociationsListing = listing({

@@ -77,7 +77,6 @@ function withoutRoleUid(paths: readonly string[], sent: GroupInvite, stored: Gro
   return rest;
 }
 
-/** Creates the group invites service implementation. */
 export function createGroupInvitesService(deps: ServiceDeps) {
   const { store, clock, ids, pageTokens } = deps;
   const groupInvitesListing = listing({

@@ -38,7 +38,6 @@ export function groupMessage(g: GroupRecord): Group {
   });
 }
 
-/** Creates the groups service implementation. */
 export function createGroupsService(deps: ServiceDeps) {
   const { store, pageTokens } = deps;
   const groupsListing = listing({

@@ -25,7 +25,6 @@ function v1Group(g: GroupRecord) {
   return create(GroupSchema, { id: g.uid, name: g.name, description: g.description, resourceLimits: {}, verified: false });
 }
 
-/** Creates the v1 groups service implementation. */
 export function createGroupsV1Service(deps: ServiceDeps) {
   return {
     async listGroups(req: ListGroupsRequest, ctx: CallContext): Promise<ListGroupsResponse> {

@@ -41,7 +41,6 @@ import { listing, namedQuery } from "../list-page.js";
 
 const LIST = [Capability.CAP_IAM_IDENTITY_LIST];
 
-/** Creates the identities service implementation. */
 export function createIdentitiesService(deps: ServiceDeps) {
   const { store, clock, ids, pageTokens, settings } = deps;
   const identitiesListing = listing({

@@ -86,7 +86,6 @@ function populatedPaths(p: IdentityProvider): string[] {
   ];
 }
 
-/** Creates the identity providers service implementation. */
 export function createIdentityProvidersService(deps: ServiceDeps) {
   const { store, clock, ids, pageTokens } = deps;
   const identityProvidersListing = listing({

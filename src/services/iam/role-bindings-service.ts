@@ -36,7 +36,6 @@ function bindingQuery(req: ListRoleBindingsRequest): Omit<BindingFilter, "visibl
   return query;
 }
 
-/** Creates the role bindings service implementation. */
 export function createRoleBindingsService(deps: ServiceDeps) {
   const { store, clock, ids, pageTokens } = deps;
   const bindingsListing = listing({

@@ -47,7 +47,6 @@ export function roleMessage(r: RoleRecord): Role {
   });
 }
 
-/** Creates the roles service implementation. */
 export function createRolesService(deps: ServiceDeps) {
   const { store, clock, ids, pageTokens } = deps;
   const rolesListing = listing({

@@ -30,7 +30,6 @@ function v1Repo(r: RepoRecord): Repo {
   return create(RepoSchema, { id: r.uid, name: r.name, description: r.description });
 }
 
-/** Creates the v1 registry service implementation. */
 export function createRegistryV1Service(deps: ServiceDeps) {
   const { store, clock, ids } = deps;
   return {

@@ -31,7 +31,6 @@ export function repoMessage(r: RepoRecord): Repo {
   });
 }
 
-/** Creates the repos service implementation. */
 export function createReposService(deps: ServiceDeps) {
   const { store, pageTokens } = deps;
   const reposListing = listing({

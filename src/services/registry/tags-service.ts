@@ -32,7 +32,6 @@ export function tagMessage(t: TagRecord): Tag {
   });
 }
 
-/** Creates the tags service implementation. */
 export function createTagsService(deps: ServiceDeps) {
   const { store, pageTokens } = deps;
   const tagsListing = listing({

@@ -25,7 +25,6 @@ import { listing } from "../list-page.js";
 
 const LIST = [Capability.CAP_ADVISORIES_LIST];
 
-/** Creates the advisories service implementation. */
 export function createAdvisoriesService(deps: ServiceDeps) {
   const { store, pageTokens } = deps;
   const advisoriesListing = listing({

@@ -105,8 +105,7 @@ export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promis
       end`.execute(db);
   }
   for (const k of keys("e")) {
-    await sql`insert into audit_event_counts (group_uid, key, delta) select e.group_uid, ${k}, count(*) from audit_events e group by 1, 2`.execute(
-      db,
-    );
+    await sql`insert into audit_event_counts (group_uid, key, delta)
+      select e.group_uid, ${k}, count(*) from audit_events e group by 1, 2`.execute(db);
   }
 }

@@ -66,9 +66,12 @@ export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promis
       delta integer not null
     )`.execute(db);
   await db.schema.createIndex("list_changes_table_name_idx").on("list_changes").columns(["table_name", "position"]).execute();
-  await sql`create table list_change_horizon (id integer primary key check (id = 1), below integer not null, next integer not null)`.execute(
-    db,
-  );
+  await sql`
+    create table list_change_horizon (
+      id integer primary key check (id = 1),
+      below integer not null,
+      next integer not null
+    )`.execute(db);
   await sql`insert into list_change_horizon (id, below, next) values (1, 0, 0)`.execute(db);
   for (const [event, row, delta] of [
     ["insert", "new", 1],

@@ -84,7 +84,8 @@ async function postgres(db: Kysely<any>): Promise<void> {
       create function ${sql.id(`arbor_count_advisories_${event}`)}() returns trigger language plpgsql
       set search_path from current as $$
       begin
-        insert into advisory_counts (key, delta) select '', ${sql.raw(sign)}count(*) from ${sql.raw(`${rows}_advisories`)} having count(*) > 0;
+        insert into advisory_counts (key, delta)
+        select '', ${sql.raw(sign)}count(*) from ${sql.raw(`${rows}_advisories`)} having count(*) > 0;
         return null;
       end $$`.execute(db);
     await sql`
@@ -179,13 +180,13 @@ async function sqlite(db: Kysely<any>): Promise<void> {
     create trigger advisory_packages_count_delete after delete on advisory_packages begin
       insert into advisory_counts (key, delta)
       select k.key, -1 from (${keys("old")}) k
-      where k.key is not null and not exists (select 1 from advisory_packages p where p.advisory_uid = old.advisory_uid and ${hasKey("p", "k.key")});
+      where k.key is not null
+        and not exists (select 1 from advisory_packages p where p.advisory_uid = old.advisory_uid and ${hasKey("p", "k.key")});
     end`.execute(db);
 
   await sql`create table advisory_texts (id integer primary key, uid text not null unique, search text not null)`.execute(db);
-  await sql`create virtual table advisory_search using fts5(search, content = 'advisory_texts', content_rowid = 'id', tokenize = 'trigram')`.execute(
-    db,
-  );
+  await sql`create virtual table advisory_search
+    using fts5(search, content = 'advisory_texts', content_rowid = 'id', tokenize = 'trigram')`.execute(db);
   await sql`create trigger advisories_text_insert after insert on advisories begin
       insert into advisory_texts (uid, search) values (new.uid, new.search);
     end`.execute(db);

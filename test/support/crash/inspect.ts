@@ -29,7 +29,8 @@ export interface Inspection {
 const ROWS = [
   "select 'group' as kind, uid, parent_uid as parent, description, null as identity from groups where parent_uid is not null",
   "select 'identity' as kind, uid, parent_uid as parent, description, null as identity from identities where parent_uid is not null",
-  "select 'binding' as kind, uid, group_uid as parent, null as description, identity_uid as identity from role_bindings where group_uid like '%/%'",
+  "select 'binding' as kind, uid, group_uid as parent, null as description, identity_uid as identity " +
+    "from role_bindings where group_uid like '%/%'",
 ];
 
 /** Runs read queries on the store at options. */
