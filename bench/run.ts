@@ -57,7 +57,9 @@ const load = loadavg();
 const othersBusy = await cpuBusy(2_000);
 const info: RunInfo = {
   command: commandLine(),
-  machine: `${cpus().length} cores (${cpus()[0]?.model ?? "unknown"}), ${(totalmem() / 2 ** 30).toFixed(0)} GB, Linux, Node ${process.version}`,
+  machine:
+    `${cpus().length} cores (${cpus()[0]?.model ?? "unknown"}), ` +
+    `${(totalmem() / 2 ** 30).toFixed(0)} GB, Linux, Node ${process.version}`,
   started: new Date().toISOString().replace(/\.\d+Z$/, "Z"),
   rounds: options.rounds,
   seconds: options.seconds,
@@ -74,7 +76,8 @@ for (const scenario of selected) {
   } catch (error) {
     failed++;
     ctx.log(
-      `${scenario.id} failed: ${(error as Error).stack ?? String(error)}${(error as Error).cause ? `\ncaused by: ${String((error as Error).cause)}` : ""}`,
+      `${scenario.id} failed: ` +
+        `${(error as Error).stack ?? String(error)}${(error as Error).cause ? `\ncaused by: ${String((error as Error).cause)}` : ""}`,
     );
     fresh.push({
       id: scenario.id,
@@ -100,13 +103,24 @@ const results = SCENARIOS.flatMap((s) => fresh.find((r) => r.id === s.id) ?? pre
 // takes the CPU as this run starts.
 const busy = othersBusy > 0.25;
 writeBenchmarksDoc(ROOT, info, results, [
-  "Speed and memory targets of Arbor, measured by the suite in bench/ (one file per scenario in bench/scenarios/). Every figure is the median over the rounds; every target is either a bound or a ratio of two figures measured in the same run, because the machine is shared and noisy. Load comes from separate processes: `wrk` (Debian package `wrk`), the open-loop probe bench/tools/open-loop.ts, the gRPC client bench/tools/grpc-load.ts; S9's background binding changes come from the harness (bench/lib/churn.ts).",
+  "Speed and memory targets of Arbor, measured by the suite in bench/ (one file per scenario in bench/scenarios/). Every figure is the " +
+    "median over the rounds; every target is either a bound or a ratio of two figures measured in the same run, because the machine is " +
+    "shared and noisy. Load comes from separate processes: `wrk` (Debian package `wrk`), the open-loop probe bench/tools/open-loop.ts, " +
+    "the gRPC client bench/tools/grpc-load.ts; S9's background binding changes come from the harness (bench/lib/churn.ts).",
   "",
-  "Reproduce: `npm run bench` (all), `BENCH_ONLY=S1,S3 npm run bench` (a subset; the other sections keep their last results, each dated), `BENCH_QUICK=1 npm run bench` (small datasets, short runs, to check the suite). `BENCH_ROUNDS` (default 5), `BENCH_SECONDS` (default 5) and `BENCH_DATABASE_URL` (default postgres://postgres@127.0.0.1:5432/test) tune it; the suite needs `wrk` from Debian, and for S8 `keystone`, `uwsgi-core`, `uwsgi-plugin-python3`, `memcached`, `python3-psycopg2` and `python3-memcache` (Keystone's database is created on the same PostgreSQL server), and says how to install them when missing (`BENCH_INSTALL=1` as root installs them).",
+  "Reproduce: `npm run bench` (all), `BENCH_ONLY=S1,S3 npm run bench` (a subset; the other sections keep their last results, each " +
+    "dated), `BENCH_QUICK=1 npm run bench` (small datasets, short runs, to check the suite). `BENCH_ROUNDS` (default 5), `BENCH_SECONDS` " +
+    "(default 5) and `BENCH_DATABASE_URL` (default postgres://postgres@127.0.0.1:5432/test) tune it; the suite needs `wrk` from Debian, " +
+    "and for S8 `keystone`, `uwsgi-core`, `uwsgi-plugin-python3`, `memcached`, `python3-psycopg2` and `python3-memcache` (Keystone's " +
+    "database is created on the same PostgreSQL server), and says how to install them when missing (`BENCH_INSTALL=1` as root installs " +
+    "them).",
   ...(busy || process.env.BENCH_PRELIMINARY === "1"
     ? [
         "",
-        `> **Preliminary figures.** This run was taken while the machine was busy with other work (${Math.round(othersBusy * 100)} % of the CPU in use by others as it began; load average ${load.map((l) => l.toFixed(1)).join(", ")} on ${cpus().length} cores), so absolute figures are low and noisy; the ratios are fairer than the absolutes but still affected. Rerun on a quiet machine before judging a target.`,
+        `> **Preliminary figures.** This run was taken while the machine was busy with other work (${Math.round(othersBusy * 100)} % ` +
+          `of the CPU in use by others as it began; load average ${load.map((l) => l.toFixed(1)).join(", ")} on ${cpus().length} cores), ` +
+          `so absolute figures are low and noisy; the ratios are fairer than the absolutes but still affected. Rerun on a quiet machine ` +
+          `before judging a target.`,
       ]
     : []),
 ]);

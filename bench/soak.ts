@@ -99,7 +99,8 @@ export async function soak(log: (line: string) => void = (l) => process.stderr.w
       const row = { ...w, rssMb: rssMb(server.pid as number) };
       windows.push(row);
       log(
-        `t=${w.t.toFixed(0)}s requests ${w.requests} errors ${w.errors} shed ${w.shed} p50 ${w.p50.toFixed(2)} ms p99 ${w.p99.toFixed(2)} ms rss ${row.rssMb.toFixed(1)} MB${w.samples.length ? ` e.g. ${w.samples[0]}` : ""}`,
+        `t=${w.t.toFixed(0)}s requests ${w.requests} errors ${w.errors} shed ${w.shed} p50 ${w.p50.toFixed(2)} ms p99 ` +
+          `${w.p99.toFixed(2)} ms rss ${row.rssMb.toFixed(1)} MB${w.samples.length ? ` e.g. ${w.samples[0]}` : ""}`,
       );
     });
     return verdict(capacity, rate, windows);
@@ -138,8 +139,10 @@ export function soakMarkdown(r: SoakResult, command: string): string {
   return [
     `Command: \`${command}\` (${new Date().toISOString().slice(0, 10)}, ${process.versions.node}, SQLite).`,
     "",
-    `Capacity (closed loop, 64 clients, mixed 70 % reads / 20 % writes / 10 % exchanges): ${r.capacity.toFixed(0)} requests/s; held at ${r.rate} requests/s (${Math.round((r.rate / r.capacity) * 100)} %).`,
-    `Errors: ${r.errors}. Memory growth after warm-up: ${(r.memoryGrowth * 100).toFixed(1)} % (limit 10 %). p99 of the last windows / the first: ${r.p99Ratio.toFixed(2)} (limit 1.5). Verdict: **${r.passed ? "pass" : "FAIL"}**.`,
+    `Capacity (closed loop, 64 clients, mixed 70 % reads / 20 % writes / 10 % exchanges): ${r.capacity.toFixed(0)} requests/s; held at ` +
+      `${r.rate} requests/s (${Math.round((r.rate / r.capacity) * 100)} %).`,
+    `Errors: ${r.errors}. Memory growth after warm-up: ${(r.memoryGrowth * 100).toFixed(1)} % (limit 10 %). p99 of the last windows / ` +
+      `the first: ${r.p99Ratio.toFixed(2)} (limit 1.5). Verdict: **${r.passed ? "pass" : "FAIL"}**.`,
     "",
     "| t (s) | requests | errors | p50 ms | p99 ms | server RSS MB |",
     "|---:|---:|---:|---:|---:|---:|",

@@ -41,7 +41,8 @@ export function benchmarksMarkdown(info: RunInfo, results: ScenarioResult[], pre
     "",
     ...preamble,
     "",
-    `Command: \`${info.command}\`. Started ${info.started}; ${info.rounds} rounds per figure (\`BENCH_ROUNDS\`), ${info.seconds} s per load round (\`BENCH_SECONDS\`)${info.quick ? ", **quick mode** (`BENCH_QUICK=1`: small datasets, short runs)" : ""}.`,
+    `Command: \`${info.command}\`. Started ${info.started}; ${info.rounds} rounds per figure (\`BENCH_ROUNDS\`), ${info.seconds} s per ` +
+      `load round (\`BENCH_SECONDS\`)${info.quick ? ", **quick mode** (`BENCH_QUICK=1`: small datasets, short runs)" : ""}.`,
     `Machine: ${info.machine}; load average at the start ${info.load.map((l) => l.toFixed(2)).join(", ")}.`,
     "",
     "## Targets",
@@ -54,7 +55,8 @@ export function benchmarksMarkdown(info: RunInfo, results: ScenarioResult[], pre
       const errors = errorsBehind(r, c);
       const why = Number.isNaN(errors) ? " (errors not recorded)" : errors > 0 ? ` (${errors} errors)` : "";
       out.push(
-        `| ${r.id} | ${c.label} (${c.how}) | ${format(c.measured)} ${c.unit} | ${c.op} ${format(c.bound)} ${c.unit} | ${holds(r, c) ? "PASS" : "**MISS**"}${why} |`,
+        `| ${r.id} | ${c.label} (${c.how}) | ${format(c.measured)} ${c.unit} | ${c.op} ${format(c.bound)} ${c.unit} | ` +
+          `${holds(r, c) ? "PASS" : "**MISS**"}${why} |`,
       );
     }
   }

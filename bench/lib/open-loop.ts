@@ -13,5 +13,8 @@ export function runOpenLoop(spec: OpenLoopSpec): Promise<OpenLoopResult> {
 /** The probe's command line for the doc (port and token elided). */
 export function openLoopCommand(spec: { url: string; rate: number; seconds: number }): string {
   const url = elide(spec.url);
-  return `node dist/bench/tools/open-loop.js '{"url":"${url}","headers":{"authorization":"Bearer …"},"rate":${spec.rate},"seconds":${spec.seconds}}'`;
+  return (
+    `node dist/bench/tools/open-loop.js '{"url":"${url}","headers":{"authorization":"Bearer …"},` +
+    `"rate":${spec.rate},"seconds":${spec.seconds}}'`
+  );
 }

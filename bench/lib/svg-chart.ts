@@ -25,7 +25,8 @@ export function svgChart(chart: Chart): string {
     ].join("");
   });
   return [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="sans-serif" font-size="13">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" ` +
+      `font-family="sans-serif" font-size="13">`,
     `<rect width="100%" height="100%" fill="#fff"/>`,
     `<text x="10" y="22" font-size="15" font-weight="bold">${escape(chart.title)}</text>`,
     ...rows,

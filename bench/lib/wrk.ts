@@ -40,7 +40,8 @@ export interface WrkResult {
 /** The command line a spec runs, for the doc (headers shown by name, the token elided). */
 export function wrkCommand(spec: WrkSpec): string {
   const t = spec.threads ?? 2;
-  return `wrk -t${t} -c${spec.connections} -d${spec.seconds}s --latency${spec.method || spec.headers || spec.body ? " -s <script: " + describe(spec) + ">" : ""} ${elide(spec.url)}`;
+  const script = spec.method || spec.headers || spec.body ? ` -s <script: ${describe(spec)}>` : "";
+  return `wrk -t${t} -c${spec.connections} -d${spec.seconds}s --latency${script} ${elide(spec.url)}`;
 }
 
 function describe(spec: WrkSpec): string {
@@ -87,7 +88,8 @@ function luaScript(spec: WrkSpec): string {
       "local thread_no = 0",
       'function setup(thread) thread_no = thread_no + 1; thread:set("tid", thread_no) end',
       "local counter = 0",
-      `function request() counter = counter + 1; return wrk.format(nil, nil, nil, ${lua(before ?? "")} .. tid .. "-" .. counter .. ${lua(after ?? "")}) end`,
+      `function request() counter = counter + 1; return wrk.format(nil, nil, nil, ${lua(before ?? "")} .. tid .. "-" .. counter .. ` +
+        `${lua(after ?? "")}) end`,
     );
   }
   return lines.join("\n") + "\n";

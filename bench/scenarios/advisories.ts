@@ -119,8 +119,20 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
     id: "ADVISORIES",
     title: "advisories at the scale of all of OSV: import, re-import, filtered pages",
     method: [
-      `${count.toLocaleString("en-US")} generated OSV documents (\`BENCH_ADVISORIES\`; bench/osv-documents.ts: ecosystems as skewed as OSV's, from Debian's 18 % and Ubuntu's 15 % through npm's 12 % down to Hackage's 0.2 %, distribution ecosystems named with their releases, 1 to 30 affected packages (about 5 on average), package popularity skewed (\`linux\` in about 9 % of advisories), CVE and GHSA aliases, details of 80 to 500 words, 2 % withdrawn; about 5 KB of JSON each) in one zip archive (zip64), imported by \`arbor advisories import\` in its own process (time from spawn to exit, peak RSS from /proc), then imported again unchanged. Each engine gets its own store: SQLite in a fresh data directory, PostgreSQL in a schema of its own (ANALYZE after the import, as autovacuum would). Each import figure is one run.`,
-      `Then a server on that store (in the harness process, log silent) answers \`GET /vulnerabilities/v2beta1/advisories?<filter>&page_size=50\` (a page of 50 with its totalCount), one request at a time from the harness: ${ctx.rounds * 20} requests of page 1, and of page 1,000 (reached by following nextPageToken, so by keyset) or of the last page for a filter with fewer pages; a figure is the p50 of those requests. A request that does not answer 200 with a full page counts as an error and fails the figure's target. The targets (issue 19): a list p50 under 10 ms and its deep page within 1.5 times its page 1; \`query\` p50 under 25 ms; the import under ${IMPORT_SECONDS} s in under ${IMPORT_RSS_MB} MB, the re-import under ${REIMPORT_SECONDS} s.`,
+      `${count.toLocaleString("en-US")} generated OSV documents (\`BENCH_ADVISORIES\`; bench/osv-documents.ts: ecosystems as skewed as ` +
+        `OSV's, from Debian's 18 % and Ubuntu's 15 % through npm's 12 % down to Hackage's 0.2 %, distribution ecosystems named with ` +
+        `their releases, 1 to 30 affected packages (about 5 on average), package popularity skewed (\`linux\` in about 9 % of ` +
+        `advisories), CVE and GHSA aliases, details of 80 to 500 words, 2 % withdrawn; about 5 KB of JSON each) in one zip archive ` +
+        `(zip64), imported by \`arbor advisories import\` in its own process (time from spawn to exit, peak RSS from /proc), then ` +
+        `imported again unchanged. Each engine gets its own store: SQLite in a fresh data directory, PostgreSQL in a schema of its own ` +
+        `(ANALYZE after the import, as autovacuum would). Each import figure is one run.`,
+      `Then a server on that store (in the harness process, log silent) answers \`GET ` +
+        `/vulnerabilities/v2beta1/advisories?<filter>&page_size=50\` (a page of 50 with its totalCount), one request at a time from the ` +
+        `harness: ${ctx.rounds * 20} requests of page 1, and of page 1,000 (reached by following nextPageToken, so by keyset) or of the ` +
+        `last page for a filter with fewer pages; a figure is the p50 of those requests. A request that does not answer 200 with a full ` +
+        `page counts as an error and fails the figure's target. The targets (issue 19): a list p50 under 10 ms and its deep page within ` +
+        `1.5 times its page 1; \`query\` p50 under 25 ms; the import under ${IMPORT_SECONDS} s in under ${IMPORT_RSS_MB} MB, the ` +
+        `re-import under ${REIMPORT_SECONDS} s.`,
     ],
     figures,
     checks,

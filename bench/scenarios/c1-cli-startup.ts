@@ -72,7 +72,8 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
       // The first run after an install or an upgrade: an empty compile cache.
       cold.push(time(commands[1] as Timed, 1, { ...env, XDG_CACHE_HOME: mkdtempSync(join(home, "cold-")) }));
       ctx.log(
-        `C1 round ${round + 1}: ${commands.map((c, i) => `${c.label} ${p50s[i]?.at(-1)?.toFixed(1)} ms`).join(", ")}; --version with an empty cache ${cold.at(-1)?.toFixed(0)} ms`,
+        `C1 round ${round + 1}: ${commands.map((c, i) => `${c.label} ${p50s[i]?.at(-1)?.toFixed(1)} ms`).join(", ")}; --version with ` +
+          `an empty cache ${cold.at(-1)?.toFixed(0)} ms`,
       );
     }
     const [node, versionMs, listMs] = p50s.map(median) as [number, number, number];
@@ -81,8 +82,17 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
       id: "C1",
       title: "the arbor command's start-up: --version, and a list against a local server",
       method: [
-        `Each command is a new process spawned by the harness (\`spawnSync\`), timed from spawn to exit: \`node -e 0\` (Node's own start), \`node bin/arbor.js --version\` and \`node bin/arbor.js iam groups list -o id\` against an \`arbor serve\` on loopback with one organization (ARBOR_API_URL and ARBOR_TOKEN set; no settings file). The three take turns, ${perRound} times a round, after two warm-up turns that fill the command's compile cache (a folder of this run's own, as \`$XDG_CACHE_HOME/arbor-compile-cache\` is a user's); a figure is the p50 of a round's runs, median over the rounds. A run that exits non-zero or prints anything but what it should (the version; the organization's uid) counts as an error and fails its target.`,
-        `Targets: the issue asks for \`--version\` under 150 ms and a list under 350 ms on this machine, where \`node -e 0\` takes about 25 ms at most; as ratios to \`node -e 0\` of the same run, which hold on a busy machine where absolute times do not, ${VERSION_RATIO} and ${LIST_RATIO}. Also reported, without a target: \`--version\` right after an install or upgrade, with an empty compile cache (one run a round).`,
+        `Each command is a new process spawned by the harness (\`spawnSync\`), timed from spawn to exit: \`node -e 0\` (Node's own ` +
+          `start), \`node bin/arbor.js --version\` and \`node bin/arbor.js iam groups list -o id\` against an \`arbor serve\` on ` +
+          `loopback with one organization (ARBOR_API_URL and ARBOR_TOKEN set; no settings file). The three take turns, ${perRound} times ` +
+          `a round, after two warm-up turns that fill the command's compile cache (a folder of this run's own, as ` +
+          `\`$XDG_CACHE_HOME/arbor-compile-cache\` is a user's); a figure is the p50 of a round's runs, median over the rounds. A run ` +
+          `that exits non-zero or prints anything but what it should (the version; the organization's uid) counts as an error and fails ` +
+          `its target.`,
+        `Targets: the issue asks for \`--version\` under 150 ms and a list under 350 ms on this machine, where \`node -e 0\` takes ` +
+          `about 25 ms at most; as ratios to \`node -e 0\` of the same run, which hold on a busy machine where absolute times do not, ` +
+          `${VERSION_RATIO} and ${LIST_RATIO}. Also reported, without a target: \`--version\` right after an install or upgrade, with an ` +
+          `empty compile cache (one run a round).`,
       ],
       figures: [
         ...commands.map((c, i) => ({

@@ -74,7 +74,9 @@ function result(ctx: ScenarioContext, events: number, engines: EngineResult[]): 
   const figures: Figure[] = [];
   const checks: Check[] = [];
   const notes: string[] = [];
-  const backlogCommand = `replay of a ${events}-event backlog (BENCH_E1_EVENTS) to a node:http sink on loopback, one subscription (bench/scenarios/e1-events.ts)`;
+  const backlogCommand =
+    `replay of a ${events}-event backlog (BENCH_E1_EVENTS) to a node:http sink on loopback, ` +
+    "one subscription (bench/scenarios/e1-events.ts)";
   for (const e of engines) {
     const E = e.engine;
     const rps = (m: Mode) => median(e.creates[m].map((r) => r.rps));
@@ -145,12 +147,14 @@ function result(ctx: ScenarioContext, events: number, engines: EngineResult[]): 
       : e.cost.every((c) => c <= COST_BOUND)
         ? ` Every round is within the ${COST_BOUND} % target.`
         : spread > COST_BOUND
-          ? ` The rounds spread over ${spread.toFixed(0)} points, more than the ${COST_BOUND} % target itself: this run's median does not decide the target either way.`
+          ? ` The rounds spread over ${spread.toFixed(0)} points, more than the ${COST_BOUND} % target itself: ` +
+            "this run's median does not decide the target either way."
           : "";
     notes.push(`${E} per round (in order): outbox cost ${pct(e.cost)}; with one subscription delivering ${pct(e.sinkCost)}.${verdict}`);
     if (wrkErrors("off") + wrkErrors("on") + wrkErrors("sink") > 0)
       notes.push(
-        `${E}: ${wrkErrors("off")} creates failed with events off, ${wrkErrors("on")} with events on, ${wrkErrors("sink")} while delivering.`,
+        `${E}: ${wrkErrors("off")} creates failed with events off, ${wrkErrors("on")} with events on, ${wrkErrors("sink")} while ` +
+          `delivering.`,
       );
     for (const [i, t] of [
       ...e.backlog.tally.map((t) => ["backlog", t] as const),
@@ -176,10 +180,31 @@ function result(ctx: ScenarioContext, events: number, engines: EngineResult[]): 
     title: "events delivered per second, and the outbox's cost on creates",
     errors,
     method: [
-      `Events as users run them: Arbor in its own process (default log level, a fresh store each: SQLite in a new data dir, PostgreSQL in a schema of its own), \`ARBOR_ALLOW_HTTP_LOOPBACK_SINKS=true\`, and a sink that is a plain node:http server on 127.0.0.1 in the bench process answering 204. The sink checks each request is a binary-mode CloudEvent 1.0 (\`ce-id\`, \`ce-type\`, \`content-type: application/json\`, a bearer token, a JSON body with \`actor\` and \`body\`; the token's signature is not verified, so the sink stays cheap) and records its \`ce-id\` and arrival. Every delivery round is checked against the outbox read from the store: every \`group.created\` event of the round received, exactly once, in the outbox's order; a missing, repeated, out-of-order, unexpected or malformed delivery is an error, and errors fail the delivery check.`,
-      `**Backlog.** ${events} groups (\`BENCH_E1_EVENTS\`) are created through the API (${BACKLOG_CLIENTS} concurrent clients), then one subscription is created (types \`${GROUP_CREATED}\`, the organization and below). Each round replays it from before the first of them (\`POST /events/v2beta1/subscriptions/{uid}:replay\`, fromTime) and times from that call to the ${events}th event at the sink; the figure is ${events} ÷ that time, median over ${ctx.rounds} rounds. Delivery is one request at a time per subscription (docs/events.md), so this is one subscription's rate, sink round trip and cursor write included.`,
-      `**Creates.** S3's load exactly (wrk, ${CONNECTIONS} keep-alive connections, \`POST /iam/v2beta1/groups/{org}\` with a new name each request, ${ctx.seconds} s a round) against two servers started side by side, one with \`ARBOR_EVENTS=off\` (no outbox row written, no delivery loop: the baseline, a setting operators have) and one with events on, the default. Each round runs three loads, their order rotating from round to round: events off; events on without a subscription (every create writes its outbox row, and each commit wakes the delivery loop, which looks for due subscriptions and finds none: all of what turning events on costs a create); events on with one subscription delivering every create to the sink, created just before the load and deleted once everything arrived. The outbox's cost is 1 − (creates/s on ÷ creates/s off) of the same round, median over ${ctx.rounds} rounds; its target is ${COST_BOUND} %. In the delivering rounds, the sink's count of events received while wrk ran, ÷ the run's length, is the steady-state delivery rate; what was not yet delivered when wrk stopped is reported, then waited for and checked. After every load the harness waits for the outbox to stay still for ${QUIET_MS} ms (the creates wrk left in flight commit), so that a round's expected events are all of its creates and the next round starts on a settled server.`,
-      "This shared two-core machine runs wrk, Arbor, the sink (and PostgreSQL) on the same cores, so absolute rates are indicative; the cost ratio compares loads of the same round.",
+      `Events as users run them: Arbor in its own process (default log level, a fresh store each: SQLite in a new data dir, PostgreSQL ` +
+        `in a schema of its own), \`ARBOR_ALLOW_HTTP_LOOPBACK_SINKS=true\`, and a sink that is a plain node:http server on 127.0.0.1 in ` +
+        `the bench process answering 204. The sink checks each request is a binary-mode CloudEvent 1.0 (\`ce-id\`, \`ce-type\`, ` +
+        `\`content-type: application/json\`, a bearer token, a JSON body with \`actor\` and \`body\`; the token's signature is not ` +
+        `verified, so the sink stays cheap) and records its \`ce-id\` and arrival. Every delivery round is checked against the outbox ` +
+        `read from the store: every \`group.created\` event of the round received, exactly once, in the outbox's order; a missing, ` +
+        `repeated, out-of-order, unexpected or malformed delivery is an error, and errors fail the delivery check.`,
+      `**Backlog.** ${events} groups (\`BENCH_E1_EVENTS\`) are created through the API (${BACKLOG_CLIENTS} concurrent clients), then ` +
+        `one subscription is created (types \`${GROUP_CREATED}\`, the organization and below). Each round replays it from before the ` +
+        `first of them (\`POST /events/v2beta1/subscriptions/{uid}:replay\`, fromTime) and times from that call to the ${events}th event ` +
+        `at the sink; the figure is ${events} ÷ that time, median over ${ctx.rounds} rounds. Delivery is one request at a time per ` +
+        `subscription (docs/events.md), so this is one subscription's rate, sink round trip and cursor write included.`,
+      `**Creates.** S3's load exactly (wrk, ${CONNECTIONS} keep-alive connections, \`POST /iam/v2beta1/groups/{org}\` with a new name ` +
+        `each request, ${ctx.seconds} s a round) against two servers started side by side, one with \`ARBOR_EVENTS=off\` (no outbox row ` +
+        `written, no delivery loop: the baseline, a setting operators have) and one with events on, the default. Each round runs three ` +
+        `loads, their order rotating from round to round: events off; events on without a subscription (every create writes its outbox ` +
+        `row, and each commit wakes the delivery loop, which looks for due subscriptions and finds none: all of what turning events on ` +
+        `costs a create); events on with one subscription delivering every create to the sink, created just before the load and deleted ` +
+        `once everything arrived. The outbox's cost is 1 − (creates/s on ÷ creates/s off) of the same round, median over ${ctx.rounds} ` +
+        `rounds; its target is ${COST_BOUND} %. In the delivering rounds, the sink's count of events received while wrk ran, ÷ the run's ` +
+        `length, is the steady-state delivery rate; what was not yet delivered when wrk stopped is reported, then waited for and ` +
+        `checked. After every load the harness waits for the outbox to stay still for ${QUIET_MS} ms (the creates wrk left in flight ` +
+        `commit), so that a round's expected events are all of its creates and the next round starts on a settled server.`,
+      "This shared two-core machine runs wrk, Arbor, the sink (and PostgreSQL) on the same cores, so absolute rates are indicative; " +
+        "the cost ratio compares loads of the same round.",
     ],
     figures,
     checks,

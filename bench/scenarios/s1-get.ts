@@ -55,7 +55,8 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
         const probe = await runOpenLoop({ url: spec.url, headers: spec.headers, rate, seconds: ctx.seconds });
         probes.push({ rate, p99: probe.p99, p50: probe.p50, errors: probe.errors });
         ctx.log(
-          `S1 round ${round + 1}: Arbor ${a.rps.toFixed(0)} req/s (p99 ${a.p99.toFixed(2)} ms, errors ${a.errors}); at ${rate} req/s open loop p99 ${probe.p99.toFixed(2)} ms`,
+          `S1 round ${round + 1}: Arbor ${a.rps.toFixed(0)} req/s (p99 ${a.p99.toFixed(2)} ms, errors ${a.errors}); at ${rate} req/s ` +
+            `open loop p99 ${probe.p99.toFixed(2)} ms`,
         );
       } finally {
         await server.stop();
@@ -81,8 +82,13 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
       id: "S1",
       title: "authenticated GET /iam/v2beta1/groups/{uid} vs a bare node:http server",
       method: [
-        `Arbor runs as its own process (\`node bin/arbor.js serve\`, SQLite in a fresh data dir, default log level \`info\` to a discarded stdout, as a user would run it). wrk (${CONNECTIONS} keep-alive connections, 2 threads) sends the owner token's GET of one group. The baseline is bare \`node:http\` in its own process on the same port, answering the very bytes and content type Arbor answered. Each round restarts Arbor, warms both up for 1 s, and measures Arbor then the baseline; the ratio is taken per round and its median reported.`,
-        "The p99 at half load comes from an open-loop generator (bench/tools/open-loop.ts, its own process; wrk cannot hold a rate) sending at half of that round's Arbor throughput, timing each request from when it was due, so queueing shows.",
+        `Arbor runs as its own process (\`node bin/arbor.js serve\`, SQLite in a fresh data dir, default log level \`info\` to a ` +
+          `discarded stdout, as a user would run it). wrk (${CONNECTIONS} keep-alive connections, 2 threads) sends the owner token's GET ` +
+          `of one group. The baseline is bare \`node:http\` in its own process on the same port, answering the very bytes and content ` +
+          `type Arbor answered. Each round restarts Arbor, warms both up for 1 s, and measures Arbor then the baseline; the ratio is ` +
+          `taken per round and its median reported.`,
+        "The p99 at half load comes from an open-loop generator (bench/tools/open-loop.ts, its own process; wrk cannot hold a rate) " +
+          "sending at half of that round's Arbor throughput, timing each request from when it was due, so queueing shows.",
       ],
       figures: [
         { label: "Arbor GET, requests/s", value: arborRps, unit: "req/s", command: wrk },

@@ -80,8 +80,14 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
     id: "S2",
     title: "list a page of 50 with totalCount, descendants of a large organization",
     method: [
-      "The groups are generated straight into the store (one INSERT … SELECT over a series, after `arbor admin bootstrap` created the schema and the organization), then the server starts on that data: SQLite in a fresh data dir, PostgreSQL in a schema of its own (`ARBOR_DATABASE_SCHEMA`, dropped afterwards). Default log level.",
-      "The request is `GET /iam/v2beta1/groups?uidp.descendants_of={org}&page_size=50` with the owner token; every page carries totalCount. The deep page is reached by following nextPageToken from page 1 (2,000 pages in a full run; fewer in quick mode, where the organization is small). Latency is measured with one wrk connection (no queueing: the figure is the service time of one request), page 1 and the deep page alternating within each round; the ratio is taken per round. A non-2xx answer or a socket error of any request, warm-up included, fails both engines' targets.",
+      "The groups are generated straight into the store (one INSERT … SELECT over a series, after `arbor admin bootstrap` created the " +
+        "schema and the organization), then the server starts on that data: SQLite in a fresh data dir, PostgreSQL in a schema of its " +
+        "own (`ARBOR_DATABASE_SCHEMA`, dropped afterwards). Default log level.",
+      "The request is `GET /iam/v2beta1/groups?uidp.descendants_of={org}&page_size=50` with the owner token; every page carries " +
+        "totalCount. The deep page is reached by following nextPageToken from page 1 (2,000 pages in a full run; fewer in quick mode, " +
+        "where the organization is small). Latency is measured with one wrk connection (no queueing: the figure is the service time of " +
+        "one request), page 1 and the deep page alternating within each round; the ratio is taken per round. A non-2xx answer or a " +
+        "socket error of any request, warm-up included, fails both engines' targets.",
     ],
     figures,
     checks,
@@ -133,7 +139,8 @@ async function measureEngine(ctx: ScenarioContext, engine: EngineRun["engine"], 
         deeps.push(d.p50);
         errors += f.errors + d.errors;
         ctx.log(
-          `S2 ${engine} round ${round + 1}: page 1 p50 ${f.p50.toFixed(2)} ms, page ${page} p50 ${d.p50.toFixed(2)} ms, errors ${f.errors + d.errors}`,
+          `S2 ${engine} round ${round + 1}: page 1 p50 ${f.p50.toFixed(2)} ms, page ${page} p50 ${d.p50.toFixed(2)} ms, errors ` +
+            `${f.errors + d.errors}`,
         );
       }
       return {

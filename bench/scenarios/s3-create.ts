@@ -23,7 +23,11 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
     id: "S3",
     title: "create group, concurrent clients",
     method: [
-      `Arbor in its own process (default log level), a fresh store each: SQLite in a new data dir, PostgreSQL in a schema of its own. wrk with ${CONNECTIONS} keep-alive connections POSTs \`{"name": …}\` to \`/iam/v2beta1/groups/{org}\` with the owner token, each request a new name (thread and counter in the name, the round as a prefix), so every request is a real insert with its audit record; non-200 answers count as errors. The organization grows over the rounds (to a few ten thousand children), as a real one would.`,
+      `Arbor in its own process (default log level), a fresh store each: SQLite in a new data dir, PostgreSQL in a schema of its own. ` +
+        `wrk with ${CONNECTIONS} keep-alive connections POSTs \`{"name": …}\` to \`/iam/v2beta1/groups/{org}\` with the owner token, ` +
+        `each request a new name (thread and counter in the name, the round as a prefix), so every request is a real insert with its ` +
+        `audit record; non-200 answers count as errors. The organization grows over the rounds (to a few ten thousand children), as a ` +
+        `real one would.`,
     ],
     figures: [
       { label: "SQLite creates/s", value: sqlite.rps, unit: "/s", command: sqlite.command },

@@ -55,7 +55,13 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
         id: "S4",
         title: "STS exchange with a local upstream issuer (JWKS cached)",
         method: [
-          `Arbor in its own process with \`ARBOR_EXCHANGE_RATE_LIMIT=off\` (off by default since the throttle of refused credentials replaced it; set so that no limit is ever what is measured) and \`ARBOR_ALLOW_HTTP_LOOPBACK_ISSUERS=true\`, default log level. The upstream is bench/upstream-issuer.ts (ES256, discovery and JWKS on loopback, in the harness process; after the first exchange Arbor answers from its JWKS cache, so the issuer is idle during the measurement). An identity with a claim match on the issuer and subject holds the viewer role on the organization; wrk (${CONNECTIONS} connections) sends \`GET /sts/exchange?aud=…&identity=…\` with the upstream ID token: each request verifies the ES256 signature, matches the identity and signs a new Arbor token.`,
+          `Arbor in its own process with \`ARBOR_EXCHANGE_RATE_LIMIT=off\` (off by default since the throttle of refused credentials ` +
+            `replaced it; set so that no limit is ever what is measured) and \`ARBOR_ALLOW_HTTP_LOOPBACK_ISSUERS=true\`, default log ` +
+            `level. The upstream is bench/upstream-issuer.ts (ES256, discovery and JWKS on loopback, in the harness process; after the ` +
+            `first exchange Arbor answers from its JWKS cache, so the issuer is idle during the measurement). An identity with a claim ` +
+            `match on the issuer and subject holds the viewer role on the organization; wrk (${CONNECTIONS} connections) sends \`GET ` +
+            `/sts/exchange?aud=…&identity=…\` with the upstream ID token: each request verifies the ES256 signature, matches the ` +
+            `identity and signs a new Arbor token.`,
         ],
         figures: [
           { label: "exchanges/s", value: rps, unit: "/s", command },

@@ -120,9 +120,27 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
       id: "S5",
       title: "authorization cost per request, tree 10 levels deep, 10,000 bindings",
       method: [
-        `In process, on a fresh SQLite store: a binary tree of groups ${DEPTH} levels deep (${tree.length} groups) and ${n.toLocaleString("en-US")} role bindings (2,000 identities, five built-in roles, spread over the tree). The caller under test holds five bindings: two along the path to the deepest group, three elsewhere; a second caller holds one binding at the root.`,
-        `What is timed is exactly the authorization work the invoker (src/server/invoker.ts) does for a call: \`Authorizer.permissionsOf(identity)\` and \`Permissions.allows([CAP_IAM_GROUPS_LIST], scope)\` for a GET of the deepest group. \`permissionsOf\` reads the caller's authorization generation (one row read: a global number and the identity's own) and, when it has permissions remembered for that caller at that generation (a hit), uses them; otherwise (a miss) it reads the caller's bindings joined with their roles and remembers the result. Everything else a GET does (parsing, token verification, the read, serialisation) is the same whether or not the request is authorized, so this is the cost authorization adds. Each figure: ${iterations / 10} calls first, then ${iterations.toLocaleString("en-US")} calls one after the other per round, the mean per call, median over rounds.`,
-        "Four cases. A hit: one Authorizer for all calls, so after the first call every call is a hit (the target is judged on this, the common case). A miss: a new Authorizer (an empty cache) before every call, made untimed, so every call reads the generation and the bindings: what a caller pays on its first request, after a change of its own, or after a change that empties every cache. After a change elsewhere, the one Authorizer again, and before every call (untimed) a change in another organization the caller has nothing to do with: a binding of another identity (inserted, then deleted, in turn), which moves only that identity's generation (migration 0013), so the caller still hits; or a custom role's description rewritten, which moves the global generation (migrations 0007 and 0013: any write of a role does), so the caller misses. So a binding changed anywhere costs other callers nothing, and a role changed anywhere costs every caller of every server a miss on its next call (timed here right after the write, as a server would meet it).",
+        `In process, on a fresh SQLite store: a binary tree of groups ${DEPTH} levels deep (${tree.length} groups) and ` +
+          `${n.toLocaleString("en-US")} role bindings (2,000 identities, five built-in roles, spread over the tree). The caller under ` +
+          `test holds five bindings: two along the path to the deepest group, three elsewhere; a second caller holds one binding at the ` +
+          `root.`,
+        `What is timed is exactly the authorization work the invoker (src/server/invoker.ts) does for a call: ` +
+          `\`Authorizer.permissionsOf(identity)\` and \`Permissions.allows([CAP_IAM_GROUPS_LIST], scope)\` for a GET of the deepest ` +
+          `group. \`permissionsOf\` reads the caller's authorization generation (one row read: a global number and the identity's own) ` +
+          `and, when it has permissions remembered for that caller at that generation (a hit), uses them; otherwise (a miss) it reads ` +
+          `the caller's bindings joined with their roles and remembers the result. Everything else a GET does (parsing, token ` +
+          `verification, the read, serialisation) is the same whether or not the request is authorized, so this is the cost ` +
+          `authorization adds. Each figure: ${iterations / 10} calls first, then ${iterations.toLocaleString("en-US")} calls one after ` +
+          `the other per round, the mean per call, median over rounds.`,
+        "Four cases. A hit: one Authorizer for all calls, so after the first call every call is a hit (the target is judged on this, " +
+          "the common case). A miss: a new Authorizer (an empty cache) before every call, made untimed, so every call reads the " +
+          "generation and the bindings: what a caller pays on its first request, after a change of its own, or after a change that " +
+          "empties every cache. After a change elsewhere, the one Authorizer again, and before every call (untimed) a change in another " +
+          "organization the caller has nothing to do with: a binding of another identity (inserted, then deleted, in turn), which moves " +
+          "only that identity's generation (migration 0013), so the caller still hits; or a custom role's description rewritten, which " +
+          "moves the global generation (migrations 0007 and 0013: any write of a role does), so the caller misses. So a binding changed " +
+          "anywhere costs other callers nothing, and a role changed anywhere costs every caller of every server a miss on its next call " +
+          "(timed here right after the write, as a server would meet it).",
       ],
       figures: [
         { label: "caller bound deep in the tree: authorization per request (mean)", value: deep.mean, unit: "ms", command },

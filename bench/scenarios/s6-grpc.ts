@@ -83,7 +83,8 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
         }
       }
       ctx.log(
-        `S6 round ${round + 1}: Arbor ${arbor.at(-1)?.rps.toFixed(0)} calls/s (errors ${arbor.at(-1)?.errors}), plain grpc-js ${plain.at(-1)?.rps.toFixed(0)} calls/s, ` +
+        `S6 round ${round + 1}: Arbor ${arbor.at(-1)?.rps.toFixed(0)} calls/s (errors ${arbor.at(-1)?.errors}), ` +
+          `plain grpc-js ${plain.at(-1)?.rps.toFixed(0)} calls/s, ` +
           `grpc-js with Arbor's services ${dedicated.at(-1)?.rps.toFixed(0)} calls/s (errors ${dedicated.at(-1)?.errors})`,
       );
     }
@@ -93,14 +94,28 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
     const ratio = median(arbor.map((a, i) => a.rps / (plain[i] as GrpcLoadResult).rps));
     const sameWork = median(arbor.map((a, i) => a.rps / (dedicated[i] as GrpcLoadResult).rps));
     const errors = [...arbor, ...plain, ...dedicated].reduce((n, r) => n + r.errors, 0);
-    const command = `node dist/bench/tools/grpc-load.js '{"target":"127.0.0.1:$PORT","method":"${METHOD}","request":"<ListGroupsRequest children_of org, page_size ${PAGE}>","metadata":{"authorization":"Bearer …"},"concurrency":${CONCURRENCY},"channels":${CHANNELS},"seconds":${ctx.seconds}}'`;
+    const command =
+      `node dist/bench/tools/grpc-load.js '{"target":"127.0.0.1:$PORT","method":"${METHOD}",` +
+      `"request":"<ListGroupsRequest children_of org, page_size ${PAGE}>","metadata":{"authorization":"Bearer …"},` +
+      `"concurrency":${CONCURRENCY},"channels":${CHANNELS},"seconds":${ctx.seconds}}'`;
     return {
       id: "S6",
       title: "gRPC ListGroups over h2c on the shared port vs a plain @grpc/grpc-js server",
       method: [
-        `Arbor in its own process (SQLite, default log level, its stdout, where the log goes, on /dev/null) serves gRPC over h2c on its one port next to REST; the request lists the ${PAGE} children of an organization (a full page). Both baselines run in their own process on the same port, and all three are loaded by the same client, bench/tools/grpc-load.ts: @grpc/grpc-js with raw-bytes (de)serializers, ${CHANNELS} channels, ${CONCURRENCY} calls in flight, one warm-up second; ratios are taken per round.`,
-        `Baseline 1, the floor of the transport: a plain \`@grpc/grpc-js\` server (bench/tools/grpc-plain-server.ts) whose ListGroups returns the very ListGroupsResponse bytes Arbor answered (${Buffer.from(response, "base64").length} bytes), with no authentication and no store.`,
-        "Baseline 2, the same work on a dedicated gRPC server: `@grpc/grpc-js` on a port of its own (bench/tools/grpc-js-arbor-server.ts) running Arbor's own services through Arbor's own call pipeline (token verification, authorization, the store, the access log line and metrics) on the same data, logging as Arbor does: the same pino logger, level and fields, written synchronously to /dev/null. Against it, the ratio measures what serving gRPC on the shared port through Connect costs compared with the usual dedicated grpc-js server, which is what the target is about; against baseline 1 it also includes everything a real ListGroups does.",
+        `Arbor in its own process (SQLite, default log level, its stdout, where the log goes, on /dev/null) serves gRPC over h2c on ` +
+          `its one port next to REST; the request lists the ${PAGE} children of an organization (a full page). Both baselines run in ` +
+          `their own process on the same port, and all three are loaded by the same client, bench/tools/grpc-load.ts: @grpc/grpc-js with ` +
+          `raw-bytes (de)serializers, ${CHANNELS} channels, ${CONCURRENCY} calls in flight, one warm-up second; ratios are taken per ` +
+          `round.`,
+        `Baseline 1, the floor of the transport: a plain \`@grpc/grpc-js\` server (bench/tools/grpc-plain-server.ts) whose ListGroups ` +
+          `returns the very ListGroupsResponse bytes Arbor answered (${Buffer.from(response, "base64").length} bytes), with no ` +
+          `authentication and no store.`,
+        "Baseline 2, the same work on a dedicated gRPC server: `@grpc/grpc-js` on a port of its own " +
+          "(bench/tools/grpc-js-arbor-server.ts) running Arbor's own services through Arbor's own call pipeline (token verification, " +
+          "authorization, the store, the access log line and metrics) on the same data, logging as Arbor does: the same pino logger, " +
+          "level and fields, written synchronously to /dev/null. Against it, the ratio measures what serving gRPC on the shared port " +
+          "through Connect costs compared with the usual dedicated grpc-js server, which is what the target is about; against baseline 1 " +
+          "it also includes everything a real ListGroups does.",
       ],
       figures: [
         { label: "Arbor ListGroups calls/s", value: arborRps, unit: "/s", command },

@@ -85,17 +85,33 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
       const after = rssMb(server.pid);
       const growth = (after / before - 1) * 100;
       const command = wrkCommand(spec);
-      const longCommand = `${wrkCommand({ ...spec, seconds: longest })}, in runs of at most ${longest} s (the last one shorter) summed until the count is reached`;
+      const longCommand =
+        `${wrkCommand({ ...spec, seconds: longest })}, ` +
+        `in runs of at most ${longest} s (the last one shorter) summed until the count is reached`;
       const soak = soakMemory(readFileSync(join(ROOT, "docs/reliability.md"), "utf8"));
       return {
         id: "S7",
         title: "start-up, resident memory under load, memory after many requests",
         method: [
-          "Start-up: `node bin/arbor.js serve` on a fresh, empty SQLite data dir (the first start creates the schema and signing keys), from spawn to the first 200 of `/readyz` (polled every 5 ms); median of the rounds, a new data dir each.",
-          `Memory: the resident set (VmRSS of /proc/<pid>/status, sampled every 100 ms) of one server process under the S1 load (wrk, 32 connections, authenticated GET of a group). First, short rounds of ${ctx.seconds} s (peak per round, median over the ${ctx.rounds} rounds). Then the long run in the same process: a warm-up of ${warmUp.toLocaleString("en-US")} requests, the baseline RSS sampled right after it, then ${total.toLocaleString("en-US")} requests more. wrk runs for a time, not a count, so each part is a series of wrk runs of at most ${longest} s, the last sized from the rate so far, summed until the part's count is reached (the figures say how many were served). Growth: the RSS after the ${total.toLocaleString("en-US")} requests against the baseline. The target is judged on the peak over the whole long run, warm-up included, because V8 sizes its heap to the allocation rate over tens of seconds: the short rounds would flatter it. Any non-2xx answer or socket error fails every target.`,
+          "Start-up: `node bin/arbor.js serve` on a fresh, empty SQLite data dir (the first start creates the schema and signing " +
+            "keys), from spawn to the first 200 of `/readyz` (polled every 5 ms); median of the rounds, a new data dir each.",
+          `Memory: the resident set (VmRSS of /proc/<pid>/status, sampled every 100 ms) of one server process under the S1 load (wrk, ` +
+            `32 connections, authenticated GET of a group). First, short rounds of ${ctx.seconds} s (peak per round, median over the ` +
+            `${ctx.rounds} rounds). Then the long run in the same process: a warm-up of ${warmUp.toLocaleString("en-US")} requests, the ` +
+            `baseline RSS sampled right after it, then ${total.toLocaleString("en-US")} requests more. wrk runs for a time, not a count, ` +
+            `so each part is a series of wrk runs of at most ${longest} s, the last sized from the rate so far, summed until the part's ` +
+            `count is reached (the figures say how many were served). Growth: the RSS after the ${total.toLocaleString("en-US")} ` +
+            `requests against the baseline. The target is judged on the peak over the whole long run, warm-up included, because V8 sizes ` +
+            `its heap to the allocation rate over tens of seconds: the short rounds would flatter it. Any non-2xx answer or socket error ` +
+            `fails every target.`,
           soak === undefined
-            ? "The soak (`npm run soak`, docs/reliability.md) holds the same server under a mixed load (reads, writes, exchanges at 70 % of its capacity, 30 min); its section of docs/reliability.md could not be read, so its memory is not shown here."
-            : `Beside it, the soak's memory as docs/reliability.md last recorded it (${soak.when}), not measured by this run: the same server on the same kind of store, under another load: mixed reads, writes and token exchanges held at 70 % of its capacity for 30 minutes (bench/soak.ts), against S7's one GET in a closed loop. The two are different measurements; a gap between them is the difference of load, not an error of either.`,
+            ? "The soak (`npm run soak`, docs/reliability.md) holds the same server under a mixed load " +
+              "(reads, writes, exchanges at 70 % of its capacity, 30 min); " +
+              "its section of docs/reliability.md could not be read, so its memory is not shown here."
+            : `Beside it, the soak's memory as docs/reliability.md last recorded it (${soak.when}), not measured by this run: ` +
+              "the same server on the same kind of store, under another load: mixed reads, writes and token exchanges " +
+              "held at 70 % of its capacity for 30 minutes (bench/soak.ts), against S7's one GET in a closed loop. " +
+              "The two are different measurements; a gap between them is the difference of load, not an error of either.",
         ],
         figures: [
           {

@@ -92,7 +92,8 @@ async function interleave(ctx: ScenarioContext, keystone: Side, arbor: Side): Pr
       const m = measured.get(side) as Measured;
       const [a, c] = [m.assignments.at(-1) as WrkResult, m.creates.at(-1) as WrkResult];
       ctx.log(
-        `S8 ${side.name} round ${round + 1}: list ${m.listMs.at(-1)?.toFixed(0)} ms, assignments ${a.rps.toFixed(1)} req/s, create ${c.rps.toFixed(1)}/s (errors ${a.errors + c.errors})`,
+        `S8 ${side.name} round ${round + 1}: list ${m.listMs.at(-1)?.toFixed(0)} ms, assignments ${a.rps.toFixed(1)} req/s, create ` +
+          `${c.rps.toFixed(1)}/s (errors ${a.errors + c.errors})`,
       );
     }
   }
@@ -145,10 +146,33 @@ function result(
     id: "S8",
     title: "side by side with OpenStack Keystone (Keystone on PostgreSQL with memcached, same machine, rounds interleaved)",
     method: [
-      `Keystone 2:22.0.2 from Debian bookworm (\`apt-get install keystone uwsgi-core uwsgi-plugin-python3 memcached python3-psycopg2 python3-memcache\`), set up as its documentation recommends for production rather than with Debian's defaults (SQLite, no cache): a PostgreSQL database of its own on the suite's PostgreSQL server (\`BENCH_DATABASE_URL\`; created for the run, dropped after), the cache enabled (\`keystone-manage doctor\` calls caching highly recommended) with memcached as its backend (\`dogpile.cache.memcached\`, which oslo.cache recommends for fewer than 100 threaded servers; a memcached of the run's own, 64 MB), fernet tokens (\`keystone-manage db_sync\`, \`fernet_setup\`, \`credential_setup\`, \`bootstrap\` with an admin password), logging to a file at its default level. Served by uWSGI, the server Debian's own keystone-uwsgi.ini uses (master, lazy apps, threads enabled, thunder lock), with HTTP/1.1 keep-alive (\`--http11-socket\`) on loopback and one worker process of one thread per core (${ks.processes} here; Python's GIL makes threads no faster for this CPU-bound work). Requests carry an admin token (X-Auth-Token), Arbor's the owner token; Arbor runs as its users run it and as in S1 (own process, SQLite, default log level).`,
-      `Both servers are up for the whole run; after a warm-up of each (one list, one second of the assignments load), every round measures Keystone and Arbor in turn, list, then assignments, then create, which side first alternating by round, and each ratio is taken per round, median over the ${ctx.rounds} rounds.`,
-      `List: a domain with ${projects.toLocaleString("en-US")} projects (generated straight into Keystone's \`project\` table; Arbor's ${projects.toLocaleString("en-US")} groups straight into its store, as in S2). Keystone's \`GET /v3/projects?domain_id=…\` has no pagination and returns all of them in one answer; Arbor lists them as a client must, page by page of 200 (\`uidp.descendants_of\`, following nextPageToken, ${Math.ceil(projects / 200)} requests, each with totalCount). The figure is the time to have all of them, one client, sequential: the fair comparison, because it is what a user waits for and it charges Arbor its per-page overheads (auth, count) rather than comparing one Keystone request with one Arbor page.`,
-      `Role assignments: ${people} users of the domain with three roles each on one project (${people * 3} assignments, written to Keystone's \`assignment\` table; users created through the API), \`GET /v3/role_assignments?scope.project.id=…&include_subtree=true\`; Arbor: ${people} identities with three built-in roles each on a group (through the API), \`GET /iam/v2beta1/roleBindings?uidp.descendants_of=…&page_size=200\` (one page, bindings hydrated with identity and role). Both answers are checked for all ${people * 3} before timing. Create: \`POST /v3/projects\` with a parent project (nested in a second domain) vs \`POST /iam/v2beta1/groups/{parent}\` (a group of a second organization), so that the projects and groups created over the rounds change neither the list nor the assignments' subtree. Both with wrk, ${CONNECTIONS} connections, distinct names; any non-2xx answer or socket error, on either side, fails every target.`,
+      `Keystone 2:22.0.2 from Debian bookworm (\`apt-get install keystone uwsgi-core uwsgi-plugin-python3 memcached python3-psycopg2 ` +
+        `python3-memcache\`), set up as its documentation recommends for production rather than with Debian's defaults (SQLite, no ` +
+        `cache): a PostgreSQL database of its own on the suite's PostgreSQL server (\`BENCH_DATABASE_URL\`; created for the run, dropped ` +
+        `after), the cache enabled (\`keystone-manage doctor\` calls caching highly recommended) with memcached as its backend ` +
+        `(\`dogpile.cache.memcached\`, which oslo.cache recommends for fewer than 100 threaded servers; a memcached of the run's own, 64 ` +
+        `MB), fernet tokens (\`keystone-manage db_sync\`, \`fernet_setup\`, \`credential_setup\`, \`bootstrap\` with an admin password), ` +
+        `logging to a file at its default level. Served by uWSGI, the server Debian's own keystone-uwsgi.ini uses (master, lazy apps, ` +
+        `threads enabled, thunder lock), with HTTP/1.1 keep-alive (\`--http11-socket\`) on loopback and one worker process of one thread ` +
+        `per core (${ks.processes} here; Python's GIL makes threads no faster for this CPU-bound work). Requests carry an admin token ` +
+        `(X-Auth-Token), Arbor's the owner token; Arbor runs as its users run it and as in S1 (own process, SQLite, default log level).`,
+      `Both servers are up for the whole run; after a warm-up of each (one list, one second of the assignments load), every round ` +
+        `measures Keystone and Arbor in turn, list, then assignments, then create, which side first alternating by round, and each ratio ` +
+        `is taken per round, median over the ${ctx.rounds} rounds.`,
+      `List: a domain with ${projects.toLocaleString("en-US")} projects (generated straight into Keystone's \`project\` table; Arbor's ` +
+        `${projects.toLocaleString("en-US")} groups straight into its store, as in S2). Keystone's \`GET /v3/projects?domain_id=…\` has ` +
+        `no pagination and returns all of them in one answer; Arbor lists them as a client must, page by page of 200 ` +
+        `(\`uidp.descendants_of\`, following nextPageToken, ${Math.ceil(projects / 200)} requests, each with totalCount). The figure is ` +
+        `the time to have all of them, one client, sequential: the fair comparison, because it is what a user waits for and it charges ` +
+        `Arbor its per-page overheads (auth, count) rather than comparing one Keystone request with one Arbor page.`,
+      `Role assignments: ${people} users of the domain with three roles each on one project (${people * 3} assignments, written to ` +
+        `Keystone's \`assignment\` table; users created through the API), \`GET ` +
+        `/v3/role_assignments?scope.project.id=…&include_subtree=true\`; Arbor: ${people} identities with three built-in roles each on a ` +
+        `group (through the API), \`GET /iam/v2beta1/roleBindings?uidp.descendants_of=…&page_size=200\` (one page, bindings hydrated ` +
+        `with identity and role). Both answers are checked for all ${people * 3} before timing. Create: \`POST /v3/projects\` with a ` +
+        `parent project (nested in a second domain) vs \`POST /iam/v2beta1/groups/{parent}\` (a group of a second organization), so that ` +
+        `the projects and groups created over the rounds change neither the list nor the assignments' subtree. Both with wrk, ` +
+        `${CONNECTIONS} connections, distinct names; any non-2xx answer or socket error, on either side, fails every target.`,
     ],
     figures,
     checks: [
@@ -321,7 +345,9 @@ async function arborSide(ctx: ScenarioContext, server: ArborProcess, dataDir: st
     assignments,
     create,
     commands: {
-      list: `GET http://127.0.0.1:$PORT${first.replace(org, "$ORG")}, then &page_token=… until no nextPageToken (bench/scenarios/s8-keystone.ts)`,
+      list:
+        `GET http://127.0.0.1:$PORT${first.replace(org, "$ORG")}, ` +
+        "then &page_token=… until no nextPageToken (bench/scenarios/s8-keystone.ts)",
       assignments: wrkCommand(assignments),
       create: wrkCommand(create("r{round}")),
     },

@@ -94,8 +94,20 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
     id: "S9",
     title: `a page of 50 with totalCount for callers with 1 to ${most} bindings, under binding changes`,
     method: [
-      `An organization of ${n(groups)} groups (generated straight into the store as in S2, \`BENCH_S9_GROUPS\`) on SQLite in a fresh data dir and on PostgreSQL in a schema of its own. Four identities of the organization are bound \`viewer\`: the single-binding caller at the organization itself (as the owner of issue 22's table, so that its page, like every other caller's, holds 50 groups), the others at ${sizes.slice(1).map(n).join(", ")} of its groups, spread evenly over it and never at the same group (written through the store in batches of 1,000 per transaction); each gets its token from \`arbor admin token --identity\`. The planner's statistics are taken of the whole dataset (\`analyze\` on both engines), then the server starts on that data as a user runs it.`,
-      `Each caller's \`GET /iam/v2beta1/groups?uidp.descendants_of={org}&page_size=50\` (the figure and the target) and \`GET /iam/v2beta1/roleBindings?uidp.descendants_of={org}&page_size=50\` (a figure only) are measured with one wrk connection (the service time of one request), callers in turn within each round (in reverse order every other round), after a 1 s warm-up each. Throughout, the harness makes ${CHANGES_PER_SECOND} binding changes a second through the API with the owner's token, alternately creating a \`viewer\` binding of a fifth identity and deleting it again, at ${CHURN_GROUPS} groups none of the callers is bound at: each change moves that identity's authorization generation, never the callers'. The ratio is taken per round; any non-200 answer, of a list or of a change, fails the target.`,
+      `An organization of ${n(groups)} groups (generated straight into the store as in S2, \`BENCH_S9_GROUPS\`) on SQLite in a fresh ` +
+        `data dir and on PostgreSQL in a schema of its own. Four identities of the organization are bound \`viewer\`: the single-binding ` +
+        `caller at the organization itself (as the owner of issue 22's table, so that its page, like every other caller's, holds 50 ` +
+        `groups), the others at ${sizes.slice(1).map(n).join(", ")} of its groups, spread evenly over it and never at the same group ` +
+        `(written through the store in batches of 1,000 per transaction); each gets its token from \`arbor admin token --identity\`. The ` +
+        `planner's statistics are taken of the whole dataset (\`analyze\` on both engines), then the server starts on that data as a ` +
+        `user runs it.`,
+      `Each caller's \`GET /iam/v2beta1/groups?uidp.descendants_of={org}&page_size=50\` (the figure and the target) and \`GET ` +
+        `/iam/v2beta1/roleBindings?uidp.descendants_of={org}&page_size=50\` (a figure only) are measured with one wrk connection (the ` +
+        `service time of one request), callers in turn within each round (in reverse order every other round), after a 1 s warm-up each. ` +
+        `Throughout, the harness makes ${CHANGES_PER_SECOND} binding changes a second through the API with the owner's token, ` +
+        `alternately creating a \`viewer\` binding of a fifth identity and deleting it again, at ${CHURN_GROUPS} groups none of the ` +
+        `callers is bound at: each change moves that identity's authorization generation, never the callers'. The ratio is taken per ` +
+        `round; any non-200 answer, of a list or of a change, fails the target.`,
     ],
     figures,
     checks,
@@ -143,7 +155,8 @@ async function measureEngine(ctx: ScenarioContext, engine: EngineRun["engine"], 
     // role_bindings for one row and scan it for every scope of a caller (67 ms a page).
     await analyze(target);
     ctx.log(
-      `S9 ${engine}: ${groups} groups and ${sizes.reduce((a, b) => a + b, 0)} bindings in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+      `S9 ${engine}: ${groups} groups and ${sizes.reduce((a, b) => a + b, 0)} bindings in ` +
+        `${((performance.now() - t0) / 1000).toFixed(1)} s`,
     );
     const tokens = await Promise.all(uids.slice(0, -1).map((uid) => identityToken(env, uid)));
     const server = await startArbor({ env: settings, port });
@@ -179,7 +192,8 @@ async function measureEngine(ctx: ScenarioContext, engine: EngineRun["engine"], 
           errors += g.errors + b.errors;
         }
         ctx.log(
-          `S9 ${engine} round ${round + 1}: groups p50 ${groupsP50.map((p, i) => `${sizes[i]}: ${p.at(-1)?.toFixed(2)}`).join(", ")} ms; errors ${errors}`,
+          `S9 ${engine} round ${round + 1}: groups p50 ${groupsP50.map((p, i) => `${sizes[i]}: ${p.at(-1)?.toFixed(2)}`).join(", ")} ` +
+            `ms; errors ${errors}`,
         );
       }
       churned = await churn.stop();

@@ -104,7 +104,8 @@ async function main(): Promise<void> {
     await audit.foldCounts();
     await sql`analyze`.execute(db);
     out(
-      `${store.engine}: ${N} events loaded in ${loadS.toFixed(0)} s, counts folded and ANALYZE in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+      `${store.engine}: ${N} events loaded in ${loadS.toFixed(0)} s, counts folded and ANALYZE in ` +
+        `${((performance.now() - started) / 1000).toFixed(1)} s`,
     );
     for (const [name, filter] of FILTERS)
       out(
