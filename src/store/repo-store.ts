@@ -11,6 +11,7 @@ import type { ScopeMemory } from "./scope-memory.js";
 import { listConditions } from "./resource-filter.js";
 import { nameTaken, NAMED_SORT_COLUMNS, resourceTable } from "./resource-table.js";
 import { guard } from "./translate-error.js";
+import { snakeColumns } from "./snake-columns.js";
 import type { RowWindow } from "./row-window.js";
 
 /** Repos of the registry. */
@@ -97,24 +98,12 @@ export function createRepoStore(db: Executor, engine: Engine, memory: ScopeMemor
   };
 }
 
+const columns = snakeColumns<RepoRecord>({ uid: true, parentUid: true, name: true, description: true, createTime: true, updateTime: true });
+
 function toRow(r: RepoRecord): ReposTable {
-  return {
-    uid: r.uid,
-    parent_uid: r.parentUid,
-    name: r.name,
-    description: r.description,
-    create_time: r.createTime,
-    update_time: r.updateTime,
-  };
+  return columns.toRow(r);
 }
 
 function toRepo(row: ReposTable): RepoRecord {
-  return {
-    uid: row.uid,
-    parentUid: row.parent_uid,
-    name: row.name,
-    description: row.description,
-    createTime: row.create_time,
-    updateTime: row.update_time,
-  };
+  return columns.toRecord(row);
 }
