@@ -205,11 +205,5 @@ function taken(b: Pick<BindingRecord, "identityUid" | "roleUid" | "groupUid">) {
 }
 
 const columns = snakeColumns<BindingRecord>({ uid: true, groupUid: true, identityUid: true, roleUid: true, createTime: true });
-
-function toRow(b: BindingRecord): RoleBindingsTable {
-  return columns.toRow(b);
-}
-
-function toBinding(row: RoleBindingsTable): BindingRecord {
-  return columns.toRecord(row);
-}
+const toRow: (b: BindingRecord) => RoleBindingsTable = columns.toRow;
+const toBinding: (row: RoleBindingsTable) => BindingRecord = columns.toRecord;

@@ -16,7 +16,7 @@ import { listConditions } from "./resource-filter.js";
 import { hasRow, NAMED_SORT_COLUMNS, resourceTable } from "./resource-table.js";
 import type { ScopeMemory } from "./scope-memory.js";
 import { guard } from "./translate-error.js";
-import { snakeColumns } from "./snake-columns.js";
+import { NAMED_FIELDS, snakeColumns } from "./snake-columns.js";
 import type { RowWindow } from "./row-window.js";
 
 export interface GroupStore {
@@ -163,19 +163,6 @@ function notEmpty(uid: string, kinds: readonly string[]): ApiError {
   );
 }
 
-const columns = snakeColumns<GroupRecord>({
-  uid: true,
-  parentUid: true,
-  name: true,
-  description: true,
-  createTime: true,
-  updateTime: true,
-});
-
-function toRow(g: GroupRecord): GroupsTable {
-  return columns.toRow(g);
-}
-
-function toGroup(row: GroupsTable): GroupRecord {
-  return columns.toRecord(row);
-}
+const columns = snakeColumns<GroupRecord>(NAMED_FIELDS);
+const toRow: (g: GroupRecord) => GroupsTable = columns.toRow;
+const toGroup: (row: GroupsTable) => GroupRecord = columns.toRecord;

@@ -18,7 +18,7 @@ import { listConditions } from "./resource-filter.js";
 import { nameTaken, NAMED_SORT_COLUMNS, resourceTable } from "./resource-table.js";
 import type { ScopeMemory } from "./scope-memory.js";
 import { guard } from "./translate-error.js";
-import { snakeColumns } from "./snake-columns.js";
+import { NAMED_FIELDS, snakeColumns } from "./snake-columns.js";
 import type { ResourceFilter } from "../domain/hierarchy.js";
 import type { RowWindow } from "./row-window.js";
 
@@ -176,15 +176,7 @@ function relationshipColumns(r: Relationship): Pick<IdentitiesTable, "relationsh
   return { relationship: JSON.stringify(r), ...exactIssuerSubject(r) };
 }
 
-const columns = snakeColumns<IdentityRecord, Exclude<keyof IdentityRecord, "relationship">>({
-  uid: true,
-  parentUid: true,
-  name: true,
-  description: true,
-  lastSeenTime: true,
-  createTime: true,
-  updateTime: true,
-});
+const columns = snakeColumns<IdentityRecord, Exclude<keyof IdentityRecord, "relationship">>({ ...NAMED_FIELDS, lastSeenTime: true });
 
 function toRow(i: IdentityRecord): IdentitiesTable {
   return { ...columns.toRow(i), ...relationshipColumns(i.relationship) };

@@ -110,14 +110,8 @@ const attemptColumns = snakeColumns<LoginAttemptRecord>({
   organizationUid: true,
   deviceCodeHash: true,
 });
-
-function attemptRow(a: LoginAttemptRecord): LoginAttemptsTable {
-  return attemptColumns.toRow(a);
-}
-
-function toAttempt(row: LoginAttemptsTable): LoginAttemptRecord {
-  return attemptColumns.toRecord(row);
-}
+const attemptRow: (a: LoginAttemptRecord) => LoginAttemptsTable = attemptColumns.toRow;
+const toAttempt: (row: LoginAttemptsTable) => LoginAttemptRecord = attemptColumns.toRecord;
 
 const codeColumns = snakeColumns<LoginCodeRecord, Exclude<keyof LoginCodeRecord, "actor">>({
   codeHash: true,

@@ -11,7 +11,7 @@ import type { ScopeMemory } from "./scope-memory.js";
 import { listConditions } from "./resource-filter.js";
 import { nameTaken, NAMED_SORT_COLUMNS, resourceTable } from "./resource-table.js";
 import { guard } from "./translate-error.js";
-import { snakeColumns } from "./snake-columns.js";
+import { NAMED_FIELDS, snakeColumns } from "./snake-columns.js";
 import type { RowWindow } from "./row-window.js";
 
 /** Repos of the registry. */
@@ -98,12 +98,6 @@ export function createRepoStore(db: Executor, engine: Engine, memory: ScopeMemor
   };
 }
 
-const columns = snakeColumns<RepoRecord>({ uid: true, parentUid: true, name: true, description: true, createTime: true, updateTime: true });
-
-function toRow(r: RepoRecord): ReposTable {
-  return columns.toRow(r);
-}
-
-function toRepo(row: ReposTable): RepoRecord {
-  return columns.toRecord(row);
-}
+const columns = snakeColumns<RepoRecord>(NAMED_FIELDS);
+const toRow: (r: RepoRecord) => ReposTable = columns.toRow;
+const toRepo: (row: ReposTable) => RepoRecord = columns.toRecord;

@@ -17,7 +17,7 @@ import { listConditions } from "./resource-filter.js";
 import { hasRow, nameTaken, NAMED_SORT_COLUMNS, resourceTable } from "./resource-table.js";
 import type { ScopeMemory } from "./scope-memory.js";
 import { guard } from "./translate-error.js";
-import { snakeColumns } from "./snake-columns.js";
+import { NAMED_FIELDS, snakeColumns } from "./snake-columns.js";
 import type { ResourceFilter } from "../domain/hierarchy.js";
 import type { RowWindow } from "./row-window.js";
 
@@ -176,14 +176,7 @@ export function createRoleStore(db: Executor, engine: Engine, record: AuthorityR
   };
 }
 
-const columns = snakeColumns<RoleRecord, Exclude<keyof RoleRecord, "capabilities">>({
-  uid: true,
-  parentUid: true,
-  name: true,
-  description: true,
-  createTime: true,
-  updateTime: true,
-});
+const columns = snakeColumns<RoleRecord, Exclude<keyof RoleRecord, "capabilities">>(NAMED_FIELDS);
 
 function toRow(r: RoleRecord): RolesTable {
   return { ...columns.toRow(r), capabilities: JSON.stringify(r.capabilities) };

@@ -5,6 +5,9 @@
  */
 import { toSnake } from "../domain/field-mask.js";
 
+/** The fields of a named resource in a group (groups, repos, roles, identities), kept as they are. */
+export const NAMED_FIELDS = { uid: true, parentUid: true, name: true, description: true, createTime: true, updateTime: true } as const;
+
 /** snake_case of a lowerCamelCase name, as a type. */
 type Snake<S extends string> = S extends `${infer C}${infer Rest}`
   ? `${C extends Lowercase<C> ? C : `_${Lowercase<C>}`}${Snake<Rest>}`

@@ -15,7 +15,8 @@ describe("snakeColumns", () => {
   const columns = snakeColumns<Thing, Exclude<keyof Thing, "tags">>({ uid: true, parentUid: true, createTime: true });
 
   it("keeps each declared field in the column of its snake_case name, and nothing else", () => {
-    const row = columns.toRow({ uid: "a", parentUid: null, createTime: 5, tags: ["x"] });
+    const thing: Thing = { uid: "a", parentUid: null, createTime: 5, tags: ["x"] };
+    const row = columns.toRow(thing);
     expect(row).toEqual({ uid: "a", parent_uid: null, create_time: 5 });
   });
 
