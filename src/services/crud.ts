@@ -3,10 +3,30 @@
  * and the head of an update (the resource sent, its uid, the fields the update mask names).
  */
 import { create, isFieldSet, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
-import { EmptySchema, type Empty, type FieldMask } from "@bufbuild/protobuf/wkt";
+import { EmptySchema, timestampFromMs, type Empty, type FieldMask } from "@bufbuild/protobuf/wkt";
 import { invalidArgument, notFound } from "../domain/errors.js";
 import { resolveUpdateMask, type Updatable } from "../domain/field-mask.js";
 import { requireUid } from "../domain/uid.js";
+
+/** A resource in a group with a name, as its record holds it. */
+export interface NamedRecord {
+  uid: string;
+  name: string;
+  description: string;
+  createTime: number;
+  updateTime: number;
+}
+
+/** The fields every named resource's message shows alike: uid, name, description and its times. */
+export function namedFields(r: NamedRecord) {
+  return {
+    uid: r.uid,
+    name: r.name,
+    description: r.description,
+    createTime: timestampFromMs(r.createTime),
+    updateTime: timestampFromMs(r.updateTime),
+  };
+}
 
 /** The record read, or NOT_FOUND (`<kind> <uid>`) when there is none. */
 export function found<R>(record: R | null | undefined, kind: string, uid: string): R {

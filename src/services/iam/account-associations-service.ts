@@ -3,7 +3,7 @@
  * association per group, with the group's uid as its own.
  */
 import { create } from "@bufbuild/protobuf";
-import { EmptySchema, timestampFromMs, type Empty } from "@bufbuild/protobuf/wkt";
+import { EmptySchema, type Empty } from "@bufbuild/protobuf/wkt";
 import {
   accountAssociationSortable,
   accountAssociationSortValue,
@@ -28,7 +28,7 @@ import {
   type UpdateAccountAssociationRequest,
 } from "../../gen/arbor/iam/v2beta1/account_associations_pb.js";
 import type { ServiceDeps } from "../deps.js";
-import { found, setFields, updateHead } from "../crud.js";
+import { found, namedFields, setFields, updateHead } from "../crud.js";
 import { listRpc, namedQuery } from "../list-page.js";
 
 const LIST = [Capability.CAP_IAM_ACCOUNT_ASSOCIATIONS_LIST];
@@ -36,17 +36,13 @@ const LIST = [Capability.CAP_IAM_ACCOUNT_ASSOCIATIONS_LIST];
 /** The association as the API shows it; a provider that is not associated is absent. */
 export function accountAssociationMessage(a: AccountAssociationRecord): AccountAssociation {
   return create(AccountAssociationSchema, {
-    uid: a.uid,
-    name: a.name,
-    description: a.description,
+    ...namedFields(a),
     ...(a.amazon && { amazon: { ...a.amazon } }),
     ...(a.google && { google: { ...a.google } }),
     ...(a.azure && { azure: { tenantId: a.azure.tenantId, clientIds: { ...a.azure.clientIds } } }),
     ...(a.github && {
       github: { installations: a.github.installations.map((i) => ({ installationId: BigInt(i.installationId), name: i.name })) },
     }),
-    createTime: timestampFromMs(a.createTime),
-    updateTime: timestampFromMs(a.updateTime),
   });
 }
 

@@ -2,7 +2,7 @@
  * The v2beta1 groups service: request to domain call to response. No SQL, no HTTP.
  */
 import { create } from "@bufbuild/protobuf";
-import { timestampFromMs, type Empty } from "@bufbuild/protobuf/wkt";
+import type { Empty } from "@bufbuild/protobuf/wkt";
 import { Capability } from "../../domain/capabilities.js";
 import { groupSortable, groupSortValue, groupUpdatable, type GroupRecord } from "../../domain/groups.js";
 import { namedChanges } from "../../domain/names.js";
@@ -19,19 +19,15 @@ import {
 import { callerOf, type CallContext } from "../context.js";
 import type { ServiceDeps } from "../deps.js";
 import { createChildGroup, createOrganization, updateGroup } from "./groups-store-ops.js";
-import { deletedOrNotFound, found, setFields, updateHead } from "../crud.js";
+import { deletedOrNotFound, found, namedFields, setFields, updateHead } from "../crud.js";
 import { listRpc, namedQuery } from "../list-page.js";
 
 /** The group resource as the API shows it. */
 export function groupMessage(g: GroupRecord): Group {
   return create(GroupSchema, {
-    uid: g.uid,
-    name: g.name,
-    description: g.description,
+    ...namedFields(g),
     resourceLimits: {},
     verified: false,
-    createTime: timestampFromMs(g.createTime),
-    updateTime: timestampFromMs(g.updateTime),
   });
 }
 

@@ -3,7 +3,7 @@
  * through. The client secret is write-only: no response ever carries it.
  */
 import { create } from "@bufbuild/protobuf";
-import { timestampFromMs, type Empty } from "@bufbuild/protobuf/wkt";
+import type { Empty } from "@bufbuild/protobuf/wkt";
 import { Capability } from "../../domain/capabilities.js";
 import { invalidArgument, notFound } from "../../domain/errors.js";
 import {
@@ -31,7 +31,7 @@ import {
 } from "../../gen/arbor/iam/v2beta1/identity_providers_pb.js";
 import type { Stores } from "../../store/store.js";
 import type { ServiceDeps } from "../deps.js";
-import { deletedOrNotFound, found, setFields, updateHead } from "../crud.js";
+import { deletedOrNotFound, found, namedFields, setFields, updateHead } from "../crud.js";
 import { listRpc, namedQuery } from "../list-page.js";
 
 const LIST = [Capability.CAP_IAM_IDENTITY_PROVIDERS_LIST];
@@ -40,13 +40,9 @@ const LIST = [Capability.CAP_IAM_IDENTITY_PROVIDERS_LIST];
 export function identityProviderMessage(p: IdentityProviderRecord): IdentityProvider {
   const { issuer, clientId, additionalScopes, groupsClaim } = p.oidc;
   return create(IdentityProviderSchema, {
-    uid: p.uid,
-    name: p.name,
-    description: p.description,
+    ...namedFields(p),
     defaultRole: p.defaultRole,
     configuration: { case: "oidc", value: { issuer, clientId, additionalScopes: [...additionalScopes], groupsClaim } },
-    createTime: timestampFromMs(p.createTime),
-    updateTime: timestampFromMs(p.updateTime),
   });
 }
 

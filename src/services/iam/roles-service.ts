@@ -3,7 +3,7 @@
  * groups. Built-in roles never change through the API.
  */
 import { create } from "@bufbuild/protobuf";
-import { timestampFromMs, type Empty } from "@bufbuild/protobuf/wkt";
+import type { Empty } from "@bufbuild/protobuf/wkt";
 import { Capability, capabilityName } from "../../domain/capabilities.js";
 import { failedPrecondition, invalidArgument, permissionDenied } from "../../domain/errors.js";
 import { namedChanges, validateDescription, validateName } from "../../domain/names.js";
@@ -28,7 +28,7 @@ import {
 } from "../../gen/arbor/iam/v2beta1/roles_pb.js";
 import type { CallContext } from "../context.js";
 import type { ServiceDeps } from "../deps.js";
-import { deletedOrNotFound, found, setFields, updateHead } from "../crud.js";
+import { deletedOrNotFound, found, namedFields, setFields, updateHead } from "../crud.js";
 import { listRpc, namedQuery } from "../list-page.js";
 
 const LIST = [Capability.CAP_IAM_ROLES_LIST];
@@ -36,12 +36,8 @@ const LIST = [Capability.CAP_IAM_ROLES_LIST];
 /** The role resource as the API shows it; capabilities in catalogue order. */
 export function roleMessage(r: RoleRecord): Role {
   return create(RoleSchema, {
-    uid: r.uid,
-    name: r.name,
-    description: r.description,
+    ...namedFields(r),
     capabilities: [...roleCapabilities(r.uid, r.capabilities)],
-    createTime: timestampFromMs(r.createTime),
-    updateTime: timestampFromMs(r.updateTime),
   });
 }
 

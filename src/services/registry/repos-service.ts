@@ -3,24 +3,17 @@
  * and the v1 surface; here they are listed and got.
  */
 import { create } from "@bufbuild/protobuf";
-import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { Capability } from "../../domain/capabilities.js";
 import { repoSortable, repoSortValue, type RepoRecord } from "../../domain/repos.js";
 import { requireUid } from "../../domain/uid.js";
 import { ListReposResponseSchema, RepoSchema, type GetRepoRequest, type Repo } from "../../gen/arbor/registry/v2beta1/repos_pb.js";
 import type { ServiceDeps } from "../deps.js";
-import { found } from "../crud.js";
+import { found, namedFields } from "../crud.js";
 import { listRpc, namedQuery } from "../list-page.js";
 
 /** The repo resource as the API shows it. */
 export function repoMessage(r: RepoRecord): Repo {
-  return create(RepoSchema, {
-    uid: r.uid,
-    name: r.name,
-    description: r.description,
-    createTime: timestampFromMs(r.createTime),
-    updateTime: timestampFromMs(r.updateTime),
-  });
+  return create(RepoSchema, namedFields(r));
 }
 
 /** Creates the repos service implementation. */
