@@ -6,7 +6,6 @@ import { create } from "@bufbuild/protobuf";
 import type { Empty } from "@bufbuild/protobuf/wkt";
 import { Capability } from "../../domain/capabilities.js";
 import { Code, invalidArgument, isApiError } from "../../domain/errors.js";
-import { hierarchyFilter } from "../../domain/hierarchy.js";
 import { parseOrderBy } from "../../domain/list.js";
 import { validateDescription } from "../../domain/names.js";
 import { repoSortable, validateRepoName, type RepoFilter, type RepoRecord } from "../../domain/repos.js";
@@ -23,7 +22,7 @@ import {
 } from "../../gen/arbor/registry/v1/registry_pb.js";
 import type { CallContext } from "../context.js";
 import type { ServiceDeps } from "../deps.js";
-import { V1_LIST_LIMIT } from "../iam/groups-v1-service.js";
+import { V1_LIST_LIMIT, v1Uidp } from "../iam/groups-v1-service.js";
 import { bindCurrentPath } from "./registry-paths.js";
 import { deletedOrNotFound, found } from "../crud.js";
 
@@ -36,11 +35,7 @@ export function createRegistryV1Service(deps: ServiceDeps) {
   const { store, clock, ids } = deps;
   return {
     async listRepos(req: ListReposRequest, ctx: CallContext): Promise<ListReposResponse> {
-      const uidp = hierarchyFilter(req.uidp);
-      if (req.id !== "") {
-        const id = requireUid("id", req.id);
-        uidp.ids = uidp.ids === undefined ? [id] : uidp.ids.filter((u) => u === id);
-      }
+      const uidp = v1Uidp(req);
       const filter: RepoFilter = {
         uidp,
         ...(req.name !== "" && { name: req.name }),
