@@ -3,6 +3,7 @@
  * (docs/events.md), with where its delivery stands.
  */
 import type { Sortable } from "./list.js";
+import { UID_AND_TIMES } from "./named-sort-value.js";
 
 /** What a subscription says: where to, which types, how far down. */
 export interface SubscriptionSettings {
@@ -43,15 +44,7 @@ export interface SubscriptionRecord extends SubscriptionSettings, DeliveryState 
 
 /** Sortable fields of subscriptions; the model orders them by uid (primary key) by default. */
 export const subscriptionSortable: Sortable = {
-  fields: {
-    uid: "uid",
-    create_time: "create_time",
-    created_at: "create_time",
-    createTime: "create_time",
-    update_time: "update_time",
-    updated_at: "update_time",
-    updateTime: "update_time",
-  },
+  fields: UID_AND_TIMES,
   defaultOrder: [{ field: "uid", desc: false }],
 };
 

@@ -5,18 +5,20 @@
 
 import type { Sortable } from "./list.js";
 
+/** The uid and the times, by each name a list's order_by may give them (DESIGN 1.4). */
+export const UID_AND_TIMES: Sortable["fields"] = {
+  uid: "uid",
+  create_time: "create_time",
+  created_at: "create_time",
+  createTime: "create_time",
+  update_time: "update_time",
+  updated_at: "update_time",
+  updateTime: "update_time",
+};
+
 /** The sortable fields of every resource with a name and times; default order name ascending (DESIGN 1.4). */
 export const namedSortable: Sortable = {
-  fields: {
-    name: "name",
-    uid: "uid",
-    create_time: "create_time",
-    created_at: "create_time",
-    createTime: "create_time",
-    update_time: "update_time",
-    updated_at: "update_time",
-    updateTime: "update_time",
-  },
+  fields: { name: "name", ...UID_AND_TIMES },
   defaultOrder: [{ field: "name", desc: false }],
 };
 

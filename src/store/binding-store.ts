@@ -14,6 +14,7 @@ import { missingGroupOrRole, resourceTable } from "./resource-table.js";
 import { compiledOnce } from "./compiled-query.js";
 import type { ScopeMemory } from "./scope-memory.js";
 import { guard } from "./translate-error.js";
+import { snakeColumns } from "./snake-columns.js";
 import type { BindingFilter, BindingRecord } from "../domain/role-bindings.js";
 import type { Grant } from "../domain/role-bindings.js";
 import type { RowWindow } from "./row-window.js";
@@ -203,22 +204,6 @@ function taken(b: Pick<BindingRecord, "identityUid" | "roleUid" | "groupUid">) {
   return alreadyExists(`role binding of ${b.identityUid} to role ${b.roleUid} in group ${b.groupUid}`);
 }
 
-function toRow(b: BindingRecord): RoleBindingsTable {
-  return {
-    uid: b.uid,
-    group_uid: b.groupUid,
-    identity_uid: b.identityUid,
-    role_uid: b.roleUid,
-    create_time: b.createTime,
-  };
-}
-
-function toBinding(row: RoleBindingsTable): BindingRecord {
-  return {
-    uid: row.uid,
-    groupUid: row.group_uid,
-    identityUid: row.identity_uid,
-    roleUid: row.role_uid,
-    createTime: row.create_time,
-  };
-}
+const columns = snakeColumns<BindingRecord>({ uid: true, groupUid: true, identityUid: true, roleUid: true, createTime: true });
+const toRow: (b: BindingRecord) => RoleBindingsTable = columns.toRow;
+const toBinding: (row: RoleBindingsTable) => BindingRecord = columns.toRecord;

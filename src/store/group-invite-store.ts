@@ -13,6 +13,7 @@ import type { ScopeMemory } from "./scope-memory.js";
 import { listConditions } from "./resource-filter.js";
 import { resourceTable } from "./resource-table.js";
 import { guard } from "./translate-error.js";
+import { snakeColumns } from "./snake-columns.js";
 import type { InviteFilter } from "../domain/group-invites.js";
 import type { RowWindow } from "./row-window.js";
 
@@ -114,32 +115,22 @@ function flag(b: boolean): number {
   return b ? 1 : 0;
 }
 
+const columns = snakeColumns<GroupInviteRecord, Exclude<keyof GroupInviteRecord, "singleUse">>({
+  uid: true,
+  parentUid: true,
+  roleUid: true,
+  email: true,
+  codeHash: true,
+  keyId: true,
+  expirationTime: true,
+  createTime: true,
+  redeemTime: true,
+});
+
 function toRow(i: GroupInviteRecord): GroupInvitesTable {
-  return {
-    uid: i.uid,
-    parent_uid: i.parentUid,
-    role_uid: i.roleUid,
-    email: i.email,
-    single_use: flag(i.singleUse),
-    code_hash: i.codeHash,
-    key_id: i.keyId,
-    expiration_time: i.expirationTime,
-    create_time: i.createTime,
-    redeem_time: i.redeemTime,
-  };
+  return { ...columns.toRow(i), single_use: flag(i.singleUse) };
 }
 
 function toInvite(row: GroupInvitesTable): GroupInviteRecord {
-  return {
-    uid: row.uid,
-    parentUid: row.parent_uid,
-    roleUid: row.role_uid,
-    email: row.email,
-    singleUse: row.single_use !== 0,
-    codeHash: row.code_hash,
-    keyId: row.key_id,
-    expirationTime: row.expiration_time,
-    createTime: row.create_time,
-    redeemTime: row.redeem_time,
-  };
+  return { ...columns.toRecord(row), singleUse: row.single_use !== 0 };
 }

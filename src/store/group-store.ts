@@ -16,6 +16,7 @@ import { listConditions } from "./resource-filter.js";
 import { hasRow, NAMED_SORT_COLUMNS, resourceTable } from "./resource-table.js";
 import type { ScopeMemory } from "./scope-memory.js";
 import { guard } from "./translate-error.js";
+import { NAMED_FIELDS, snakeColumns } from "./snake-columns.js";
 import type { RowWindow } from "./row-window.js";
 
 export interface GroupStore {
@@ -169,24 +170,6 @@ function notEmpty(uid: string, kinds: readonly string[]): ApiError {
   );
 }
 
-function toRow(g: GroupRecord): GroupsTable {
-  return {
-    uid: g.uid,
-    parent_uid: g.parentUid,
-    name: g.name,
-    description: g.description,
-    create_time: g.createTime,
-    update_time: g.updateTime,
-  };
-}
-
-function toGroup(row: GroupsTable): GroupRecord {
-  return {
-    uid: row.uid,
-    parentUid: row.parent_uid,
-    name: row.name,
-    description: row.description,
-    createTime: row.create_time,
-    updateTime: row.update_time,
-  };
-}
+const columns = snakeColumns<GroupRecord>(NAMED_FIELDS);
+const toRow: (g: GroupRecord) => GroupsTable = columns.toRow;
+const toGroup: (row: GroupsTable) => GroupRecord = columns.toRecord;

@@ -10,6 +10,7 @@ import type { IdentityProviderRecord, OidcSettings } from "../domain/identity-pr
 import { parentOf } from "../domain/uid.js";
 import type { Executor, IdentityProvidersTable } from "./tables.js";
 import { resealColumn, sealingWith, type Sealing } from "./sealing.js";
+import { NAMED_FIELDS, snakeColumns } from "./snake-columns.js";
 import type { Engine } from "./dialect.js";
 import { ownUidLists } from "./list-changes.js";
 import type { ScopeMemory } from "./scope-memory.js";
@@ -171,34 +172,19 @@ function oidcColumns(o: Partial<OidcSettings>, seal: Sealing["seal"]): Partial<O
   };
 }
 
+const columns = snakeColumns<IdentityProviderRecord, Exclude<keyof IdentityProviderRecord, "oidc">>({ ...NAMED_FIELDS, defaultRole: true });
+
 function rowOf(p: IdentityProviderRecord, seal: Sealing["seal"]): IdentityProvidersTable {
-  return {
-    uid: p.uid,
-    parent_uid: p.parentUid,
-    name: p.name,
-    description: p.description,
-    default_role: p.defaultRole,
-    ...oidcColumns(p.oidc, seal),
-    create_time: p.createTime,
-    update_time: p.updateTime,
-  };
+  return { ...columns.toRow(p), ...oidcColumns(p.oidc, seal) };
 }
 
 function toProvider(row: IdentityProvidersTable, open: Sealing["open"]): IdentityProviderRecord {
-  return {
-    uid: row.uid,
-    parentUid: row.parent_uid,
-    name: row.name,
-    description: row.description,
-    defaultRole: row.default_role,
-    oidc: {
-      issuer: row.issuer,
-      clientId: row.client_id,
-      clientSecret: open(row.client_secret),
-      additionalScopes: JSON.parse(row.additional_scopes) as string[],
-      groupsClaim: row.groups_claim,
-    },
-    createTime: row.create_time,
-    updateTime: row.update_time,
+  const oidc = {
+    issuer: row.issuer,
+    clientId: row.client_id,
+    clientSecret: open(row.client_secret),
+    additionalScopes: JSON.parse(row.additional_scopes) as string[],
+    groupsClaim: row.groups_claim,
   };
+  return { ...columns.toRecord(row), oidc };
 }

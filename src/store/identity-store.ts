@@ -18,6 +18,7 @@ import { listConditions } from "./resource-filter.js";
 import { nameTaken, NAMED_SORT_COLUMNS, resourceTable } from "./resource-table.js";
 import type { ScopeMemory } from "./scope-memory.js";
 import { guard } from "./translate-error.js";
+import { NAMED_FIELDS, snakeColumns } from "./snake-columns.js";
 import type { ResourceFilter } from "../domain/hierarchy.js";
 import type { RowWindow } from "./row-window.js";
 
@@ -175,28 +176,12 @@ function relationshipColumns(r: Relationship): Pick<IdentitiesTable, "relationsh
   return { relationship: JSON.stringify(r), ...exactIssuerSubject(r) };
 }
 
+const columns = snakeColumns<IdentityRecord, Exclude<keyof IdentityRecord, "relationship">>({ ...NAMED_FIELDS, lastSeenTime: true });
+
 function toRow(i: IdentityRecord): IdentitiesTable {
-  return {
-    uid: i.uid,
-    parent_uid: i.parentUid,
-    name: i.name,
-    description: i.description,
-    ...relationshipColumns(i.relationship),
-    last_seen_time: i.lastSeenTime,
-    create_time: i.createTime,
-    update_time: i.updateTime,
-  };
+  return { ...columns.toRow(i), ...relationshipColumns(i.relationship) };
 }
 
 function toIdentity(row: IdentitiesTable): IdentityRecord {
-  return {
-    uid: row.uid,
-    parentUid: row.parent_uid,
-    name: row.name,
-    description: row.description,
-    relationship: JSON.parse(row.relationship) as Relationship,
-    lastSeenTime: row.last_seen_time,
-    createTime: row.create_time,
-    updateTime: row.update_time,
-  };
+  return { ...columns.toRecord(row), relationship: JSON.parse(row.relationship) as Relationship };
 }

@@ -5,6 +5,7 @@
 import type { SecretBox } from "../domain/secret-box.js";
 import type { Executor, SigningKeysTable } from "./tables.js";
 import { resealColumn, sealingWith, type Sealing } from "./sealing.js";
+import { snakeColumns } from "./snake-columns.js";
 import { guard } from "./translate-error.js";
 import type { SigningKeyRecord } from "../domain/signing-keys.js";
 
@@ -69,24 +70,18 @@ export function createKeyStore(db: Executor, secrets: SecretBox | undefined): Ke
   };
 }
 
+const columns = snakeColumns<SigningKeyRecord, Exclude<keyof SigningKeyRecord, "privateJwk">>({
+  kid: true,
+  publicJwk: true,
+  createTime: true,
+  rotateTime: true,
+  retireTime: true,
+});
+
 function toRow(k: SigningKeyRecord, sealing: Sealing): SigningKeysTable {
-  return {
-    kid: k.kid,
-    private_jwk: sealing.seal(k.privateJwk),
-    public_jwk: k.publicJwk,
-    create_time: k.createTime,
-    rotate_time: k.rotateTime,
-    retire_time: k.retireTime,
-  };
+  return { ...columns.toRow(k), private_jwk: sealing.seal(k.privateJwk) };
 }
 
 function toKey(row: SigningKeysTable, sealing: Sealing): SigningKeyRecord {
-  return {
-    kid: row.kid,
-    privateJwk: sealing.open(row.private_jwk),
-    publicJwk: row.public_jwk,
-    createTime: row.create_time,
-    rotateTime: row.rotate_time,
-    retireTime: row.retire_time,
-  };
+  return { ...columns.toRecord(row), privateJwk: sealing.open(row.private_jwk) };
 }

@@ -5,6 +5,7 @@
 import { sql } from "kysely";
 import type { Executor, LoginAttemptsTable, LoginCodesTable } from "./tables.js";
 import { guard } from "./translate-error.js";
+import { snakeColumns } from "./snake-columns.js";
 import type { LoginAttemptRecord, LoginCodeRecord, UpstreamActor } from "../domain/login.js";
 import type { LoginAttemptAdmission, LoginAttemptLimits } from "../domain/login.js";
 
@@ -92,66 +93,39 @@ function count(db: Executor, column?: "address_hash" | "organization_uid", value
   return column === undefined ? all : all.where(column, "=", value as string);
 }
 
-function attemptRow(a: LoginAttemptRecord): LoginAttemptsTable {
-  return {
-    state_hash: a.stateHash,
-    provider_uid: a.providerUid,
-    issuer: a.issuer,
-    client_id: a.clientId,
-    code_verifier: a.codeVerifier,
-    nonce: a.nonce,
-    redirect_uri: a.redirectUri,
-    code_challenge: a.codeChallenge,
-    client_state: a.clientState,
-    invite_code_hash: a.inviteCodeHash,
-    create_time: a.createTime,
-    expire_time: a.expireTime,
-    address_hash: a.addressHash,
-    organization_uid: a.organizationUid,
-    device_code_hash: a.deviceCodeHash,
-  };
-}
+const attemptColumns = snakeColumns<LoginAttemptRecord>({
+  stateHash: true,
+  providerUid: true,
+  issuer: true,
+  clientId: true,
+  codeVerifier: true,
+  nonce: true,
+  redirectUri: true,
+  codeChallenge: true,
+  clientState: true,
+  inviteCodeHash: true,
+  createTime: true,
+  expireTime: true,
+  addressHash: true,
+  organizationUid: true,
+  deviceCodeHash: true,
+});
+const attemptRow: (a: LoginAttemptRecord) => LoginAttemptsTable = attemptColumns.toRow;
+const toAttempt: (row: LoginAttemptsTable) => LoginAttemptRecord = attemptColumns.toRecord;
 
-function toAttempt(row: LoginAttemptsTable): LoginAttemptRecord {
-  return {
-    stateHash: row.state_hash,
-    providerUid: row.provider_uid,
-    issuer: row.issuer,
-    clientId: row.client_id,
-    codeVerifier: row.code_verifier,
-    nonce: row.nonce,
-    redirectUri: row.redirect_uri,
-    codeChallenge: row.code_challenge,
-    clientState: row.client_state,
-    inviteCodeHash: row.invite_code_hash,
-    createTime: row.create_time,
-    expireTime: row.expire_time,
-    addressHash: row.address_hash,
-    organizationUid: row.organization_uid,
-    deviceCodeHash: row.device_code_hash,
-  };
-}
+const codeColumns = snakeColumns<LoginCodeRecord, Exclude<keyof LoginCodeRecord, "actor">>({
+  codeHash: true,
+  identityUid: true,
+  redirectUri: true,
+  codeChallenge: true,
+  createTime: true,
+  expireTime: true,
+});
 
 function codeRow(c: LoginCodeRecord): LoginCodesTable {
-  return {
-    code_hash: c.codeHash,
-    identity_uid: c.identityUid,
-    actor: JSON.stringify(c.actor),
-    redirect_uri: c.redirectUri,
-    code_challenge: c.codeChallenge,
-    create_time: c.createTime,
-    expire_time: c.expireTime,
-  };
+  return { ...codeColumns.toRow(c), actor: JSON.stringify(c.actor) };
 }
 
 function toCode(row: LoginCodesTable): LoginCodeRecord {
-  return {
-    codeHash: row.code_hash,
-    identityUid: row.identity_uid,
-    actor: JSON.parse(row.actor) as UpstreamActor,
-    redirectUri: row.redirect_uri,
-    codeChallenge: row.code_challenge,
-    createTime: row.create_time,
-    expireTime: row.expire_time,
-  };
+  return { ...codeColumns.toRecord(row), actor: JSON.parse(row.actor) as UpstreamActor };
 }

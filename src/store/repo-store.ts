@@ -11,6 +11,7 @@ import type { ScopeMemory } from "./scope-memory.js";
 import { listConditions } from "./resource-filter.js";
 import { nameTaken, NAMED_SORT_COLUMNS, resourceTable } from "./resource-table.js";
 import { guard } from "./translate-error.js";
+import { NAMED_FIELDS, snakeColumns } from "./snake-columns.js";
 import type { RowWindow } from "./row-window.js";
 
 export interface RepoStore {
@@ -96,24 +97,6 @@ export function createRepoStore(db: Executor, engine: Engine, memory: ScopeMemor
   };
 }
 
-function toRow(r: RepoRecord): ReposTable {
-  return {
-    uid: r.uid,
-    parent_uid: r.parentUid,
-    name: r.name,
-    description: r.description,
-    create_time: r.createTime,
-    update_time: r.updateTime,
-  };
-}
-
-function toRepo(row: ReposTable): RepoRecord {
-  return {
-    uid: row.uid,
-    parentUid: row.parent_uid,
-    name: row.name,
-    description: row.description,
-    createTime: row.create_time,
-    updateTime: row.update_time,
-  };
-}
+const columns = snakeColumns<RepoRecord>(NAMED_FIELDS);
+const toRow: (r: RepoRecord) => ReposTable = columns.toRow;
+const toRepo: (row: ReposTable) => RepoRecord = columns.toRecord;

@@ -17,6 +17,7 @@ import { listConditions } from "./resource-filter.js";
 import { hasRow, nameTaken, NAMED_SORT_COLUMNS, resourceTable } from "./resource-table.js";
 import type { ScopeMemory } from "./scope-memory.js";
 import { guard } from "./translate-error.js";
+import { NAMED_FIELDS, snakeColumns } from "./snake-columns.js";
 import type { ResourceFilter } from "../domain/hierarchy.js";
 import type { RowWindow } from "./row-window.js";
 
@@ -175,26 +176,12 @@ export function createRoleStore(db: Executor, engine: Engine, record: AuthorityR
   };
 }
 
+const columns = snakeColumns<RoleRecord, Exclude<keyof RoleRecord, "capabilities">>(NAMED_FIELDS);
+
 function toRow(r: RoleRecord): RolesTable {
-  return {
-    uid: r.uid,
-    parent_uid: r.parentUid,
-    name: r.name,
-    description: r.description,
-    capabilities: JSON.stringify(r.capabilities),
-    create_time: r.createTime,
-    update_time: r.updateTime,
-  };
+  return { ...columns.toRow(r), capabilities: JSON.stringify(r.capabilities) };
 }
 
 function toRole(row: RolesTable): RoleRecord {
-  return {
-    uid: row.uid,
-    parentUid: row.parent_uid,
-    name: row.name,
-    description: row.description,
-    capabilities: JSON.parse(row.capabilities) as string[],
-    createTime: row.create_time,
-    updateTime: row.update_time,
-  };
+  return { ...columns.toRecord(row), capabilities: JSON.parse(row.capabilities) as string[] };
 }

@@ -14,6 +14,7 @@ import type { ScopeMemory } from "./scope-memory.js";
 import { listConditions } from "./resource-filter.js";
 import { nameTaken, NAMED_SORT_COLUMNS, resourceTable } from "./resource-table.js";
 import { guard } from "./translate-error.js";
+import { snakeColumns } from "./snake-columns.js";
 import type { RowWindow } from "./row-window.js";
 
 /** Tags of the registry's repos. */
@@ -118,31 +119,15 @@ export function createTagStore(db: Executor, engine: Engine, memory: ScopeMemory
   };
 }
 
+const tagColumns = snakeColumns<TagRecord>({ uid: true, repoUid: true, name: true, digest: true, createTime: true, updateTime: true });
+const stateColumns = snakeColumns<TagState, "eventTime" | "deleteTime">({ eventTime: true, deleteTime: true });
+
 function toRow(t: TagState): TagsTable {
-  return {
-    uid: t.uid,
-    repo_uid: t.repoUid,
-    name: t.name,
-    digest: t.digest,
-    create_time: t.createTime,
-    update_time: t.updateTime,
-    event_time: t.eventTime,
-    delete_time: t.deleteTime,
-    deleted: t.deleted ? 1 : 0,
-  };
+  return { ...tagColumns.toRow(t), ...stateColumns.toRow(t), deleted: t.deleted ? 1 : 0 };
 }
 
 function toState(row: TagsTable): TagState {
-  return { ...toTag(row), eventTime: row.event_time, deleteTime: row.delete_time, deleted: row.deleted !== 0 };
+  return { ...toTag(row), ...stateColumns.toRecord(row), deleted: row.deleted !== 0 };
 }
 
-function toTag(row: TagsTable): TagRecord {
-  return {
-    uid: row.uid,
-    repoUid: row.repo_uid,
-    name: row.name,
-    digest: row.digest,
-    createTime: row.create_time,
-    updateTime: row.update_time,
-  };
-}
+const toTag: (row: TagsTable) => TagRecord = tagColumns.toRecord;

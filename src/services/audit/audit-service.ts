@@ -6,7 +6,6 @@ import { create, type JsonObject } from "@bufbuild/protobuf";
 import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import { auditSortable, auditSortValue, type AuditEventRecord } from "../../domain/audit.js";
 import { Capability } from "../../domain/capabilities.js";
-import { notFound } from "../../domain/errors.js";
 import { hierarchyFilter } from "../../domain/hierarchy.js";
 import { requireUid } from "../../domain/uid.js";
 import {
@@ -15,11 +14,10 @@ import {
   type AuditEvent,
   type GetAuditEventRequest,
   type ListAuditEventsRequest,
-  type ListAuditEventsResponse,
 } from "../../gen/arbor/audit/v1beta1/audit_pb.js";
-import type { CallContext } from "../context.js";
 import type { ServiceDeps } from "../deps.js";
-import { listing } from "../list-page.js";
+import { found } from "../crud.js";
+import { listRpc } from "../list-page.js";
 
 /** An event as the API shows it. */
 export function auditEventMessage(e: AuditEventRecord): AuditEvent {
@@ -36,35 +34,34 @@ export function auditEventMessage(e: AuditEventRecord): AuditEvent {
   });
 }
 
+/** The list filters of a request. */
+function auditQuery(req: ListAuditEventsRequest) {
+  return {
+    uidp: hierarchyFilter(req.uidp),
+    ...(req.actorUid !== "" && { actorUid: req.actorUid }),
+    ...(req.resourceUid !== "" && { resourceUid: req.resourceUid }),
+    ...(req.method !== "" && { method: req.method }),
+    ...(req.createdSince !== undefined && { createdSince: timestampMs(req.createdSince) }),
+    ...(req.createdBefore !== undefined && { createdBefore: timestampMs(req.createdBefore) }),
+  };
+}
+
 export function createAuditService(deps: ServiceDeps) {
   const { store, pageTokens } = deps;
-  const auditListing = listing({
-    resource: "audit events",
-    sortable: auditSortable,
-    sortValue: auditSortValue,
-    source: () => store.audit,
-    tokens: pageTokens,
-  });
   return {
-    async listAuditEvents(req: ListAuditEventsRequest, ctx: CallContext): Promise<ListAuditEventsResponse> {
-      const query = {
-        uidp: hierarchyFilter(req.uidp),
-        ...(req.actorUid !== "" && { actorUid: req.actorUid }),
-        ...(req.resourceUid !== "" && { resourceUid: req.resourceUid }),
-        ...(req.method !== "" && { method: req.method }),
-        ...(req.createdSince !== undefined && { createdSince: timestampMs(req.createdSince) }),
-        ...(req.createdBefore !== undefined && { createdBefore: timestampMs(req.createdBefore) }),
-      };
-      const visibleUnder = (await ctx.permissions()).scopes([Capability.CAP_AUDIT_READ]);
-      const { items, ...envelope } = await auditListing.page(req, query, visibleUnder);
-      return create(ListAuditEventsResponseSchema, { events: items.map(auditEventMessage), ...envelope });
-    },
+    listAuditEvents: listRpc(pageTokens, {
+      resource: "audit events",
+      sortable: auditSortable,
+      sortValue: auditSortValue,
+      source: () => store.audit,
+      query: auditQuery,
+      visibleWith: [Capability.CAP_AUDIT_READ],
+      respond: (items, page) => create(ListAuditEventsResponseSchema, { events: items.map(auditEventMessage), ...page }),
+    }),
 
     async getAuditEvent(req: GetAuditEventRequest): Promise<AuditEvent> {
       const uid = requireUid("uid", req.uid);
-      const event = await store.audit.get(uid);
-      if (!event) throw notFound("audit event", uid);
-      return auditEventMessage(event);
+      return auditEventMessage(found(await store.audit.get(uid), "audit event", uid));
     },
   };
 }

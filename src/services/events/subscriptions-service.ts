@@ -4,10 +4,9 @@
  * the creator may read what it is about.
  */
 import { create } from "@bufbuild/protobuf";
-import { EmptySchema, timestampFromMs, timestampMs, type Empty } from "@bufbuild/protobuf/wkt";
+import { timestampFromMs, timestampMs, type Empty } from "@bufbuild/protobuf/wkt";
 import { Capability } from "../../domain/capabilities.js";
 import { failedPrecondition, invalidArgument, notFound } from "../../domain/errors.js";
-import { resolveUpdateMask } from "../../domain/field-mask.js";
 import {
   MAX_SUBSCRIPTIONS_PER_ORGANIZATION,
   subscriptionUpdatable,
@@ -31,7 +30,6 @@ import {
   type DeleteSubscriptionRequest,
   type GetSubscriptionRequest,
   type ListSubscriptionsRequest,
-  type ListSubscriptionsResponse,
   type ReplaySubscriptionRequest,
   type Subscription,
   type UpdateSubscriptionRequest,
@@ -39,7 +37,8 @@ import {
 import type { Store } from "../../store/store.js";
 import { callerOf, type CallContext } from "../context.js";
 import type { ServiceDeps } from "../deps.js";
-import { listing } from "../list-page.js";
+import { deletedOrNotFound, found, setFields, updateHead } from "../crud.js";
+import { listRpc } from "../list-page.js";
 
 const LIST = [Capability.CAP_EVENTS_SUBSCRIPTIONS_LIST];
 
@@ -60,24 +59,8 @@ async function subscriptionMessage(store: Store, s: SubscriptionRecord): Promise
   });
 }
 
-/** The update mask paths an update without a mask changes: the fields sent (gRPC). */
-function populatedPaths(s: Subscription): string[] {
-  return [
-    ...(s.sink !== "" ? ["sink"] : []),
-    ...(s.types.length > 0 ? ["types"] : []),
-    ...(s.includeDescendants ? ["include_descendants"] : []),
-  ];
-}
-
 export function createSubscriptionsService(deps: ServiceDeps) {
   const { store, clock, ids, pageTokens } = deps;
-  const subscriptions = listing({
-    resource: "subscriptions",
-    sortable: subscriptionSortable,
-    sortValue: subscriptionSortValue,
-    source: () => store.subscriptions,
-    tokens: pageTokens,
-  });
   const policy: SinkPolicy = { allowLoopback: deps.settings.allowHttpLoopbackSinks, allowPrivate: deps.settings.allowPrivateSinks };
   const message = (s: SubscriptionRecord) => subscriptionMessage(store, s);
   /** With events off nothing would ever be delivered: a new subscription, or a replay, would only mislead. */
@@ -91,17 +74,20 @@ export function createSubscriptionsService(deps: ServiceDeps) {
       );
   };
   return {
-    async listSubscriptions(req: ListSubscriptionsRequest, ctx: CallContext): Promise<ListSubscriptionsResponse> {
-      const visibleUnder = (await ctx.permissions()).scopes(LIST);
-      const { items, ...envelope } = await subscriptions.page(req, { uidp: hierarchyFilter(req.uidp) }, visibleUnder);
-      return create(ListSubscriptionsResponseSchema, { subscriptions: await Promise.all(items.map(message)), ...envelope });
-    },
+    listSubscriptions: listRpc(pageTokens, {
+      resource: "subscriptions",
+      sortable: subscriptionSortable,
+      sortValue: subscriptionSortValue,
+      source: () => store.subscriptions,
+      query: (req: ListSubscriptionsRequest) => ({ uidp: hierarchyFilter(req.uidp) }),
+      visibleWith: LIST,
+      respond: async (items, page) =>
+        create(ListSubscriptionsResponseSchema, { subscriptions: await Promise.all(items.map(message)), ...page }),
+    }),
 
     async getSubscription(req: GetSubscriptionRequest): Promise<Subscription> {
       const uid = requireUid("uid", req.uid);
-      const found = await store.subscriptions.get(uid);
-      if (!found) throw notFound("subscription", uid);
-      return message(found);
+      return message(found(await store.subscriptions.get(uid), "subscription", uid));
     },
 
     async createSubscription(req: CreateSubscriptionRequest, ctx: CallContext): Promise<Subscription> {
@@ -138,17 +124,14 @@ export function createSubscriptionsService(deps: ServiceDeps) {
     },
 
     async updateSubscription(req: UpdateSubscriptionRequest): Promise<Subscription> {
-      const sent = req.subscription;
-      if (sent === undefined) throw invalidArgument("subscription", "is required");
-      const uid = requireUid("uid", sent.uid);
-      const mask = resolveUpdateMask(req.updateMask?.paths, subscriptionUpdatable, populatedPaths(sent));
+      const { sent, uid, mask } = updateHead("subscription", req.subscription, req.updateMask, subscriptionUpdatable, (s) =>
+        setFields(SubscriptionSchema, s, ["sink", "types", "include_descendants"]),
+      );
       const changes: Partial<SubscriptionSettings> = {};
       if (mask.has("sink")) validateSink((changes.sink = sent.sink), policy);
       if (mask.has("types")) validateTypes((changes.types = [...sent.types]));
       if (mask.has("include_descendants")) changes.includeDescendants = sent.includeDescendants;
-      const updated = await store.subscriptions.update(uid, changes, clock.now());
-      if (!updated) throw notFound("subscription", uid);
-      return message(updated);
+      return message(found(await store.subscriptions.update(uid, changes, clock.now()), "subscription", uid));
     },
 
     async replaySubscription(req: ReplaySubscriptionRequest): Promise<Subscription> {
@@ -161,21 +144,17 @@ export function createSubscriptionsService(deps: ServiceDeps) {
             ? { id: req.from.value }
             : undefined;
       if (from === undefined) throw invalidArgument("from", "from_time or from_event_id is required");
-      const found = await store.subscriptions.get(uid);
-      if (!found) throw notFound("subscription", uid);
-      const cursor = await store.outbox.before({ groupUid: found.parentUid, includeDescendants: found.includeDescendants }, from);
+      const stored = found(await store.subscriptions.get(uid), "subscription", uid);
+      const cursor = await store.outbox.before({ groupUid: stored.parentUid, includeDescendants: stored.includeDescendants }, from);
       if (cursor === undefined && req.from.case === "fromEventId") throw notFound("event", req.from.value);
       // Nothing at or after the time: delivery restarts after everything there is.
       const end = cursor ?? (await store.outbox.end());
-      const replayed = await store.subscriptions.rewind(uid, end, clock.now());
-      if (!replayed) throw notFound("subscription", uid);
-      return message(replayed);
+      return message(found(await store.subscriptions.rewind(uid, end, clock.now()), "subscription", uid));
     },
 
     async deleteSubscription(req: DeleteSubscriptionRequest): Promise<Empty> {
       const uid = requireUid("uid", req.uid);
-      if (!(await store.subscriptions.delete(uid))) throw notFound("subscription", uid);
-      return create(EmptySchema);
+      return deletedOrNotFound(await store.subscriptions.delete(uid), "subscription", uid);
     },
   };
 }

@@ -3,7 +3,7 @@
  * association per group, with the group's uid as its own.
  */
 import { create } from "@bufbuild/protobuf";
-import { EmptySchema, timestampFromMs, type Empty } from "@bufbuild/protobuf/wkt";
+import { EmptySchema, type Empty } from "@bufbuild/protobuf/wkt";
 import {
   accountAssociationSortable,
   accountAssociationSortValue,
@@ -15,8 +15,6 @@ import {
   type Providers,
 } from "../../domain/account-association-rules.js";
 import { Capability } from "../../domain/capabilities.js";
-import { invalidArgument, notFound } from "../../domain/errors.js";
-import { resolveUpdateMask } from "../../domain/field-mask.js";
 import { namedChanges, validateDescription, validateName } from "../../domain/names.js";
 import type { AccountAssociationRecord } from "../../domain/account-associations.js";
 import { requireUid } from "../../domain/uid.js";
@@ -27,30 +25,24 @@ import {
   type CreateAccountAssociationRequest,
   type DeleteAccountAssociationRequest,
   type GetAccountAssociationRequest,
-  type ListAccountAssociationsRequest,
-  type ListAccountAssociationsResponse,
   type UpdateAccountAssociationRequest,
 } from "../../gen/arbor/iam/v2beta1/account_associations_pb.js";
-import type { CallContext } from "../context.js";
 import type { ServiceDeps } from "../deps.js";
-import { listing, namedQuery } from "../list-page.js";
+import { found, namedFields, setFields, updateHead } from "../crud.js";
+import { listRpc, namedQuery } from "../list-page.js";
 
 const LIST = [Capability.CAP_IAM_ACCOUNT_ASSOCIATIONS_LIST];
 
 /** The association as the API shows it; a provider that is not associated is absent. */
 export function accountAssociationMessage(a: AccountAssociationRecord): AccountAssociation {
   return create(AccountAssociationSchema, {
-    uid: a.uid,
-    name: a.name,
-    description: a.description,
+    ...namedFields(a),
     ...(a.amazon && { amazon: { ...a.amazon } }),
     ...(a.google && { google: { ...a.google } }),
     ...(a.azure && { azure: { tenantId: a.azure.tenantId, clientIds: { ...a.azure.clientIds } } }),
     ...(a.github && {
       github: { installations: a.github.installations.map((i) => ({ installationId: BigInt(i.installationId), name: i.name })) },
     }),
-    createTime: timestampFromMs(a.createTime),
-    updateTime: timestampFromMs(a.updateTime),
   });
 }
 
@@ -66,37 +58,23 @@ function sentProviders(a: AccountAssociation | undefined): Providers {
   };
 }
 
-/** The update mask paths an update without a mask changes: the non-empty fields (gRPC). */
-function populatedPaths(a: AccountAssociation): string[] {
-  return [
-    ...(a.name !== "" ? ["name"] : []),
-    ...(a.description !== "" ? ["description"] : []),
-    ...PROVIDERS.filter((p) => a[p] !== undefined),
-  ];
-}
-
 export function createAccountAssociationsService(deps: ServiceDeps) {
   const { store, clock, pageTokens } = deps;
-  const accountAssociationsListing = listing({
-    resource: "accountAssociations",
-    sortable: accountAssociationSortable,
-    sortValue: accountAssociationSortValue,
-    source: () => store.accountAssociations,
-    tokens: pageTokens,
-  });
   return {
-    async listAccountAssociations(req: ListAccountAssociationsRequest, ctx: CallContext): Promise<ListAccountAssociationsResponse> {
-      const query = namedQuery(req);
-      const visibleUnder = (await ctx.permissions()).scopes(LIST);
-      const { items, ...envelope } = await accountAssociationsListing.page(req, query, visibleUnder);
-      return create(ListAccountAssociationsResponseSchema, { accountAssociations: items.map(accountAssociationMessage), ...envelope });
-    },
+    listAccountAssociations: listRpc(pageTokens, {
+      resource: "accountAssociations",
+      sortable: accountAssociationSortable,
+      sortValue: accountAssociationSortValue,
+      source: () => store.accountAssociations,
+      query: namedQuery,
+      visibleWith: LIST,
+      respond: (items, page) =>
+        create(ListAccountAssociationsResponseSchema, { accountAssociations: items.map(accountAssociationMessage), ...page }),
+    }),
 
     async getAccountAssociation(req: GetAccountAssociationRequest): Promise<AccountAssociation> {
       const uid = requireUid("uid", req.uid);
-      const association = await store.accountAssociations.get(uid);
-      if (!association) throw notFound("account association", uid);
-      return accountAssociationMessage(association);
+      return accountAssociationMessage(found(await store.accountAssociations.get(uid), "account association", uid));
     },
 
     async createAccountAssociation(req: CreateAccountAssociationRequest): Promise<AccountAssociation> {
@@ -121,10 +99,13 @@ export function createAccountAssociationsService(deps: ServiceDeps) {
     },
 
     async updateAccountAssociation(req: UpdateAccountAssociationRequest): Promise<AccountAssociation> {
-      const sent = req.accountAssociation;
-      if (sent === undefined) throw invalidArgument("account_association", "is required");
-      const uid = requireUid("uid", sent.uid);
-      const mask = resolveUpdateMask(req.updateMask?.paths, accountAssociationUpdatable, populatedPaths(sent));
+      const { sent, uid, mask } = updateHead(
+        "account_association",
+        req.accountAssociation,
+        req.updateMask,
+        accountAssociationUpdatable,
+        (a) => setFields(AccountAssociationSchema, a, ["name", "description", ...PROVIDERS]),
+      );
       // The row is held from the read to the write: "at least one provider" is checked against
       // what is stored, so two PATCHes removing different providers must not both pass on one read.
       const updated = await store.atomically(async (tx) => {
@@ -137,8 +118,7 @@ export function createAccountAssociationsService(deps: ServiceDeps) {
         Object.assign(changes, providers);
         return tx.accountAssociations.update(uid, changes, clock.now());
       });
-      if (!updated) throw notFound("account association", uid);
-      return accountAssociationMessage(updated);
+      return accountAssociationMessage(found(updated, "account association", uid));
     },
 
     async deleteAccountAssociation(req: DeleteAccountAssociationRequest): Promise<Empty> {

@@ -3,7 +3,7 @@
  * only its SHA-256 is stored. No one may invite to a role that grants more than they hold.
  */
 import { create } from "@bufbuild/protobuf";
-import { EmptySchema, timestampFromMs, type Empty } from "@bufbuild/protobuf/wkt";
+import { timestampFromMs, type Empty } from "@bufbuild/protobuf/wkt";
 import { Capability } from "../../domain/capabilities.js";
 import { invalidArgument, notFound } from "../../domain/errors.js";
 import { resolveUpdateMask, toSnake } from "../../domain/field-mask.js";
@@ -32,13 +32,13 @@ import {
   type GroupInvite,
   type GroupInviteRole,
   type ListGroupInvitesRequest,
-  type ListGroupInvitesResponse,
   type UpdateGroupInviteRequest,
 } from "../../gen/arbor/iam/v2beta1/group_invites_pb.js";
 import type { CallContext } from "../context.js";
 import type { ServiceDeps } from "../deps.js";
 import { requireGrantable } from "./escalation-guard.js";
-import { listing } from "../list-page.js";
+import { deletedOrNotFound, found, setFields } from "../crud.js";
+import { listRpc } from "../list-page.js";
 
 const LIST = [Capability.CAP_IAM_GROUP_INVITES_LIST];
 
@@ -77,31 +77,33 @@ function withoutRoleUid(paths: readonly string[], sent: GroupInvite, stored: Gro
   return rest;
 }
 
+/** The list filters of a request, checked. */
+function inviteQuery(req: ListGroupInvitesRequest) {
+  if (req.keyId !== "") validateKeyIdFilter(req.keyId);
+  return { uidp: hierarchyFilter(req.uidp), ...(req.keyId !== "" && { keyId: req.keyId }) };
+}
+
 export function createGroupInvitesService(deps: ServiceDeps) {
   const { store, clock, ids, pageTokens } = deps;
-  const groupInvitesListing = listing({
-    resource: "groupInvites",
-    sortable: groupInviteSortable,
-    sortValue: groupInviteSortValue,
-    source: () => store.groupInvites,
-    tokens: pageTokens,
-  });
   const roleOf = (uid: string) => store.roles.get(uid);
   return {
-    async listGroupInvites(req: ListGroupInvitesRequest, ctx: CallContext): Promise<ListGroupInvitesResponse> {
-      if (req.keyId !== "") validateKeyIdFilter(req.keyId);
-      const query = { uidp: hierarchyFilter(req.uidp), ...(req.keyId !== "" && { keyId: req.keyId }) };
-      const visibleUnder = (await ctx.permissions()).scopes(LIST);
-      const { items, ...envelope } = await groupInvitesListing.page(req, query, visibleUnder);
-      const roles = new Map((await store.roles.getMany([...new Set(items.map((i) => i.roleUid))])).map((r) => [r.uid, r]));
-      const groupInvites = items.map((i) => groupInviteMessage(i, roles.get(i.roleUid)));
-      return create(ListGroupInvitesResponseSchema, { groupInvites, ...envelope });
-    },
+    listGroupInvites: listRpc(pageTokens, {
+      resource: "groupInvites",
+      sortable: groupInviteSortable,
+      sortValue: groupInviteSortValue,
+      source: () => store.groupInvites,
+      query: inviteQuery,
+      visibleWith: LIST,
+      respond: async (items, page) => {
+        const roles = new Map((await store.roles.getMany([...new Set(items.map((i) => i.roleUid))])).map((r) => [r.uid, r]));
+        const groupInvites = items.map((i) => groupInviteMessage(i, roles.get(i.roleUid)));
+        return create(ListGroupInvitesResponseSchema, { groupInvites, ...page });
+      },
+    }),
 
     async getGroupInvite(req: GetGroupInviteRequest): Promise<GroupInvite> {
       const uid = requireUid("uid", req.uid);
-      const invite = await store.groupInvites.get(uid);
-      if (!invite) throw notFound("group invite", uid);
+      const invite = found(await store.groupInvites.get(uid), "group invite", uid);
       return groupInviteMessage(invite, await roleOf(invite.roleUid));
     },
 
@@ -137,11 +139,10 @@ export function createGroupInvitesService(deps: ServiceDeps) {
       const sent = req.groupInvite;
       if (sent === undefined) throw invalidArgument("group_invite", "is required");
       const uid = requireUid("uid", sent.uid);
-      const stored = await store.groupInvites.get(uid);
-      if (!stored) throw notFound("group invite", uid);
+      const stored = found(await store.groupInvites.get(uid), "group invite", uid);
       const paths = req.updateMask?.paths ?? [];
       const named = withoutRoleUid(paths, sent, stored);
-      const populated = [...(sent.email !== "" ? ["email"] : []), ...(sent.singleUse ? ["single_use"] : []), ...(sent.ttl ? ["ttl"] : [])];
+      const populated = setFields(GroupInviteSchema, sent, ["email", "single_use", "ttl"]);
       // A mask that named only role_uid changes nothing (rather than falling back to the populated fields).
       const mask = paths.length > 0 && named.length === 0 ? new Set<string>() : resolveUpdateMask(named, groupInviteUpdatable, populated);
       const role = await roleOf(stored.roleUid);
@@ -156,15 +157,12 @@ export function createGroupInvitesService(deps: ServiceDeps) {
       // Changing an invite is as good as issuing it: the same rule as on create. A role that is
       // gone makes the invite worthless, so there is nothing to guard.
       if (role) requireGrantable(await ctx.permissions(), role, stored.parentUid, "invite");
-      const updated = await store.groupInvites.update(uid, changes);
-      if (!updated) throw notFound("group invite", uid);
-      return groupInviteMessage(updated, role);
+      return groupInviteMessage(found(await store.groupInvites.update(uid, changes), "group invite", uid), role);
     },
 
     async deleteGroupInvite(req: DeleteGroupInviteRequest): Promise<Empty> {
       const uid = requireUid("uid", req.uid);
-      if (!(await store.groupInvites.delete(uid))) throw notFound("group invite", uid);
-      return create(EmptySchema);
+      return deletedOrNotFound(await store.groupInvites.delete(uid), "group invite", uid);
     },
   };
 }

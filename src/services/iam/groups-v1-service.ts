@@ -5,7 +5,7 @@
 import { create } from "@bufbuild/protobuf";
 import { Capability } from "../../domain/capabilities.js";
 import type { GroupFilter, GroupRecord } from "../../domain/groups.js";
-import { hierarchyFilter } from "../../domain/hierarchy.js";
+import { hierarchyFilter, type HierarchyFilter, type UidpInput } from "../../domain/hierarchy.js";
 import { parseOrderBy } from "../../domain/list.js";
 import { groupSortable } from "../../domain/groups.js";
 import { requireUid } from "../../domain/uid.js";
@@ -21,6 +21,16 @@ import type { ServiceDeps } from "../deps.js";
 /** The most groups one v1 list returns; v1 has no pages, so this bounds the response. */
 export const V1_LIST_LIMIT = 10_000;
 
+/** The uidp filter of a v1 list, narrowed to its `id` when it names one. */
+export function v1Uidp(req: { uidp?: UidpInput; id: string }): HierarchyFilter {
+  const uidp = hierarchyFilter(req.uidp);
+  if (req.id !== "") {
+    const id = requireUid("id", req.id);
+    uidp.ids = uidp.ids === undefined ? [id] : uidp.ids.filter((u) => u === id);
+  }
+  return uidp;
+}
+
 function v1Group(g: GroupRecord) {
   return create(GroupSchema, { id: g.uid, name: g.name, description: g.description, resourceLimits: {}, verified: false });
 }
@@ -28,11 +38,7 @@ function v1Group(g: GroupRecord) {
 export function createGroupsV1Service(deps: ServiceDeps) {
   return {
     async listGroups(req: ListGroupsRequest, ctx: CallContext): Promise<ListGroupsResponse> {
-      const uidp = hierarchyFilter(req.uidp);
-      if (req.id !== "") {
-        const id = requireUid("id", req.id);
-        uidp.ids = uidp.ids === undefined ? [id] : uidp.ids.filter((u) => u === id);
-      }
+      const uidp = v1Uidp(req);
       const perms = await ctx.permissions();
       const filter: GroupFilter = {
         uidp,

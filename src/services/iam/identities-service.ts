@@ -8,10 +8,9 @@
  * through login.
  */
 import { create } from "@bufbuild/protobuf";
-import { EmptySchema, type Empty } from "@bufbuild/protobuf/wkt";
+import type { Empty } from "@bufbuild/protobuf/wkt";
 import { Capability, capabilityName } from "../../domain/capabilities.js";
-import { invalidArgument, notFound, permissionDenied } from "../../domain/errors.js";
-import { resolveUpdateMask } from "../../domain/field-mask.js";
+import { permissionDenied } from "../../domain/errors.js";
 import type { IdentityRecord, Relationship } from "../../domain/identities.js";
 import { identitySortable, identitySortValue, identityUpdatable, validateRelationship } from "../../domain/identity-rules.js";
 import { masksRelationship, updatedRelationship } from "../../domain/identity-update.js";
@@ -25,10 +24,8 @@ import {
   type ExplainExchangeResponse,
   type GetIdentityRequest,
   type Identity,
-  type ListIdentitiesRequest,
   type ExchangeTokenRequest,
   type ExchangeTokenResponse,
-  type ListIdentitiesResponse,
   type LookupIdentityRequest,
   type LookupIdentityResponse,
   type UpdateIdentityRequest,
@@ -37,19 +34,13 @@ import { callerOf, type CallContext } from "../context.js";
 import type { ServiceDeps } from "../deps.js";
 import { exchangeToken, explainExchange, lookupIdentity } from "./identity-exchange.js";
 import { identityMessage, populatedPaths, relationshipInput } from "./identity-messages.js";
-import { listing, namedQuery } from "../list-page.js";
+import { deletedOrNotFound, found, updateHead } from "../crud.js";
+import { listRpc, namedQuery } from "../list-page.js";
 
 const LIST = [Capability.CAP_IAM_IDENTITY_LIST];
 
 export function createIdentitiesService(deps: ServiceDeps) {
   const { store, clock, ids, pageTokens, settings } = deps;
-  const identitiesListing = listing({
-    resource: "identities",
-    sortable: identitySortable,
-    sortValue: identitySortValue,
-    source: () => store.identities,
-    tokens: pageTokens,
-  });
   const rules = (now: number) => ({
     now,
     allowHttpLoopbackIssuers: settings.allowHttpLoopbackIssuers,
@@ -73,18 +64,19 @@ export function createIdentitiesService(deps: ServiceDeps) {
   }
 
   return {
-    async listIdentities(req: ListIdentitiesRequest, ctx: CallContext): Promise<ListIdentitiesResponse> {
-      const query = namedQuery(req);
-      const visibleUnder = (await ctx.permissions()).scopes(LIST);
-      const { items, ...envelope } = await identitiesListing.page(req, query, visibleUnder);
-      return create(ListIdentitiesResponseSchema, { identities: items.map(identityMessage), ...envelope });
-    },
+    listIdentities: listRpc(pageTokens, {
+      resource: "identities",
+      sortable: identitySortable,
+      sortValue: identitySortValue,
+      source: () => store.identities,
+      query: namedQuery,
+      visibleWith: LIST,
+      respond: (items, page) => create(ListIdentitiesResponseSchema, { identities: items.map(identityMessage), ...page }),
+    }),
 
     async getIdentity(req: GetIdentityRequest, ctx: CallContext): Promise<Identity> {
       const uid = requireUid("uid", req.uid);
-      const identity = await readable(uid, ctx);
-      if (!identity) throw notFound("identity", uid);
-      return identityMessage(identity);
+      return identityMessage(found(await readable(uid, ctx), "identity", uid));
     },
 
     async createIdentity(req: CreateIdentityRequest): Promise<Identity> {
@@ -111,12 +103,11 @@ export function createIdentitiesService(deps: ServiceDeps) {
     },
 
     async updateIdentity(req: UpdateIdentityRequest): Promise<Identity> {
-      if (req.identity === undefined) throw invalidArgument("identity", "is required");
-      const uid = requireUid("uid", req.identity.uid);
-      const mask = resolveUpdateMask(req.updateMask?.paths, identityUpdatable, populatedPaths(req.identity));
-      const changes: { name?: string; description?: string; relationship?: Relationship } = namedChanges(mask, req.identity);
+      const head = updateHead("identity", req.identity, req.updateMask, identityUpdatable, populatedPaths);
+      const { uid, mask } = head;
+      const changes: { name?: string; description?: string; relationship?: Relationship } = namedChanges(mask, head.sent);
       const now = clock.now();
-      const sent = relationshipInput(req.identity);
+      const sent = relationshipInput(head.sent);
       // A member-level change merges into the stored relationship: the read, the merge and the
       // write share one transaction holding the row, so a concurrent PATCH of another member waits
       // for this one instead of writing back a relationship read before it (a lost update).
@@ -130,15 +121,13 @@ export function createIdentitiesService(deps: ServiceDeps) {
         : Object.keys(changes).length === 0
           ? await store.identities.get(uid)
           : await store.identities.update(uid, changes, now);
-      if (!updated) throw notFound("identity", uid);
-      return identityMessage(updated);
+      return identityMessage(found(updated, "identity", uid));
     },
 
     async deleteIdentity(req: DeleteIdentityRequest): Promise<Empty> {
       const uid = requireUid("uid", req.uid);
       // The store deletes the role bindings that name it, in the same transaction.
-      if (!(await store.identities.delete(uid))) throw notFound("identity", uid);
-      return create(EmptySchema);
+      return deletedOrNotFound(await store.identities.delete(uid), "identity", uid);
     },
 
     async lookupIdentity(req: LookupIdentityRequest): Promise<LookupIdentityResponse> {

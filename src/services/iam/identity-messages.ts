@@ -13,6 +13,7 @@ import {
   type ClaimMatch,
   type Identity,
 } from "../../gen/arbor/iam/v2beta1/identities_pb.js";
+import { namedFields } from "../crud.js";
 
 /**
  * The identity resource as the API shows it. A person (kind `user`) shows as the claim match
@@ -20,13 +21,9 @@ import {
  */
 export function identityMessage(r: IdentityRecord): Identity {
   return create(IdentitySchema, {
-    uid: r.uid,
-    name: r.name,
-    description: r.description,
+    ...namedFields(r),
     relationship: relationshipMessage(r.relationship),
     ...(r.lastSeenTime !== null && { lastSeenTime: timestampFromMs(r.lastSeenTime) }),
-    createTime: timestampFromMs(r.createTime),
-    updateTime: timestampFromMs(r.updateTime),
   });
 }
 

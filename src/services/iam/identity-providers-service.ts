@@ -3,10 +3,9 @@
  * through. The client secret is write-only: no response ever carries it.
  */
 import { create } from "@bufbuild/protobuf";
-import { EmptySchema, timestampFromMs, type Empty } from "@bufbuild/protobuf/wkt";
+import type { Empty } from "@bufbuild/protobuf/wkt";
 import { Capability } from "../../domain/capabilities.js";
 import { invalidArgument, notFound } from "../../domain/errors.js";
-import { resolveUpdateMask } from "../../domain/field-mask.js";
 import {
   checkSecretFollowsIssuer,
   identityProviderSortable,
@@ -28,14 +27,12 @@ import {
   type DeleteIdentityProviderRequest,
   type GetIdentityProviderRequest,
   type IdentityProvider,
-  type ListIdentityProvidersRequest,
-  type ListIdentityProvidersResponse,
   type UpdateIdentityProviderRequest,
 } from "../../gen/arbor/iam/v2beta1/identity_providers_pb.js";
 import type { Stores } from "../../store/store.js";
-import type { CallContext } from "../context.js";
 import type { ServiceDeps } from "../deps.js";
-import { listing, namedQuery } from "../list-page.js";
+import { deletedOrNotFound, found, namedFields, setFields, updateHead } from "../crud.js";
+import { listRpc, namedQuery } from "../list-page.js";
 
 const LIST = [Capability.CAP_IAM_IDENTITY_PROVIDERS_LIST];
 
@@ -43,13 +40,9 @@ const LIST = [Capability.CAP_IAM_IDENTITY_PROVIDERS_LIST];
 export function identityProviderMessage(p: IdentityProviderRecord): IdentityProvider {
   const { issuer, clientId, additionalScopes, groupsClaim } = p.oidc;
   return create(IdentityProviderSchema, {
-    uid: p.uid,
-    name: p.name,
-    description: p.description,
+    ...namedFields(p),
     defaultRole: p.defaultRole,
     configuration: { case: "oidc", value: { issuer, clientId, additionalScopes: [...additionalScopes], groupsClaim } },
-    createTime: timestampFromMs(p.createTime),
-    updateTime: timestampFromMs(p.updateTime),
   });
 }
 
@@ -78,40 +71,30 @@ async function checkDefaultRole(store: Stores, groupUid: string, roleUid: string
 
 /** The update mask paths an update without a mask changes: the non-empty fields (gRPC). */
 function populatedPaths(p: IdentityProvider): string[] {
-  return [
-    ...(p.name !== "" ? ["name"] : []),
-    ...(p.description !== "" ? ["description"] : []),
-    ...(p.defaultRole !== "" ? ["default_role"] : []),
-    ...populatedOidcPaths(sentOidc(p)),
-  ];
+  return [...setFields(IdentityProviderSchema, p, ["name", "description", "default_role"]), ...populatedOidcPaths(sentOidc(p))];
 }
 
 export function createIdentityProvidersService(deps: ServiceDeps) {
   const { store, clock, ids, pageTokens } = deps;
-  const identityProvidersListing = listing({
-    resource: "identityProviders",
-    sortable: identityProviderSortable,
-    sortValue: identityProviderSortValue,
-    source: () => store.identityProviders,
-    tokens: pageTokens,
-  });
   const policy: IssuerPolicy = {
     allowHttpLoopback: deps.settings.allowHttpLoopbackIssuers,
     allowPrivate: deps.settings.allowPrivateIssuers,
   };
   return {
-    async listIdentityProviders(req: ListIdentityProvidersRequest, ctx: CallContext): Promise<ListIdentityProvidersResponse> {
-      const query = namedQuery(req);
-      const visibleUnder = (await ctx.permissions()).scopes(LIST);
-      const { items, ...envelope } = await identityProvidersListing.page(req, query, visibleUnder);
-      return create(ListIdentityProvidersResponseSchema, { identityProviders: items.map(identityProviderMessage), ...envelope });
-    },
+    listIdentityProviders: listRpc(pageTokens, {
+      resource: "identityProviders",
+      sortable: identityProviderSortable,
+      sortValue: identityProviderSortValue,
+      source: () => store.identityProviders,
+      query: namedQuery,
+      visibleWith: LIST,
+      respond: (items, page) =>
+        create(ListIdentityProvidersResponseSchema, { identityProviders: items.map(identityProviderMessage), ...page }),
+    }),
 
     async getIdentityProvider(req: GetIdentityProviderRequest): Promise<IdentityProvider> {
       const uid = requireUid("uid", req.uid);
-      const provider = await store.identityProviders.get(uid);
-      if (!provider) throw notFound("identity provider", uid);
-      return identityProviderMessage(provider);
+      return identityProviderMessage(found(await store.identityProviders.get(uid), "identity provider", uid));
     },
 
     async createIdentityProvider(req: CreateIdentityProviderRequest): Promise<IdentityProvider> {
@@ -141,10 +124,13 @@ export function createIdentityProvidersService(deps: ServiceDeps) {
     },
 
     async updateIdentityProvider(req: UpdateIdentityProviderRequest): Promise<IdentityProvider> {
-      const sent = req.identityProvider;
-      if (sent === undefined) throw invalidArgument("identity_provider", "is required");
-      const uid = requireUid("uid", sent.uid);
-      const mask = resolveUpdateMask(req.updateMask?.paths, identityProviderUpdatable, populatedPaths(sent));
+      const { sent, uid, mask } = updateHead(
+        "identity_provider",
+        req.identityProvider,
+        req.updateMask,
+        identityProviderUpdatable,
+        populatedPaths,
+      );
       // The row is held from the read to the write: the OIDC settings are validated as a whole
       // (stored merged with sent), so a concurrent PATCH must not change what was validated.
       const updated = await store.atomically(async (tx) => {
@@ -164,14 +150,12 @@ export function createIdentityProvidersService(deps: ServiceDeps) {
         }
         return tx.identityProviders.update(uid, changes, clock.now());
       });
-      if (!updated) throw notFound("identity provider", uid);
-      return identityProviderMessage(updated);
+      return identityProviderMessage(found(updated, "identity provider", uid));
     },
 
     async deleteIdentityProvider(req: DeleteIdentityProviderRequest): Promise<Empty> {
       const uid = requireUid("uid", req.uid);
-      if (!(await store.identityProviders.delete(uid))) throw notFound("identity provider", uid);
-      return create(EmptySchema);
+      return deletedOrNotFound(await store.identityProviders.delete(uid), "identity provider", uid);
     },
   };
 }

@@ -5,25 +5,24 @@
 import { create } from "@bufbuild/protobuf";
 import { EmptySchema, type Empty } from "@bufbuild/protobuf/wkt";
 import { Capability } from "../../domain/capabilities.js";
-import { invalidArgument, notFound } from "../../domain/errors.js";
-import { resolveUpdateMask } from "../../domain/field-mask.js";
 import { hierarchyFilter } from "../../domain/hierarchy.js";
 import { bindingSortable, bindingSortValue, bindingUpdatable } from "../../domain/role-binding-rules.js";
 import { newChildUid, requireUid } from "../../domain/uid.js";
 import {
   ListRoleBindingsResponseSchema,
+  RoleBindingSchema,
   type CreateRoleBindingRequest,
   type DeleteRoleBindingRequest,
   type GetRoleBindingRequest,
   type ListRoleBindingsRequest,
-  type ListRoleBindingsResponse,
   type RoleBinding,
   type UpdateRoleBindingRequest,
 } from "../../gen/arbor/iam/v2beta1/role_bindings_pb.js";
 import type { BindingFilter, BindingRecord } from "../../domain/role-bindings.js";
 import type { CallContext } from "../context.js";
 import type { ServiceDeps } from "../deps.js";
-import { listing } from "../list-page.js";
+import { found, setFields, updateHead } from "../crud.js";
+import { listRpc } from "../list-page.js";
 import { hydrateBindings } from "./role-binding-hydration.js";
 import { checkBindingTarget } from "./role-binding-target.js";
 
@@ -38,28 +37,27 @@ function bindingQuery(req: ListRoleBindingsRequest): Omit<BindingFilter, "visibl
 
 export function createRoleBindingsService(deps: ServiceDeps) {
   const { store, clock, ids, pageTokens } = deps;
-  const bindingsListing = listing({
-    resource: "roleBindings",
-    sortable: bindingSortable,
-    sortValue: bindingSortValue,
-    source: () => store.bindings,
-    tokens: pageTokens,
-  });
+  const hydrated = async (binding: BindingRecord, ctx: CallContext) =>
+    (await hydrateBindings(store, [binding], ctx.principal?.uid))[0] as RoleBinding;
   return {
-    async listRoleBindings(req: ListRoleBindingsRequest, ctx: CallContext): Promise<ListRoleBindingsResponse> {
-      const query = bindingQuery(req);
+    listRoleBindings: listRpc(pageTokens, {
+      resource: "roleBindings",
+      sortable: bindingSortable,
+      sortValue: bindingSortValue,
+      source: () => store.bindings,
+      query: bindingQuery,
       // Anyone may see their own bindings (what `arbor auth status` shows), whatever else they may list.
-      const own = query.identity !== undefined && query.identity === ctx.principal?.uid;
-      const visibleUnder = own ? undefined : (await ctx.permissions()).scopes([Capability.CAP_IAM_ROLE_BINDINGS_LIST]);
-      const { items, ...envelope } = await bindingsListing.page(req, query, visibleUnder);
-      return create(ListRoleBindingsResponseSchema, { roleBindings: await hydrateBindings(store, items, ctx.principal?.uid), ...envelope });
-    },
+      visibleWith: async (query, ctx) =>
+        query.identity !== undefined && query.identity === ctx.principal?.uid
+          ? undefined
+          : (await ctx.permissions()).scopes([Capability.CAP_IAM_ROLE_BINDINGS_LIST]),
+      respond: async (items, page, ctx) =>
+        create(ListRoleBindingsResponseSchema, { roleBindings: await hydrateBindings(store, items, ctx.principal?.uid), ...page }),
+    }),
 
     async getRoleBinding(req: GetRoleBindingRequest, ctx: CallContext): Promise<RoleBinding> {
       const uid = requireUid("uid", req.uid);
-      const binding = await store.bindings.get(uid);
-      if (!binding) throw notFound("role binding", uid);
-      return (await hydrateBindings(store, [binding], ctx.principal?.uid))[0] as RoleBinding;
+      return hydrated(found(await store.bindings.get(uid), "role binding", uid), ctx);
     },
 
     async createRoleBinding(req: CreateRoleBindingRequest, ctx: CallContext): Promise<RoleBinding> {
@@ -78,20 +76,14 @@ export function createRoleBindingsService(deps: ServiceDeps) {
         createTime: clock.now(),
       };
       await store.bindings.insert(binding);
-      return (await hydrateBindings(store, [binding], ctx.principal?.uid))[0] as RoleBinding;
+      return hydrated(binding, ctx);
     },
 
     async updateRoleBinding(req: UpdateRoleBindingRequest, ctx: CallContext): Promise<RoleBinding> {
-      const sent = req.roleBinding;
-      if (sent === undefined) throw invalidArgument("role_binding", "is required");
-      const uid = requireUid("uid", sent.uid);
-      const populated = [...(sent.identityUid !== undefined ? ["identity_uid"] : []), ...(sent.roleUid !== undefined ? ["role_uid"] : [])];
-      const mask = resolveUpdateMask(req.updateMask?.paths, bindingUpdatable, populated);
-      if (mask.size === 0) {
-        const current = await store.bindings.get(uid);
-        if (!current) throw notFound("role binding", uid);
-        return (await hydrateBindings(store, [current], ctx.principal?.uid))[0] as RoleBinding;
-      }
+      const { sent, uid, mask } = updateHead("role_binding", req.roleBinding, req.updateMask, bindingUpdatable, (b) =>
+        setFields(RoleBindingSchema, b, ["identity_uid", "role_uid"]),
+      );
+      if (mask.size === 0) return hydrated(found(await store.bindings.get(uid), "role binding", uid), ctx);
       // Permissions first: they are never read inside a transaction that changes bindings (Authorizer).
       const permissions = await ctx.permissions();
       // The binding is held from the read to the write, so a concurrent PATCH of the other field
@@ -109,8 +101,7 @@ export function createRoleBindingsService(deps: ServiceDeps) {
         const updated = await tx.bindings.update(uid, { identityUid: target.identityUid, roleUid: target.roleUid });
         return updated && { updated, target };
       });
-      if (!done) throw notFound("role binding", uid);
-      return (await hydrateBindings(store, [done.updated], ctx.principal?.uid))[0] as RoleBinding;
+      return hydrated(found(done, "role binding", uid).updated, ctx);
     },
 
     async deleteRoleBinding(req: DeleteRoleBindingRequest): Promise<Empty> {

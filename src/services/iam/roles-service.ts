@@ -3,10 +3,9 @@
  * groups. Built-in roles never change through the API.
  */
 import { create } from "@bufbuild/protobuf";
-import { EmptySchema, timestampFromMs, type Empty } from "@bufbuild/protobuf/wkt";
+import type { Empty } from "@bufbuild/protobuf/wkt";
 import { Capability, capabilityName } from "../../domain/capabilities.js";
-import { failedPrecondition, invalidArgument, notFound, permissionDenied } from "../../domain/errors.js";
-import { resolveUpdateMask } from "../../domain/field-mask.js";
+import { failedPrecondition, invalidArgument, permissionDenied } from "../../domain/errors.js";
 import { namedChanges, validateDescription, validateName } from "../../domain/names.js";
 import type { RoleRecord } from "../../domain/roles.js";
 import {
@@ -24,46 +23,37 @@ import {
   type CreateRoleRequest,
   type DeleteRoleRequest,
   type GetRoleRequest,
-  type ListRolesRequest,
-  type ListRolesResponse,
   type Role,
   type UpdateRoleRequest,
 } from "../../gen/arbor/iam/v2beta1/roles_pb.js";
 import type { CallContext } from "../context.js";
 import type { ServiceDeps } from "../deps.js";
-import { listing, namedQuery } from "../list-page.js";
+import { deletedOrNotFound, found, namedFields, setFields, updateHead } from "../crud.js";
+import { listRpc, namedQuery } from "../list-page.js";
 
 const LIST = [Capability.CAP_IAM_ROLES_LIST];
 
 /** The role resource as the API shows it; capabilities in catalogue order. */
 export function roleMessage(r: RoleRecord): Role {
   return create(RoleSchema, {
-    uid: r.uid,
-    name: r.name,
-    description: r.description,
+    ...namedFields(r),
     capabilities: [...roleCapabilities(r.uid, r.capabilities)],
-    createTime: timestampFromMs(r.createTime),
-    updateTime: timestampFromMs(r.updateTime),
   });
 }
 
 export function createRolesService(deps: ServiceDeps) {
   const { store, clock, ids, pageTokens } = deps;
-  const rolesListing = listing({
-    resource: "roles",
-    sortable: roleSortable,
-    sortValue: roleSortValue,
-    source: () => store.roles,
-    tokens: pageTokens,
-  });
   return {
-    async listRoles(req: ListRolesRequest, ctx: CallContext): Promise<ListRolesResponse> {
-      const query = namedQuery(req);
+    listRoles: listRpc(pageTokens, {
+      resource: "roles",
+      sortable: roleSortable,
+      sortValue: roleSortValue,
+      source: () => store.roles,
+      query: namedQuery,
       // Built-in roles are always visible (the store's rule); custom ones where roles.list is held.
-      const visibleUnder = (await ctx.permissions()).scopes(LIST);
-      const { items, ...envelope } = await rolesListing.page(req, query, visibleUnder);
-      return create(ListRolesResponseSchema, { roles: items.map(roleMessage), ...envelope });
-    },
+      visibleWith: LIST,
+      respond: (items, page) => create(ListRolesResponseSchema, { roles: items.map(roleMessage), ...page }),
+    }),
 
     async getRole(req: GetRoleRequest, ctx: CallContext): Promise<Role> {
       const uid = requireUid("uid", req.uid);
@@ -72,9 +62,7 @@ export function createRolesService(deps: ServiceDeps) {
       if (!isBuiltinRole(uid) && !(await ctx.permissions()).allows(LIST, uid)) {
         throw permissionDenied(`the caller lacks ${LIST.map(capabilityName).join(", ")} on ${uid}`);
       }
-      const role = await store.roles.get(uid);
-      if (!role) throw notFound("role", uid);
-      return roleMessage(role);
+      return roleMessage(found(await store.roles.get(uid), "role", uid));
     },
 
     async createRole(req: CreateRoleRequest): Promise<Role> {
@@ -98,28 +86,20 @@ export function createRolesService(deps: ServiceDeps) {
     },
 
     async updateRole(req: UpdateRoleRequest): Promise<Role> {
-      if (req.role === undefined) throw invalidArgument("role", "is required");
-      const uid = requireUid("uid", req.role.uid);
-      const sent = req.role;
-      const populated = [
-        ...(sent.name !== "" ? ["name"] : []),
-        ...(sent.description !== "" ? ["description"] : []),
-        ...(sent.capabilities.length > 0 ? ["capabilities"] : []),
-      ];
-      const mask = resolveUpdateMask(req.updateMask?.paths, roleUpdatable, populated);
+      const { sent, uid, mask } = updateHead("role", req.role, req.updateMask, roleUpdatable, (r) =>
+        setFields(RoleSchema, r, ["name", "description", "capabilities"]),
+      );
       const changes: { name?: string; description?: string; capabilities?: string[] } = namedChanges(mask, sent);
       if (mask.has("capabilities")) changes.capabilities = customRoleCapabilities(sent.capabilities);
       if (mask.size > 0 && isBuiltinRole(uid)) throw builtinUnchangeable(uid);
       const updated = mask.size === 0 ? await store.roles.get(uid) : await store.roles.update(uid, changes, clock.now());
-      if (!updated) throw notFound("role", uid);
-      return roleMessage(updated);
+      return roleMessage(found(updated, "role", uid));
     },
 
     async deleteRole(req: DeleteRoleRequest): Promise<Empty> {
       const uid = requireUid("uid", req.uid);
       if (isBuiltinRole(uid)) throw builtinUnchangeable(uid);
-      if (!(await store.roles.delete(uid))) throw notFound("role", uid);
-      return create(EmptySchema);
+      return deletedOrNotFound(await store.roles.delete(uid), "role", uid);
     },
   };
 }

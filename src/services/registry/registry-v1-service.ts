@@ -3,10 +3,9 @@
  * `id`), and create, replace and delete of repos, which v2beta1 leaves out.
  */
 import { create } from "@bufbuild/protobuf";
-import { EmptySchema, type Empty } from "@bufbuild/protobuf/wkt";
+import type { Empty } from "@bufbuild/protobuf/wkt";
 import { Capability } from "../../domain/capabilities.js";
-import { Code, invalidArgument, isApiError, notFound } from "../../domain/errors.js";
-import { hierarchyFilter } from "../../domain/hierarchy.js";
+import { Code, invalidArgument, isApiError } from "../../domain/errors.js";
 import { parseOrderBy } from "../../domain/list.js";
 import { validateDescription } from "../../domain/names.js";
 import { repoSortable, validateRepoName, type RepoFilter, type RepoRecord } from "../../domain/repos.js";
@@ -23,8 +22,9 @@ import {
 } from "../../gen/arbor/registry/v1/registry_pb.js";
 import type { CallContext } from "../context.js";
 import type { ServiceDeps } from "../deps.js";
-import { V1_LIST_LIMIT } from "../iam/groups-v1-service.js";
+import { V1_LIST_LIMIT, v1Uidp } from "../iam/groups-v1-service.js";
 import { bindCurrentPath } from "./registry-paths.js";
+import { deletedOrNotFound, found } from "../crud.js";
 
 function v1Repo(r: RepoRecord): Repo {
   return create(RepoSchema, { id: r.uid, name: r.name, description: r.description });
@@ -34,11 +34,7 @@ export function createRegistryV1Service(deps: ServiceDeps) {
   const { store, clock, ids } = deps;
   return {
     async listRepos(req: ListReposRequest, ctx: CallContext): Promise<ListReposResponse> {
-      const uidp = hierarchyFilter(req.uidp);
-      if (req.id !== "") {
-        const id = requireUid("id", req.id);
-        uidp.ids = uidp.ids === undefined ? [id] : uidp.ids.filter((u) => u === id);
-      }
+      const uidp = v1Uidp(req);
       const filter: RepoFilter = {
         uidp,
         ...(req.name !== "" && { name: req.name }),
@@ -76,21 +72,17 @@ export function createRegistryV1Service(deps: ServiceDeps) {
       if (req.repo === undefined) throw invalidArgument("repo", "is required");
       const uid = requireUid("id", req.repo.id);
       validateDescription(req.repo.description);
-      const current = await store.repos.get(uid);
-      if (!current) throw notFound("repo", uid);
+      const current = found(await store.repos.get(uid), "repo", uid);
       if (req.repo.name !== "" && req.repo.name !== current.name) {
         throw invalidArgument("name", "a repo cannot be renamed: the registry keeps its content under its path");
       }
       // v1 replaces: an omitted description becomes empty.
-      const updated = await store.repos.update(uid, { description: req.repo.description }, clock.now());
-      if (!updated) throw notFound("repo", uid);
-      return v1Repo(updated);
+      return v1Repo(found(await store.repos.update(uid, { description: req.repo.description }, clock.now()), "repo", uid));
     },
 
     async deleteRepo(req: DeleteRepoRequest): Promise<Empty> {
       const uid = requireUid("id", req.id);
-      if (!(await store.repos.delete(uid))) throw notFound("repo", uid);
-      return create(EmptySchema);
+      return deletedOrNotFound(await store.repos.delete(uid), "repo", uid);
     },
   };
 }

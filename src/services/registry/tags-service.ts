@@ -5,8 +5,6 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { Capability } from "../../domain/capabilities.js";
-import { notFound } from "../../domain/errors.js";
-import { hierarchyFilter } from "../../domain/hierarchy.js";
 import { tagSortable, tagSortValue, type TagRecord } from "../../domain/repos.js";
 import { requireUid } from "../../domain/uid.js";
 import {
@@ -14,12 +12,11 @@ import {
   TagSchema,
   type GetTagRequest,
   type ListTagsRequest,
-  type ListTagsResponse,
   type Tag,
 } from "../../gen/arbor/registry/v2beta1/tags_pb.js";
-import type { CallContext } from "../context.js";
 import type { ServiceDeps } from "../deps.js";
-import { listing } from "../list-page.js";
+import { found } from "../crud.js";
+import { listRpc, namedQuery } from "../list-page.js";
 
 /** The tag resource as the API shows it. */
 export function tagMessage(t: TagRecord): Tag {
@@ -34,30 +31,20 @@ export function tagMessage(t: TagRecord): Tag {
 
 export function createTagsService(deps: ServiceDeps) {
   const { store, pageTokens } = deps;
-  const tagsListing = listing({
-    resource: "tags",
-    sortable: tagSortable,
-    sortValue: tagSortValue,
-    source: () => store.tags,
-    tokens: pageTokens,
-  });
   return {
-    async listTags(req: ListTagsRequest, ctx: CallContext): Promise<ListTagsResponse> {
-      const query = {
-        uidp: hierarchyFilter(req.uidp),
-        ...(req.name !== "" && { name: req.name }),
-        ...(req.digest !== "" && { digest: req.digest }),
-      };
-      const visibleUnder = (await ctx.permissions()).scopes([Capability.CAP_TAG_LIST]);
-      const { items, ...envelope } = await tagsListing.page(req, query, visibleUnder);
-      return create(ListTagsResponseSchema, { tags: items.map(tagMessage), ...envelope });
-    },
+    listTags: listRpc(pageTokens, {
+      resource: "tags",
+      sortable: tagSortable,
+      sortValue: tagSortValue,
+      source: () => store.tags,
+      query: (req: ListTagsRequest) => ({ ...namedQuery(req), ...(req.digest !== "" && { digest: req.digest }) }),
+      visibleWith: [Capability.CAP_TAG_LIST],
+      respond: (items, page) => create(ListTagsResponseSchema, { tags: items.map(tagMessage), ...page }),
+    }),
 
     async getTag(req: GetTagRequest): Promise<Tag> {
       const uid = requireUid("uid", req.uid);
-      const tag = await store.tags.get(uid);
-      if (!tag) throw notFound("tag", uid);
-      return tagMessage(tag);
+      return tagMessage(found(await store.tags.get(uid), "tag", uid));
     },
   };
 }

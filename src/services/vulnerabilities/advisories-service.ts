@@ -7,7 +7,7 @@ import { create } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { ADVISORY_ID, advisoryFilter, advisorySortable, advisorySortValue } from "../../domain/advisories.js";
 import { Capability } from "../../domain/capabilities.js";
-import { invalidArgument, notFound, permissionDenied } from "../../domain/errors.js";
+import { invalidArgument, permissionDenied } from "../../domain/errors.js";
 import {
   ListAdvisoriesResponseSchema,
   type Advisory,
@@ -21,41 +21,42 @@ import { checkAdvisories } from "./advisory-check.js";
 import { advisoryMessage } from "./advisory-messages.js";
 import type { CallContext } from "../context.js";
 import type { ServiceDeps } from "../deps.js";
-import { listing } from "../list-page.js";
+import { found } from "../crud.js";
+import { listRpc } from "../list-page.js";
 
 const LIST = [Capability.CAP_ADVISORIES_LIST];
 
 export function createAdvisoriesService(deps: ServiceDeps) {
   const { store, pageTokens } = deps;
-  const advisoriesListing = listing({
+  const listAdvisories = listRpc(pageTokens, {
     resource: "advisories",
     sortable: advisorySortable,
     sortValue: advisorySortValue,
     source: () => store.advisories,
-    tokens: pageTokens,
-  });
-  return {
-    async listAdvisories(req: ListAdvisoriesRequest, ctx: CallContext): Promise<ListAdvisoriesResponse> {
-      await requireList(ctx);
-      const query = advisoryFilter({
+    query: (req: ListAdvisoriesRequest) =>
+      advisoryFilter({
         advisoryIds: req.advisoryIds,
         aliases: req.aliases,
         ecosystem: req.ecosystem,
         packageName: req.packageName,
         query: req.query,
         modifiedSinceMs: req.modifiedSince === undefined ? undefined : timestampMs(req.modifiedSince),
-      });
-      const { items, ...envelope } = await advisoriesListing.page(req, query, undefined);
-      return create(ListAdvisoriesResponseSchema, { advisories: items.map(advisoryMessage), ...envelope });
+      }),
+    // Global: whoever may list advisories (requireList, before the query is read) sees them all.
+    visibleWith: () => Promise.resolve(undefined),
+    respond: (items, page) => create(ListAdvisoriesResponseSchema, { advisories: items.map(advisoryMessage), ...page }),
+  });
+  return {
+    async listAdvisories(req: ListAdvisoriesRequest, ctx: CallContext): Promise<ListAdvisoriesResponse> {
+      await requireList(ctx);
+      return listAdvisories(req, ctx);
     },
 
     async getAdvisory(req: GetAdvisoryRequest, ctx: CallContext): Promise<Advisory> {
       await requireList(ctx);
       if (req.uid === "") throw invalidArgument("uid", "is required");
       if (!ADVISORY_ID.test(req.uid)) throw invalidArgument("uid", `"${req.uid.slice(0, 64)}" is not an advisory id`);
-      const advisory = await store.advisories.get(req.uid);
-      if (!advisory) throw notFound("advisory", req.uid);
-      return advisoryMessage(advisory);
+      return advisoryMessage(found(await store.advisories.get(req.uid), "advisory", req.uid));
     },
 
     async checkAdvisories(req: CheckAdvisoriesRequest, ctx: CallContext): Promise<CheckAdvisoriesResponse> {
