@@ -142,6 +142,32 @@ describe(`the web console, served [${engine.name}]`, () => {
     expect(res.headers.get("content-security-policy")).toContain("connect-src 'self'");
   });
 
+  it("lets a login return to the console's own callback on the base URL, and to no other page of the server", async () => {
+    // The prefixed server's base URL is no loopback one, which the CLI's rule would let through; its
+    // issuer path (the base URL's) prefixes the login endpoints.
+    const login = (redirectUri: string) =>
+      behindProxy(
+        `/arbor/oauth/login?${new URLSearchParams({ redirect_uri: redirectUri, code_challenge: "A".repeat(43), code_challenge_method: "S256", state: "s" })}`,
+        { redirect: "manual" },
+      );
+    // Accepted: the failure (this server has no login provider) goes back to the console as an OAuth error.
+    const accepted = await login("https://example.test/arbor/console/callback");
+    expect(accepted.status).toBe(302);
+    const back = new URL(accepted.headers.get("location") ?? "");
+    expect(`${back.origin}${back.pathname}`).toBe("https://example.test/arbor/console/callback");
+    expect(back.searchParams.get("error")).toBe("access_denied");
+    for (const other of [
+      "https://example.test/arbor/console/callback/x",
+      "https://example.test/arbor/console/",
+      "https://example.test/arbor/console/callback?x=1",
+      "https://example.test/console/callback",
+      "http://example.test/arbor/console/callback",
+    ]) {
+      const refused = await login(other);
+      expect(refused.status, other).toBe(400);
+    }
+  });
+
   it("leaves the API where it was: an unknown path is still the API's JSON 404", async () => {
     const res = await t.fetch("/nothing-here");
     expect(res.status).toBe(404);

@@ -30,7 +30,7 @@ function ancestorsOf(uid: string): string[] {
 
 export function GroupsView({ uid }: { uid: string }) {
   const org = uid.split("/")[0] as string;
-  const [tree, setTree] = useState<Tree>(() => ({ levels: new Map(), open: new Set([org, ...ancestorsOf(uid)]), version: 0 }));
+  const [tree, setTree] = useState<Tree>(() => ({ levels: new Map(), open: new Set([org, ...ancestorsOf(uid), uid]), version: 0 }));
   const [root, setRoot] = useState<Group>();
   const [problem, setProblem] = useState<Problem>();
   const bump = () => setTree((t) => ({ ...t, version: t.version + 1 }));
