@@ -33,3 +33,6 @@ export function problemOf(e: unknown): Problem {
 
 /** A group as the API answers it. */
 export type Group = Awaited<ReturnType<ArborClient["iam"]["v2beta1"]["groups"]["getGroup"]>>;
+
+/** An identity as the API answers it. */
+export type Identity = Awaited<ReturnType<ArborClient["iam"]["v2beta1"]["identities"]["getIdentity"]>>;

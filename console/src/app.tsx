@@ -6,6 +6,7 @@ import { navigate, useRoute } from "./router.js";
 import { Link } from "./ui.js";
 import { Callback } from "./views/callback.js";
 import { GroupsView } from "./views/groups.js";
+import { IdentitiesView, IdentityView } from "./views/identities.js";
 import { InviteView } from "./views/invite.js";
 import { Organizations } from "./views/organizations.js";
 import { SignIn } from "./views/sign-in.js";
@@ -37,10 +38,13 @@ export function App() {
   if (route.path === "/callback") return <Callback query={route.query} />;
   if (route.path === "/invite") return <InviteView query={route.query} signedIn={session !== undefined} />;
   if (session === undefined) return <SignIn returnTo={route.path === "/signin" ? "/" : `${route.path}${location.search}`} />;
-  const org = /^\/groups\/([^/]+)/.exec(route.path)?.[1];
+  const org = /^\/(?:groups|identities|access|invites)\/([^/]+)/.exec(route.path)?.[1] ?? route.query.get("uid")?.split("/")[0];
+  const under = (prefix: string) => decodeURIComponent(route.path.slice(prefix.length));
   let view;
   if (route.path === "/" || route.path === "/signin") view = <Organizations />;
-  else if (route.path.startsWith("/groups/")) view = <GroupsView uid={decodeURIComponent(route.path.slice("/groups/".length))} />;
+  else if (route.path.startsWith("/groups/")) view = <GroupsView uid={under("/groups/")} />;
+  else if (route.path.startsWith("/identities/")) view = <IdentitiesView group={under("/identities/")} />;
+  else if (route.path === "/identity") view = <IdentityView uid={route.query.get("uid") ?? ""} />;
   else
     view = (
       <section>
@@ -65,13 +69,19 @@ export function App() {
                 Organizations
               </Link>
             </li>
-            {org && (
-              <li>
-                <Link to={`/groups/${org}`} aria-current={route.path.startsWith("/groups/") ? "page" : undefined}>
-                  Groups
-                </Link>
-              </li>
-            )}
+            {org &&
+              (
+                [
+                  ["/groups/", "Groups"],
+                  ["/identities/", "Identities"],
+                ] as const
+              ).map(([prefix, label]) => (
+                <li key={prefix}>
+                  <Link to={`${prefix}${org}`} aria-current={route.path.startsWith(prefix) ? "page" : undefined}>
+                    {label}
+                  </Link>
+                </li>
+              ))}
           </ul>
         </nav>
         <div class="who">

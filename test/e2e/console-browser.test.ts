@@ -182,6 +182,46 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")(`the web console in 
     expect(left.body.groups ?? []).toEqual([]);
   });
 
+  it("creates a GitHub Actions identity from its preset, and the exchange tester shows a failing and a passing token", async () => {
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Identities" }).click();
+    await page.getByRole("heading", { name: "Identities", level: 1 }).waitFor();
+    await page.getByText("No identity in this group yet.").waitFor();
+    const form = page.getByRole("form", { name: "New identity" });
+    await form.getByLabel("Name", { exact: true }).fill("deploy");
+    await form.getByLabel("Workload").selectOption({ label: "GitHub Actions" });
+    // The test's issuer stands in for GitHub's (as a GitHub Enterprise Server's would).
+    await form.getByLabel("Issuer").fill(w.issuer.url);
+    await form.getByLabel("Repository").fill("acme/app");
+    await form.getByLabel("Runs on").selectOption("branch");
+    await form.getByLabel("Branch, environment or tag").fill("main");
+    expect(JSON.parse((await page.getByTestId("claim-match").textContent()) ?? "")).toEqual({
+      claimMatch: { issuer: w.issuer.url, subject: "repo:acme/app:ref:refs/heads/main" },
+    });
+    await view(page, "identity-new");
+    await form.getByRole("button", { name: "Create identity" }).click();
+    await page.getByRole("status").filter({ hasText: "Created deploy." }).waitFor();
+    await page.getByRole("link", { name: "deploy", exact: true }).click();
+    await page.getByRole("heading", { name: "deploy", level: 1 }).waitFor();
+    expect(new URL(page.url()).pathname).toBe("/console/identity");
+    const now = Math.floor(Date.now() / 1000);
+    const token = (sub: string) => w.issuer.sign({ iss: w.issuer.url, sub, aud: w.t.url, iat: now, exp: now + 600 });
+    const tester = page.getByRole("form", { name: "Exchange tester" });
+    await tester.getByLabel("Upstream token").fill(await token("repo:acme/app:ref:refs/heads/dev"));
+    await tester.getByRole("button", { name: "Explain" }).click();
+    await page.getByTestId("verdict").filter({ hasText: "would be refused" }).waitFor();
+    expect(await page.getByTestId("check-subject").textContent()).toMatch(/failed.*subject/);
+    await view(page, "exchange-tester");
+    await tester.getByLabel("Upstream token").fill(await token("repo:acme/app:ref:refs/heads/main"));
+    await tester.getByRole("button", { name: "Explain" }).click();
+    await page.getByTestId("verdict").filter({ hasText: "would issue a token" }).waitFor();
+    expect(await page.getByTestId("check-signature").textContent()).toMatch(/passed/);
+    // Nothing of either token was kept by the page.
+    const stored = await page.evaluate(() =>
+      JSON.stringify({ ...(globalThis as any).localStorage, ...(globalThis as any).sessionStorage }),
+    );
+    expect(stored).not.toMatch(/eyJ/);
+  });
+
   it("signs out, revoking the login at Arbor", async () => {
     const revoked = page.waitForResponse((r) => r.url().endsWith("/oauth/revoke"));
     await page.getByRole("button", { name: "Sign out" }).click();

@@ -192,6 +192,11 @@ function GroupDetail({ uid, onChanged }: { uid: string; onChanged: (parent: stri
         <dt>Created</dt>
         <dd>{group.createTime ? new Date(Number(group.createTime.seconds) * 1000).toISOString() : ""}</dd>
       </dl>
+      <ul class="links" aria-label="In this group">
+        <li>
+          <Link to={`/identities/${uid}`}>Identities</Link>
+        </li>
+      </ul>
       <ProblemBox problem={problem} />
       {notice && (
         <p class="notice" role="status">
