@@ -36,3 +36,21 @@ export type Group = Awaited<ReturnType<ArborClient["iam"]["v2beta1"]["groups"]["
 
 /** An identity as the API answers it. */
 export type Identity = Awaited<ReturnType<ArborClient["iam"]["v2beta1"]["identities"]["getIdentity"]>>;
+
+/** A role as the API answers it. */
+export type Role = Awaited<ReturnType<ArborClient["iam"]["v2beta1"]["roles"]["getRole"]>>;
+/** A role binding as the API answers it. */
+export type RoleBinding = Awaited<ReturnType<ArborClient["iam"]["v2beta1"]["roleBindings"]["getRoleBinding"]>>;
+
+/** Every page of a list, for the small lists the console needs whole (the caller's own bindings, the roles). */
+export async function allPages<T>(page: (token: string) => Promise<{ items: T[]; next: string | undefined }>, limit = 20): Promise<T[]> {
+  const out: T[] = [];
+  let token = "";
+  for (let i = 0; i < limit; i++) {
+    const { items, next } = await page(token);
+    out.push(...items);
+    if (!next) break;
+    token = next;
+  }
+  return out;
+}

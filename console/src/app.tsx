@@ -4,10 +4,12 @@ import { api } from "./api.js";
 import { currentSession, onSessionChange, signOut } from "./auth.js";
 import { navigate, useRoute } from "./router.js";
 import { Link } from "./ui.js";
+import { AccessView } from "./views/access.js";
 import { Callback } from "./views/callback.js";
 import { GroupsView } from "./views/groups.js";
 import { IdentitiesView, IdentityView } from "./views/identities.js";
 import { InviteView } from "./views/invite.js";
+import { InvitesView } from "./views/invites.js";
 import { Organizations } from "./views/organizations.js";
 import { SignIn } from "./views/sign-in.js";
 
@@ -44,6 +46,8 @@ export function App() {
   if (route.path === "/" || route.path === "/signin") view = <Organizations />;
   else if (route.path.startsWith("/groups/")) view = <GroupsView uid={under("/groups/")} />;
   else if (route.path.startsWith("/identities/")) view = <IdentitiesView group={under("/identities/")} />;
+  else if (route.path.startsWith("/access/")) view = <AccessView group={under("/access/")} />;
+  else if (route.path.startsWith("/invites/")) view = <InvitesView group={under("/invites/")} />;
   else if (route.path === "/identity") view = <IdentityView uid={route.query.get("uid") ?? ""} />;
   else
     view = (
@@ -74,6 +78,8 @@ export function App() {
                 [
                   ["/groups/", "Groups"],
                   ["/identities/", "Identities"],
+                  ["/access/", "Access"],
+                  ["/invites/", "Invites"],
                 ] as const
               ).map(([prefix, label]) => (
                 <li key={prefix}>

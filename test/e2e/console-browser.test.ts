@@ -222,6 +222,62 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")(`the web console in 
     expect(stored).not.toMatch(/eyJ/);
   });
 
+  it("binds the identity viewer with the roles the person may grant, and invites a second person, who sees the controls disabled with the reason", async () => {
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Access" }).click();
+    await page.getByRole("heading", { name: "Access", level: 1 }).waitFor();
+    const bind = page.getByRole("form", { name: "Bind a role" });
+    await bind.getByLabel("Identity in this group").selectOption({ label: "deploy" });
+    await bind.getByRole("radio", { name: "viewer" }).check();
+    await bind.getByRole("button", { name: "Bind" }).click();
+    await page.getByRole("status").filter({ hasText: "Bound deploy as viewer." }).waitFor();
+    await page.getByRole("button", { name: "Unbind deploy (viewer)" }).waitFor();
+    await view(page, "access");
+    const deployUid = (await w.admin.get(`/iam/v2beta1/identities?uidp.children_of=${encodeURIComponent(w.org.uid)}&name=deploy`)).body
+      .identities[0].uid as string;
+    const deployBindings = await w.t.server.store.bindings.forIdentity(deployUid);
+    expect(deployBindings.map((b) => [b.groupUid, b.roleUid])).toEqual([[w.org.uid, builtinRoleUid("viewer")]]);
+
+    // An invite to a team, made here and redeemed by a second person in a browser of their own.
+    const team = (await w.admin.post(`/iam/v2beta1/groups/${w.org.uid}`, { name: "team" })).body.uid as string;
+    await page.goto(`${w.t.url}/console/invites/${team}`);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "Invites", level: 1 }).waitFor();
+    await page.getByText("No invite to this group.").waitFor();
+    const form = page.getByRole("form", { name: "New invite" });
+    await form.getByLabel("Role").selectOption({ label: "viewer" });
+    await form.getByRole("button", { name: "Create invite" }).click();
+    const link = await page.getByTestId("invite-link").inputValue();
+    expect(link).toMatch(new RegExp(`^${w.t.url}/console/invite\\?code=`));
+    await page.getByRole("button", { name: "Revoke invite for viewer" }).waitFor();
+    await view(page, "invites");
+
+    const bob = { sub: "bob", claims: { preferred_username: "bob", email: "bob@example.com", email_verified: true } };
+    const other = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+    other.setDefaultTimeout(10_000);
+    try {
+      const second = await other.newPage();
+      w.issuer.loginAs(bob);
+      await second.goto(link);
+      await second.getByRole("button", { name: "Sign in" }).click();
+      await second.getByRole("heading", { name: "Organizations" }).waitFor();
+      expect(await second.getByTestId("me").textContent()).toBe("bob");
+      const bobBindings = await w.t.server.store.bindings.forIdentity(userIdentityUid(w.issuer.url, bob.sub));
+      expect(bobBindings.map((b) => [b.groupUid, b.roleUid])).toContainEqual([team, builtinRoleUid("viewer")]);
+      // A viewer may not bind: every role is disabled, and the page says why.
+      await second.goto(`${w.t.url}/console/access/${team}`);
+      await second.getByRole("button", { name: "Sign in" }).click();
+      await second.getByRole("heading", { name: "Access", level: 1 }).waitFor();
+      await second.getByText(/You cannot bind roles here: you may not bind roles here \(your roles here: viewer/).waitFor();
+      const viewer = second.getByRole("form", { name: "Bind a role" });
+      expect(await viewer.getByRole("radio", { name: "owner" }).isDisabled()).toBe(true);
+      expect(await viewer.getByRole("button", { name: "Bind" }).isDisabled()).toBe(true);
+      expect(await second.getByTestId("why-owner").textContent()).toMatch(/without role_bindings\.create/);
+      await view(second, "access-as-viewer");
+    } finally {
+      await other.close();
+    }
+  });
+
   it("signs out, revoking the login at Arbor", async () => {
     const revoked = page.waitForResponse((r) => r.url().endsWith("/oauth/revoke"));
     await page.getByRole("button", { name: "Sign out" }).click();

@@ -196,6 +196,12 @@ function GroupDetail({ uid, onChanged }: { uid: string; onChanged: (parent: stri
         <li>
           <Link to={`/identities/${uid}`}>Identities</Link>
         </li>
+        <li>
+          <Link to={`/access/${uid}`}>Access</Link>
+        </li>
+        <li>
+          <Link to={`/invites/${uid}`}>Invites</Link>
+        </li>
       </ul>
       <ProblemBox problem={problem} />
       {notice && (
