@@ -5,7 +5,8 @@
  * index.html never without asking again (`no-cache`); every answer carries a strict
  * Content-Security-Policy (no inline script) and the anti-framing and no-sniffing headers. Any
  * path under /console/ that looks like a route of the console's own (no dot in its last
- * segment) answers index.html, so its URLs can be shared; an unknown asset is a 404.
+ * segment) answers index.html, so its URLs can be shared; an unknown asset is the API's 404 (a
+ * google.rpc.Status, as every error of the port is).
  *
  * The request path may carry the base URL's path (a proxy that keeps the prefix) or not (one
  * that strips it); the page always names its assets under the base URL's path, which is what
@@ -16,6 +17,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { brotliCompressSync, gzipSync, constants as zlib } from "node:zlib";
 import type { ServerResponse } from "node:http";
+import { notFound, unavailable, type ApiError } from "../domain/errors.js";
 import type { AnyRequest, AnyResponse } from "./http-util.js";
 import type { RequestLog } from "./request-log.js";
 
@@ -197,8 +199,12 @@ export function createConsole(deps: ConsoleDeps): ConsoleSite {
       body,
     );
   };
-  const plain = (res: AnyResponse, status: number, text: string) =>
-    write(res, status, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-cache" }, text);
+  /** A file the console does not have: the API's 404 (a google.rpc.Status), with the console's headers. */
+  const refuse = (res: AnyResponse, error: ApiError): never => {
+    for (const [name, value] of Object.entries(secure())) res.setHeader(name, value);
+    throw error;
+  };
+  const missing = (res: AnyResponse, sub: string) => refuse(res, notFound("console file", `${CONSOLE_PATH}${sub}`));
   return {
     match(path) {
       const basePath = load().basePath;
@@ -218,12 +224,12 @@ export function createConsole(deps: ConsoleDeps): ConsoleSite {
       if (sub === "") return write(res, 301, { location: `${basePath}${CONSOLE_PATH}/`, "cache-control": "no-cache" });
       if (sub.startsWith("/assets/")) {
         const asset = assets.get(sub);
-        if (asset === undefined) return plain(res, 404, "Not found: no such file of the console\n");
+        if (asset === undefined) return missing(res, sub);
         return send(req, res, asset, IMMUTABLE);
       }
       // A route of the console's own has no dot in its last segment; anything else is a file it does not have.
-      if (/\.[^/]*$/.test(sub)) return plain(res, 404, "Not found: no such file of the console\n");
-      if (index === undefined) return plain(res, 503, "The web console is not built: run `npm run build`\n");
+      if (/\.[^/]*$/.test(sub)) return missing(res, sub);
+      if (index === undefined) return refuse(res, unavailable("the web console is not built (npm run build writes dist/console/)"));
       send(req, res, index, "no-cache");
     },
     redirect(res, record) {

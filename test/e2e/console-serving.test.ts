@@ -98,6 +98,8 @@ describe(`the web console, served [${engine.name}]`, () => {
       const res = await t.fetch(file);
       expect(res.status, file).toBe(404);
       expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(res.headers.get("content-security-policy")).toContain("default-src 'self'");
+      expect(await res.json()).toMatchObject({ code: 5, message: `Not found: console file ${file}` });
     }
     const post = await t.fetch("/console/", { method: "POST", body: "{}" });
     expect(post.status).toBe(405);
