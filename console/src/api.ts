@@ -54,3 +54,4 @@ export async function allPages<T>(page: (token: string) => Promise<{ items: T[];
   }
   return out;
 }
+export type { ArborClient };

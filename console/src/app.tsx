@@ -5,6 +5,7 @@ import { currentSession, onSessionChange, signOut } from "./auth.js";
 import { navigate, useRoute } from "./router.js";
 import { Link } from "./ui.js";
 import { AccessView } from "./views/access.js";
+import { AuditView } from "./views/audit.js";
 import { Callback } from "./views/callback.js";
 import { GroupsView } from "./views/groups.js";
 import { IdentitiesView, IdentityView } from "./views/identities.js";
@@ -40,7 +41,7 @@ export function App() {
   if (route.path === "/callback") return <Callback query={route.query} />;
   if (route.path === "/invite") return <InviteView query={route.query} signedIn={session !== undefined} />;
   if (session === undefined) return <SignIn returnTo={route.path === "/signin" ? "/" : `${route.path}${location.search}`} />;
-  const org = /^\/(?:groups|identities|access|invites)\/([^/]+)/.exec(route.path)?.[1] ?? route.query.get("uid")?.split("/")[0];
+  const org = /^\/(?:groups|identities|access|invites|audit)\/([^/]+)/.exec(route.path)?.[1] ?? route.query.get("uid")?.split("/")[0];
   const under = (prefix: string) => decodeURIComponent(route.path.slice(prefix.length));
   let view;
   if (route.path === "/" || route.path === "/signin") view = <Organizations />;
@@ -48,6 +49,7 @@ export function App() {
   else if (route.path.startsWith("/identities/")) view = <IdentitiesView group={under("/identities/")} />;
   else if (route.path.startsWith("/access/")) view = <AccessView group={under("/access/")} />;
   else if (route.path.startsWith("/invites/")) view = <InvitesView group={under("/invites/")} />;
+  else if (route.path.startsWith("/audit/")) view = <AuditView group={under("/audit/")} query={route.query} />;
   else if (route.path === "/identity") view = <IdentityView uid={route.query.get("uid") ?? ""} />;
   else
     view = (
@@ -80,6 +82,7 @@ export function App() {
                   ["/identities/", "Identities"],
                   ["/access/", "Access"],
                   ["/invites/", "Invites"],
+                  ["/audit/", "Audit log"],
                 ] as const
               ).map(([prefix, label]) => (
                 <li key={prefix}>

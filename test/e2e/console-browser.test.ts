@@ -278,6 +278,26 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")(`the web console in 
     }
   });
 
+  it("shows the audit log, filtered by method in a URL that can be shared", async () => {
+    await page.goto(`${w.t.url}/console/groups/${w.org.uid}`);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Audit log" }).click();
+    await page.getByRole("heading", { name: "Audit log", level: 1 }).waitFor();
+    await page.getByTestId("audit-event").first().waitFor();
+    expect(await page.getByTestId("audit-event").count()).toBeGreaterThan(3);
+    const filters = page.getByRole("form", { name: "Filter the audit log" });
+    await filters.getByLabel("Method").fill("arbor.iam.v2beta1.IdentitiesService/CreateIdentity");
+    await filters.getByRole("button", { name: "Filter" }).click();
+    await page
+      .getByRole("status")
+      .filter({ hasText: /^1 events$/ })
+      .waitFor();
+    expect(await page.getByTestId("audit-event").count()).toBe(1);
+    expect(await page.getByTestId("audit-event").textContent()).toContain("CreateIdentity");
+    expect(new URL(page.url()).searchParams.get("method")).toBe("arbor.iam.v2beta1.IdentitiesService/CreateIdentity");
+    await view(page, "audit");
+  });
+
   it("signs out, revoking the login at Arbor", async () => {
     const revoked = page.waitForResponse((r) => r.url().endsWith("/oauth/revoke"));
     await page.getByRole("button", { name: "Sign out" }).click();
