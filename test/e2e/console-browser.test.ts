@@ -149,6 +149,16 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")(`the web console in 
     await child.getByLabel("Name").fill("ci");
     await child.getByRole("button", { name: "Create group" }).click();
     await page.getByRole("status").filter({ hasText: "Created ci." }).waitFor();
+    // The tree answers arrow keys: down through the visible groups, left to the parent.
+    await page.getByRole("link", { name: "ci", exact: true }).waitFor();
+    await page.getByRole("tree").getByRole("link", { name: "acme", exact: true }).focus();
+    const focused = () => page.evaluate(() => (globalThis as any).document.activeElement?.textContent as string);
+    await page.keyboard.press("ArrowDown");
+    expect(await focused()).toBe("platform-team");
+    await page.keyboard.press("ArrowDown");
+    expect(await focused()).toBe("ci");
+    await page.keyboard.press("ArrowLeft");
+    expect(await focused()).toBe("platform-team");
     // An invalid name: the API's message and the field it names.
     await child.getByLabel("Name").fill("Not Valid!");
     await child.getByRole("button", { name: "Create group" }).click();

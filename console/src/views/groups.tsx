@@ -82,7 +82,7 @@ export function GroupsView({ uid }: { uid: string }) {
         <ProblemBox problem={problem} />
         {root === undefined && problem === undefined && <Loading what="the organization" />}
         {root && (
-          <ul role="tree" aria-label={`Groups of ${root.name}`} class="tree">
+          <ul role="tree" aria-label={`Groups of ${root.name}`} class="tree" onKeyDown={treeKeys}>
             <Node group={root} tree={tree} selected={uid} toggle={toggle} loadMore={(p) => void loadLevel(p, true)} level={1} />
           </ul>
         )}
@@ -92,6 +92,39 @@ export function GroupsView({ uid }: { uid: string }) {
       </div>
     </section>
   );
+}
+
+/**
+ * Arrow keys in the tree, as the ARIA tree pattern has them: up and down move between the visible
+ * groups, right expands (or goes to the first child), left collapses (or goes to the parent),
+ * Home and End go to the first and last. Tab still reaches every link and button.
+ */
+function treeKeys(e: KeyboardEvent): void {
+  const tree = e.currentTarget as HTMLElement;
+  const links = [...tree.querySelectorAll<HTMLAnchorElement>("a")];
+  const here = document.activeElement instanceof HTMLElement ? document.activeElement.closest<HTMLElement>("[role=treeitem]") : null;
+  if (here === null) return;
+  const link = here.querySelector<HTMLAnchorElement>("a");
+  const at = link === null ? -1 : links.indexOf(link);
+  const toggle = here.querySelector<HTMLButtonElement>(".toggle");
+  const expanded = here.getAttribute("aria-expanded") === "true";
+  let target: HTMLElement | undefined | null;
+  if (e.key === "ArrowDown") target = links[at + 1];
+  else if (e.key === "ArrowUp") target = links[at - 1];
+  else if (e.key === "Home") target = links[0];
+  else if (e.key === "End") target = links[links.length - 1];
+  else if (e.key === "ArrowRight") {
+    if (!expanded) toggle?.click();
+    else target = links[at + 1];
+    if (!expanded) target = link;
+  } else if (e.key === "ArrowLeft") {
+    if (expanded) {
+      toggle?.click();
+      target = link;
+    } else target = here.parentElement?.closest<HTMLElement>("[role=treeitem]")?.querySelector("a");
+  } else return;
+  e.preventDefault();
+  target?.focus();
 }
 
 function Node(props: {
