@@ -5,6 +5,7 @@ import { currentSession, onSessionChange, signOut } from "./auth.js";
 import { navigate, useRoute } from "./router.js";
 import { Link } from "./ui.js";
 import { AccessView } from "./views/access.js";
+import { AdvisoriesView, AdvisoryView } from "./views/advisories.js";
 import { AuditView } from "./views/audit.js";
 import { Callback } from "./views/callback.js";
 import { GroupsView } from "./views/groups.js";
@@ -50,6 +51,8 @@ export function App() {
   else if (route.path.startsWith("/access/")) view = <AccessView group={under("/access/")} />;
   else if (route.path.startsWith("/invites/")) view = <InvitesView group={under("/invites/")} />;
   else if (route.path.startsWith("/audit/")) view = <AuditView group={under("/audit/")} query={route.query} />;
+  else if (route.path === "/advisories") view = <AdvisoriesView query={route.query} />;
+  else if (route.path === "/advisory") view = <AdvisoryView id={route.query.get("id") ?? ""} />;
   else if (route.path === "/identity") view = <IdentityView uid={route.query.get("uid") ?? ""} />;
   else
     view = (
@@ -73,6 +76,11 @@ export function App() {
             <li>
               <Link to="/" aria-current={route.path === "/" ? "page" : undefined}>
                 Organizations
+              </Link>
+            </li>
+            <li>
+              <Link to="/advisories" aria-current={route.path.startsWith("/advisor") ? "page" : undefined}>
+                Advisories
               </Link>
             </li>
             {org &&
