@@ -1,13 +1,17 @@
 /**
  * The web console in headless Chromium against a real server and a real OIDC provider
- * (oidc-provider, test/support/oidc-login-issuer.ts): a person accepts an invite link and signs
- * in through the organization's identity provider, finds the organization, builds a group tree
- * (create, rename, describe, a delete refused with the API's reason, then allowed), and signs out,
- * which revokes the login. Tokens never appear in a URL nor in storage; the page's CSP refuses
- * inline script in the browser itself; axe-core finds no serious or critical accessibility
- * violation on any view. On every engine, as the other end-to-end tests. With UPDATE_SCREENSHOTS=1 the views are written to docs/console/ for
- * docs/console.md; otherwise nothing is written, so the suite leaves the tree clean. Without
- * Chromium the cases are skipped, except under CI=true, where they fail.
+ * (oidc-provider, test/support/oidc-login-issuer.ts), on every engine as the other end-to-end
+ * tests: a person accepts an invite link and signs in through the organization's identity
+ * provider; builds a group tree (create, rename, describe, a delete refused with the API's reason,
+ * then allowed; arrow keys in the tree); creates a GitHub Actions identity from its preset and
+ * tries a failing and a passing token in the exchange tester; binds it viewer; makes an invite
+ * that a second person redeems in a browser of their own and, as a viewer, finds binding
+ * disabled with the reason; reads the audit log and advisories; and signs out, which revokes the
+ * login. Tokens never appear in a URL nor in storage; the page's CSP refuses inline script in the
+ * browser itself; axe-core finds no serious or critical accessibility violation on any view.
+ * With UPDATE_SCREENSHOTS=1 the views are written to docs/console/ for docs/console.md;
+ * otherwise nothing is written, so the suite leaves the tree clean. Without Chromium the cases
+ * are skipped, except under CI=true, where they fail.
  */
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
