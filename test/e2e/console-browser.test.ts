@@ -118,7 +118,11 @@ for (const engine of engines) {
         await page.getByRole("button", { name: "Sign in" }).click();
         await page.getByRole("heading", { name: "Organizations" }).waitFor();
         await page.getByRole("link", { name: "acme" }).waitFor();
-        expect(await page.getByTestId("me").textContent()).toBe("alice");
+        // The name is looked up after sign-in; until then the uid shows.
+        await page
+          .getByTestId("me")
+          .filter({ hasText: /^alice$/ })
+          .waitFor();
         expect(new URL(page.url()).pathname).toBe("/console/");
         // The access and refresh tokens were in no URL, and the page keeps neither in storage.
         expect(urls.filter((u) => /eyJ|arbrt_|access_token|refresh_token/.test(u))).toEqual([]);
@@ -278,7 +282,8 @@ for (const engine of engines) {
           await second.goto(link);
           await second.getByRole("button", { name: "Sign in" }).click();
           await second.getByRole("heading", { name: "Organizations" }).waitFor();
-          expect(await second.getByTestId("me").textContent()).toBe("bob");
+          // The name is looked up after sign-in; until then the uid shows.
+          await second.getByTestId("me").filter({ hasText: /^bob$/ }).waitFor();
           const bobBindings = await w.t.server.store.bindings.forIdentity(userIdentityUid(w.issuer.url, bob.sub));
           expect(bobBindings.map((b) => [b.groupUid, b.roleUid])).toContainEqual([team, builtinRoleUid("viewer")]);
           // A viewer may not bind: every role is disabled, and the page says why.
