@@ -28,7 +28,7 @@ export default tseslint.config(
     // Type-aware: the project service reads tsconfig.json, which includes src/ and test/. The rest
     // of recommendedTypeChecked (no-unsafe-*, unbound-method, ...) floods test/ with hundreds of
     // findings about `any` from JSON bodies, so only these are on.
-    files: ["src/**/*.ts", "test/**/*.ts"],
+    files: ["src/**/*.ts", "test/**/*.ts", "console/**/*.{ts,tsx}"],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       "@typescript-eslint/switch-exhaustiveness-check": "error",
@@ -51,6 +51,25 @@ export default tseslint.config(
     server: { may: ["domain", "store", "auth", "osv", "services", "gen"] },
     client: { may: ["gen"] },
   }),
+  {
+    // The web console (console/, its own tsconfig with the DOM) talks to Arbor through the typed
+    // client only: it may import src/client and nothing else of src/ (docs/architecture.md, "Layers").
+    files: ["console/**/*.{ts,tsx}"],
+    rules: {
+      "no-console": "error",
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "^(\\.\\./)+src/(?!client/)",
+              message: 'the console may import src/client only (docs/architecture.md, "Layers")',
+            },
+          ],
+        },
+      ],
+    },
+  },
   {
     // Migrations are frozen in time: typed against Kysely<any>, never the app's current types.
     files: ["src/store/migrate.ts", "src/store/migrations/*.ts"],

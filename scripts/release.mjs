@@ -4,7 +4,8 @@
 //
 // The code is compiled afresh into a staging folder, never from the checkout's dist/ (which may
 // hold output of sources since deleted), with the commit recorded (scripts/build-info.mjs;
-// ARBOR_COMMIT passes through) and the commands bundled (scripts/bundle-cli.mjs). The tarball is
+// ARBOR_COMMIT passes through), the commands bundled (scripts/bundle-cli.mjs) and the web console
+// built (scripts/bundle-console.mjs). The tarball is
 // `npm pack` of that folder, under a package.json cut to what an installed package uses: no
 // scripts (the checkout's `prepare` runs tsc, which a production install does not have, and npm 11
 // asks about every install script), no devDependencies, no overrides, and no "types" pointing at
@@ -28,6 +29,7 @@ try {
   );
   execFileSync(process.execPath, [join(root, "scripts/build-info.mjs"), built], { stdio: "inherit" });
   execFileSync(process.execPath, [join(root, "scripts/bundle-cli.mjs"), built], { stdio: "inherit" });
+  execFileSync(process.execPath, [join(root, "scripts/bundle-console.mjs"), built], { stdio: "inherit" });
   for (const path of ["bin", "LICENSE", "README.md"]) cpSync(join(root, path), join(stage, path), { recursive: true });
   const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
   delete pkg.scripts;

@@ -1,7 +1,8 @@
 /**
  * People's login (DESIGN 1.7), the browser half. `start` takes the CLI's request (its loopback
- * redirect URI, its PKCE challenge, optional organization and invite), remembers the attempt in
- * the store and sends the browser to the provider with Arbor's own state, nonce and PKCE.
+ * redirect URI, or the web console's callback on the base URL, its PKCE challenge, optional
+ * organization and invite), remembers the attempt in the store and sends the browser to the
+ * provider with Arbor's own state, nonce and PKCE.
  * `callback` takes the provider's answer on any replica, exchanges the code, verifies the ID
  * token, registers the person and redeems the invite, then sends the browser back to the CLI
  * with a one-time code of Arbor's: tokens never travel in a URL.
@@ -32,6 +33,11 @@ export const LOGIN_CODE_PREFIX = "arbcode_";
 /** What the flow is built from. */
 export interface LoginFlowDeps extends LoginBeginDeps {
   verifier: Pick<UpstreamVerifier, "verify">;
+  /**
+   * The web console's own callback URL (`{base_url}/console/callback`): the one redirect URI
+   * besides a loopback listener that a login may return to, exactly as given (docs/console.md).
+   */
+  consoleRedirectUri?: () => string;
 }
 
 /** The browser half of the login. */
@@ -47,7 +53,7 @@ export class LoginFlow {
     const redirectUri = query.get("redirect_uri") ?? "";
     const clientState = query.get("state") ?? "";
     try {
-      checkLoopbackRedirectUri(redirectUri);
+      if (redirectUri === "" || redirectUri !== this.#deps.consoleRedirectUri?.()) checkLoopbackRedirectUri(redirectUri);
     } catch (e) {
       return { page: asApiError(e) };
     }

@@ -48,6 +48,7 @@ import { createRequestLimits } from "./http/request-limits.js";
 import { secureDataDir, type Notice } from "./data-dir.js";
 import { loadSecretBox, resealStore } from "./secrets-key.js";
 import { recordServedUrls } from "./served-urls.js";
+import { createConsole } from "./console/console-site.js";
 import { startEvents } from "./events-setup.js";
 import type { Delivery } from "../services/events/event-delivery.js";
 
@@ -214,7 +215,8 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
     store: core.store,
     keys: core.keys,
     exchange: core.deps.exchange,
-    oauth: createLoginEndpoints(config, core, { issuer: urls.issuer, domain: urls.domain }, limits),
+    oauth: createLoginEndpoints(config, core, { issuer: urls.issuer, base: urls.base, domain: urls.domain }, limits),
+    console: createConsole({ base: urls.base, issuer: urls.issuer }),
     metrics,
     logger: env.logger,
     domain: urls.domain,

@@ -62,6 +62,7 @@ describe("the release tarball", () => {
         "package/dist/src/cli/main.js",
         "package/dist/schemas/osv-schema.json",
         "package/dist/build-info.json",
+        "package/dist/console/index.html",
       ]),
     );
     expect(files.filter((f) => /\.(map|ts)$/.test(f) || /^package\/(src|test|bench|dist\/bench|dist\/test)\//.test(f))).toEqual([]);
@@ -114,6 +115,9 @@ describe("the release tarball", () => {
         if (ping === undefined) await new Promise((r) => setTimeout(r, 100));
       }
       expect(ping, stderr).toEqual({ response: "pong" });
+      // The web console ships in the tarball and is served from it.
+      const page = await fetch(`http://127.0.0.1:${port}/console/`);
+      expect([page.status, page.headers.get("content-type")]).toEqual([200, "text/html; charset=utf-8"]);
       expect(existsSync(join(dataDir, "arbor.db"))).toBe(true);
       expect(stderr).toContain(`listening on http://*:${port}; store SQLite ${join(dataDir, "arbor.db")}`);
     } finally {

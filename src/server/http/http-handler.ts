@@ -17,6 +17,7 @@ import type { Store } from "../../store/store.js";
 import { bearerChallenge } from "./bearer-challenge.js";
 import type { ClientAddress } from "./client-address.js";
 import { callRecordKey } from "../connect/connect-handlers.js";
+import type { ConsoleSite } from "../console/console-site.js";
 import type { Cors } from "./cors.js";
 import { dropFarDeadline } from "../connect/far-deadline.js";
 import type { OAuthEndpoints } from "../oauth/oauth-endpoints.js";
@@ -62,6 +63,8 @@ export interface HttpHandlerDeps {
   draining: () => boolean;
   /** Cross-origin access for browsers. */
   cors: Cors;
+  /** The web console at {base_url}/console/, and the redirect of / to it. */
+  console: ConsoleSite;
   /** The OpenAPI document of the REST API, served at /openapi.json. */
   openapi: () => JsonValue;
   /** The bearer token /metrics requires; undefined: /metrics is not served on this port. */
@@ -131,6 +134,12 @@ async function dispatch(
     const handle = fixed[method];
     if (handle === undefined) return methodNotAllowed(deps, res, record, method, path, Object.keys(fixed));
     return handle(req, res, record);
+  }
+  const consolePath = deps.console.match(path);
+  if (consolePath !== undefined || deps.console.isRoot(path)) {
+    if (method !== "GET" && method !== "HEAD") return methodNotAllowed(deps, res, record, method, path, ["GET", "HEAD"]);
+    if (consolePath === undefined) return deps.console.redirect(res, record);
+    return deps.console.serve(consolePath, req, res, record);
   }
   // HEAD is GET without the body (RFC 9110 9.3.2): same route, status and headers, Content-Length
   // included; node:http and node:http2 leave the body out of a HEAD response themselves.

@@ -10,6 +10,7 @@ import { LoginTokenEndpoint } from "../../auth/login-token.js";
 import { LoginUpstream } from "../../auth/login-upstream.js";
 import { RefreshTokens } from "../../auth/refresh-tokens.js";
 import type { Config } from "../../config.js";
+import { consoleCallbackUrl } from "../console/console-site.js";
 import { createOAuthEndpoints, type OAuthEndpoints } from "./oauth-endpoints.js";
 import type { RequestLimits } from "../http/request-limits.js";
 import type { Core } from "../server.js";
@@ -18,6 +19,8 @@ import type { Core } from "../server.js";
 export interface ServerUrls {
   /** {auth_url}. */
   issuer: () => string;
+  /** {base_url}: the web console's callback is under it. */
+  base: () => string;
   /** The suffix of error domains. */
   domain: () => string;
 }
@@ -45,7 +48,7 @@ export function createLoginEndpoints(config: Config, core: Core, urls: ServerUrl
     defaultProvider,
     limits: { perAddress: config.loginAttemptsPerAddress, perOrganization: config.loginAttemptsPerOrganization },
   };
-  const flow = new LoginFlow({ ...begin, verifier });
+  const flow = new LoginFlow({ ...begin, verifier, consoleRedirectUri: () => consoleCallbackUrl(urls.base()) });
   const device = new DeviceFlow(begin);
   const token = new LoginTokenEndpoint({
     store,

@@ -1,0 +1,135 @@
+/**
+ * The audit log under a group: who changed what and when, newest first, a page at a time,
+ * filtered by method, actor and resource. The filters are the URL's query, so a filtered view
+ * can be shared. The API shows only events under groups where the caller holds audit.read.
+ */
+import { useEffect, useState } from "preact/hooks";
+import { api, problemOf, type ArborClient, type Problem } from "../api.js";
+import { navigate } from "../router.js";
+import { Empty, Link, Loading, ProblemBox } from "../ui.js";
+
+const PAGE_SIZE = 50;
+
+type AuditEvent = Awaited<ReturnType<ArborClient["audit"]["v1beta1"]["audit"]["getAuditEvent"]>>;
+
+const FILTERS = [
+  { id: "method", label: "Method", placeholder: "arbor.iam.v2beta1.GroupsService/UpdateGroup" },
+  { id: "actor", label: "Actor uid", placeholder: "" },
+  { id: "resource", label: "Resource uid", placeholder: "" },
+] as const;
+
+export function AuditView({ group, query }: { group: string; query: URLSearchParams }) {
+  const method = query.get("method") ?? "";
+  const actor = query.get("actor") ?? "";
+  const resource = query.get("resource") ?? "";
+  const [events, setEvents] = useState<AuditEvent[]>();
+  const [total, setTotal] = useState<bigint>();
+  const [next, setNext] = useState<string>();
+  const [problem, setProblem] = useState<Problem>();
+  const [draft, setDraft] = useState<Record<string, string>>({ method, actor, resource });
+
+  const load = (token?: string) =>
+    api.audit.v1beta1.audit
+      .listAuditEvents({
+        uidp: { descendantsOf: group },
+        method,
+        actorUid: actor,
+        resourceUid: resource,
+        pageSize: PAGE_SIZE,
+        pageToken: token ?? "",
+      })
+      .then((r) => {
+        setEvents((before) => [...(token ? (before ?? []) : []), ...r.events]);
+        setNext(r.nextPageToken || undefined);
+        setTotal(r.totalCount);
+      })
+      .catch((e: unknown) => setProblem(problemOf(e)));
+  useEffect(() => {
+    setEvents(undefined);
+    setProblem(undefined);
+    setDraft({ method, actor, resource });
+    void load();
+  }, [group, method, actor, resource]);
+
+  return (
+    <section aria-labelledby="audit-title">
+      <h1 id="audit-title">Audit log</h1>
+      <p class="muted">
+        Changes under <Link to={`/groups/${group}`}>{group}</Link>, newest first
+      </p>
+      <form
+        class="filters"
+        aria-label="Filter the audit log"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const q = new URLSearchParams(Object.entries(draft).filter(([, v]) => v.trim() !== ""));
+          navigate(`/audit/${group}${q.size > 0 ? `?${q}` : ""}`);
+        }}
+      >
+        {FILTERS.map((f) => (
+          <div key={f.id}>
+            <label for={`audit-${f.id}`}>{f.label}</label>
+            <input
+              id={`audit-${f.id}`}
+              value={draft[f.id] ?? ""}
+              placeholder={f.placeholder}
+              onInput={(e) => {
+                const value = e.currentTarget.value;
+                setDraft((before) => ({ ...before, [f.id]: value }));
+              }}
+            />
+          </div>
+        ))}
+        <button type="submit">Filter</button>
+      </form>
+      <ProblemBox problem={problem} />
+      {events === undefined && problem === undefined && <Loading what="the audit log" />}
+      {events?.length === 0 && <Empty>No change matches.</Empty>}
+      {events !== undefined && events.length > 0 && (
+        <>
+          <p class="muted small" role="status">
+            {String(total ?? "")} events
+          </p>
+          <table>
+            <caption class="visually-hidden">Audit events</caption>
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Who</th>
+                <th scope="col">What</th>
+                <th scope="col">Resource</th>
+              </tr>
+            </thead>
+            <tbody>
+              {events.map((e) => (
+                <tr key={e.uid} data-testid="audit-event">
+                  <td>{e.createTime ? new Date(Number(e.createTime.seconds) * 1000).toISOString() : ""}</td>
+                  <td>
+                    <Link to={`/identity?uid=${encodeURIComponent(e.actor?.uid ?? "")}`}>{e.actor?.uid.slice(-16)}</Link>
+                    {e.actor?.upstreamSubject && <span class="muted small"> ({e.actor.upstreamSubject})</span>}
+                  </td>
+                  <td>
+                    <code>{e.method.split("/").pop()}</code>
+                  </td>
+                  <td>
+                    <details>
+                      <summary>
+                        {e.resourceType.split(".").pop()} <code>{e.resourceUid.slice(-16)}</code>
+                      </summary>
+                      <pre>{JSON.stringify({ before: e.before, after: e.after }, null, 2)}</pre>
+                    </details>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
+      {next && (
+        <button type="button" onClick={() => void load(next)}>
+          Load more
+        </button>
+      )}
+    </section>
+  );
+}
