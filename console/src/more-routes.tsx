@@ -6,6 +6,7 @@
 import type { VNode } from "preact";
 import type { Route } from "./router.js";
 import { Link } from "./ui.js";
+import { AuditView } from "./views/audit.js";
 import { RegistryView, RepoView } from "./views/registry.js";
 
 /** The part of path after prefix, decoded; undefined when path is not under prefix. */
@@ -19,12 +20,13 @@ export function moreView(route: Route): VNode | undefined {
   let arg: string | undefined;
   if ((arg = under(path, "/registry/")) !== undefined) return <RegistryView key={arg} group={arg} query={query} />;
   if ((arg = under(path, "/repos/")) !== undefined) return <RepoView key={arg} uid={arg} query={query} />;
+  if ((arg = under(path, "/audit/")) !== undefined) return <AuditView key={arg} org={arg} query={query} />;
   return undefined;
 }
 
 /** The organization a route of this module's is about, for the navigation. */
 export function moreOrg(path: string): string | undefined {
-  for (const prefix of ["/registry/", "/repos/"]) {
+  for (const prefix of ["/registry/", "/repos/", "/audit/"]) {
     const arg = under(path, prefix);
     if (arg !== undefined) return arg.split("/")[0];
   }
@@ -41,6 +43,13 @@ export function MoreNav({ path, org: shellOrg }: { path: string; org: string | u
         <li>
           <Link to={`/registry/${org}`} aria-current={current("/registry/", "/repos/")}>
             Registry
+          </Link>
+        </li>
+      )}
+      {org && (
+        <li>
+          <Link to={`/audit/${org}`} aria-current={current("/audit/")}>
+            Audit log
           </Link>
         </li>
       )}

@@ -148,5 +148,74 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")(
       await tags.getByText("latest", { exact: true }).waitFor();
       expect(await tags.getByRole("row").count()).toBe(2);
     });
+
+    it("shows the audit log newest first, filtered by method, actor and time, a page at a time", async () => {
+      for (let i = 0; i < 22; i++) {
+        const res = await w.admin.post(`/iam/v2beta1/groups/${w.org.uid}`, { name: `g${i}` });
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+      }
+      await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Audit log" }).click();
+      await page.getByRole("heading", { name: "Audit log" }).waitFor();
+      const events = page.getByRole("table", { name: "Audit events" });
+      await events.getByRole("row").nth(1).waitFor();
+      // Newest first: the last group made is the first row.
+      expect(await events.getByRole("row").nth(1).textContent()).toContain("CreateGroup");
+      expect(await events.getByRole("row").count()).toBe(21);
+      expect(await page.getByTestId("audit-refusal").count()).toBe(0);
+      // By method, from the link in the table: two pages of CreateGroup.
+      await events.getByRole("row").nth(1).getByRole("link", { name: "CreateGroup" }).click();
+      await page.waitForURL(/method=arbor\.iam\.v2beta1\.GroupsService%2FCreateGroup/);
+      await page.getByRole("navigation", { name: "Pages" }).filter({ hasText: "20 shown of 23" }).waitFor();
+      await view(page, "audit");
+      await page.getByRole("link", { name: "Next page" }).click();
+      await page.getByRole("navigation", { name: "Pages" }).filter({ hasText: "3 shown of 23" }).waitFor();
+      expect(await events.getByRole("row").count()).toBe(4);
+      // The details of a change: the resource after it.
+      await events.getByText("Before and after").first().click();
+      await events
+        .getByText(/"name": "(backend-team|g\d+)"/)
+        .first()
+        .waitFor();
+      // By a method typed in the form.
+      await page.getByLabel("Method").fill("arbor.iam.v2beta1.GroupInvitesService/CreateGroupInvite");
+      await page.getByRole("button", { name: "Apply" }).click();
+      await page.getByRole("navigation", { name: "Pages" }).filter({ hasText: "1 shown of 1" }).waitFor();
+      // A time that is none is refused before any call; a window with nothing in it is empty.
+      await page.getByLabel("Since").fill("yesterday");
+      await page.getByRole("button", { name: "Apply" }).click();
+      await page.getByRole("alert").filter({ hasText: 'Since: "yesterday" is not a time' }).waitFor();
+      await page.getByLabel("Since").fill("2999-01-01");
+      await page.getByRole("button", { name: "Apply" }).click();
+      await page.getByText("No events match these filters.").waitFor();
+      // By actor, from the link in the table: the administrator made every change listed.
+      await page.getByRole("link", { name: "Clear" }).click();
+      await page.getByRole("navigation", { name: "Pages" }).filter({ hasText: "20 shown of" }).waitFor();
+      await events.getByRole("row").nth(1).getByRole("link").first().click();
+      await page.waitForURL(/\?actor=/);
+      expect(await page.getByLabel("Actor").inputValue()).toMatch(/.+/);
+      await page.getByRole("navigation", { name: "Pages" }).filter({ hasText: "20 shown of" }).waitFor();
+    });
+
+    it("explains the API's refusal to a person without audit.read", async () => {
+      const bob = { sub: "bob", claims: { preferred_username: "bob", email: "bob@example.com", email_verified: true } };
+      const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+      context.setDefaultTimeout(10_000);
+      const other = await context.newPage();
+      try {
+        w.issuer.loginAs(bob);
+        await other.goto(`${w.t.url}/console/audit/${w.org.uid}`);
+        await other.getByLabel(/Organization/).fill("acme");
+        await other.getByRole("button", { name: "Sign in" }).click();
+        await other.getByRole("heading", { name: "Audit log" }).waitFor();
+        const refusal = other.getByTestId("audit-refusal");
+        await refusal.waitFor();
+        expect(await refusal.getByRole("alert").textContent()).toMatch(/^Permission denied/);
+        expect(await refusal.textContent()).toContain("audit.read");
+        await other.getByText("No events you may read under this group.").waitFor();
+        await view(other, "audit-refused");
+      } finally {
+        await context.close();
+      }
+    });
   },
 );
