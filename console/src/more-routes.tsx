@@ -6,6 +6,7 @@
 import type { VNode } from "preact";
 import type { Route } from "./router.js";
 import { Link } from "./ui.js";
+import { AdvisoriesView, AdvisoryView } from "./views/advisories.js";
 import { AuditView } from "./views/audit.js";
 import { RegistryView, RepoView } from "./views/registry.js";
 
@@ -18,6 +19,8 @@ function under(path: string, prefix: string): string | undefined {
 export function moreView(route: Route): VNode | undefined {
   const { path, query } = route;
   let arg: string | undefined;
+  if (path === "/advisories") return <AdvisoriesView query={query} />;
+  if ((arg = under(path, "/advisories/")) !== undefined) return <AdvisoryView key={arg} id={arg} />;
   if ((arg = under(path, "/registry/")) !== undefined) return <RegistryView key={arg} group={arg} query={query} />;
   if ((arg = under(path, "/repos/")) !== undefined) return <RepoView key={arg} uid={arg} query={query} />;
   if ((arg = under(path, "/audit/")) !== undefined) return <AuditView key={arg} org={arg} query={query} />;
@@ -46,6 +49,11 @@ export function MoreNav({ path, org: shellOrg }: { path: string; org: string | u
           </Link>
         </li>
       )}
+      <li>
+        <Link to="/advisories" aria-current={current("/advisories")}>
+          Advisories
+        </Link>
+      </li>
       {org && (
         <li>
           <Link to={`/audit/${org}`} aria-current={current("/audit/")}>

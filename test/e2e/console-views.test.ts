@@ -17,6 +17,7 @@ import { registryNotificationsSecret } from "../../src/auth/registry-keys.js";
 import { builtinRoleUid } from "../../src/domain/roles.js";
 import { engines } from "../support/engines.js";
 import { REGISTRY_HOST, startLoginWorld, type LoginWorld } from "../support/login.js";
+import { FEED_IDS, importPaths, OSV } from "../support/osv.js";
 
 const engine = engines[0]!;
 const CHROMIUM = "/usr/bin/chromium";
@@ -216,6 +217,60 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")(
       } finally {
         await context.close();
       }
+    });
+
+    it("searches advisories with the API's filters and shows one with its affected ranges", async () => {
+      const report = await importPaths(w.t.server.store, [OSV.feed]);
+      expect(report.summary).toMatchObject({ imported: FEED_IDS.length });
+      await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Advisories" }).click();
+      await page.getByRole("heading", { name: "Advisories", level: 1 }).waitFor();
+      const table = page.getByRole("table", { name: "Advisories" });
+      const pages = page.getByRole("navigation", { name: "Pages" });
+      await pages.filter({ hasText: `${FEED_IDS.length} shown of ${FEED_IDS.length}` }).waitFor();
+      /** The advisory ids the table shows. */
+      const shown = async () => (await table.getByRole("row").locator("td:first-child a").allTextContents()).sort();
+      expect(await shown()).toEqual([...FEED_IDS]);
+      await view(page, "advisories");
+      // A text query, into the URL.
+      await page.getByLabel("Search", { exact: true }).fill("log4j");
+      await page.getByRole("button", { name: "Apply" }).click();
+      await page.waitForURL(/\/console\/advisories\?query=log4j$/);
+      await pages.filter({ hasText: "1 shown of 1" }).waitFor();
+      expect(await shown()).toEqual(["GHSA-jfh8-c2jp-5v3q"]);
+      // Ecosystem and package together.
+      await page.getByLabel("Search", { exact: true }).fill("");
+      await page.getByLabel("Ecosystem").fill("npm");
+      await page.getByLabel("Package").fill("lodash");
+      await page.getByRole("button", { name: "Apply" }).click();
+      await page.waitForURL(/ecosystem=npm&package=lodash/);
+      await pages.filter({ hasText: "1 shown of 1" }).waitFor();
+      expect(await shown()).toEqual(["GHSA-p6mc-m468-83gw"]);
+      // Aliases, and advisory ids (a list).
+      await page.goto(`${w.t.url}/console/advisories?id=GO-2022-0969,PYSEC-2021-108`);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await pages.filter({ hasText: "2 shown of 2" }).waitFor();
+      expect(await shown()).toEqual(["GO-2022-0969", "PYSEC-2021-108"]);
+      await page.getByRole("link", { name: "Clear" }).click();
+      await page.getByLabel("Aliases").fill("CVE-2021-44228");
+      await page.getByRole("button", { name: "Apply" }).click();
+      await pages.filter({ hasText: "1 shown of 1" }).waitFor();
+      await table.getByRole("link", { name: "GHSA-jfh8-c2jp-5v3q" }).click();
+      // The detail: aliases, severity, and each package's ranges.
+      await page.getByRole("heading", { name: "GHSA-jfh8-c2jp-5v3q", level: 1 }).waitFor();
+      await page.getByText("Remote code injection in Log4j").waitFor();
+      expect(await page.getByText("CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:C/C:H/I:H/A:H").count()).toBeGreaterThan(0);
+      const ranges = page.getByRole("table", { name: "Affected ranges of org.apache.logging.log4j:log4j-core (Maven)" });
+      expect(await ranges.getByRole("row").count()).toBe(4);
+      expect((await ranges.getByRole("row").nth(3).textContent())?.replace(/\s+/g, " ")).toContain("introduced 2.13.0fixed 2.15.0");
+      await page.getByRole("table", { name: "Affected ranges of org.ops4j.pax.logging:pax-logging-log4j2 (Maven)" }).waitFor();
+      await view(page, "advisory");
+      // An alias leads to the advisories naming it; an unknown id shows the API's answer.
+      await page.getByRole("link", { name: "CVE-2021-44228", exact: true }).click();
+      await page.waitForURL(/\?alias=CVE-2021-44228$/);
+      await table.getByRole("link", { name: "GHSA-jfh8-c2jp-5v3q" }).waitFor();
+      await page.goto(`${w.t.url}/console/advisories/GHSA-0000-0000-0000`);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      expect(await page.getByRole("alert").textContent()).toMatch(/not found/i);
     });
   },
 );
