@@ -8,6 +8,7 @@ import type { Route } from "./router.js";
 import { Link } from "./ui.js";
 import { AdvisoriesView, AdvisoryView } from "./views/advisories.js";
 import { AuditView } from "./views/audit.js";
+import { ProvidersView } from "./views/providers.js";
 import { RegistryView, RepoView } from "./views/registry.js";
 
 /** The part of path after prefix, decoded; undefined when path is not under prefix. */
@@ -23,13 +24,14 @@ export function moreView(route: Route): VNode | undefined {
   if ((arg = under(path, "/advisories/")) !== undefined) return <AdvisoryView key={arg} id={arg} />;
   if ((arg = under(path, "/registry/")) !== undefined) return <RegistryView key={arg} group={arg} query={query} />;
   if ((arg = under(path, "/repos/")) !== undefined) return <RepoView key={arg} uid={arg} query={query} />;
+  if ((arg = under(path, "/identity-providers/")) !== undefined) return <ProvidersView key={arg} group={arg} query={query} />;
   if ((arg = under(path, "/audit/")) !== undefined) return <AuditView key={arg} org={arg} query={query} />;
   return undefined;
 }
 
 /** The organization a route of this module's is about, for the navigation. */
 export function moreOrg(path: string): string | undefined {
-  for (const prefix of ["/registry/", "/repos/", "/audit/"]) {
+  for (const prefix of ["/registry/", "/repos/", "/audit/", "/identity-providers/"]) {
     const arg = under(path, prefix);
     if (arg !== undefined) return arg.split("/")[0];
   }
@@ -54,6 +56,13 @@ export function MoreNav({ path, org: shellOrg }: { path: string; org: string | u
           Advisories
         </Link>
       </li>
+      {org && (
+        <li>
+          <Link to={`/identity-providers/${org}`} aria-current={current("/identity-providers/")}>
+            Identity providers
+          </Link>
+        </li>
+      )}
       {org && (
         <li>
           <Link to={`/audit/${org}`} aria-current={current("/audit/")}>

@@ -272,5 +272,71 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")(
       await page.getByRole("button", { name: "Sign in" }).click();
       expect(await page.getByRole("alert").textContent()).toMatch(/not found/i);
     });
+
+    it("lists, creates and edits identity providers, the client secret write-only", async () => {
+      const secretOf = async (uid: string) => (await w.t.server.store.identityProviders.get(uid))?.oidc.clientSecret;
+      await page.getByRole("link", { name: "Organizations" }).click();
+      await page.getByRole("link", { name: "acme" }).click();
+      await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Identity providers" }).click();
+      const table = page.getByRole("table", { name: "Identity providers" });
+      const corp = table.getByRole("row").filter({ hasText: "corp" });
+      await corp.waitFor();
+      expect(await corp.textContent()).toContain(w.issuer.url);
+      expect(await corp.textContent()).toContain("arbor-org");
+      expect(await corp.textContent()).toContain("viewer");
+      // A new provider, with a secret that the page never shows again.
+      const form = page.getByRole("form", { name: "New identity provider" });
+      await form.getByLabel("Name").fill("partner");
+      await form.getByLabel("Issuer URL").fill("https://login.partner.example");
+      await form.getByLabel("Client id").fill("arbor-at-partner");
+      await form.getByLabel("Client secret").fill("first-secret");
+      await form.getByLabel("Additional scopes").fill("groups offline_access");
+      await form.getByLabel("Groups claim").fill("groups");
+      await form.getByRole("button", { name: "Create identity provider" }).click();
+      await form.getByRole("status").filter({ hasText: "Created partner." }).waitFor();
+      expect(await form.getByLabel("Client secret").inputValue()).toBe("");
+      const partner = table.getByRole("row").filter({ hasText: "partner" });
+      await partner.waitFor();
+      expect(await partner.textContent()).toContain("scopes: groups offline_access");
+      const providers = await w.admin.get(`/iam/v2beta1/identityProviders?name=partner`);
+      const uid = providers.body.identityProviders[0].uid as string;
+      expect(await secretOf(uid)).toBe("first-secret");
+      // An issuer the API refuses: its message and the field.
+      await form.getByLabel("Name").fill("broken");
+      await form.getByLabel("Issuer URL").fill("http://login.broken.example");
+      await form.getByLabel("Client id").fill("x");
+      await form.getByRole("button", { name: "Create identity provider" }).click();
+      expect(await form.getByRole("alert").textContent()).toMatch(/issuer.*Field: .*issuer/);
+      await view(page, "identity-providers");
+      // Edited with the secret left empty: it is kept; the form never held it.
+      await partner.getByRole("link", { name: "Edit partner" }).click();
+      await page.waitForURL(/\?edit=/);
+      const edit = page.getByRole("form", { name: "Edit partner" });
+      expect(await edit.getByLabel("Client secret", { exact: true }).inputValue()).toBe("");
+      await edit.getByLabel("Description").fill("the partner's login");
+      await edit.getByRole("button", { name: "Save" }).click();
+      await edit.getByRole("status").filter({ hasText: "Saved partner." }).waitFor();
+      await partner.filter({ hasText: "the partner's login" }).waitFor();
+      expect(await secretOf(uid)).toBe("first-secret");
+      await view(page, "identity-provider-edit");
+      // A new secret replaces it; removing it makes a public client.
+      await edit.getByLabel("Client secret", { exact: true }).fill("second-secret");
+      await edit.getByRole("button", { name: "Save" }).click();
+      await edit.getByRole("status").filter({ hasText: "Saved partner." }).waitFor();
+      expect(await secretOf(uid)).toBe("second-secret");
+      expect(await page.content()).not.toMatch(/first-secret|second-secret/);
+      await edit.getByLabel("Remove the client secret").check();
+      await edit.getByRole("button", { name: "Save" }).click();
+      await edit.getByRole("status").filter({ hasText: "Saved partner." }).waitFor();
+      expect(await secretOf(uid)).toBe("");
+      // The edit's URL can be shared; deleting it goes back to the list.
+      await page.goto(page.url());
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.getByRole("button", { name: "Delete partner…" }).click();
+      await page.getByRole("button", { name: "Delete", exact: true }).click();
+      await page.waitForURL(/identity-providers\/[0-9a-f]+$/);
+      await page.getByRole("form", { name: "New identity provider" }).waitFor();
+      expect(await table.getByRole("row").filter({ hasText: "partner" }).count()).toBe(0);
+    });
   },
 );
