@@ -7,6 +7,7 @@ import type { VNode } from "preact";
 import type { Route } from "./router.js";
 import { Link } from "./ui.js";
 import { AdvisoriesView, AdvisoryView } from "./views/advisories.js";
+import { AssociationsView } from "./views/associations.js";
 import { AuditView } from "./views/audit.js";
 import { ProvidersView } from "./views/providers.js";
 import { RegistryView, RepoView } from "./views/registry.js";
@@ -25,13 +26,14 @@ export function moreView(route: Route): VNode | undefined {
   if ((arg = under(path, "/registry/")) !== undefined) return <RegistryView key={arg} group={arg} query={query} />;
   if ((arg = under(path, "/repos/")) !== undefined) return <RepoView key={arg} uid={arg} query={query} />;
   if ((arg = under(path, "/identity-providers/")) !== undefined) return <ProvidersView key={arg} group={arg} query={query} />;
+  if ((arg = under(path, "/account-associations/")) !== undefined) return <AssociationsView key={arg} group={arg} query={query} />;
   if ((arg = under(path, "/audit/")) !== undefined) return <AuditView key={arg} org={arg} query={query} />;
   return undefined;
 }
 
 /** The organization a route of this module's is about, for the navigation. */
 export function moreOrg(path: string): string | undefined {
-  for (const prefix of ["/registry/", "/repos/", "/audit/", "/identity-providers/"]) {
+  for (const prefix of ["/registry/", "/repos/", "/audit/", "/identity-providers/", "/account-associations/"]) {
     const arg = under(path, prefix);
     if (arg !== undefined) return arg.split("/")[0];
   }
@@ -60,6 +62,13 @@ export function MoreNav({ path, org: shellOrg }: { path: string; org: string | u
         <li>
           <Link to={`/identity-providers/${org}`} aria-current={current("/identity-providers/")}>
             Identity providers
+          </Link>
+        </li>
+      )}
+      {org && (
+        <li>
+          <Link to={`/account-associations/${org}`} aria-current={current("/account-associations/")}>
+            Accounts
           </Link>
         </li>
       )}

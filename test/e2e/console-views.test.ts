@@ -338,5 +338,54 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")(
       await page.getByRole("form", { name: "New identity provider" }).waitFor();
       expect(await table.getByRole("row").filter({ hasText: "partner" }).count()).toBe(0);
     });
+
+    it("creates, edits and deletes a group's account association, and lists those below", async () => {
+      const groups = await w.admin.get(`/iam/v2beta1/groups?uidp.children_of=${w.org.uid}&name=backend-team`);
+      const team = groups.body.groups[0].uid as string;
+      const teams = await w.admin.post(`/iam/v2beta1/accountAssociations/${team}`, {
+        name: "backend accounts",
+        amazon: { account: "210987654321" },
+      });
+      expect(teams.status, JSON.stringify(teams.body)).toBe(200);
+      const stored = async () => (await w.admin.get(`/iam/v2beta1/accountAssociations/${w.org.uid}`)).body;
+      await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Accounts" }).click();
+      await page.getByRole("heading", { name: "Account associations of acme" }).waitFor();
+      const below = page.getByRole("table", { name: "Account associations below" });
+      expect(await below.getByRole("row").filter({ hasText: "backend accounts" }).textContent()).toContain("AWS 210987654321");
+      // A new association: an invalid account is refused with the API's message and field.
+      const create = page.getByRole("form", { name: "New association for acme" });
+      await create.getByLabel("AWS account").fill("12345");
+      await create.getByLabel("App installations").fill("42 acme-ci");
+      await create.getByRole("button", { name: "Create association" }).click();
+      expect(await create.getByRole("alert").textContent()).toMatch(/12 digits.*Field: .*amazon\.account/);
+      await create.getByLabel("AWS account").fill("123456789012");
+      await create.getByRole("button", { name: "Create association" }).click();
+      await page.getByRole("status").filter({ hasText: "Created acme." }).waitFor();
+      const edit = page.getByRole("form", { name: "Association of acme" });
+      expect(await edit.getByLabel("AWS account").inputValue()).toBe("123456789012");
+      expect(await stored()).toMatchObject({
+        amazon: { account: "123456789012" },
+        github: { installations: [{ installationId: "42", name: "acme-ci" }] },
+      });
+      await view(page, "account-associations");
+      // Edited: AWS emptied (removed), Google Cloud added.
+      await edit.getByLabel("AWS account").fill("");
+      await edit.getByLabel("Project number").fill("1234567");
+      await edit.getByLabel("Project id").fill("acme-prod");
+      await edit.getByRole("button", { name: "Save" }).click();
+      await page.getByRole("status").filter({ hasText: "Saved acme." }).waitFor();
+      const saved = await stored();
+      expect(saved).toMatchObject({ google: { projectId: "acme-prod", projectNumber: "1234567" } });
+      expect(saved.amazon).toBeUndefined();
+      // The group below, from its link; then the organization's association deleted.
+      await below.getByRole("link", { name: "backend accounts" }).click();
+      await page.getByRole("form", { name: "Association of backend-team" }).waitFor();
+      await page.getByRole("link", { name: "Up to the parent group" }).click();
+      await page.getByRole("button", { name: "Delete the association of acme…" }).click();
+      await page.getByRole("button", { name: "Delete", exact: true }).click();
+      await page.getByRole("status").filter({ hasText: "Deleted the association of acme." }).waitFor();
+      await page.getByRole("form", { name: "New association for acme" }).waitFor();
+      expect((await w.admin.get(`/iam/v2beta1/accountAssociations/${w.org.uid}`)).status).toBe(404);
+    });
   },
 );
