@@ -61,29 +61,27 @@ export function usePage<T>(
   fetch: (pageToken: string) => Promise<{ items: T[]; next?: string | undefined; total?: bigint }>,
   pageToken: string,
 ): Page<T> & { reload: () => void } {
-  const [page, setPage] = useState<Page<T>>({ items: undefined, next: undefined, total: undefined, problem: undefined });
+  const loading: Page<T> = { items: undefined, next: undefined, total: undefined, problem: undefined };
+  // The page is kept with the key it was loaded for: under a new key (other filters, another page
+  // token) the list shows as loading at once, never the previous answer under the new filters.
+  const [state, setState] = useState<{ key: string; page: Page<T> }>({ key, page: loading });
   const [version, setVersion] = useState(0);
   useEffect(() => {
     let live = true;
-    setPage({ items: undefined, next: undefined, total: undefined, problem: undefined });
+    setState({ key, page: loading });
     fetch(pageToken)
       .then((r) => {
-        if (live)
-          setPage({
-            items: r.items,
-            next: r.next || undefined,
-            total: r.total === undefined ? undefined : Number(r.total),
-            problem: undefined,
-          });
+        const total = r.total === undefined ? undefined : Number(r.total);
+        if (live) setState({ key, page: { items: r.items, next: r.next || undefined, total, problem: undefined } });
       })
       .catch((e: unknown) => {
-        if (live) setPage({ items: [], next: undefined, total: undefined, problem: problemOf(e) });
+        if (live) setState({ key, page: { items: [], next: undefined, total: undefined, problem: problemOf(e) } });
       });
     return () => {
       live = false;
     };
   }, [key, version]);
-  return { ...page, reload: () => setVersion((v) => v + 1) };
+  return { ...(state.key === key ? state.page : loading), reload: () => setVersion((v) => v + 1) };
 }
 
 /** The links under a list: back to the first page, and the next page (its token in the URL). */

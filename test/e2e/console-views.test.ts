@@ -243,6 +243,7 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")(
       await page.getByLabel("Package").fill("lodash");
       await page.getByRole("button", { name: "Apply" }).click();
       await page.waitForURL(/ecosystem=npm&package=lodash/);
+      await table.getByRole("link", { name: "GHSA-p6mc-m468-83gw" }).waitFor();
       await pages.filter({ hasText: "1 shown of 1" }).waitFor();
       expect(await shown()).toEqual(["GHSA-p6mc-m468-83gw"]);
       // Aliases, and advisory ids (a list).
