@@ -1,6 +1,7 @@
 /** The console's shell: who is signed in, the organization switcher, navigation, and the views by route. */
 import { useEffect, useState } from "preact/hooks";
 import { api } from "./api.js";
+import { MoreNav, moreView } from "./more-routes.js";
 import { currentSession, onSessionChange, signOut } from "./auth.js";
 import { navigate, useRoute } from "./router.js";
 import { Link } from "./ui.js";
@@ -62,6 +63,8 @@ export function App() {
         <Link to="/">Organizations</Link>
       </section>
     );
+  // The registry, advisories, audit log and identity providers views (more-routes.tsx).
+  view = moreView(route) ?? view;
   return (
     <div class="shell">
       <a class="skip" href="#main">
@@ -100,6 +103,7 @@ export function App() {
                 </li>
               ))}
           </ul>
+          <MoreNav path={route.path} org={org} />
         </nav>
         <div class="who">
           <span>

@@ -216,7 +216,7 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
     keys: core.keys,
     exchange: core.deps.exchange,
     oauth: createLoginEndpoints(config, core, { issuer: urls.issuer, base: urls.base, domain: urls.domain }, limits),
-    console: createConsole({ base: urls.base, issuer: urls.issuer }),
+    console: createConsole({ base: urls.base, issuer: urls.issuer, registryHost: config.registryHost }),
     metrics,
     logger: env.logger,
     domain: urls.domain,

@@ -11,7 +11,8 @@
  * The request path may carry the base URL's path (a proxy that keeps the prefix) or not (one
  * that strips it); the page always names its assets under the base URL's path, which is what
  * the browser sees. index.html is a template: the server writes the base URL, the issuer URL and
- * that path into it (meta tags and asset URLs), as it alone knows them.
+ * that path into it (meta tags and asset URLs), as it alone knows them; and the registry's host,
+ * for the pull commands the registry view shows.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -35,6 +36,8 @@ export interface ConsoleDeps {
   base: () => string;
   /** {auth_url}: the console's script posts to its /oauth/token and /oauth/revoke. */
   issuer: () => string;
+  /** The registry's host as image names write it (ARBOR_REGISTRY_HOST), for the pull commands the console shows. */
+  registryHost?: string | undefined;
   /** The built console (default: dist/console/ of the package). */
   dir?: string;
 }
@@ -157,7 +160,8 @@ export function createConsole(deps: ConsoleDeps): ConsoleSite {
               template
                 .replaceAll("{{base_url}}", attr(deps.base().replace(/\/$/, "")))
                 .replaceAll("{{issuer_url}}", attr(deps.issuer().replace(/\/$/, "")))
-                .replaceAll("{{console_path}}", attr(`${basePath}${CONSOLE_PATH}`)),
+                .replaceAll("{{console_path}}", attr(`${basePath}${CONSOLE_PATH}`))
+                .replaceAll("{{registry_host}}", attr(deps.registryHost ?? "")),
             ),
             TYPES[".html"] as string,
           );
