@@ -12,7 +12,7 @@ import { parentOf } from "../domain/uid.js";
 import { type AuditEventsTable, type Executor } from "./tables.js";
 import { inTransaction } from "./nested-transactions.js";
 import { foldAuditCounts, type Engine } from "./dialect.js";
-import { byMembership, FEW_SCOPES, strictlyBelow, uidSet } from "./hierarchy-filter.js";
+import { byMembership, FEW_SCOPES, rowsInSubtrees, strictlyBelow } from "./hierarchy-filter.js";
 import { listConditions } from "./resource-filter.js";
 import { resourceTable } from "./resource-table.js";
 import { applyWindow } from "./row-window.js";
@@ -101,14 +101,10 @@ export function createAuditStore(db: Executor, engine: Engine): AuditStore {
    * here: retention and the counts of fewer subtrees fold.
    */
   async function keptInMany(key: string, subtrees: readonly string[]): Promise<number> {
-    // The set read first: SQLite by CROSS JOIN, PostgreSQL by a lateral subquery OFFSET 0 keeps
-    // from flattening (as list-changes.ts gathers rows).
-    const query =
-      engine === "postgres"
-        ? sql<{ total: number | string }>`select coalesce(sum(c.delta), 0) as total from (${uidSet(subtrees)}) as s cross join lateral (
-            select delta from audit_event_counts where key = ${key} and group_uid >= s."key" and group_uid < s."key" || '0' offset 0) as c`
-        : sql<{ total: number | string }>`select coalesce(sum(c.delta), 0) as total from (${uidSet(subtrees)}) as s
-            cross join audit_event_counts as c on c.key = ${key} and c.group_uid >= s."key" and c.group_uid < s."key" || '0'`;
+    const counts = rowsInSubtrees(engine, "audit_event_counts", "group_uid", subtrees, {
+      where: (row) => sql<SqlBool>`${sql.ref(`${row}.key`)} = ${key}`,
+    });
+    const query = sql<{ total: number | string }>`select coalesce(sum(c.delta), 0) as total from (${counts}) as c`;
     const { rows } = await guard(() => query.execute(db));
     return Number(rows[0]?.total ?? 0);
   }
@@ -137,17 +133,11 @@ export function createAuditStore(db: Executor, engine: Engine): AuditStore {
 
   /**
    * A page of the events of the subtrees (none below another): each subtree's uid range read
-   * once, whole rows, the subtrees a set bound as one parameter and read first (SQLite by CROSS
-   * JOIN, PostgreSQL by a lateral subquery OFFSET 0 keeps from flattening), then ordered and cut.
+   * once, whole rows (rowsInSubtrees), then ordered and cut.
    * Only chosen when the kept counts say they hold few events (readFor).
    */
   async function gatheredPage(filter: AuditFilter, subtrees: readonly string[], window: RowWindow): Promise<AuditEventRecord[]> {
-    const ranges =
-      engine === "postgres"
-        ? sql<AuditEventsTable>`(select e.* from (${uidSet(subtrees)}) as s cross join lateral (
-            select * from audit_events where uid > s."key" || '/' and uid < s."key" || '0' offset 0) as e)`
-        : sql<AuditEventsTable>`(select e.* from (${uidSet(subtrees)}) as s cross join audit_events as e
-            on e.uid > s."key" || '/' and e.uid < s."key" || '0')`;
+    const ranges = sql<AuditEventsTable>`(${rowsInSubtrees(engine, "audit_events", "uid", subtrees, { below: true })})`;
     let query = db.selectFrom(ranges.as("t")).selectAll();
     for (const condition of timeConditions(filter)) query = query.where(condition);
     const rows = await guard(() => applyWindow(query, window, sortColumn).execute());

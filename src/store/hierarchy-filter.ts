@@ -2,8 +2,9 @@
  * The uidp filter and the caller's visibility as WHERE conditions, for any table whose rows have
  * a uid and a parent uid (DESIGN 1.4). Every present member narrows the result.
  */
-import { sql, type Expression, type SqlBool } from "kysely";
+import { sql, type Expression, type RawBuilder, type SqlBool } from "kysely";
 import type { HierarchyFilter } from "../domain/hierarchy.js";
+import type { Engine } from "./dialect.js";
 
 /** Where a row's uid and its parent's uid are. */
 export interface HierarchyColumns {
@@ -97,6 +98,34 @@ const serialised = new WeakMap<readonly string[], (readonly [number, string])[]>
  */
 export function uidSet(uids: readonly string[]): Expression<string> {
   return keySet(uidKeys(uids));
+}
+
+/**
+ * The rows of table whose column lies in one of the subtrees, each subtree one range of the
+ * column's index read once: its top and everything below it, or with `below` only what is below.
+ * The subtrees are a set bound as one parameter (uidSet) and read first, SQLite by CROSS JOIN
+ * (its LIMIT of none, -1, keeps the subquery from being flattened into the query around it),
+ * PostgreSQL by a lateral subquery that OFFSET 0 keeps from flattening: left to choose, both
+ * took another index and tested every row of the organization against each subtree (89 ms a
+ * page for 100 scopes in S9). `where` narrows the rows further, given the row's alias. The list
+ * of a caller who sees few rows, and the audit log's counts and pages of many subtrees, read so.
+ */
+export function rowsInSubtrees(
+  engine: Engine,
+  table: string,
+  column: string,
+  subtrees: readonly string[],
+  options: { below?: boolean; where?: (row: string) => Expression<SqlBool> } = {},
+): RawBuilder<Record<string, unknown>> {
+  const col = sql.ref(`r.${column}`);
+  const range = options.below
+    ? sql<SqlBool>`${col} > s."key" || '/' and ${col} < s."key" || '0'`
+    : sql<SqlBool>`${col} >= s."key" and ${col} < s."key" || '0'`;
+  const where = options.where === undefined ? range : sql<SqlBool>`${range} and ${options.where("r")}`;
+  return engine === "postgres"
+    ? sql`select t.* from (${uidSet(subtrees)}) as s cross join lateral (
+        select r.* from ${sql.table(table)} as r where ${where} offset 0) as t`
+    : sql`select r.* from (${uidSet(subtrees)}) as s cross join ${sql.table(table)} as r on ${where} limit -1`;
 }
 
 function uidKeys(uids: readonly string[]): string {

@@ -20,7 +20,7 @@ import { inOrder, scopesBelow } from "../domain/visible-scopes.js";
 import { type Executor } from "./tables.js";
 import { inTransaction } from "./nested-transactions.js";
 import type { Engine } from "./dialect.js";
-import { FEW_SCOPES, uidSet, visibleUnder } from "./hierarchy-filter.js";
+import { FEW_SCOPES, rowsInSubtrees, visibleUnder } from "./hierarchy-filter.js";
 import type { ListFilter } from "./resource-filter.js";
 import type { ListCount, ScopeMemory } from "./scope-memory.js";
 import { compareKeys, MAX_READ_ROWS, testedPage } from "./page-reads.js";
@@ -205,24 +205,13 @@ export function manyScopeList<F, R>(db: Executor, engine: Engine, memory: ScopeM
 
   /**
    * A page of a caller who sees few rows: every visible row read through the scopes (one index
-   * range of the scope column each, the scopes read first: SQLite by CROSS JOIN, PostgreSQL by a
-   * lateral subquery OFFSET 0 keeps from flattening), ordered here. Undefined when they are more
+   * range of the scope column each, rowsInSubtrees), ordered here. Undefined when they are more
    * than MAX_READ_ROWS after all (rows made since the count the choice was made on).
    */
   async function gathered(filter: F, many: ManyScopes, window: RowWindow, column: string): Promise<R[] | undefined> {
     const everything = table.conditions(table.everything(filter));
     const where = everything.length === 0 ? sql<SqlBool>`1 = 1` : sql.join(everything, sql` and `);
-    const scope = sql.ref(column);
-    // The rows of the scopes' ranges first, the filter's other conditions after: left together,
-    // SQLite took the uid range of descends_of for its index and tested every row of the
-    // organization against each scope (89 ms a page for 100 scopes in S9). A subquery with a
-    // LIMIT (of none, -1) is never flattened into the query around it.
-    const inScopes =
-      engine === "postgres"
-        ? sql`select t.* from (${uidSet(many.below)}) as s cross join lateral (
-            select * from ${sql.table(table.name)} where ${scope} >= s."key" and ${scope} < s."key" || '0' offset 0) as t`
-        : sql`select t.* from (${uidSet(many.below)}) as s cross join ${sql.table(table.name)} as t
-            on t.${scope} >= s."key" and t.${scope} < s."key" || '0' limit -1`;
+    const inScopes = rowsInSubtrees(engine, table.name, column, many.below);
     const { rows } = await guard(() =>
       sql<Record<string, unknown>>`select * from (${inScopes}) as t where ${where} limit ${MAX_READ_ROWS + 1}`.execute(db),
     );
