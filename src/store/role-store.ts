@@ -3,6 +3,7 @@
  * code by syncBuiltins and never changed otherwise; custom ones live and die with their group.
  * Foreign keys from role bindings and identity providers keep a role in use from being deleted.
  */
+import { builtinRoleUnchangeable } from "../domain/role-refusals.js";
 import { sql, type SqlBool } from "kysely";
 import type { AuthorityRecorder } from "../domain/authority.js";
 import { failedPrecondition, notFound, type ApiError } from "../domain/errors.js";
@@ -79,7 +80,7 @@ export function createRoleStore(db: Executor, engine: Engine, record: AuthorityR
   /** BUILT_IN when a write that spared built-in roles missed because uid is one; else `missing`. */
   async function unlessBuiltIn<T>(uid: string, missing: T): Promise<T> {
     if ((await table.get(uid)) === undefined) return missing;
-    throw failedPrecondition("BUILT_IN", uid, "built-in roles cannot be changed or deleted");
+    throw builtinRoleUnchangeable(uid);
   }
 
   /** RESOURCE_IN_USE, naming which foreign key refused to let the role go. */

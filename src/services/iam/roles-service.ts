@@ -2,10 +2,11 @@
  * The v2beta1 roles service: the built-in roles, readable by every caller, and custom roles in
  * groups. Built-in roles never change through the API.
  */
+import { builtinRoleUnchangeable } from "../../domain/role-refusals.js";
 import { create } from "@bufbuild/protobuf";
 import type { Empty } from "@bufbuild/protobuf/wkt";
 import { Capability, capabilityName } from "../../domain/capabilities.js";
-import { failedPrecondition, invalidArgument, permissionDenied } from "../../domain/errors.js";
+import { invalidArgument, permissionDenied } from "../../domain/errors.js";
 import { namedChanges, validateDescription, validateName } from "../../domain/names.js";
 import type { RoleRecord } from "../../domain/roles.js";
 import {
@@ -91,25 +92,15 @@ export function createRolesService(deps: ServiceDeps) {
       );
       const changes: { name?: string; description?: string; capabilities?: string[] } = namedChanges(mask, sent);
       if (mask.has("capabilities")) changes.capabilities = customRoleCapabilities(sent.capabilities);
-      if (mask.size > 0 && isBuiltinRole(uid)) throw builtinUnchangeable(uid);
+      if (mask.size > 0 && isBuiltinRole(uid)) throw builtinRoleUnchangeable(uid);
       const updated = mask.size === 0 ? await store.roles.get(uid) : await store.roles.update(uid, changes, clock.now());
       return roleMessage(found(updated, "role", uid));
     },
 
     async deleteRole(req: DeleteRoleRequest): Promise<Empty> {
       const uid = requireUid("uid", req.uid);
-      if (isBuiltinRole(uid)) throw builtinUnchangeable(uid);
+      if (isBuiltinRole(uid)) throw builtinRoleUnchangeable(uid);
       return deletedOrNotFound(await store.roles.delete(uid), "role", uid);
     },
   };
-}
-
-/**
- * Built-in roles never change. Through the API this is not reached today: the invoker checks
- * roles.update/roles.delete at the role's uid first, and no binding grants anything at a
- * root-level uid, so every caller gets PERMISSION_DENIED (permission before state). It stays so
- * that the rule does not rest on that.
- */
-function builtinUnchangeable(uid: string) {
-  return failedPrecondition("BUILT_IN", uid, "built-in roles cannot be changed or deleted");
 }
