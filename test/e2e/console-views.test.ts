@@ -133,7 +133,8 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")(`the console's regis
     await page.getByLabel("Repo name").fill("svc-00");
     await page.getByRole("button", { name: "Apply" }).click();
     await page.waitForURL(/\?name=svc-00$/);
-    expect(await repos.getByRole("row").count()).toBe(2);
+    // The URL changes before the filtered page arrives (the list shows loading meanwhile).
+    await expect.poll(() => repos.getByRole("row").count()).toBe(2);
     await repos.getByRole("link", { name: "svc-00" }).click();
     await page.getByRole("heading", { name: "svc-00", level: 1 }).waitFor();
     const tags = page.getByRole("table", { name: "Tags" });
