@@ -43,7 +43,7 @@ export function App() {
   if (route.path === "/callback") return <Callback query={route.query} />;
   if (route.path === "/invite") return <InviteView query={route.query} signedIn={session !== undefined} />;
   if (session === undefined) return <SignIn returnTo={route.path === "/signin" ? "/" : `${route.path}${location.search}`} />;
-  const org = /^\/(?:groups|identities|access|invites|audit)\/([^/]+)/.exec(route.path)?.[1] ?? route.query.get("uid")?.split("/")[0];
+  const org = /^\/(?:groups|identities|access|invites|audit|roles)\/([^/]+)/.exec(route.path)?.[1] ?? route.query.get("uid")?.split("/")[0];
   const under = (prefix: string) => decodeURIComponent(route.path.slice(prefix.length));
   let view;
   if (route.path === "/" || route.path === "/signin") view = <Organizations />;

@@ -16,6 +16,7 @@ export {
   RetryInfoSchema,
 } from "../gen/google/rpc/error_details_pb.js";
 export { Capability } from "../gen/arbor/api/v1/authz_pb.js";
+export { CAPABILITIES, capabilityName } from "./capabilities.js";
 export { bearerToken, createClients, type Clients, type ServiceTree, type TokenSource } from "./clients.js";
 export { ARBOR_SERVICES } from "./services.js";
 export type { ArborClientOptions } from "./web-transport.js";

@@ -311,7 +311,7 @@ for (const engine of engines) {
         },
       );
 
-      it("shows the audit log, filtered by method in a URL that can be shared", async () => {
+      it("shows the audit log, filtered by method and by time in a URL that can be shared", async () => {
         await page.goto(`${w.t.url}/console/groups/${w.org.uid}`);
         await page.getByRole("button", { name: "Sign in" }).click();
         await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Audit log" }).click();
@@ -328,7 +328,35 @@ for (const engine of engines) {
         expect(await page.getByTestId("audit-event").count()).toBe(1);
         expect(await page.getByTestId("audit-event").textContent()).toContain("CreateIdentity");
         expect(new URL(page.url()).searchParams.get("method")).toBe("arbor.iam.v2beta1.IdentitiesService/CreateIdentity");
+        // Filtered by time too: since the day of the change keeps it, before that day leaves none.
+        const when = (await page.getByTestId("audit-event").locator("td").first().textContent())!;
+        const day = when.slice(0, 10);
+        await filters.getByLabel("Since").fill(day);
+        await filters.getByRole("button", { name: "Filter" }).click();
+        await page.waitForURL(/since=/);
+        await page
+          .getByRole("status")
+          .filter({ hasText: /^1 events$/ })
+          .waitFor();
+        expect(new URL(page.url()).searchParams.get("since")).toBe(day);
         await view(page, "audit", engine.name);
+        await filters.getByLabel("Before").fill(day);
+        await filters.getByRole("button", { name: "Filter" }).click();
+        await page.getByText("No change matches.").waitFor();
+        expect(new URL(page.url()).searchParams.get("before")).toBe(day);
+        // The time of the change, to the second, is in a window of two seconds around it.
+        const at = Date.parse(when);
+        await filters.getByLabel("Since").fill(new Date(at - 1000).toISOString());
+        await filters.getByLabel("Before").fill(new Date(at + 1000).toISOString());
+        await filters.getByRole("button", { name: "Filter" }).click();
+        await page
+          .getByRole("status")
+          .filter({ hasText: /^1 events$/ })
+          .waitFor();
+        // A text that is no time is refused with its field, before any call.
+        await filters.getByLabel("Since").fill("yesterday");
+        await filters.getByRole("button", { name: "Filter" }).click();
+        expect(await page.getByRole("alert").textContent()).toMatch(/not a date or time.*Field: since/);
       });
 
       it("searches advisories with the API's filters and shows one with its affected ranges", async () => {

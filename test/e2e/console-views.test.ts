@@ -1,9 +1,13 @@
 /**
- * The console's registry, identity providers and account associations views in headless
+ * The console's registry, identity providers, account associations, roles and effective access
+ * views in headless
  * Chromium against a real server and a real OIDC provider, as
  * console-browser.test.ts drives the rest: a person signs in from an invite link as an owner,
  * the data is seeded through the API and the registry's notifications endpoint, and each view
- * shows it a page at a time, with its filters and page token in a URL that can be shared. axe-core
+ * shows it a page at a time, with its filters and page token in a URL that can be shared; custom
+ * roles are made with the capability picker (the capabilities the person lacks disabled with the
+ * reason, once the owner binding is swapped for a narrower role, the last case); an identity's
+ * effective access is shown by group. axe-core
  * finds no serious or critical violation on any view; UPDATE_SCREENSHOTS=1 writes each to
  * docs/console/ for docs/console.md. Without Chromium the cases are skipped, except under
  * CI=true, where they fail.
@@ -14,6 +18,7 @@ import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registryNotificationsSecret } from "../../src/auth/registry-keys.js";
+import { userIdentityUid } from "../../src/domain/identities.js";
 import { builtinRoleUid } from "../../src/domain/roles.js";
 import { engines } from "../support/engines.js";
 import { REGISTRY_HOST, startLoginWorld, type LoginWorld } from "../support/login.js";
@@ -128,7 +133,8 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")(`the console's regis
     await page.getByLabel("Repo name").fill("svc-00");
     await page.getByRole("button", { name: "Apply" }).click();
     await page.waitForURL(/\?name=svc-00$/);
-    expect(await repos.getByRole("row").count()).toBe(2);
+    // The URL changes before the filtered page arrives (the list shows loading meanwhile).
+    await expect.poll(() => repos.getByRole("row").count()).toBe(2);
     await repos.getByRole("link", { name: "svc-00" }).click();
     await page.getByRole("heading", { name: "svc-00", level: 1 }).waitFor();
     const tags = page.getByRole("table", { name: "Tags" });
@@ -260,5 +266,127 @@ describe.skipIf(!haveChromium && process.env.CI !== "true")(`the console's regis
     await page.getByRole("status").filter({ hasText: "Deleted the association of acme." }).waitFor();
     await page.getByRole("form", { name: "New association for acme" }).waitFor();
     expect((await w.admin.get(`/iam/v2beta1/accountAssociations/${w.org.uid}`)).status).toBe(404);
+  });
+  it("lists a group's roles, the built-in ones read-only, and makes custom roles with the capability picker", async () => {
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Roles" }).click();
+    await page.getByRole("heading", { name: "Roles", level: 1 }).waitFor();
+    await page.getByText("No custom role in this group.").waitFor();
+    const builtIn = page.getByRole("table", { name: "Built-in roles" });
+    expect(await builtIn.getByRole("row").filter({ hasText: "viewer" }).textContent()).toContain("built-in, read-only");
+    const form = page.getByRole("form", { name: "New custom role" });
+    // The picker groups the catalogue by resource.
+    const registry = form.getByRole("group", { name: "registry" });
+    expect(await registry.getByRole("checkbox").count()).toBe(2);
+    await registry.getByLabel("registry.pull").check();
+    await registry.getByLabel("registry.push").check();
+    // A name the API refuses: its message and field.
+    await form.getByLabel("Name", { exact: true }).fill("Pusher!");
+    await form.getByRole("button", { name: "Create role" }).click();
+    expect(await form.getByRole("alert").textContent()).toMatch(/Field: name/);
+    await form.getByLabel("Name", { exact: true }).fill("pusher");
+    await form.getByRole("button", { name: "Create role" }).click();
+    await form.getByRole("status").filter({ hasText: "Created pusher." }).waitFor();
+    const custom = page.getByRole("table", { name: "Custom roles" });
+    expect(await custom.getByRole("row").filter({ hasText: "pusher" }).textContent()).toContain("registry: pull, push");
+    await view(page, "roles");
+    // Another, edited and deleted.
+    await form.getByLabel("Name", { exact: true }).fill("temp");
+    await form.getByLabel("groups.list").check();
+    await form.getByRole("button", { name: "Create role" }).click();
+    await form.getByRole("status").filter({ hasText: "Created temp." }).waitFor();
+    await custom.getByRole("link", { name: "Edit temp" }).click();
+    await page.waitForURL(/\?edit=/);
+    const edit = page.getByRole("form", { name: "Edit temp" });
+    expect(await edit.getByLabel("groups.list").isChecked()).toBe(true);
+    await edit.getByLabel("repo.list").check();
+    await edit.getByLabel("Description").fill("for a while");
+    await edit.getByRole("button", { name: "Save" }).click();
+    await edit.getByRole("status").filter({ hasText: "Saved temp." }).waitFor();
+    const temp = custom.getByRole("row").filter({ hasText: "temp" });
+    await temp.filter({ hasText: "for a while" }).waitFor();
+    expect(await temp.textContent()).toContain("repo: list");
+    await page.getByRole("button", { name: "Delete temp…" }).click();
+    await page.getByRole("button", { name: "Delete", exact: true }).click();
+    await page.waitForURL(/\/roles\/[0-9a-f]+$/);
+    await form.waitFor();
+    await custom.getByRole("row").filter({ hasText: "pusher" }).waitFor();
+    expect(await custom.getByRole("row").filter({ hasText: "temp" }).count()).toBe(0);
+  });
+
+  it("shows one identity's effective access, by the group where each binding applies", async () => {
+    const team = (await w.admin.get(`/iam/v2beta1/groups?uidp.children_of=${w.org.uid}&name=backend-team`)).body.groups[0].uid as string;
+    const pusher = (await w.admin.get(`/iam/v2beta1/roles?uidp.children_of=${w.org.uid}&name=pusher`)).body.roles[0].uid as string;
+    const claimMatch = { issuer: "https://issuer.example", subject: "deployer" };
+    const deployer = (await w.admin.post(`/iam/v2beta1/identities/${team}`, { name: "deployer", claimMatch })).body.uid as string;
+    for (const [group, roleUid] of [
+      [w.org.uid, builtinRoleUid("viewer")],
+      [team, pusher],
+    ] as const) {
+      const bound = await w.admin.post(`/iam/v2beta1/roleBindings/${group}`, { identityUid: deployer, roleUid });
+      expect(bound.status, JSON.stringify(bound.body)).toBe(200);
+    }
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Access" }).click();
+    await page.getByRole("link", { name: "effective access of deployer" }).first().click();
+    await page.getByRole("heading", { name: "Effective access of deployer", level: 1 }).waitFor();
+    const groups = page.getByTestId("effective-group");
+    await groups.nth(1).waitFor();
+    expect(await groups.count()).toBe(2);
+    expect(await groups.nth(0).getByRole("heading", { level: 2 }).textContent()).toBe("At acme and below");
+    expect(await groups.nth(0).getByRole("table").textContent()).toContain("viewer");
+    expect(await groups.nth(1).getByRole("heading", { level: 2 }).textContent()).toBe("At backend-team and below");
+    expect(await groups.nth(1).getByRole("list", { name: "Capabilities of pusher" }).textContent()).toBe("registry: pull, push");
+    // The union at the team counts the viewer binding above it.
+    const union = await groups.nth(1).getByRole("list", { name: "Effective capabilities at backend-team" }).textContent();
+    expect(union).toContain("groups: list");
+    expect(union).toContain("registry: pull, push");
+    await view(page, "effective-access");
+    // The URL can be shared; the identity's page links to it too.
+    await page.goto(page.url());
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("link", { name: "deployer", exact: true }).click();
+    await page.getByRole("link", { name: "Effective access of deployer" }).click();
+    await groups.nth(1).waitFor();
+    // A role still bound cannot be deleted: the API's reason is shown.
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Roles" }).click();
+    await page.getByRole("link", { name: "Edit pusher" }).click();
+    await page.getByRole("button", { name: "Delete pusher…" }).click();
+    await page.getByRole("button", { name: "Delete", exact: true }).click();
+    expect(await page.getByRole("alert").textContent()).toMatch(/bound/);
+  });
+
+  it("disables in the picker the capabilities the person does not hold, with the reason", async () => {
+    // Alice's owner binding swapped for a role that may manage roles (she keeps the viewer role
+    // her first login gave her).
+    const alice = userIdentityUid(w.issuer.url, "alice");
+    const roleAdmin = await w.admin.post(`/iam/v2beta1/roles/${w.org.uid}`, {
+      name: "role-admin",
+      capabilities: ["CAP_IAM_ROLES_CREATE", "CAP_IAM_ROLES_LIST", "CAP_IAM_ROLES_UPDATE", "CAP_IAM_GROUPS_LIST"],
+    });
+    expect(roleAdmin.status, JSON.stringify(roleAdmin.body)).toBe(200);
+    const bound = await w.admin.post(`/iam/v2beta1/roleBindings/${w.org.uid}`, { identityUid: alice, roleUid: roleAdmin.body.uid });
+    expect(bound.status, JSON.stringify(bound.body)).toBe(200);
+    const owner = (await w.admin.get(`/iam/v2beta1/roleBindings?identity=${alice}&role=${builtinRoleUid("owner")}`)).body.roleBindings[0];
+    expect((await w.admin.del(`/iam/v2beta1/roleBindings/${owner.uid}`)).status).toBe(200);
+    await page.goto(`${w.t.url}/console/roles/${w.org.uid}`);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    const form = page.getByRole("form", { name: "New custom role" });
+    await form.getByTestId("why-identity.create").waitFor();
+    expect(await form.getByLabel("identity.create").isDisabled()).toBe(true);
+    expect(await form.getByTestId("why-identity.create").textContent()).toBe("Not available: you do not hold identity.create here");
+    await form.getByText(/only hand out what you hold here yourself \(your roles here: .*role-admin.*\)/).waitFor();
+    expect(await form.getByLabel("groups.list").isDisabled()).toBe(false);
+    await view(page, "roles-picker-limited");
+    await form.getByLabel("Name", { exact: true }).fill("group-reader");
+    await form.getByLabel("groups.list").check();
+    await form.getByRole("button", { name: "Create role" }).click();
+    await form.getByRole("status").filter({ hasText: "Created group-reader." }).waitFor();
+    // Editing pusher, whose capabilities she lacks: they stay free to take away, not to add back.
+    await page.getByRole("link", { name: "Edit pusher" }).click();
+    const edit = page.getByRole("form", { name: "Edit pusher" });
+    expect(await edit.getByLabel("registry.push").isDisabled()).toBe(false);
+    expect(await edit.getByLabel("identity.delete").isDisabled()).toBe(true);
+    // Without roles.delete, delete is disabled with the reason.
+    expect(await page.getByRole("button", { name: "Delete pusher…" }).isDisabled()).toBe(true);
+    await page.getByText(/Deleting is disabled: you may not delete roles here/).waitFor();
   });
 });

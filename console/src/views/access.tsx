@@ -67,7 +67,8 @@ export function AccessView({ group }: { group: string }) {
     <section aria-labelledby="access-title">
       <h1 id="access-title">Access</h1>
       <p class="muted">
-        Role bindings at <Link to={`/groups/${group}`}>{group}</Link> and below
+        Role bindings at <Link to={`/groups/${group}`}>{group}</Link> and below; the <Link to={`/roles/${group}`}>roles</Link> that can be
+        bound here
       </p>
       <ProblemBox problem={problem} />
       {notice && (
@@ -94,7 +95,14 @@ export function AccessView({ group }: { group: string }) {
             {bindings.map((b) => (
               <tr key={b.uid}>
                 <td>
-                  <Link to={`/identity?uid=${encodeURIComponent(b.identity?.uid ?? "")}`}>{b.identity?.name ?? b.identity?.uid}</Link>
+                  <Link to={`/identity?uid=${encodeURIComponent(b.identity?.uid ?? "")}`}>{b.identity?.name ?? b.identity?.uid}</Link>{" "}
+                  <span class="small">
+                    (
+                    <Link to={`/effective-access?uid=${encodeURIComponent(b.identity?.uid ?? "")}`}>
+                      effective access<span class="visually-hidden"> of {b.identity?.name ?? b.identity?.uid}</span>
+                    </Link>
+                    )
+                  </span>
                 </td>
                 <td>{b.role?.name}</td>
                 <td>{b.group?.name}</td>

@@ -1,7 +1,8 @@
 /**
  * The audit log under a group: who changed what and when, newest first, a page at a time,
- * filtered by method, actor and resource. The filters are the URL's query, so a filtered view
- * can be shared. The API shows only events under groups where the caller holds audit.read.
+ * filtered by method, actor, resource and time (since, before). The filters are the URL's query,
+ * so a filtered view can be shared. The API shows only events under groups where the caller holds
+ * audit.read.
  */
 import { useEffect, useState } from "preact/hooks";
 import { api, problemOf, type ArborClient, type Problem } from "../api.js";
@@ -16,25 +17,54 @@ const FILTERS = [
   { id: "method", label: "Method", placeholder: "arbor.iam.v2beta1.GroupsService/UpdateGroup" },
   { id: "actor", label: "Actor uid", placeholder: "" },
   { id: "resource", label: "Resource uid", placeholder: "" },
+  { id: "since", label: "Since (UTC)", placeholder: "2026-01-02 or 2026-01-02T03:04:05Z" },
+  { id: "before", label: "Before (UTC)", placeholder: "2026-01-03T00:00Z" },
 ] as const;
+
+/**
+ * A time of the filter as the API takes it: a date (midnight UTC) or a date and time, in UTC
+ * unless the text names its zone; undefined for an empty text, null for one that is no time.
+ */
+export function parseTime(text: string): { seconds: bigint; nanos: number } | undefined | null {
+  const t = text.trim();
+  if (t === "") return undefined;
+  if (!/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?)?$/i.test(t)) return null;
+  const zoned = t.length === 10 || /(Z|[+-]\d{2}:\d{2})$/i.test(t) ? t : `${t}Z`;
+  const ms = Date.parse(zoned.replace(" ", "T"));
+  if (!Number.isFinite(ms)) return null;
+  return { seconds: BigInt(Math.floor(ms / 1000)), nanos: (ms % 1000) * 1e6 };
+}
 
 export function AuditView({ group, query }: { group: string; query: URLSearchParams }) {
   const method = query.get("method") ?? "";
   const actor = query.get("actor") ?? "";
   const resource = query.get("resource") ?? "";
+  const since = query.get("since") ?? "";
+  const before = query.get("before") ?? "";
   const [events, setEvents] = useState<AuditEvent[]>();
   const [total, setTotal] = useState<bigint>();
   const [next, setNext] = useState<string>();
   const [problem, setProblem] = useState<Problem>();
-  const [draft, setDraft] = useState<Record<string, string>>({ method, actor, resource });
+  const [draft, setDraft] = useState<Record<string, string>>({ method, actor, resource, since, before });
 
-  const load = (token?: string) =>
-    api.audit.v1beta1.audit
+  const load = (token?: string) => {
+    const createdSince = parseTime(since);
+    const createdBefore = parseTime(before);
+    // A time that is no time is said here, with its field, rather than sent.
+    if (createdSince === null || createdBefore === null) {
+      const field = createdSince === null ? "since" : "before";
+      setEvents([]);
+      setProblem({ message: `${field}: not a date or time (2026-01-02, 2026-01-02T03:04:05Z)`, field, violations: [], code: "3" });
+      return Promise.resolve();
+    }
+    return api.audit.v1beta1.audit
       .listAuditEvents({
         uidp: { descendantsOf: group },
         method,
         actorUid: actor,
         resourceUid: resource,
+        ...(createdSince && { createdSince }),
+        ...(createdBefore && { createdBefore }),
         pageSize: PAGE_SIZE,
         pageToken: token ?? "",
       })
@@ -44,12 +74,13 @@ export function AuditView({ group, query }: { group: string; query: URLSearchPar
         setTotal(r.totalCount);
       })
       .catch((e: unknown) => setProblem(problemOf(e)));
+  };
   useEffect(() => {
     setEvents(undefined);
     setProblem(undefined);
-    setDraft({ method, actor, resource });
+    setDraft({ method, actor, resource, since, before });
     void load();
-  }, [group, method, actor, resource]);
+  }, [group, method, actor, resource, since, before]);
 
   return (
     <section aria-labelledby="audit-title">

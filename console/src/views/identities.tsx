@@ -214,6 +214,10 @@ export function IdentityView({ uid }: { uid: string }) {
         </dd>
         <dt>Last seen</dt>
         <dd>{identity.lastSeenTime ? new Date(Number(identity.lastSeenTime.seconds) * 1000).toISOString() : "never"}</dd>
+        <dt>Access</dt>
+        <dd>
+          <Link to={`/effective-access?uid=${encodeURIComponent(identity.uid)}`}>Effective access of {identity.name}</Link>
+        </dd>
       </dl>
       {group && <ExchangeTester uid={uid} />}
     </section>
