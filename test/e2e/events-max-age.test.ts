@@ -47,8 +47,9 @@ for (const engine of engines) {
       ).body.uid as string;
       const old = (await api.post(`/iam/v2beta1/groups/${org}`, { name: "old" })).body.uid as string;
       await expect.poll(() => sink.all.length, WAIT).toBeGreaterThan(0);
+      // The sink has the request before Arbor records its answer: the subscription shows it just after.
+      await expect.poll(async () => (await api.get(`/events/v2beta1/subscriptions/${sub}`)).body.lastError, WAIT).toMatch(/answered 503$/);
       const failing = (await api.get(`/events/v2beta1/subscriptions/${sub}`)).body;
-      expect(failing.lastError).toMatch(/answered 503$/);
       // Still within its age: the event waits for its next try, nothing is dropped.
       expect(Number(failing.pending)).toBeGreaterThan(0);
       offset = MAX_AGE + 10 * 60_000;
