@@ -221,6 +221,7 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
     logger: env.logger,
     domain: urls.domain,
     issuer: urls.issuer,
+    base: urls.base,
     maxBodyBytes: config.maxBodyBytes,
     draining: () => closing !== undefined,
     registry: createRegistryEndpoints({

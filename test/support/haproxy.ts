@@ -6,7 +6,7 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -92,6 +92,75 @@ export async function startHaproxy(port: number, replicaPorts: readonly number[]
   }
   return {
     url,
+    config,
+    async close() {
+      child.kill("SIGTERM");
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** How a proxy mounted at a path forwards it: kept (`/arbor/iam/...`) or stripped (`/iam/...`). */
+export type PrefixMode = "keeps" | "strips";
+
+/**
+ * The configuration of a TLS-terminating HAProxy that mounts Arbor at `prefix` of its origin, as
+ * docs/operations.md shows ("Behind a proxy at a path"): only paths below the prefix reach Arbor
+ * (anything else is HAProxy's 404), forwarded with the prefix or without it.
+ */
+export function prefixProxyConfig(port: number, pemFile: string, prefix: string, mode: PrefixMode, upstreamPort: number): string {
+  return `global
+    maxconn 256
+
+defaults
+    mode http
+    timeout connect 2s
+    timeout client 30s
+    timeout server 30s
+
+frontend https
+    bind 127.0.0.1:${port} ssl crt ${pemFile} alpn h2,http/1.1
+    http-request deny deny_status 404 unless { path ${prefix} } || { path_beg ${prefix}/ }
+    default_backend arbor
+
+backend arbor
+${mode === "strips" ? `    http-request replace-path ^${prefix}/?(.*)$ /\\1\n` : ""}    server arbor 127.0.0.1:${upstreamPort}
+`;
+}
+
+/** Starts the proxy above; resolves once it listens (Arbor behind it may start later). */
+export async function startPrefixProxy(
+  port: number,
+  tls: { certPem: string; keyPem: string },
+  prefix: string,
+  mode: PrefixMode,
+  upstreamPort: number,
+): Promise<TestHaproxy> {
+  const dir = mkdtempSync(join(tmpdir(), "arbor-haproxy-"));
+  const pemFile = join(dir, "site.pem");
+  writeFileSync(pemFile, `${tls.certPem.trimEnd()}\n${tls.keyPem}`, { mode: 0o600 });
+  const config = prefixProxyConfig(port, pemFile, prefix, mode, upstreamPort);
+  const file = join(dir, "haproxy.cfg");
+  writeFileSync(file, config);
+  const check = spawnSync("haproxy", ["-c", "-f", file], { encoding: "utf8" });
+  if (check.status !== 0) throw new Error(`haproxy -c: ${check.stdout}${check.stderr}`);
+  const child = spawn("haproxy", ["-db", "-f", file], { stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`haproxy exited: ${stderr}`);
+    const listening = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, "127.0.0.1", () => (socket.end(), resolve(true)));
+      socket.once("error", () => resolve(false));
+    });
+    if (listening) break;
+    if (i > 100) throw new Error(`haproxy does not listen: ${stderr}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url: `https://localhost:${port}${prefix}`,
     config,
     async close() {
       child.kill("SIGTERM");

@@ -13,6 +13,8 @@ export interface TestCertificate {
   certFile: string;
   keyFile: string;
   certPem: string;
+  /** The private key's PEM (for a proxy that wants certificate and key in one file). */
+  keyPem: string;
 }
 
 /** Makes a self-signed certificate valid for an hour. */
@@ -47,5 +49,5 @@ export async function selfSignedCertificate(): Promise<TestCertificate> {
   const keyFile = join(dir, "key.pem");
   writeFileSync(certFile, certPem);
   writeFileSync(keyFile, keyPem, { mode: 0o600 });
-  return { certFile, keyFile, certPem };
+  return { certFile, keyFile, certPem, keyPem };
 }

@@ -8,8 +8,8 @@
  * segment) answers index.html, so its URLs can be shared; an unknown asset is the API's 404 (a
  * google.rpc.Status, as every error of the port is).
  *
- * The request path may carry the base URL's path (a proxy that keeps the prefix) or not (one
- * that strips it); the page always names its assets under the base URL's path, which is what
+ * Paths reach it without the base URL's path (http/path-prefix.ts takes it off whether a proxy
+ * kept it or not); the page always names its assets under the base URL's path, which is what
  * the browser sees. index.html is a template: the server writes the base URL, the issuer URL and
  * that path into it (meta tags and asset URLs), as it alone knows them; and the registry's host,
  * for the pull commands the registry view shows.
@@ -21,6 +21,7 @@ import type { ServerResponse } from "node:http";
 import { notFound, unavailable, type ApiError } from "../../domain/errors.js";
 import type { AnyRequest, AnyResponse } from "../http/http-util.js";
 import type { RequestLog } from "../http/request-log.js";
+import { pathOfUrl } from "../http/path-prefix.js";
 
 /** The console's path under the base URL. */
 export const CONSOLE_PATH = "/console";
@@ -46,7 +47,7 @@ export interface ConsoleDeps {
 export interface ConsoleSite {
   /** The path under the console (`/`, `/groups/...`, `/assets/...`) when path is the console's; undefined otherwise. */
   match(path: string): string | undefined;
-  /** Whether path is the base URL's root (`/`, or the base path), which redirects to the console. */
+  /** Whether path is the base URL's root, which redirects to the console. */
   isRoot(path: string): boolean;
   /** Answers a GET or HEAD of a path match() claimed. */
   serve(sub: string, req: AnyRequest, res: AnyResponse, record: RequestLog): void;
@@ -117,11 +118,6 @@ function attr(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
-/** The path of a URL without its trailing slash ('' for the root). */
-function pathOf(url: string): string {
-  return new URL(url).pathname.replace(/\/+$/, "");
-}
-
 /**
  * The Content-Security-Policy of every console answer: scripts, styles and connections to the
  * console's own origin only (and the issuer's, where the login endpoints are, when it is another),
@@ -150,7 +146,7 @@ export function createConsole(deps: ConsoleDeps): ConsoleSite {
   const load = () => {
     if (loaded !== undefined) return loaded;
     const dir = deps.dir ?? defaultConsoleDir();
-    const basePath = pathOf(deps.base());
+    const basePath = pathOfUrl(deps.base());
     const template = dir !== undefined && existsSync(join(dir, "index.html")) ? readFileSync(join(dir, "index.html"), "utf8") : undefined;
     const index =
       template === undefined
@@ -211,15 +207,10 @@ export function createConsole(deps: ConsoleDeps): ConsoleSite {
   const missing = (res: AnyResponse, sub: string) => refuse(res, notFound("console file", `${CONSOLE_PATH}${sub}`));
   return {
     match(path) {
-      const basePath = load().basePath;
-      for (const prefix of basePath === "" ? [CONSOLE_PATH] : [`${basePath}${CONSOLE_PATH}`, CONSOLE_PATH]) {
-        if (path === prefix || path.startsWith(`${prefix}/`)) return path.slice(prefix.length);
-      }
-      return undefined;
+      return path === CONSOLE_PATH || path.startsWith(`${CONSOLE_PATH}/`) ? path.slice(CONSOLE_PATH.length) : undefined;
     },
     isRoot(path) {
-      const basePath = load().basePath;
-      return path === "/" || (basePath !== "" && (path === basePath || path === `${basePath}/`));
+      return path === "/";
     },
     serve(sub, req, res, record) {
       const { assets, index, basePath } = load();

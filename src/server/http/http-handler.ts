@@ -32,9 +32,10 @@ import { decodeRequest } from "../rest/decode.js";
 import { toApiJson } from "../rest/json.js";
 import type { RouteTable } from "../rest/route-table.js";
 import { errorDomainFor, grpcMessageEncode, httpStatusOf, statusJson, toApiError } from "../errors-to-wire.js";
-import { exchangePath, serveExchange } from "../sts/sts-exchange.js";
+import { EXCHANGE_ROUTE, serveExchange } from "../sts/sts-exchange.js";
 import { BUILD_INFO } from "../../build-info.js";
 import { recordFailure, type RequestLog } from "./request-log.js";
+import { pathPrefixesOf, stripPathPrefix } from "./path-prefix.js";
 import { fixedRouteTable, readOnly, type FixedHandler, type FixedRoute, type FixedRoutes } from "./fixed-routes.js";
 
 /** What the handler serves from. */
@@ -56,8 +57,10 @@ export interface HttpHandlerDeps {
   limits: RequestLimits;
   /** The suffix of error domains. */
   domain: () => string;
-  /** The issuer URL ({auth_url}); its path prefixes the discovery endpoints. */
+  /** The issuer URL ({auth_url}): discovery names it. */
   issuer: () => string;
+  /** {base_url}. */
+  base: () => string;
   maxBodyBytes: number;
   /** True once shutdown has begun: readiness fails and HTTP/1.1 connections close. */
   draining: () => boolean;
@@ -76,13 +79,18 @@ export interface HttpHandlerDeps {
 export function createHttpHandler(deps: HttpHandlerDeps): (req: AnyRequest, res: AnyResponse) => void {
   let table: FixedRoutes | undefined;
   const fixedRoutes = () => (table ??= fixedRoutesOf(deps));
+  let prefixes: string[] | undefined;
   return (req, res) => {
     const start = performance.now();
+    const received = splitTarget(req).path;
+    // Routes are declared without the base URL's or issuer's path; a proxy may have kept it.
+    prefixes ??= pathPrefixesOf([deps.base(), deps.issuer()]);
+    if (prefixes.length > 0 && req.url !== undefined) req.url = stripPathPrefix(req.url, prefixes);
     const record: RequestLog = { address: deps.clientAddress(req) };
     const connect = deps.connect.get(splitTarget(req).path);
     const transport = connect ? connectTransportOf(req) : "rest";
     if (deps.draining() && req.httpVersionMajor === 1) res.setHeader("connection", "close");
-    res.once("close", () => finish(deps, req, res, record, transport, start));
+    res.once("close", () => finish(deps, req, res, received, record, transport, start));
     if (deps.cors.handle(req, res)) {
       record.route = "OPTIONS (CORS preflight)";
       record.code = 0;
@@ -191,11 +199,10 @@ function methodNotAllowed(
 
 /**
  * Every endpoint that is no RPC, by path: the exchange, people's login, the registry's, and the
- * server's own (probes, OpenAPI, metrics, discovery and keys). Asked for once the server listens:
- * the issuer's path prefixes several.
+ * server's own (probes, OpenAPI, metrics, discovery and keys), by their paths on the port (no
+ * base URL's or issuer's path: the handler takes it off).
  */
 function fixedRoutesOf(deps: HttpHandlerDeps): FixedRoutes {
-  const issuerPath = new URL(deps.issuer()).pathname.replace(/\/$/, "");
   const exchange: FixedHandler = (req, res, record) => serveExchange(deps.exchange, deps.limits, deps.domain(), req, res, record);
   const json =
     (route: string, body: () => unknown, headers: { [name: string]: string } = {}): FixedHandler =>
@@ -227,12 +234,9 @@ function fixedRoutesOf(deps: HttpHandlerDeps): FixedRoutes {
         record.code = 0;
       }),
     ],
-    [
-      `${issuerPath}/.well-known/openid-configuration`,
-      readOnly(json("GET /.well-known/openid-configuration", () => discovery(deps.issuer()), cached)),
-    ],
-    [`${issuerPath}/.well-known/jwks.json`, readOnly(json("GET /.well-known/jwks.json", () => deps.keys.jwks(), cached))],
-    [exchangePath(deps.issuer()), { GET: exchange, POST: exchange }],
+    ["/.well-known/openid-configuration", readOnly(json("GET /.well-known/openid-configuration", () => discovery(deps.issuer()), cached))],
+    ["/.well-known/jwks.json", readOnly(json("GET /.well-known/jwks.json", () => deps.keys.jwks(), cached))],
+    [EXCHANGE_ROUTE, { GET: exchange, POST: exchange }],
   ]);
   return fixedRouteTable(own, deps.oauth.routes(), deps.registry.routes());
 }
@@ -278,7 +282,15 @@ async function serveConnect(
   await universalResponseToNodeResponse(uRes, res);
 }
 
-function finish(deps: HttpHandlerDeps, req: AnyRequest, res: AnyResponse, record: RequestLog, transport: string, start: number): void {
+function finish(
+  deps: HttpHandlerDeps,
+  req: AnyRequest,
+  res: AnyResponse,
+  received: string,
+  record: RequestLog,
+  transport: string,
+  start: number,
+): void {
   const seconds = (performance.now() - start) / 1000;
   const code = record.code ?? (res.writableFinished ? Code.UNKNOWN : Code.CANCELLED);
   const rpc = record.rpc ?? record.route ?? "unmatched";
@@ -286,7 +298,8 @@ function finish(deps: HttpHandlerDeps, req: AnyRequest, res: AnyResponse, record
   const line = {
     transport,
     method: req.method,
-    path: splitTarget(req).path,
+    // As received, so the line matches the proxy's.
+    path: received,
     rpc,
     status: res.statusCode,
     code,

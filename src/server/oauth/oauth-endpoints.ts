@@ -26,7 +26,7 @@ const MAX_FORM_BYTES = 16 * 1024;
 
 /** The login endpoints, at {auth_url}'s path plus /oauth/... */
 export interface OAuthEndpoints {
-  /** The endpoints' routes; the issuer's path prefixes them, so they are asked for once it is known. */
+  /** The endpoints' routes, without the issuer's path (http/path-prefix.ts takes it off requests). */
   routes(): FixedRoutes;
 }
 
@@ -106,11 +106,9 @@ export function createOAuthEndpoints(deps: OAuthEndpointsDeps): OAuthEndpoints {
   };
   return {
     routes() {
-      const prefix = new URL(deps.issuer()).pathname.replace(/\/$/, "");
       return new Map(
         Object.entries(routes).map(([sub, byMethod]) => [
-          `${prefix}${sub}`,
-          // The log names the endpoint without the issuer's prefix.
+          sub,
           Object.fromEntries(
             Object.entries(byMethod).map(([method, handle]) => [
               method,

@@ -15,18 +15,22 @@ import type { RequestLimits } from "../http/request-limits.js";
 import { serveRegistryNotifications } from "./registry-notifications.js";
 import { serveRegistryToken } from "./registry-token.js";
 import type { FixedHandler, FixedRoute, FixedRoutes } from "../http/fixed-routes.js";
+import { pathOfUrl } from "../http/path-prefix.js";
 
 /** The path of the notifications endpoint, below {base_url}. */
 export const NOTIFICATIONS_PATH = "/registry/notifications";
 
-/** Where the token endpoint lives: the issuer URL's path plus `/registry/token`. */
+/** The token endpoint's route on the port (a proxy's prefix taken off, http/path-prefix.ts). */
+const TOKEN_ROUTE = "/registry/token";
+
+/** Where clients find the token endpoint: the issuer URL's path plus `/registry/token`. */
 export function registryTokenPath(issuerUrl: string): string {
-  return `${new URL(issuerUrl).pathname.replace(/\/$/, "")}/registry/token`;
+  return `${pathOfUrl(issuerUrl)}${TOKEN_ROUTE}`;
 }
 
 /** The registry endpoints: {auth_url}/registry/token and {base_url}/registry/notifications. */
 export interface RegistryEndpoints {
-  /** The endpoints' routes; the issuer's path prefixes the token endpoint, so they are asked for once it is known. */
+  /** The endpoints' routes, without the issuer's or base URL's path. */
   routes(): FixedRoutes;
 }
 
@@ -71,7 +75,7 @@ export function createRegistryEndpoints(deps: RegistryEndpointsDeps): RegistryEn
     routes() {
       const tokenEndpoint: FixedHandler = (req, res, record) => serveRegistryToken(token, req, res, record);
       return new Map<string, FixedRoute>([
-        [registryTokenPath(deps.issuer()), { GET: tokenEndpoint, POST: tokenEndpoint }],
+        [TOKEN_ROUTE, { GET: tokenEndpoint, POST: tokenEndpoint }],
         [NOTIFICATIONS_PATH, { POST: (req, res, record) => serveRegistryNotifications(notifications, req, res, record) }],
       ]);
     },

@@ -17,13 +17,17 @@ import { bearerToken, queryOf, refuseNulParams, readBody, writeJson, type AnyReq
 import type { RequestLimits } from "../http/request-limits.js";
 import { errorDomainFor, httpStatusOf, statusJson } from "../errors-to-wire.js";
 import type { RequestLog } from "../http/request-log.js";
+import { pathOfUrl } from "../http/path-prefix.js";
 
 /** The largest form body accepted: it carries two short parameters. */
 const MAX_FORM_BYTES = 8 * 1024;
 
-/** Where the exchange lives: the issuer URL's path plus `/sts/exchange`. */
+/** The exchange's route on the port (a proxy's prefix taken off, http/path-prefix.ts). */
+export const EXCHANGE_ROUTE = "/sts/exchange";
+
+/** Where clients find the exchange: the issuer URL's path plus `/sts/exchange`. */
 export function exchangePath(issuerUrl: string): string {
-  return `${new URL(issuerUrl).pathname.replace(/\/$/, "")}/sts/exchange`;
+  return `${pathOfUrl(issuerUrl)}${EXCHANGE_ROUTE}`;
 }
 
 /** The throttle of refused credentials the exchange spends from. */
