@@ -103,7 +103,13 @@ export function Pager(props: { path: string; query: URLSearchParams; next: strin
 }
 
 /** A filter form: its fields' values go to the URL (dropping the page token), which loads the list. */
-export function FilterForm(props: { label: string; path: string; fields: string[]; children: ComponentChildren }) {
+export function FilterForm(props: {
+  label: string;
+  path: string;
+  fields: readonly string[];
+  submit?: string;
+  children: ComponentChildren;
+}) {
   return (
     <form
       class="filters"
@@ -120,7 +126,7 @@ export function FilterForm(props: { label: string; path: string; fields: string[
       {props.children}
       <div class="filter-actions">
         <button type="submit" class="primary">
-          Apply
+          {props.submit ?? "Apply"}
         </button>
         <Link to={props.path}>Clear</Link>
       </div>

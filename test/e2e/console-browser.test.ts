@@ -281,7 +281,7 @@ for (const engine of engines) {
       await page.getByRole("heading", { name: "Audit log", level: 1 }).waitFor();
       await page.getByTestId("audit-event").first().waitFor();
       expect(await page.getByTestId("audit-event").count()).toBeGreaterThan(3);
-      const filters = page.getByRole("form", { name: "Filter the audit log" });
+      const filters = page.getByRole("search", { name: "Filter the audit log" });
       await filters.getByLabel("Method").fill("arbor.iam.v2beta1.IdentitiesService/CreateIdentity");
       await filters.getByRole("button", { name: "Filter" }).click();
       await page
@@ -326,7 +326,7 @@ for (const engine of engines) {
       await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Advisories" }).click();
       await page.getByRole("heading", { name: "Advisories", level: 1 }).waitFor();
       await page.getByTestId("advisory").first().waitFor();
-      const search = page.getByRole("form", { name: "Search advisories" });
+      const search = page.getByRole("search", { name: "Search advisories" });
       await search.getByLabel("Text").fill("jinja");
       await search.getByLabel("Ecosystem").fill("PyPI");
       await search.getByRole("button", { name: "Search" }).click();

@@ -5,7 +5,7 @@
  */
 import { useEffect, useState } from "preact/hooks";
 import { api, problemOf, type ArborClient, type Problem } from "../api.js";
-import { navigate } from "../router.js";
+import { FilterField, FilterForm } from "../lists.js";
 import { Empty, Link, Loading, ProblemBox } from "../ui.js";
 
 const PAGE_SIZE = 50;
@@ -27,7 +27,6 @@ export function AdvisoriesView({ query }: { query: URLSearchParams }) {
   const [total, setTotal] = useState<bigint>();
   const [next, setNext] = useState<string>();
   const [problem, setProblem] = useState<Problem>();
-  const [draft, setDraft] = useState<Record<string, string>>(q);
   const since = q.since ? Date.parse(q.since) : NaN;
   const load = (token?: string) =>
     api.vulnerabilities.v2beta1.advisories
@@ -49,37 +48,16 @@ export function AdvisoriesView({ query }: { query: URLSearchParams }) {
   useEffect(() => {
     setItems(undefined);
     setProblem(undefined);
-    setDraft(q);
     void load();
   }, [key]);
   return (
     <section aria-labelledby="advisories-title">
       <h1 id="advisories-title">Advisories</h1>
-      <form
-        class="filters"
-        aria-label="Search advisories"
-        onSubmit={(e) => {
-          e.preventDefault();
-          const params = new URLSearchParams(Object.entries(draft).filter(([, v]) => v.trim() !== ""));
-          navigate(`/advisories${params.size > 0 ? `?${params}` : ""}`);
-        }}
-      >
+      <FilterForm key={key} label="Search advisories" path="/advisories" fields={FILTERS.map((f) => f.id)} submit="Search">
         {FILTERS.map((f) => (
-          <div key={f.id}>
-            <label for={`advisory-${f.id}`}>{f.label}</label>
-            <input
-              id={`advisory-${f.id}`}
-              value={draft[f.id] ?? ""}
-              placeholder={f.placeholder}
-              onInput={(e) => {
-                const value = e.currentTarget.value;
-                setDraft((before) => ({ ...before, [f.id]: value }));
-              }}
-            />
-          </div>
+          <FilterField key={f.id} name={f.id} label={f.label} query={query} placeholder={f.placeholder} />
         ))}
-        <button type="submit">Search</button>
-      </form>
+      </FilterForm>
       <ProblemBox problem={problem} />
       {items === undefined && problem === undefined && <Loading what="advisories" />}
       {items?.length === 0 && <Empty>No advisory matches.</Empty>}

@@ -6,7 +6,7 @@
  */
 import { useEffect, useState } from "preact/hooks";
 import { api, problemOf, type ArborClient, type Problem } from "../api.js";
-import { navigate } from "../router.js";
+import { FilterField, FilterForm } from "../lists.js";
 import { Empty, Link, Loading, ProblemBox } from "../ui.js";
 
 const PAGE_SIZE = 50;
@@ -45,7 +45,6 @@ export function AuditView({ group, query }: { group: string; query: URLSearchPar
   const [total, setTotal] = useState<bigint>();
   const [next, setNext] = useState<string>();
   const [problem, setProblem] = useState<Problem>();
-  const [draft, setDraft] = useState<Record<string, string>>({ method, actor, resource, since, before });
 
   const load = (token?: string) => {
     const createdSince = parseTime(since);
@@ -78,7 +77,6 @@ export function AuditView({ group, query }: { group: string; query: URLSearchPar
   useEffect(() => {
     setEvents(undefined);
     setProblem(undefined);
-    setDraft({ method, actor, resource, since, before });
     void load();
   }, [group, method, actor, resource, since, before]);
 
@@ -88,31 +86,17 @@ export function AuditView({ group, query }: { group: string; query: URLSearchPar
       <p class="muted">
         Changes under <Link to={`/groups/${group}`}>{group}</Link>, newest first
       </p>
-      <form
-        class="filters"
-        aria-label="Filter the audit log"
-        onSubmit={(e) => {
-          e.preventDefault();
-          const q = new URLSearchParams(Object.entries(draft).filter(([, v]) => v.trim() !== ""));
-          navigate(`/audit/${group}${q.size > 0 ? `?${q}` : ""}`);
-        }}
+      <FilterForm
+        key={query.toString()}
+        label="Filter the audit log"
+        path={`/audit/${group}`}
+        fields={FILTERS.map((f) => f.id)}
+        submit="Filter"
       >
         {FILTERS.map((f) => (
-          <div key={f.id}>
-            <label for={`audit-${f.id}`}>{f.label}</label>
-            <input
-              id={`audit-${f.id}`}
-              value={draft[f.id] ?? ""}
-              placeholder={f.placeholder}
-              onInput={(e) => {
-                const value = e.currentTarget.value;
-                setDraft((before) => ({ ...before, [f.id]: value }));
-              }}
-            />
-          </div>
+          <FilterField key={f.id} name={f.id} label={f.label} query={query} placeholder={f.placeholder} />
         ))}
-        <button type="submit">Filter</button>
-      </form>
+      </FilterForm>
       <ProblemBox problem={problem} />
       {events === undefined && problem === undefined && <Loading what="the audit log" />}
       {events?.length === 0 && <Empty>No change matches.</Empty>}
