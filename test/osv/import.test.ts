@@ -202,6 +202,44 @@ describeEachEngine("advisory import", (t) => {
       expect(await fresh.advisories.count({ ids: ["CVE-2021-44228", "GO-2022-0969", "PYSEC-2021-108", "RUSTSEC-2023-0044"] })).toBe(2);
     });
 
+    it("writes one batch while it reads and checks the next, the writes one at a time and in order", async () => {
+      const paths = ["go", "nvd", "pypi", "rust"].map((d) => join(OSV.feed, d));
+      const store = await createStore(await t.freshLocation());
+      try {
+        const events: string[] = [];
+        let inFlight = 0;
+        let nextLookedUp: () => void = () => {};
+        const lookedUp = new Promise<void>((resolve) => (nextLookedUp = resolve));
+        const watched: { advisories: AdvisoryStore } = {
+          advisories: {
+            ...store.advisories,
+            knownHashes: async (hashes) => {
+              events.push(`look up ${hashes.length}`);
+              if (events.filter((e) => e.startsWith("look up")).length === 2) nextLookedUp();
+              return store.advisories.knownHashes(hashes);
+            },
+            put: async (versions, time) => {
+              expect(++inFlight).toBe(1);
+              events.push(`write ${versions.map((v) => v.uid).join(" ")}`);
+              // The first write ends only once the next batch was looked up, or after a second (then the order shows it).
+              if (events.filter((e) => e.startsWith("write")).length === 1)
+                await Promise.race([lookedUp, new Promise((r) => setTimeout(r, 1000))]);
+              const outcomes = await store.advisories.put(versions, time);
+              events.push("written");
+              inFlight--;
+              return outcomes;
+            },
+          },
+        };
+        const sources = await readSources(paths);
+        const { imported } = await importAdvisories(watched, sources.items(), { batchSize: 2 });
+        expect(imported).toBe(4);
+        expect(events.map((e) => e.replace(/ [A-Z].*/, ""))).toEqual(["look up 2", "write", "look up 2", "written", "write", "written"]);
+      } finally {
+        await store.close();
+      }
+    });
+
     it("ends the import when the store cannot be reached", async () => {
       const failing = importPaths(poisoned([], unavailable("the store cannot be reached")), [join(OSV.feed, "debian")], 1);
       await expect(failing).rejects.toMatchObject({ code: 14 });
