@@ -32,6 +32,12 @@ export interface StoreOptions {
    * can be neither written nor read.
    */
   secrets?: SecretBox | undefined;
+  /**
+   * SQLite only: the connection's page cache, in MB (better-sqlite3 builds SQLite with 16 MB). A bulk write into
+   * a large store (an advisory import) reads far fewer pages back with more; the server keeps the
+   * default, its memory is bounded (docs/benchmarks.md, S7).
+   */
+  sqliteCacheMb?: number | undefined;
   /** PostgreSQL only: how long getting a connection may take, new or pooled (default 5 s). */
   connectTimeoutMs?: number | undefined;
   /**
