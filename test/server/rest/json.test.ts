@@ -4,7 +4,7 @@ import { describe, expect, test } from "vitest";
 import { ListGroupsResponseSchema as ListV1Schema } from "../../../src/gen/arbor/iam/v1/groups_pb.js";
 import { GroupSchema, ListGroupsResponseSchema } from "../../../src/gen/arbor/iam/v2beta1/groups_pb.js";
 import { PingResponseSchema } from "../../../src/gen/arbor/ping/v2beta1/ping_pb.js";
-import { toApiJson } from "../../../src/server/rest/json.js";
+import { formatTimestamp, toApiJson } from "../../../src/server/rest/json.js";
 import { ItemSchema } from "./fixture.js";
 
 const ORG = "0123456789abcdef0123456789abcdef01234567";
@@ -63,6 +63,20 @@ describe("toApiJson", () => {
   ])("%o renders as %s", (value, text) => {
     expect(toApiJson(TimestampSchema, value)).toBe(text);
     expect((json(GroupSchema, { createTime: value }) as { createTime: string }).createTime).toBe(text);
+  });
+
+  test("writes what Date's toISOString writes, for times across years 1 to 9999", () => {
+    const first = -62135596800;
+    const last = 253402300799;
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    for (let i = 0; i < 20_000; i++) {
+      // Spread over the whole range, and dense around 1970, the leap days and the turns of centuries.
+      const seconds = i % 2 === 0 ? Math.floor(first + next() * (last - first)) : Math.floor((next() - 0.5) * 2 * 86_400 * 366 * 400);
+      const nanos = Math.floor(next() * 1_000_000_000);
+      const expected = new Date(seconds * 1000 + Math.floor(nanos / 1_000_000)).toISOString();
+      expect(formatTimestamp(ts(BigInt(seconds), nanos)), `${seconds}s ${nanos}ns`).toBe(expected);
+    }
   });
 
   test("every timestamp in the tree: nested, repeated, in maps, in oneofs, in recursive messages", () => {
