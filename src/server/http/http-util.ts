@@ -62,7 +62,7 @@ const NO_BODY = Buffer.alloc(0);
  * Reads the whole body, refusing more than limit bytes (INVALID_ARGUMENT naming `body`). An
  * HTTP/1 request that declares no body (neither Content-Length nor Transfer-Encoding, or a
  * Content-Length of 0: RFC 9112, 6.3) has none, and its stream is left unread: iterating an empty
- * stream was 5 % of an authenticated GET's CPU (bench/findings.md, S1). node:http discards it
+ * stream was about 7 % of an authenticated GET's CPU (bench/findings.md, S1). node:http discards it
  * when the response ends.
  */
 export async function readBody(req: AnyRequest, limit: number): Promise<Buffer> {
