@@ -56,9 +56,21 @@ export function bearerIs(req: AnyRequest, secret: string): boolean {
   return timingSafeEqual(digest(token), digest(secret));
 }
 
-/** Reads the whole body, refusing more than limit bytes (INVALID_ARGUMENT naming `body`). */
+const NO_BODY = Buffer.alloc(0);
+
+/**
+ * Reads the whole body, refusing more than limit bytes (INVALID_ARGUMENT naming `body`). An
+ * HTTP/1 request that declares no body (neither Content-Length nor Transfer-Encoding, or a
+ * Content-Length of 0: RFC 9112, 6.3) has none, and its stream is left unread: iterating an empty
+ * stream was about 7 % of an authenticated GET's CPU (bench/findings.md, S1). node:http discards it
+ * when the response ends.
+ */
 export async function readBody(req: AnyRequest, limit: number): Promise<Buffer> {
-  const declared = Number(req.headers["content-length"] ?? -1);
+  const length = req.headers["content-length"];
+  if (req.httpVersionMajor === 1 && req.headers["transfer-encoding"] === undefined && (length === undefined || length === "0")) {
+    return NO_BODY;
+  }
+  const declared = Number(length ?? -1);
   if (declared > limit) throw tooLarge(limit);
   const chunks: Buffer[] = [];
   let size = 0;
