@@ -1,11 +1,16 @@
 /**
- * The outbox (`event_outbox`, migration 0021): one row per change, written in the change's
- * transaction by one insert, read by delivery in (xid, position) order, pruned once delivered.
+ * The outbox (`event_outbox`, migrations 0021 and 0023): one row per change, written in the
+ * change's transaction by one insert, read by delivery in (xid, position) order, pruned once
+ * delivered. On SQLite xid is always 0, so that order is the rowid's and needs no index (the
+ * time index alone stays, for pruning and replay), and a position is one more than the greater
+ * of the last one and the floor pruning leaves (`event_outbox_floor`): none is given twice, and
+ * an insert writes no `sqlite_sequence` row as AUTOINCREMENT did.
  */
 import { sql, type Expression, type Selectable, type SqlBool } from "kysely";
 import type { OutboxPosition } from "../domain/event-subscriptions.js";
 import type { OutboxEvent, Reach, StoredEvent } from "../domain/events.js";
 import type { EventOutboxTable, Executor } from "./tables.js";
+import { compiledOnce } from "./compiled-query.js";
 import type { Engine } from "./dialect.js";
 import { selfOrBelow } from "./hierarchy-filter.js";
 import { guard } from "./translate-error.js";
@@ -33,29 +38,35 @@ export interface EventOutboxStore {
 
 /** The outbox over an executor. */
 export function createEventOutboxStore(db: Executor, engine: Engine): EventOutboxStore {
+  const postgres = engine === "postgres";
   // On PostgreSQL, rows of transactions still open (and of those after them) are left for a
   // later read: one of them could commit with a place before what this read returns.
-  const settled: Expression<SqlBool> =
-    engine === "postgres" ? sql<SqlBool>`xid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint` : sql<SqlBool>`1 = 1`;
-  const afterCursor = (c: OutboxPosition) => sql<SqlBool>`(xid, position) > (${c.xid}, ${c.position})`;
+  const settled: Expression<SqlBool> = postgres
+    ? sql<SqlBool>`xid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint`
+    : sql<SqlBool>`1 = 1`;
+  // On SQLite xid is always 0: position alone, the rowid, so a read is a range of the table itself.
+  const afterCursor = (c: OutboxPosition) =>
+    postgres ? sql<SqlBool>`(xid, position) > (${c.xid}, ${c.position})` : sql<SqlBool>`position > ${c.position}`;
   const within = (r: Reach) => (r.includeDescendants ? selfOrBelow("group_uid", r.groupUid) : sql<SqlBool>`group_uid = ${r.groupUid}`);
+  // Built and compiled once: a create's insert is the one statement of this store on its path.
+  const insertRow = compiledOnce(db, () =>
+    db.insertInto("event_outbox").values({
+      ...(!postgres && {
+        position: sql<number>`max(coalesce((select max(position) from event_outbox), 0), (select position from event_outbox_floor)) + 1`,
+      }),
+      id: "",
+      type: "",
+      subject: "",
+      group_uid: "",
+      time: 0,
+      read_caps: "",
+      data: "",
+    }),
+  );
 
   return {
     async insert(e) {
-      await guard(() =>
-        db
-          .insertInto("event_outbox")
-          .values({
-            id: e.id,
-            type: e.type,
-            subject: e.subject,
-            group_uid: e.groupUid,
-            time: e.time,
-            read_caps: e.readCaps.join(","),
-            data: JSON.stringify(e.data),
-          })
-          .execute(),
-      );
+      await guard(() => insertRow(e.id, e.type, e.subject, e.groupUid, e.time, e.readCaps.join(","), JSON.stringify(e.data)));
     },
 
     async after(cursor, reach, limit) {
@@ -64,7 +75,7 @@ export function createEventOutboxStore(db: Executor, engine: Engine): EventOutbo
           .selectFrom("event_outbox")
           .selectAll()
           .where((eb) => eb.and([afterCursor(cursor), within(reach), settled]))
-          .orderBy("xid")
+          .$call((q) => (postgres ? q.orderBy("xid") : q))
           .orderBy("position")
           .limit(limit)
           .execute(),
@@ -78,7 +89,7 @@ export function createEventOutboxStore(db: Executor, engine: Engine): EventOutbo
           .selectFrom("event_outbox")
           .select(["xid", "position"])
           .where((eb) => eb.and([within(reach), "time" in from ? eb("time", ">=", from.time) : eb("id", "=", from.id)]))
-          .orderBy("xid")
+          .$call((q) => (postgres ? q.orderBy("xid") : q))
           .orderBy("position")
           .limit(1)
           .executeTakeFirst(),
@@ -91,7 +102,7 @@ export function createEventOutboxStore(db: Executor, engine: Engine): EventOutbo
         db
           .selectFrom("event_outbox")
           .select(["xid", "position"])
-          .orderBy("xid", "desc")
+          .$call((q) => (postgres ? q.orderBy("xid", "desc") : q))
           .orderBy("position", "desc")
           .limit(1)
           .executeTakeFirst(),
@@ -118,11 +129,25 @@ export function createEventOutboxStore(db: Executor, engine: Engine): EventOutbo
           and (event_outbox.group_uid = s.parent_uid
             or (s.include_descendants = 1
               and event_outbox.group_uid > (s.parent_uid || '/') and event_outbox.group_uid < (s.parent_uid || '0'))))`;
-      const result = await guard(() =>
-        db
+      const prune = (tx: Executor) =>
+        tx
           .deleteFrom("event_outbox")
           .where((eb) => eb.or([eb.and([eb("time", "<", keepAfter), done]), eb("time", "<", dropBefore)]))
-          .executeTakeFirst(),
+          .executeTakeFirst();
+      // SQLite: the floor is raised to the last position first, in the same transaction, so the
+      // next insert takes a position after it even if this empties the outbox.
+      const raiseFloor = (tx: Executor) =>
+        sql`update event_outbox_floor set position = max(position, coalesce((select max(position) from event_outbox), 0))
+            where id = 1`.execute(tx);
+      const result = await guard(() =>
+        postgres
+          ? prune(db)
+          : db.isTransaction
+            ? raiseFloor(db).then(() => prune(db))
+            : db.transaction().execute(async (tx) => {
+                await raiseFloor(tx);
+                return prune(tx);
+              }),
       );
       return Number(result.numDeletedRows);
     },

@@ -332,6 +332,12 @@ export interface EventOutboxTable {
   data: string;
 }
 
+/** SQLite only (migration 0023): every position given so far is at most the greater of this and the outbox's last. */
+export interface EventOutboxFloorTable {
+  id: number;
+  position: number;
+}
+
 /** A row of `event_subscriptions` (migration 0021). */
 export interface EventSubscriptionsTable {
   uid: string;
@@ -384,6 +390,7 @@ export interface Database {
   manifest_deletes: ManifestDeletesTable;
   registry_paths: RegistryPathsTable;
   event_outbox: EventOutboxTable;
+  event_outbox_floor: EventOutboxFloorTable;
   event_subscriptions: EventSubscriptionsTable;
 }
 

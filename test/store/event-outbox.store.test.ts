@@ -6,8 +6,11 @@
 import { expect, it } from "vitest";
 import type { SubscriptionRecord } from "../../src/domain/event-subscriptions.js";
 import type { OutboxEvent } from "../../src/domain/events.js";
+import { createStore } from "../../src/store/create-store.js";
 import { describeEachEngine } from "../support/engines.js";
 import { group } from "../support/groups.js";
+import { migrateUpTo } from "../support/older-store.js";
+import { execRaw, rawRows } from "../support/raw-sql.js";
 
 const ZERO = { xid: 0, position: 0 };
 let n = 0;
@@ -102,6 +105,74 @@ describeEachEngine("event outbox", (t) => {
     await t.store().subscriptions.delete(made.uid);
     await t.store().outbox.prune(30, 0);
     expect(await ids(reach)).not.toContain("pending");
+  });
+  it("gives no position twice, even once pruning empties the outbox", async () => {
+    const options = await t.freshLocation();
+    const store = await createStore(options);
+    try {
+      const o = (++n).toString(16).padStart(40, "a");
+      await store.outbox.insert(event("first", o));
+      await store.outbox.insert(event("second", o));
+      const last = await store.outbox.end();
+      await store.outbox.prune(2_000, 2_000);
+      expect(await store.outbox.end()).toEqual(ZERO);
+      await store.outbox.insert(event("third", o));
+      const [third] = await store.outbox.after(ZERO, { groupUid: o, includeDescendants: false }, 10);
+      expect(third?.id).toBe("third");
+      expect(third?.at.position).toBeGreaterThan(last.position);
+    } finally {
+      await store.close();
+    }
+  });
+
+  // What a create pays for its event on SQLite: the row and its time index, no sqlite_sequence
+  // write (AUTOINCREMENT) and no (xid, position) index, xid being always 0 there (migration 0023).
+  if (t.engine === "sqlite")
+    it("writes only the row and its time index on SQLite", async () => {
+      await t.store().outbox.insert(event("cheap", await org()));
+      expect(await rawRows(t, "select name from sqlite_sequence where name = 'event_outbox'")).toEqual([]);
+      const indexes = await rawRows(t, "select name from sqlite_master where type = 'index' and tbl_name = 'event_outbox' order by 1");
+      expect(indexes.map((r) => r.name)).toEqual(["event_outbox_time_idx"]);
+    });
+});
+
+describeEachEngine("event outbox written before migration 0023", (t) => {
+  it("keeps its events, their places and the last position given, and delivers them", async () => {
+    const options = await t.freshLocation();
+    await migrateUpTo(options, "0022_advisory_scale");
+    const older = { ...t, options: () => options };
+    const o = "b".repeat(40);
+    for (const id of ["one", "two", "three"]) {
+      await execRaw(
+        older,
+        "insert into event_outbox (id, type, subject, group_uid, time, read_caps, data) " +
+          `values ('${id}', 'dev.arbor.api.iam.group.created.v1', '${o}', '${o}', 1000, 'groups.list', ` +
+          `'{"actor":{"subject":"x"},"body":{"id":"${id}"}}')`,
+      );
+    }
+    // Pruned as an older Arbor pruned: the newest event gone, its position given already.
+    await execRaw(older, "delete from event_outbox where id = 'three'");
+    const [given] = await rawRows(older, "select max(position) as p from event_outbox");
+    const store = await createStore(options);
+    try {
+      const reach = { groupUid: o, includeDescendants: true };
+      const kept = await store.outbox.after(ZERO, reach, 10);
+      expect(kept.map((e) => [e.id, e.data])).toEqual([
+        ["one", { actor: { subject: "x" }, body: { id: "one" } }],
+        ["two", { actor: { subject: "x" }, body: { id: "two" } }],
+      ]);
+      expect(await store.outbox.after(kept[0]?.at ?? ZERO, reach, 10)).toMatchObject([{ id: "two" }]);
+      await store.outbox.insert(event("four", o));
+      const [four] = await store.outbox.after(kept[1]?.at ?? ZERO, reach, 10);
+      expect(four?.id).toBe("four");
+      // Past "three"'s position, which a cursor may have stored.
+      expect(four?.at.position).toBeGreaterThan(Number(given?.p) + 1);
+      if (t.engine === "sqlite") {
+        expect(await rawRows(older, "select name from sqlite_sequence where name = 'event_outbox'")).toEqual([]);
+      }
+    } finally {
+      await store.close();
+    }
   });
 });
 
