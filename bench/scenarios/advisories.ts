@@ -295,7 +295,8 @@ async function timeCheck(
     times.sort((a, b) => a - b),
     50,
   );
-  const label = `${engine}: check of ${packages.length.toLocaleString("en-US")} package versions (${found.toLocaleString("en-US")} advisories in the answer)`;
+  const n = (x: number) => x.toLocaleString("en-US");
+  const label = `${engine}: check of ${n(packages.length)} package versions (${n(found)} advisories in the answer)`;
   figures.push({ label: `${label}: p50`, value: p50, unit: "ms", command: "POST …/advisories:check" });
   checks.push({ label, measured: p50, unit: "ms", op: "≤", bound: CHECK_MS, how: "p50 of one request at a time", errors });
   return errors;
