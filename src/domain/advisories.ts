@@ -5,7 +5,7 @@
 import { invalidArgument } from "./errors.js";
 import { MAX_FILTER_IDS } from "./hierarchy.js";
 import type { Sortable } from "./list.js";
-import { osvTimeMs, type OsvDocument } from "./osv.js";
+import { osvTimeMs, type OsvAffected, type OsvDocument, type OsvSeverity } from "./osv.js";
 
 /** One version of an advisory, as an OSV document gives it. Times are milliseconds since the epoch. */
 export interface AdvisoryVersion {
@@ -32,6 +32,41 @@ export interface AdvisoryPackage {
   /** The ecosystem without its release suffix (`Debian` for `Debian:12`). */
   ecosystemBase: string;
   name: string;
+  /** The advisory as a check of this package reads it, as JSON (a CheckedPackage). */
+  checked: string;
+}
+
+/**
+ * What a check of one package version reads of an advisory (migration 0024): the affected
+ * entries naming the package, cut to what their evaluation reads, and the advisory's fields an
+ * answer carries. Kept beside the package row, so a check parses a few hundred bytes per
+ * package an advisory names instead of the whole document.
+ */
+export interface CheckedPackage {
+  aliases?: string[] | null;
+  summary?: string;
+  severity?: OsvSeverity[] | null;
+  withdrawn?: string;
+  affected: OsvAffected[];
+}
+
+/** The CheckedPackage of document's package (ecosystem, name). */
+export function checkedPackage(document: OsvDocument, ecosystem: string, name: string): CheckedPackage {
+  const affected = (document.affected ?? [])
+    .filter((a) => a.package !== undefined && a.package.ecosystem === ecosystem && a.package.name === name)
+    .map((a): OsvAffected => ({
+      package: { ecosystem, name },
+      ...(a.severity != null && { severity: a.severity }),
+      ...(a.ranges !== undefined && { ranges: a.ranges.map((r) => ({ type: r.type, events: r.events })) }),
+      ...(a.versions !== undefined && { versions: a.versions }),
+    }));
+  return {
+    ...(document.aliases != null && document.aliases.length > 0 && { aliases: document.aliases }),
+    ...(document.summary !== undefined && { summary: document.summary }),
+    ...(document.severity != null && document.severity.length > 0 && { severity: document.severity }),
+    ...(document.withdrawn !== undefined && { withdrawn: document.withdrawn }),
+    affected,
+  };
 }
 
 /** What the filters search in an advisory, derived from its document. */
@@ -67,7 +102,11 @@ export function advisoryIndex(document: OsvDocument): AdvisoryIndex {
   for (const a of document.affected ?? []) {
     if (a.package === undefined) continue;
     const { ecosystem, name } = a.package;
-    packages.set(`${ecosystem}\n${name}`, { ecosystem, ecosystemBase: ecosystemBase(ecosystem), name });
+    const k = `${ecosystem}\n${name}`;
+    if (!packages.has(k)) {
+      const checked = JSON.stringify(checkedPackage(document, ecosystem, name));
+      packages.set(k, { ecosystem, ecosystemBase: ecosystemBase(ecosystem), name, checked });
+    }
   }
   const names = [...new Set([...packages.values()].map((p) => p.name))];
   const search = [document.id, ...aliases, ...names, document.summary ?? ""].join("\n").toLowerCase();
