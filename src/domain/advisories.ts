@@ -50,23 +50,36 @@ export interface CheckedPackage {
   affected: OsvAffected[];
 }
 
-/** The CheckedPackage of document's package (ecosystem, name). */
-export function checkedPackage(document: OsvDocument, ecosystem: string, name: string): CheckedPackage {
-  const affected = (document.affected ?? [])
-    .filter((a) => a.package !== undefined && a.package.ecosystem === ecosystem && a.package.name === name)
-    .map((a): OsvAffected => ({
+/**
+ * The CheckedPackage of each package the document names, as JSON, by `ecosystem\nname`: the
+ * entries grouped in one pass, the advisory's own fields serialized once for all of them.
+ */
+export function checkedPackages(document: OsvDocument): Map<string, string> {
+  const entries = new Map<string, OsvAffected[]>();
+  for (const a of document.affected ?? []) {
+    if (a.package === undefined) continue;
+    const { ecosystem, name } = a.package;
+    const k = `${ecosystem}\n${name}`;
+    const entry: OsvAffected = {
       package: { ecosystem, name },
       ...(a.severity != null && { severity: a.severity }),
       ...(a.ranges !== undefined && { ranges: a.ranges.map((r) => ({ type: r.type, events: r.events })) }),
       ...(a.versions !== undefined && { versions: a.versions }),
-    }));
-  return {
+    };
+    const list = entries.get(k);
+    if (list === undefined) entries.set(k, [entry]);
+    else list.push(entry);
+  }
+  const own: Omit<CheckedPackage, "affected"> = {
     ...(document.aliases != null && document.aliases.length > 0 && { aliases: document.aliases }),
     ...(document.summary !== undefined && { summary: document.summary }),
     ...(document.severity != null && document.severity.length > 0 && { severity: document.severity }),
     ...(document.withdrawn !== undefined && { withdrawn: document.withdrawn }),
-    affected,
   };
+  const head = JSON.stringify(own).slice(0, -1) + (Object.keys(own).length > 0 ? "," : "") + '"affected":';
+  const out = new Map<string, string>();
+  for (const [k, list] of entries) out.set(k, `${head}${JSON.stringify(list)}}`);
+  return out;
 }
 
 /** What the filters search in an advisory, derived from its document. */
@@ -99,14 +112,12 @@ export function replaces(incoming: AdvisoryVersion, stored: { modifiedTime: numb
 export function advisoryIndex(document: OsvDocument): AdvisoryIndex {
   const aliases = [...new Set(document.aliases ?? [])];
   const packages = new Map<string, AdvisoryPackage>();
+  const checked = checkedPackages(document);
   for (const a of document.affected ?? []) {
     if (a.package === undefined) continue;
     const { ecosystem, name } = a.package;
     const k = `${ecosystem}\n${name}`;
-    if (!packages.has(k)) {
-      const checked = JSON.stringify(checkedPackage(document, ecosystem, name));
-      packages.set(k, { ecosystem, ecosystemBase: ecosystemBase(ecosystem), name, checked });
-    }
+    if (!packages.has(k)) packages.set(k, { ecosystem, ecosystemBase: ecosystemBase(ecosystem), name, checked: checked.get(k) ?? "" });
   }
   const names = [...new Set([...packages.values()].map((p) => p.name))];
   const search = [document.id, ...aliases, ...names, document.summary ?? ""].join("\n").toLowerCase();
