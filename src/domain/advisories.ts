@@ -5,7 +5,7 @@
 import { invalidArgument } from "./errors.js";
 import { MAX_FILTER_IDS } from "./hierarchy.js";
 import type { Sortable } from "./list.js";
-import { osvTimeMs, type OsvDocument } from "./osv.js";
+import { osvTimeMs, type OsvAffected, type OsvDocument, type OsvSeverity } from "./osv.js";
 
 /** One version of an advisory, as an OSV document gives it. Times are milliseconds since the epoch. */
 export interface AdvisoryVersion {
@@ -32,6 +32,54 @@ export interface AdvisoryPackage {
   /** The ecosystem without its release suffix (`Debian` for `Debian:12`). */
   ecosystemBase: string;
   name: string;
+  /** The advisory as a check of this package reads it, as JSON (a CheckedPackage). */
+  checked: string;
+}
+
+/**
+ * What a check of one package version reads of an advisory (migration 0024): the affected
+ * entries naming the package, cut to what their evaluation reads, and the advisory's fields an
+ * answer carries. Kept beside the package row, so a check parses a few hundred bytes per
+ * package an advisory names instead of the whole document.
+ */
+export interface CheckedPackage {
+  aliases?: string[] | null;
+  summary?: string;
+  severity?: OsvSeverity[] | null;
+  withdrawn?: string;
+  affected: OsvAffected[];
+}
+
+/**
+ * The CheckedPackage of each package the document names, as JSON, by `ecosystem\nname`: the
+ * entries grouped in one pass, the advisory's own fields serialized once for all of them.
+ */
+export function checkedPackages(document: OsvDocument): Map<string, string> {
+  const entries = new Map<string, OsvAffected[]>();
+  for (const a of document.affected ?? []) {
+    if (a.package === undefined) continue;
+    const { ecosystem, name } = a.package;
+    const k = `${ecosystem}\n${name}`;
+    const entry: OsvAffected = {
+      package: { ecosystem, name },
+      ...(a.severity != null && { severity: a.severity }),
+      ...(a.ranges !== undefined && { ranges: a.ranges.map((r) => ({ type: r.type, events: r.events })) }),
+      ...(a.versions !== undefined && { versions: a.versions }),
+    };
+    const list = entries.get(k);
+    if (list === undefined) entries.set(k, [entry]);
+    else list.push(entry);
+  }
+  const own: Omit<CheckedPackage, "affected"> = {
+    ...(document.aliases != null && document.aliases.length > 0 && { aliases: document.aliases }),
+    ...(document.summary !== undefined && { summary: document.summary }),
+    ...(document.severity != null && document.severity.length > 0 && { severity: document.severity }),
+    ...(document.withdrawn !== undefined && { withdrawn: document.withdrawn }),
+  };
+  const head = JSON.stringify(own).slice(0, -1) + (Object.keys(own).length > 0 ? "," : "") + '"affected":';
+  const out = new Map<string, string>();
+  for (const [k, list] of entries) out.set(k, `${head}${JSON.stringify(list)}}`);
+  return out;
 }
 
 /** What the filters search in an advisory, derived from its document. */
@@ -64,10 +112,12 @@ export function replaces(incoming: AdvisoryVersion, stored: { modifiedTime: numb
 export function advisoryIndex(document: OsvDocument): AdvisoryIndex {
   const aliases = [...new Set(document.aliases ?? [])];
   const packages = new Map<string, AdvisoryPackage>();
+  const checked = checkedPackages(document);
   for (const a of document.affected ?? []) {
     if (a.package === undefined) continue;
     const { ecosystem, name } = a.package;
-    packages.set(`${ecosystem}\n${name}`, { ecosystem, ecosystemBase: ecosystemBase(ecosystem), name });
+    const k = `${ecosystem}\n${name}`;
+    if (!packages.has(k)) packages.set(k, { ecosystem, ecosystemBase: ecosystemBase(ecosystem), name, checked: checked.get(k) ?? "" });
   }
   const names = [...new Set([...packages.values()].map((p) => p.name))];
   const search = [document.id, ...aliases, ...names, document.summary ?? ""].join("\n").toLowerCase();

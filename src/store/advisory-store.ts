@@ -5,10 +5,17 @@
  * all of OSV are advisory-pages.ts's (migration 0022).
  */
 import { sql, type Expression, type SqlBool } from "kysely";
-import { advisoryIndex, replaces, type AdvisoryFilter, type AdvisoryRecord, type AdvisoryVersion } from "../domain/advisories.js";
+import {
+  advisoryIndex,
+  replaces,
+  type AdvisoryFilter,
+  type AdvisoryRecord,
+  type AdvisoryVersion,
+  type CheckedPackage,
+} from "../domain/advisories.js";
 import type { OsvDocument } from "../domain/osv.js";
 import { advisoryPages, packageConditions, type AdvisoryPageOptions, type ReadFilter } from "./advisory-pages.js";
-import { type AdvisoriesTable, type Executor } from "./tables.js";
+import { type AdvisoriesTable, type AdvisoryPackagesTable, type Executor } from "./tables.js";
 import { inTransaction } from "./nested-transactions.js";
 import { searchCondition, searchTest, type Engine } from "./dialect.js";
 import { resourceTable } from "./resource-table.js";
@@ -35,10 +42,11 @@ export interface AdvisoryStore {
   /** How many advisories match filter. */
   count(filter: AdvisoryFilter): Promise<number>;
   /**
-   * The advisories affecting any of these packages (exact ecosystem and name, as the documents
-   * spell them), each once, in uid order: what a check of a batch of package versions evaluates.
+   * What a check of a batch of package versions evaluates: for each of these packages (exact
+   * ecosystem and name, as the documents spell them) and each advisory naming it, the
+   * advisory's CheckedPackage for it, in uid order.
    */
-  ofPackages(packages: readonly PackageName[]): Promise<AdvisoryRecord[]>;
+  ofPackages(packages: readonly PackageName[]): Promise<PackageAdvisory[]>;
   /** Which of these content hashes a stored advisory was imported from: documents an import passes over unread. */
   knownHashes(hashes: readonly string[]): Promise<Set<string>>;
   /** Folds every key's kept count rows that have piled up (an import does, at its end). */
@@ -49,6 +57,12 @@ export interface AdvisoryStore {
 export interface PackageName {
   ecosystem: string;
   name: string;
+}
+
+/** One advisory as a check of one of its packages reads it. */
+export interface PackageAdvisory extends PackageName {
+  uid: string;
+  checked: CheckedPackage;
 }
 
 /** Bound parameters per statement, well under SQLite's 32,766 and PostgreSQL's 65,535. */
@@ -83,21 +97,29 @@ export function createAdvisoryStore(db: Executor, engine: Engine, options: Advis
     },
 
     async ofPackages(packages) {
-      const found = new Map<string, AdvisoryRecord>();
+      const found: PackageAdvisory[] = [];
       for (const some of chunked(packages, 2)) {
         if (some.length === 0) continue;
         // A row value against a VALUES list: one index seek per package, and a statement whose
         // depth does not grow with the batch (an OR per package would, past SQLite's limit).
+        // Only the package rows are read: their `checked` JSON, never the whole documents.
         const pairs = sql.join(some.map((p) => sql`(${p.ecosystem}, ${p.name})`));
         const { rows } = await guard(() =>
-          sql<AdvisoriesTable>`
-            select a.* from advisories a where a.uid in (
-              select p.advisory_uid from advisory_packages p where (p.ecosystem, p.name) in (values ${pairs}))
-            order by a.uid`.execute(db),
+          sql<Pick<AdvisoryPackagesTable, "advisory_uid" | "ecosystem" | "name" | "checked">>`
+            select p.advisory_uid, p.ecosystem, p.name, p.checked from advisory_packages p
+            where (p.ecosystem, p.name) in (values ${pairs})`.execute(db),
         );
-        for (const row of rows) if (!found.has(row.uid)) found.set(row.uid, toAdvisory(row));
+        for (const row of rows) {
+          if (row.checked === null) throw new Error(`advisory ${row.advisory_uid} has a package row without its checked JSON`);
+          found.push({
+            uid: row.advisory_uid,
+            ecosystem: row.ecosystem,
+            name: row.name,
+            checked: JSON.parse(row.checked) as CheckedPackage,
+          });
+        }
       }
-      return [...found.values()].sort((a, b) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
+      return found.sort((a, b) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
     },
   };
 }
@@ -127,7 +149,7 @@ async function putIn(tx: Executor, versions: readonly AdvisoryVersion[], time: n
   }
   const advisories: AdvisoriesTable[] = [];
   const aliases: { advisory_uid: string; alias: string }[] = [];
-  const packages: { advisory_uid: string; ecosystem: string; ecosystem_base: string; name: string }[] = [];
+  const packages: AdvisoryPackagesTable[] = [];
   for (const record of writes.values()) {
     const index = advisoryIndex(record.document);
     advisories.push({
@@ -141,7 +163,13 @@ async function putIn(tx: Executor, versions: readonly AdvisoryVersion[], time: n
     });
     for (const alias of index.aliases) aliases.push({ advisory_uid: record.uid, alias });
     for (const p of index.packages)
-      packages.push({ advisory_uid: record.uid, ecosystem: p.ecosystem, ecosystem_base: p.ecosystemBase, name: p.name });
+      packages.push({
+        advisory_uid: record.uid,
+        ecosystem: p.ecosystem,
+        ecosystem_base: p.ecosystemBase,
+        name: p.name,
+        checked: p.checked,
+      });
   }
   for (const rows of insertChunks(advisories)) await tx.insertInto("advisories").values(rows).execute();
   for (const rows of insertChunks(aliases)) await tx.insertInto("advisory_aliases").values(rows).execute();

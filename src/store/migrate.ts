@@ -33,6 +33,7 @@ import * as m0020 from "./migrations/0020_device_logins.js";
 import * as m0021 from "./migrations/0021_events.js";
 import * as m0022 from "./migrations/0022_advisory_scale.js";
 import * as m0023 from "./migrations/0023_cheaper_outbox.js";
+import * as m0024 from "./migrations/0024_advisory_checked_packages.js";
 import { storeUnreachable } from "./translate-error.js";
 
 /** Every migration by name; names sort in the order they run. */
@@ -61,6 +62,7 @@ function migrations(engine: Engine): Record<string, Migration> {
     "0021_events": { up: (db) => m0021.up(db, engine) },
     "0022_advisory_scale": { up: (db) => m0022.up(db, engine) },
     "0023_cheaper_outbox": { up: (db) => m0023.up(db, engine) },
+    "0024_advisory_checked_packages": { up: (db) => m0024.up(db, engine) },
   };
 }
 

@@ -211,6 +211,8 @@ export interface AdvisoryPackagesTable {
   ecosystem: string;
   ecosystem_base: string;
   name: string;
+  /** What a check of the package reads of the advisory, as JSON (CheckedPackage; migration 0024). */
+  checked: string | null;
 }
 
 /** A row of `advisory_feed_cursors`: where the feed sync stands on one feed (migration 0019). */

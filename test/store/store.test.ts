@@ -74,7 +74,7 @@ describeEachEngine("store", (t) => {
                                     'amazon', 'google', 'azure', 'github', 'email', 'client_id', 'client_secret',
                                     'additional_scopes', 'groups_claim', 'code_verifier', 'nonce', 'redirect_uri',
                                     'code_challenge', 'client_state', 'actor', 'search', 'document', 'before', 'after',
-                                    'data', 'read_caps', 'sink', 'types', 'last_error')
+                                    'data', 'read_caps', 'sink', 'types', 'last_error', 'checked')
             and table_name || '.' || column_name not in ('identity_providers.issuer', 'login_attempts.issuer',
                                                          'device_authorizations.issuer', 'device_authorizations.denial')
           order by 1`,

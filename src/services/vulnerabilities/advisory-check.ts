@@ -1,6 +1,7 @@
 /**
- * CheckAdvisories: which advisories affect each of a batch of package versions. The advisories of
- * the batch's packages are read in one pass (src/store/advisory-store.ts, ofPackages), and each
+ * CheckAdvisories: which advisories affect each of a batch of package versions. What the check
+ * reads of the advisories of the batch's packages is read in one pass (src/store/advisory-store.ts,
+ * ofPackages: each package row's compact CheckedPackage, never the whole documents), and each
  * affected entry naming the package is evaluated as OSV's evaluation says
  * (src/domain/versions/affected.ts): its explicit versions, then its ranges in the ecosystem's
  * version order. An entry that cannot be evaluated for the version (a version that does not parse
@@ -9,7 +10,6 @@
  */
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import type { AdvisoryRecord } from "../../domain/advisories.js";
 import { invalidArgument } from "../../domain/errors.js";
 import { osvTimeMs, type OsvAffected } from "../../domain/osv.js";
 import { compileAffected, type AffectedMatcher, type CannotTell } from "../../domain/versions/affected.js";
@@ -25,7 +25,7 @@ import {
   type CheckAdvisoriesResponse,
   type PackageVersion,
 } from "../../gen/arbor/vulnerabilities/v2beta1/advisories_pb.js";
-import type { AdvisoryStore } from "../../store/advisory-store.js";
+import type { AdvisoryStore, PackageAdvisory } from "../../store/advisory-store.js";
 import { severities } from "./advisory-messages.js";
 
 /** The most package versions one check takes. */
@@ -36,17 +36,13 @@ const MAX_FIELD_LENGTH = 512;
 /** Answers req from the advisories in store. */
 export async function checkAdvisories(store: AdvisoryStore, req: CheckAdvisoriesRequest): Promise<CheckAdvisoriesResponse> {
   validate(req);
-  const advisories = await store.ofPackages(uniquePackages(req.packages));
-  const byPackage = new Map<string, AdvisoryRecord[]>();
-  for (const advisory of advisories) {
-    if (!req.includeWithdrawn && advisory.document.withdrawn !== undefined) continue;
-    for (const key of new Set(
-      (advisory.document.affected ?? []).flatMap((a) => (a.package === undefined ? [] : [packageKey(a.package.ecosystem, a.package.name)])),
-    )) {
-      const list = byPackage.get(key);
-      if (list === undefined) byPackage.set(key, [advisory]);
-      else list.push(advisory);
-    }
+  const byPackage = new Map<string, PackageAdvisory[]>();
+  for (const advisory of await store.ofPackages(uniquePackages(req.packages))) {
+    if (!req.includeWithdrawn && advisory.checked.withdrawn !== undefined) continue;
+    const key = packageKey(advisory.ecosystem, advisory.name);
+    const list = byPackage.get(key);
+    if (list === undefined) byPackage.set(key, [advisory]);
+    else list.push(advisory);
   }
   // Each affected entry is read (its ranges parsed) once, however many versions of it are asked.
   const matchers = new Map<OsvAffected, AffectedMatcher>();
@@ -98,12 +94,13 @@ const ORDERING_NAMES: Record<OrderingName, string> = {
   dpkg: "dpkg",
 };
 
-function resultFor(p: PackageVersion, advisories: readonly AdvisoryRecord[], matcherOf: (entry: OsvAffected) => AffectedMatcher) {
+function resultFor(p: PackageVersion, advisories: readonly PackageAdvisory[], matcherOf: (entry: OsvAffected) => AffectedMatcher) {
   const affecting: AffectingAdvisory[] = [];
   const undecided: AffectingAdvisory[] = [];
   const reasons = new Set<string>();
   for (const advisory of advisories) {
-    const entries = (advisory.document.affected ?? []).filter((a) => a.package?.ecosystem === p.ecosystem && a.package.name === p.name);
+    // The package's own entries, as the store kept them with its row.
+    const entries = advisory.checked.affected;
     let verdict: "affected" | "unaffected" | "undecided" = "unaffected";
     for (const entry of entries) {
       const v = verdictOf(entry, matcherOf(entry), p.version);
@@ -127,8 +124,8 @@ function resultFor(p: PackageVersion, advisories: readonly AdvisoryRecord[], mat
   });
 }
 
-function affectingMessage(advisory: AdvisoryRecord, entries: readonly OsvAffected[]): AffectingAdvisory {
-  const d = advisory.document;
+function affectingMessage(advisory: PackageAdvisory, entries: readonly OsvAffected[]): AffectingAdvisory {
+  const d = advisory.checked;
   const fixed = entries.flatMap((e) =>
     (e.ranges ?? []).flatMap((r) => (r.type === "GIT" ? [] : r.events.flatMap((ev) => ("fixed" in ev ? [ev.fixed] : [])))),
   );
