@@ -40,6 +40,9 @@ export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promis
     insert into event_outbox_floor (id, position)
     values (1, coalesce((select seq from sqlite_sequence where name = 'event_outbox'), 0))`.execute(db);
 
+  // rolling-unsafe: SQLite only, where one process serves a store (no older server runs beside
+  // the migration); AUTOINCREMENT cannot be dropped in place, so the table is made again, in the
+  // migration's one transaction, under the same name and columns
   await sql`alter table event_outbox rename to event_outbox_0021`.execute(db);
   await sql`
     create table event_outbox (
@@ -57,6 +60,7 @@ export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promis
     insert into event_outbox (position, xid, id, type, subject, group_uid, time, read_caps, data)
     select position, xid, id, type, subject, group_uid, time, read_caps, data from event_outbox_0021`.execute(db);
   // Its indexes and its sqlite_sequence row go with it.
+  // rolling-unsafe: the same rebuild: the old table, its rows copied, goes with its indexes
   await sql`drop table event_outbox_0021`.execute(db);
   await db.schema.createIndex("event_outbox_time_idx").on("event_outbox").columns(["time"]).execute();
 }
