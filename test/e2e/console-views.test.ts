@@ -181,6 +181,8 @@ for (const engine of engines) {
       await page.getByRole("button", { name: "Delete", exact: true }).click();
       await page.waitForURL(/identity-providers\/[0-9a-f]+$/);
       await page.getByRole("form", { name: "New identity provider" }).waitFor();
+      // The list shown before is there until the new one is read: wait for the row to go.
+      await table.getByRole("row").filter({ hasText: "partner" }).waitFor({ state: "detached" });
       expect(await table.getByRole("row").filter({ hasText: "partner" }).count()).toBe(0);
     });
 
@@ -275,6 +277,8 @@ for (const engine of engines) {
       await page.waitForURL(/\/roles\/[0-9a-f]+$/);
       await form.waitFor();
       await custom.getByRole("row").filter({ hasText: "pusher" }).waitFor();
+      // The list shown before (pusher and temp) is there until the new one is read: wait for temp to go.
+      await custom.getByRole("row").filter({ hasText: "temp" }).waitFor({ state: "detached" });
       expect(await custom.getByRole("row").filter({ hasText: "temp" }).count()).toBe(0);
     });
 
