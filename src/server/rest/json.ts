@@ -9,6 +9,7 @@ const TIMESTAMP = "google.protobuf.Timestamp";
 
 /** How to reach the timestamps below one message type: one step per field that leads to any. */
 interface Plan {
+  readonly desc: DescMessage;
   readonly steps: Step[];
 }
 
@@ -32,12 +33,95 @@ const plans = new WeakMap<DescMessage, Plan | null>();
  * Timestamp in the tree rendered as `2026-03-27T13:55:00.423Z`. google.protobuf.Empty gives `{}`.
  */
 export function toApiJson<Desc extends DescMessage>(schema: Desc, message: MessageShape<Desc>): JsonValue {
-  // Always through toJson, which also refuses a Timestamp outside years 1 to 9999.
+  const plan = planOf(schema);
+  if (plan !== null && isDirect(plan)) {
+    // toJson would format each Timestamp only for it to be formatted again here (a page of 200
+    // groups has 400): they are set aside, and written once, with the range check toJson makes.
+    const fields = message as unknown as Record<string, unknown>;
+    const json = toJson(schema, setAside(plan, fields) as MessageShape<Desc>, { alwaysEmitImplicit: true }) as JsonObject;
+    return putBack(plan, fields, json);
+  }
+  // Through toJson, which also refuses a Timestamp outside years 1 to 9999.
   const json = toJson(schema, message, { alwaysEmitImplicit: true });
   if (schema.typeName === TIMESTAMP) return formatTimestamp(message as unknown as Timestamp);
-  const plan = planOf(schema);
   if (plan !== null) rewrite(plan, message as unknown as Record<string, unknown>, json as JsonObject);
   return json;
+}
+
+/** Memo of isDirect, by plan (plans are made once per message type). */
+const directPlans = new WeakMap<Plan, boolean>();
+
+/**
+ * Whether every Timestamp the plan reaches is in a plain singular or repeated field (no oneof, no
+ * map, at any depth), so it can be set aside before toJson and written after it. Asked once the
+ * plan is whole: a recursive type reaches itself, which counts as direct while it is looked at.
+ */
+function isDirect(plan: Plan, looking = new Set<Plan>()): boolean {
+  const known = directPlans.get(plan);
+  if (known !== undefined) return known;
+  if (looking.has(plan)) return true;
+  looking.add(plan);
+  const direct = plan.steps.every(
+    (s) => s.shape !== "map" && s.field.oneof === undefined && (s.child === undefined || isDirect(s.child, looking)),
+  );
+  // Only the plan the question started from is sure: one below may have counted a plan still being looked at.
+  if (looking.size === 1 || !direct) directPlans.set(plan, direct);
+  looking.delete(plan);
+  return direct;
+}
+
+/** A copy of message whose Timestamps (by the plan) are unset: singular ones absent, lists empty. */
+function setAside(plan: Plan, message: Record<string, unknown>): Record<string, unknown> {
+  const copy = { ...message };
+  for (const { field, shape, child } of plan.steps) {
+    const value = message[field.localName];
+    if (value === undefined) continue;
+    if (shape === "single") copy[field.localName] = child === undefined ? undefined : setAside(child, value as Record<string, unknown>);
+    else copy[field.localName] = child === undefined ? [] : (value as Record<string, unknown>[]).map((v) => setAside(child, v));
+  }
+  return copy;
+}
+
+/** json with the Timestamps setAside took out written back, each key where toJson puts it (field order). */
+function putBack(plan: Plan, message: Record<string, unknown>, json: JsonObject): JsonObject {
+  let singular = false;
+  for (const { field, shape, child } of plan.steps) {
+    const value = message[field.localName];
+    if (value === undefined) continue;
+    if (shape === "single") {
+      if (child === undefined) singular = true;
+      else json[field.jsonName] = putBack(child, value as Record<string, unknown>, json[field.jsonName] as JsonObject);
+    } else {
+      const items = value as Record<string, unknown>[];
+      const out = json[field.jsonName] as JsonValue[];
+      json[field.jsonName] =
+        child === undefined
+          ? items.map((t) => checkedTimestamp(t as unknown as Timestamp))
+          : items.map((v, i) => putBack(child, v, out[i] as JsonObject));
+    }
+  }
+  if (!singular) return json;
+  // A singular Timestamp's key was left out by toJson: the object is made again in field order.
+  const ordered: JsonObject = {};
+  for (const field of plan.desc.fields) {
+    const ts = field.message?.typeName === TIMESTAMP && field.fieldKind === "message" ? message[field.localName] : undefined;
+    if (ts !== undefined) ordered[field.jsonName] = checkedTimestamp(ts as Timestamp);
+    else if (field.jsonName in json) ordered[field.jsonName] = json[field.jsonName] as JsonValue;
+  }
+  return ordered;
+}
+
+/** The earliest and latest seconds of a Timestamp the JSON mapping allows (years 1 to 9999). */
+const MIN_SECONDS = -62_135_596_800;
+const MAX_SECONDS = 253_402_300_799;
+
+/** formatTimestamp, refusing what toJson refuses: a time outside years 1 to 9999, or nanos outside a second. */
+function checkedTimestamp(ts: Timestamp): string {
+  const seconds = Number(ts.seconds);
+  if (seconds < MIN_SECONDS || seconds > MAX_SECONDS || !(ts.nanos >= 0 && ts.nanos <= 999_999_999)) {
+    throw new Error(`cannot encode message ${TIMESTAMP} to JSON: must be from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z inclusive`);
+  }
+  return formatTimestamp(ts);
 }
 
 /**
@@ -82,7 +166,7 @@ function civilFromDays(days: number): [number, number, number] {
 function planOf(desc: DescMessage): Plan | null {
   const known = plans.get(desc);
   if (known !== undefined) return known;
-  const plan: Plan = { steps: [] };
+  const plan: Plan = { desc, steps: [] };
   // Registered before the fields are visited, so a recursive type finds itself, not a loop.
   plans.set(desc, plan);
   for (const field of desc.fields) {

@@ -1,4 +1,4 @@
-import { create, type DescMessage, type MessageInitShape } from "@bufbuild/protobuf";
+import { create, toJson, type DescMessage, type MessageInitShape } from "@bufbuild/protobuf";
 import { EmptySchema, TimestampSchema, timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { describe, expect, test } from "vitest";
 import { ListGroupsResponseSchema as ListV1Schema } from "../../../src/gen/arbor/iam/v1/groups_pb.js";
@@ -63,6 +63,26 @@ describe("toApiJson", () => {
   ])("%o renders as %s", (value, text) => {
     expect(toApiJson(TimestampSchema, value)).toBe(text);
     expect((json(GroupSchema, { createTime: value }) as { createTime: string }).createTime).toBe(text);
+  });
+
+  test("keeps toJson's keys in toJson's order, for a group and for each group of a list", () => {
+    const group = { uid: ORG, name: "acme", description: "d", createTime: ts(S), updateTime: ts(S, 5_000_000) };
+    const expected = Object.keys(toJson(GroupSchema, create(GroupSchema, group), { alwaysEmitImplicit: true }) as object);
+    expect(Object.keys(json(GroupSchema, group) as object)).toEqual(expected);
+    const list = json(ListGroupsResponseSchema, { groups: [group, { uid: ORG }, group], nextPageToken: "t" }) as {
+      groups: Record<string, unknown>[];
+    };
+    expect(Object.keys(list)).toEqual(["groups", "nextPageToken", "totalCount", "skipped"]);
+    expect(list.groups.map((g) => Object.keys(g))).toEqual([expected, expected.filter((k) => !k.endsWith("Time")), expected]);
+    expect(list.groups[2]).toMatchObject({ createTime: "2026-03-27T13:55:00.000Z", updateTime: "2026-03-27T13:55:00.005Z" });
+  });
+
+  test("refuses a time outside years 1 to 9999, or nanos outside a second, as toJson does", () => {
+    for (const bad of [ts(-62135596801n), ts(253402300800n), ts(S, 1_000_000_000), ts(S, -1)]) {
+      expect(() => toJson(GroupSchema, create(GroupSchema, { createTime: bad }))).toThrow();
+      expect(() => json(GroupSchema, { createTime: bad })).toThrow(/must be from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z/);
+      expect(() => json(ListGroupsResponseSchema, { groups: [{ updateTime: bad }] })).toThrow();
+    }
   });
 
   test("writes what Date's toISOString writes, for times across years 1 to 9999", () => {
