@@ -70,7 +70,20 @@ ${replicaPorts.map((p, i) => `    server replica${i + 1} 127.0.0.1:${p} check`).
 /** Starts haproxy in the foreground on port with the configuration above; resolves once it answers. */
 export async function startHaproxy(port: number, replicaPorts: readonly number[]): Promise<TestHaproxy> {
   const dir = mkdtempSync(join(tmpdir(), "arbor-haproxy-"));
-  const config = haproxyConfig(port, replicaPorts);
+  const url = `http://127.0.0.1:${port}`;
+  const ready = () =>
+    fetch(`${url}/readyz`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
+  return runHaproxy(dir, haproxyConfig(port, replicaPorts), url, ready, "does not answer");
+}
+
+/**
+ * Checks config (`haproxy -c`), runs haproxy in the foreground on it from dir, and resolves once
+ * ready() says so; close() stops it and removes dir.
+ */
+async function runHaproxy(dir: string, config: string, url: string, ready: () => Promise<boolean>, notReady: string): Promise<TestHaproxy> {
   const file = join(dir, "haproxy.cfg");
   writeFileSync(file, config);
   const check = spawnSync("haproxy", ["-c", "-f", file], { encoding: "utf8" });
@@ -79,15 +92,10 @@ export async function startHaproxy(port: number, replicaPorts: readonly number[]
   let stderr = "";
   child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     if (child.exitCode !== null) throw new Error(`haproxy exited: ${stderr}`);
-    const ok = await fetch(`${url}/readyz`).then(
-      (r) => r.status === 200,
-      () => false,
-    );
-    if (ok) break;
-    if (i > 100) throw new Error(`haproxy does not answer: ${stderr}`);
+    if (await ready()) break;
+    if (i > 100) throw new Error(`haproxy ${notReady}: ${stderr}`);
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
@@ -140,32 +148,11 @@ export async function startPrefixProxy(
   const dir = mkdtempSync(join(tmpdir(), "arbor-haproxy-"));
   const pemFile = join(dir, "site.pem");
   writeFileSync(pemFile, `${tls.certPem.trimEnd()}\n${tls.keyPem}`, { mode: 0o600 });
-  const config = prefixProxyConfig(port, pemFile, prefix, mode, upstreamPort);
-  const file = join(dir, "haproxy.cfg");
-  writeFileSync(file, config);
-  const check = spawnSync("haproxy", ["-c", "-f", file], { encoding: "utf8" });
-  if (check.status !== 0) throw new Error(`haproxy -c: ${check.stdout}${check.stderr}`);
-  const child = spawn("haproxy", ["-db", "-f", file], { stdio: ["ignore", "ignore", "pipe"] });
-  let stderr = "";
-  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  for (let i = 0; ; i++) {
-    if (child.exitCode !== null) throw new Error(`haproxy exited: ${stderr}`);
-    const listening = await new Promise<boolean>((resolve) => {
+  const listening = () =>
+    new Promise<boolean>((resolve) => {
       const socket = connect(port, "127.0.0.1", () => (socket.end(), resolve(true)));
       socket.once("error", () => resolve(false));
     });
-    if (listening) break;
-    if (i > 100) throw new Error(`haproxy does not listen: ${stderr}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return {
-    url: `https://localhost:${port}${prefix}`,
-    config,
-    async close() {
-      child.kill("SIGTERM");
-      await exited;
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  const config = prefixProxyConfig(port, pemFile, prefix, mode, upstreamPort);
+  return runHaproxy(dir, config, `https://localhost:${port}${prefix}`, listening, "does not listen");
 }
