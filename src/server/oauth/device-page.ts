@@ -19,6 +19,7 @@ import { queryOf, readBody, refuseNulParams, type AnyRequest, type AnyResponse }
 import type { RequestLog } from "../http/request-log.js";
 import { escapeHtml, writePage, writeSeeOther } from "./oauth-pages.js";
 import type { RequestLimits } from "../http/request-limits.js";
+import { pathOfUrl } from "../http/path-prefix.js";
 import { httpStatusOf } from "../errors-to-wire.js";
 
 /** The largest form accepted: two short fields. */
@@ -44,7 +45,7 @@ export function createDevicePage(deps: DevicePageDeps) {
   /** The form, with a fresh token in the cookie and the form; error says why the last try failed. */
   const form = (res: AnyResponse, status: number, typed: string, error?: ApiError) => {
     const token = newSecret(deps.ids);
-    const action = `${new URL(deps.issuer()).pathname.replace(/\/$/, "")}/oauth/device`;
+    const action = `${pathOfUrl(deps.issuer())}/oauth/device`;
     const cookie = `${cookieName()}=${token}; Path=/; Max-Age=${TOKEN_MAX_AGE_S}; HttpOnly; SameSite=Strict${secure() ? "; Secure" : ""}`;
     const code = typed.slice(0, 64);
     const body =
