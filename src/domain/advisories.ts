@@ -178,12 +178,14 @@ export interface AdvisoryFilter {
 }
 
 /**
- * The kept count (migration 0022) that is a filter's total, or undefined when its matches must be
- * counted: '' for no filter, 'base:<ecosystem>' or 'eco:<ecosystem:release>' for an ecosystem alone.
+ * The kept count (migrations 0022, 0025) that is a filter's total, or undefined when its matches
+ * must be counted: '' for no filter, 'base:<ecosystem>' or 'eco:<ecosystem:release>' for an
+ * ecosystem alone, 'name:<package name>' for a package name alone.
  */
 export function advisoryCountKey(filter: AdvisoryFilter): string | undefined {
-  const { ecosystem, ...rest } = filter;
+  const { ecosystem, packageName, ...rest } = filter;
   if (Object.values(rest).some((v) => v !== undefined)) return undefined;
+  if (packageName !== undefined) return ecosystem === undefined ? `name:${packageName}` : undefined;
   if (ecosystem === undefined) return "";
   return ecosystem.includes(":") ? `eco:${ecosystem}` : `base:${ecosystem}`;
 }

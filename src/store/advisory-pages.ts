@@ -2,9 +2,10 @@
  * Pages and counts of advisories at the scale of all of OSV (issue 19, migration 0022), each
  * costing about what it returns rather than what it matches:
  *
- * - totalCount of no filter or of an `ecosystem` alone is the sum of its kept count rows; of a
+ * - totalCount of no filter, of an `ecosystem` alone or of a `package_name` alone is the sum of
+ *   its kept count rows; of an ecosystem and a package name, the package index's entries; of a
  *   `query` alone, the trigram candidates each tested exactly; of anything else, the matches,
- *   counted (ids and aliases are few by their bound, a package's advisories few by nature).
+ *   counted (ids and aliases are few by their bound).
  * - A page of `ecosystem` and/or `package_name` in uid order walks the (ecosystem, advisory_uid)
  *   or (name, advisory_uid) index from the cursor, one entry per advisory listed (more where an
  *   advisory affects several packages of the ecosystem), and reads those advisories.
@@ -111,6 +112,15 @@ export function advisoryPages(
       if (key !== undefined) return kept(key);
       const { query, ...rest } = filter;
       if (query !== undefined && Object.values(rest).every((v) => v === undefined)) return scalar(searchCount(engine, query));
+      if (packagesOnly(filter)) {
+        // An ecosystem and a name: their (ecosystem[_base], name, advisory_uid) index alone, in
+        // uid order, so an advisory naming the package in several releases counts once unsorted.
+        return scalar(
+          sql<{ n: number | string }>`select count(*) as n from (
+            select advisory_uid from advisory_packages where ${sql.join(packageConditions(filter), sql` and `)} group by advisory_uid
+          ) as k`,
+        );
+      }
       return table.count(filter);
     },
 

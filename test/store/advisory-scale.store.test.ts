@@ -10,7 +10,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { advisorySortValue, type AdvisoryFilter, type AdvisoryVersion } from "../../src/domain/advisories.js";
+import { advisorySortValue, advisoryVersion, type AdvisoryFilter, type AdvisoryVersion } from "../../src/domain/advisories.js";
+import type { OsvDocument } from "../../src/domain/osv.js";
 import type { OrderKey } from "../../src/domain/list.js";
 import { advisoryIndex } from "../../src/domain/advisories.js";
 import { Kysely } from "kysely";
@@ -34,12 +35,14 @@ const ORDERS: OrderKey[][] = [
   [key("published_time"), key("uid")],
 ];
 
-/** Every ecosystem key the corpus can count under, with the filter that reads it. */
+/** Every ecosystem key the corpus can count under, and some package names', with the filter that reads each. */
 const COUNTED: AdvisoryFilter[] = [
   {},
   ...["npm", "PyPI", "Go", "Debian", "Debian:11", "Debian:12", "Ubuntu", "Ubuntu:22.04:LTS", "crates.io", "Alpine", "Alpine:v3.18"].map(
     (ecosystem) => ({ ecosystem }),
   ),
+  // Package names, counted once per advisory whatever the ecosystems it names them in (0025).
+  ...["pkg-0", "pkg-5", "pkg-40", "pkg-96", "no-such-package"].map((packageName) => ({ packageName })),
 ];
 
 async function expectCounts(t: EngineContext, stored: ReadonlyMap<string, AdvisoryVersion>): Promise<void> {
@@ -128,6 +131,7 @@ describeEachEngine("advisories at scale", (t) => {
       expect(byKey.get("")).toBe(stored.size);
       expect(byKey.get("base:npm")).toBe([...stored.values()].filter((v) => matchesFilter(v, { ecosystem: "npm" })).length);
       expect(byKey.has("eco:npm")).toBe(false);
+      expect(byKey.get("name:pkg-5")).toBe([...stored.values()].filter((v) => matchesFilter(v, { packageName: "pkg-5" })).length);
     });
 
     it("follow newer versions that move documents between ecosystems and packages, and withdraw them", async () => {
@@ -139,6 +143,26 @@ describeEachEngine("advisories at scale", (t) => {
         Array.from({ length: 50 }, (_, i) => corpusDocument(i * 4)),
         T + 2,
       );
+      await expectCounts(t, stored);
+    });
+
+    it("count an advisory once under a package name it names in several ecosystems", async () => {
+      const doc = (modified: string, ecosystems: string[]) =>
+        advisoryVersion({
+          id: "OSV-TWICE",
+          modified,
+          affected: ecosystems.map((ecosystem) => ({ package: { ecosystem, name: "twice-named" } })),
+        } as OsvDocument);
+      const named = () => advisories().count({ packageName: "twice-named" });
+      await put([doc("2024-01-01T00:00:00Z", ["Debian:11", "Debian:12", "npm"])]);
+      expect(await named()).toBe(1);
+      expect(await advisories().count({ ecosystem: "Debian", packageName: "twice-named" })).toBe(1);
+      await put([doc("2024-01-02T00:00:00Z", ["Debian:12"])]);
+      expect(await named()).toBe(1);
+      await execRaw(t, "delete from advisory_packages where advisory_uid = 'OSV-TWICE'");
+      expect(await named()).toBe(0);
+      await execRaw(t, "delete from advisories where uid = 'OSV-TWICE'");
+      stored.delete("OSV-TWICE");
       await expectCounts(t, stored);
     });
 
