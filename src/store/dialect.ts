@@ -399,15 +399,36 @@ export async function foldAdvisoryCounts(db: Executor, engine: Engine, where: Ex
 
 /**
  * The advisories whose search text holds a lowercased substring, by the trigram index (migration
- * 0022), as a condition on `advisories`. SQLite's FTS5 finds candidates by trigram and GLOB tests
- * each one's text exactly (the pattern's wildcards escaped, so it is the substring rule; both
- * sides are lowercased, so GLOB's case-sensitivity is LIKE's ASCII case-folding). PostgreSQL's
- * LIKE is served by the pg_trgm index when the migration could make it, and scans when not.
+ * 0022), as a condition on `advisories`. On SQLite a text of three characters or more is an FTS5
+ * phrase of its trigrams, which holds exactly where the text is a substring (trigramPhrase), read
+ * off the index alone; a shorter one has no trigram, and GLOB tests every advisory's text (its
+ * wildcards escaped, so it is the substring rule; both sides are lowercased, so GLOB's
+ * case-sensitivity is LIKE's ASCII case-folding). PostgreSQL's LIKE is served by the pg_trgm
+ * index when the migration could make it (each candidate tested exactly), and scans when not.
  */
 export function searchCondition(engine: Engine, text: string): Expression<SqlBool> {
   if (engine === "postgres") return sql<SqlBool>`advisories.search like ${`%${escapeLike(text)}%`}`;
-  return sql<SqlBool>`advisories.uid in (select t.uid from advisory_texts t
-    where t.id in (select rowid from advisory_search where search glob ${globOf(text)}))`;
+  return sql<SqlBool>`advisories.uid in (select t.uid from advisory_texts t where t.id in (${searchRowids(text)}))`;
+}
+
+/** The rowids of advisory_texts (SQLite) whose search text holds text. */
+function searchRowids(text: string): RawBuilder<unknown> {
+  const phrase = trigramPhrase(text);
+  return phrase === undefined
+    ? sql`select rowid from advisory_search where search glob ${globOf(text)}`
+    : sql`select rowid from advisory_search where advisory_search match ${phrase}`;
+}
+
+/**
+ * The FTS5 query that holds exactly where text is a substring of the search text, or undefined
+ * for a text shorter than a trigram. The trigram tokenizer makes every three consecutive
+ * characters of a text a token at consecutive positions, so a phrase of text's trigrams holds
+ * where they stand consecutively: where text itself does. Its case folding (upper case to lower,
+ * no diacritics removed) changes nothing of text or search text, both lowercased already.
+ */
+export function trigramPhrase(text: string): string | undefined {
+  if ([...text].length < 3) return undefined;
+  return `"${text.replaceAll('"', '""')}"`;
 }
 
 /**
@@ -420,20 +441,23 @@ export function searchTest(engine: Engine, text: string): Expression<SqlBool> {
     : sql<SqlBool>`advisories.search glob ${globOf(text)}`;
 }
 
-/** At most limit advisories of searchMatches, counted: how a page judges a query's selectivity, at bounded cost. */
+/** At most limit advisories of searchCondition, counted: how a page judges a query's selectivity, at bounded cost. */
 export function searchProbe(engine: Engine, text: string, limit: number): RawBuilder<{ n: number | string }> {
   const candidates =
     engine === "postgres"
       ? sql`select 1 from advisories where search like ${`%${escapeLike(text)}%`} limit ${limit}`
-      : sql`select 1 from advisory_search where search glob ${globOf(text)} limit ${limit}`;
+      : sql`${searchRowids(text)} limit ${limit}`;
   return sql<{ n: number | string }>`select count(*) as n from (${candidates}) as c`;
 }
 
-/** How many advisories searchMatches holds: the trigram candidates, each tested exactly. */
+/**
+ * How many advisories searchCondition holds: on SQLite the phrase's matches off the FTS5 index
+ * alone; on PostgreSQL the trigram candidates, each tested exactly.
+ */
 export function searchCount(engine: Engine, text: string): RawBuilder<{ n: number | string }> {
   return engine === "postgres"
     ? sql<{ n: number | string }>`select count(*) as n from advisories where search like ${`%${escapeLike(text)}%`}`
-    : sql<{ n: number | string }>`select count(*) as n from advisory_search where search glob ${globOf(text)}`;
+    : sql<{ n: number | string }>`select count(*) as n from (${searchRowids(text)}) as c`;
 }
 
 /** LIKE's wildcards (and its escape, PostgreSQL's default backslash) taken literally. */

@@ -8,7 +8,18 @@ import { advisoryIndex, advisoryVersion, type AdvisoryFilter, type AdvisoryVersi
 import type { OsvDocument } from "../../src/domain/osv.js";
 
 const ECOSYSTEMS = ["npm", "npm", "npm", "PyPI", "PyPI", "Go", "Debian:11", "Debian:12", "Ubuntu:22.04:LTS", "crates.io", "Alpine:v3.18"];
-const WORDS = ["injection", "xss", "overflow", "in", "100%_sure", "a*b?[c]", "déjà vu", "traversal", "Prototype Pollution"];
+const WORDS = [
+  "injection",
+  "xss",
+  "overflow",
+  "in",
+  "100%_sure",
+  "a*b?[c]",
+  "déjà vu",
+  "traversal",
+  "Prototype Pollution",
+  'say "NEAR" or',
+];
 
 /** The i-th document, `version` moving it to other packages, aliases and words. */
 export function corpusDocument(i: number, version = 0): AdvisoryVersion {
@@ -74,6 +85,9 @@ export const CORPUS_FILTERS: [string, AdvisoryFilter][] = [
   ["query, GLOB's wildcards literal", { query: "a*b?[c]" }],
   ["query, * is no wildcard", { query: "a*c" }],
   ["query, non-ASCII", { query: "déjà" }],
+  ["query, FTS5's syntax literal", { query: 'y "near" or and' }],
+  ["query, a double quote", { query: '"' }],
+  ["query, spaces", { query: "n and i" }],
   ["query over ids and aliases", { query: "cve-2024-12" }],
   ["query over package names", { query: "pkg-9" }],
   ["modified since", { modifiedSince: Date.UTC(2024, 6, 1) }],
