@@ -9,9 +9,10 @@
  * - A page of `ecosystem` and/or `package_name` in uid order walks the (ecosystem, advisory_uid)
  *   or (name, advisory_uid) index from the cursor, one entry per advisory listed (more where an
  *   advisory affects several packages of the ecosystem), and reads those advisories.
- * - A page of `query` first counts at most GATHER_BELOW candidates: fewer, it gathers them by
- *   the trigram index and sorts them; more, it walks the list's order testing each row's text,
- *   which then finds a match at least every (advisories / GATHER_BELOW) rows.
+ * - A page of `query` on SQLite first reads at most GATHER_BELOW matches off the trigram index:
+ *   fewer, they are all, and the page reads and sorts them; more, it walks the list's order
+ *   testing each row's text, which then finds a match at least every (advisories / GATHER_BELOW)
+ *   rows. On PostgreSQL the planner makes that choice from the search column's statistics.
  * - Everything else reads as before: index lookups of the filter, sorted.
  */
 import { sql, type Expression, type SqlBool } from "kysely";
@@ -38,6 +39,8 @@ export const GATHER_BELOW = 5_000;
  */
 export interface ReadFilter extends AdvisoryFilter {
   walk?: boolean;
+  /** SQLite: every match of `query`, by the rowids of their `advisory_texts`, already found. */
+  searchRowids?: readonly number[];
 }
 
 /** What the advisory store lists and counts with. */
@@ -100,9 +103,13 @@ export function advisoryPages(
   return {
     async list(filter, window) {
       if (packagesOnly(filter) && window.order.length === 1 && window.order[0]?.field === "uid") return packagePage(filter, window);
-      if (filter.query !== undefined && filter.ids === undefined && filter.aliases === undefined) {
-        const many = (await scalar(searchProbe(engine, filter.query, gatherBelow))) >= gatherBelow;
-        return table.list({ ...filter, walk: many }, window);
+      // PostgreSQL's planner chooses between the pg_trgm index and a walk in the list's order
+      // from its statistics of the search column, as the probe does below for SQLite.
+      if (engine === "sqlite" && filter.query !== undefined && filter.ids === undefined && filter.aliases === undefined) {
+        const { rows } = await guard(() => searchProbe(filter.query ?? "", gatherBelow).execute(db));
+        if (rows.length >= gatherBelow) return table.list({ ...filter, walk: true }, window);
+        // Fewer: these are all of the query's matches, found once; the page reads them by rowid.
+        return table.list({ ...filter, searchRowids: rows.map((r) => r.id) }, window);
       }
       return table.list(filter, window);
     },

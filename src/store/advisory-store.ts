@@ -17,7 +17,7 @@ import type { OsvDocument } from "../domain/osv.js";
 import { advisoryPages, packageConditions, type AdvisoryPageOptions, type ReadFilter } from "./advisory-pages.js";
 import { type AdvisoriesTable, type AdvisoryPackagesTable, type Executor } from "./tables.js";
 import { inTransaction } from "./nested-transactions.js";
-import { searchCondition, searchTest, type Engine } from "./dialect.js";
+import { searchCondition, searchRowidsCondition, searchTest, type Engine } from "./dialect.js";
 import { resourceTable } from "./resource-table.js";
 import { guard } from "./translate-error.js";
 import type { RowWindow } from "./row-window.js";
@@ -190,7 +190,8 @@ function matching(engine: Engine, filter: ReadFilter): Expression<SqlBool>[] {
   }
   const pkg = packageConditions(filter);
   if (pkg.length > 0) all.push(sql<SqlBool>`${uid} in (select advisory_uid from advisory_packages where ${sql.join(pkg, sql` and `)})`);
-  if (filter.query !== undefined) all.push(filter.walk === true ? searchTest(engine, filter.query) : searchCondition(engine, filter.query));
+  if (filter.searchRowids !== undefined) all.push(searchRowidsCondition(filter.searchRowids));
+  else if (filter.query !== undefined) all.push(filter.walk === true ? searchTest(filter.query) : searchCondition(engine, filter.query));
   if (filter.modifiedSince !== undefined) all.push(sql<SqlBool>`advisories.modified_time >= ${filter.modifiedSince}`);
   return all;
 }

@@ -415,8 +415,8 @@ export function searchCondition(engine: Engine, text: string): Expression<SqlBoo
 function searchRowids(text: string): RawBuilder<unknown> {
   const phrase = trigramPhrase(text);
   return phrase === undefined
-    ? sql`select rowid from advisory_search where search glob ${globOf(text)}`
-    : sql`select rowid from advisory_search where advisory_search match ${phrase}`;
+    ? sql`select rowid as id from advisory_search where search glob ${globOf(text)}`
+    : sql`select rowid as id from advisory_search where advisory_search match ${phrase}`;
 }
 
 /**
@@ -432,22 +432,22 @@ export function trigramPhrase(text: string): string | undefined {
 }
 
 /**
- * The same test on one advisory row's search column, written so no index serves it: for a page
- * that walks advisories in the list's order, testing each until the page is full.
+ * SQLite: the same test on one advisory row's search column, written so no index serves it: for
+ * a page that walks advisories in the list's order, testing each until the page is full.
  */
-export function searchTest(engine: Engine, text: string): Expression<SqlBool> {
-  return engine === "postgres"
-    ? sql<SqlBool>`(advisories.search || '') like ${`%${escapeLike(text)}%`}`
-    : sql<SqlBool>`advisories.search glob ${globOf(text)}`;
+export function searchTest(text: string): Expression<SqlBool> {
+  return sql<SqlBool>`advisories.search glob ${globOf(text)}`;
 }
 
-/** At most limit advisories of searchCondition, counted: how a page judges a query's selectivity, at bounded cost. */
-export function searchProbe(engine: Engine, text: string, limit: number): RawBuilder<{ n: number | string }> {
-  const candidates =
-    engine === "postgres"
-      ? sql`select 1 from advisories where search like ${`%${escapeLike(text)}%`} limit ${limit}`
-      : sql`${searchRowids(text)} limit ${limit}`;
-  return sql<{ n: number | string }>`select count(*) as n from (${candidates}) as c`;
+/** SQLite: the advisories whose `advisory_texts` rows are these (a query's matches, found before). */
+export function searchRowidsCondition(rowids: readonly number[]): Expression<SqlBool> {
+  return sql<SqlBool>`advisories.uid in (select t.uid from advisory_texts t
+    where t.id in (select value from json_each(${JSON.stringify(rowids)})))`;
+}
+
+/** SQLite: the rowids of at most limit of searchCondition's matches: all of them when fewer. */
+export function searchProbe(text: string, limit: number): RawBuilder<{ id: number }> {
+  return sql<{ id: number }>`select c.id from (${searchRowids(text)} limit ${limit}) as c`;
 }
 
 /**
