@@ -44,9 +44,11 @@ export async function insertGroups(target: DatasetTarget, org: string, count: nu
 
 /**
  * Refreshes the planner's statistics of the whole dataset: after rows added since insertGroups
- * (S9's bindings), stale statistics would have the planner take a table for nearly empty.
+ * (S9's bindings), stale statistics would have the planner take a table for nearly empty. With
+ * vacuum, PostgreSQL's tables are vacuumed too, as autovacuum does after a bulk load, which sets
+ * the visibility map an index-only scan reads.
  */
-export async function analyze(target: DatasetTarget): Promise<void> {
+export async function analyze(target: DatasetTarget, { vacuum = false }: { vacuum?: boolean } = {}): Promise<void> {
   if (target.engine === "sqlite") {
     const db = new Database(join(target.dataDir, "arbor.db"));
     try {
@@ -58,7 +60,10 @@ export async function analyze(target: DatasetTarget): Promise<void> {
     return;
   }
   await withPg(target.url, target.schema, async (client) => {
-    await client.query("analyze");
+    if (!vacuum) return void (await client.query("analyze"));
+    // The dataset's own tables: VACUUM with no table names would vacuum every table of the database.
+    const { rows } = await client.query<{ name: string }>("select tablename as name from pg_tables where schemaname = $1", [target.schema]);
+    await client.query(`vacuum analyze ${rows.map((r) => `"${target.schema}"."${r.name}"`).join(", ")}`);
   });
 }
 
