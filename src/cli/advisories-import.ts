@@ -24,6 +24,14 @@ export interface ImportIo {
  */
 const IMPORT_SQLITE_CACHE_MB = 64;
 
+/**
+ * The WAL pages the import lets pile up between checkpoints (256 MB): each of its commits changes
+ * pages all over the store's indexes, many of them again in the next commits, and each change is
+ * written to the WAL and again by the checkpoint. 150,000 documents: 22.8 GB written and 131 s with
+ * SQLite's 1,000 pages, 16.1 GB and 106 s with these (docs/benchmarks.md, ADVISORIES).
+ */
+const IMPORT_SQLITE_CHECKPOINT_PAGES = 65_536;
+
 /** Imports paths into the configured store; the exit code. */
 export async function runImport(config: Config, paths: readonly string[], options: { strict: boolean }, io: ImportIo): Promise<number> {
   const store = await createStore({
@@ -31,6 +39,7 @@ export async function runImport(config: Config, paths: readonly string[], option
     dataDir: config.dataDir,
     schema: config.databaseSchema,
     sqliteCacheMb: IMPORT_SQLITE_CACHE_MB,
+    sqliteCheckpointPages: IMPORT_SQLITE_CHECKPOINT_PAGES,
   });
   try {
     const started = performance.now();

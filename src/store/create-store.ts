@@ -38,6 +38,14 @@ export interface StoreOptions {
    * default, its memory is bounded (docs/benchmarks.md, S7).
    */
   sqliteCacheMb?: number | undefined;
+  /**
+   * SQLite only: how many pages the WAL may hold before a commit of this connection copies them
+   * into the database (SQLite's default 1,000, 4 MB). A bulk write that touches pages all over a
+   * large store writes each page to the WAL at every commit it changes it in, and the checkpoint
+   * writes it again; checkpointing less often writes a page changed by many commits once. The WAL
+   * file is cut back to 64 MB after a checkpoint that empties it.
+   */
+  sqliteCheckpointPages?: number | undefined;
   /** PostgreSQL only: how long getting a connection may take, new or pooled (default 5 s). */
   connectTimeoutMs?: number | undefined;
   /**

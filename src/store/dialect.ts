@@ -53,7 +53,7 @@ const PG_QUERY_TIMEOUT_MS = 10_000;
 /** Chooses the engine from the database URL: PostgreSQL for postgres(ql)://, SQLite for none. */
 export function engineSetup(options: StoreOptions): EngineSetup {
   const url = options.databaseUrl ?? "";
-  if (url === "") return sqliteSetup(options.dataDir, options.sqliteCacheMb);
+  if (url === "") return sqliteSetup(options.dataDir, options);
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(url)?.[1]?.toLowerCase();
   if (scheme === "postgres" || scheme === "postgresql") return postgresSetup(url, options);
   // Only the scheme is echoed: the rest of the URL may hold a password.
@@ -61,12 +61,12 @@ export function engineSetup(options: StoreOptions): EngineSetup {
   throw new Error(`database URL must start with postgres:// or postgresql:// (got ${got}); leave it unset for SQLite`);
 }
 
-function sqliteSetup(dataDir: string, cacheMb: number | undefined): EngineSetup {
+function sqliteSetup(dataDir: string, tuning: SqliteTuning): EngineSetup {
   return {
     engine: "sqlite",
     dialect: {
       createAdapter: () => new TransactionalDdlSqliteAdapter(),
-      createDriver: () => new ImmediateSqliteDriver({ database: async () => openSqlite(dataDir, cacheMb) }),
+      createDriver: () => new ImmediateSqliteDriver({ database: async () => openSqlite(dataDir, tuning) }),
       createQueryCompiler: () => new SqliteQueryCompiler(),
       createIntrospector: (db) => new SqliteIntrospector(db),
     },
@@ -78,7 +78,10 @@ function sqliteSetup(dataDir: string, cacheMb: number | undefined): EngineSetup 
 /** The SQLite database's files in the data directory: the database, its WAL and its shared memory. */
 export const SQLITE_FILES = ["arbor.db", "arbor.db-wal", "arbor.db-shm"] as const;
 
-function openSqlite(dataDir: string, cacheMb: number | undefined): SqliteDatabase {
+/** A SQLite connection's settings for a bulk writer (StoreOptions says what each does). */
+type SqliteTuning = Pick<StoreOptions, "sqliteCacheMb" | "sqliteCheckpointPages">;
+
+function openSqlite(dataDir: string, { sqliteCacheMb: cacheMb, sqliteCheckpointPages: checkpointPages }: SqliteTuning): SqliteDatabase {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = join(dataDir, SQLITE_FILES[0]);
   // Made 0600 before SQLite opens it (SQLite's own default is 0644); SQLite gives the -wal and
@@ -92,6 +95,10 @@ function openSqlite(dataDir: string, cacheMb: number | undefined): SqliteDatabas
   db.pragma("foreign_keys = ON");
   // Negative: a size in KiB rather than in pages.
   if (cacheMb !== undefined) db.pragma(`cache_size = -${Math.round(cacheMb * 1024)}`);
+  if (checkpointPages !== undefined) {
+    db.pragma(`wal_autocheckpoint = ${Math.round(checkpointPages)}`);
+    db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
+  }
   return withStatementCache(db, SQLITE_STATEMENT_CACHE);
 }
 
