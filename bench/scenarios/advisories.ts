@@ -296,13 +296,13 @@ async function timeCheck(
   let found = 0;
   for (let i = 0; i < ctx.rounds * 4; i++) {
     const started = performance.now();
-    const response = await fetch(`${origin}/vulnerabilities/v2beta1/advisories:check`, {
+    const response = await request(`${origin}/vulnerabilities/v2beta1/advisories:check`, {
       method: "POST",
       headers: { ...headers, "content-type": "application/json" },
       body,
     });
-    const answer = (await response.json()) as { results?: { advisories?: unknown[]; undecided?: unknown[] }[] };
     times.push(performance.now() - started);
+    const answer = response.body as { results?: { advisories?: unknown[]; undecided?: unknown[] }[] };
     if (response.status !== 200 || answer.results?.length !== packages.length) errors++;
     found = (answer.results ?? []).reduce((n, r) => n + (r.advisories?.length ?? 0) + (r.undecided?.length ?? 0), 0);
   }
@@ -330,11 +330,11 @@ async function timePage(
   let total = 0;
   for (let i = 0; i < n; i++) {
     const started = performance.now();
-    const response = await fetch(url, { headers });
-    const body = (await response.json()) as { advisories?: unknown[]; totalCount?: string };
+    const answer = await request(url, { headers });
     times.push(performance.now() - started);
-    total = Number(body.totalCount ?? 0);
-    if (response.status !== 200 || (body.advisories?.length ?? 0) !== Math.max(0, Math.min(50, total - 50 * page))) errors++;
+    const body = answer.body as { advisories?: unknown[]; totalCount?: string };
+    if (answer.status === 200) total = Number(body.totalCount ?? 0);
+    if (answer.status !== 200 || (body.advisories?.length ?? 0) !== Math.max(0, Math.min(50, total - 50 * page))) errors++;
   }
   return {
     p50: percentile(
@@ -354,11 +354,27 @@ async function pageAt(
 ): Promise<{ token?: string; page: number; errors: number }> {
   let token: string | undefined;
   for (let p = 0; p < page; p++) {
-    const response = await fetch(token === undefined ? url : `${url}&page_token=${encodeURIComponent(token)}`, { headers });
-    const body = (await response.json()) as { nextPageToken?: string };
-    if (response.status !== 200) return { page: p, errors: 1 };
+    const answer = await request(token === undefined ? url : `${url}&page_token=${encodeURIComponent(token)}`, { headers });
+    const body = answer.body as { nextPageToken?: string };
+    if (answer.status !== 200) return { page: p, errors: 1 };
     if (body.nextPageToken === undefined) return token === undefined ? { page: p, errors: 0 } : { token, page: p, errors: 0 };
     token = body.nextPageToken;
   }
   return token === undefined ? { page: 0, errors: 0 } : { token, page, errors: 0 };
+}
+
+/**
+ * One request and its JSON body. A request that fails in the network (the connection reset, say)
+ * answers status 0, which every caller counts as an error: it fails its figure's target, and the
+ * scenario goes on to time the rest. Its cause goes to the log.
+ */
+async function request(url: string, init: RequestInit): Promise<{ status: number; body: unknown }> {
+  try {
+    const response = await fetch(url, init);
+    return { status: response.status, body: await response.json() };
+  } catch (e) {
+    const cause = e instanceof Error && e.cause instanceof Error ? `: ${e.cause.message}` : "";
+    process.stderr.write(`${new Date().toISOString()} ${init.method ?? "GET"} ${url.slice(0, 160)}: ${String(e)}${cause}\n`);
+    return { status: 0, body: {} };
+  }
 }
