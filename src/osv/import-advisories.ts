@@ -46,6 +46,8 @@ export interface ImportOptions {
   onDocument?: (document: OsvDocument) => void;
   /** Dates the advisories new to the store (their createTime), read once per batch; the system clock by default. */
   clock?: Clock;
+  /** Documents written (new or newer) from which the import refreshes the store's statistics at its end. */
+  statisticsAfter?: number;
 }
 
 /** Documents per transaction: large enough to amortise the commit, small enough to hold the write lock briefly. */
@@ -133,8 +135,15 @@ export async function importAdvisories(
     await writing;
   }
   if (flushes > 0) await store.advisories.foldCounts();
+  if (summary.imported + summary.updated >= (options.statisticsAfter ?? STATISTICS_AFTER)) await store.advisories.refreshStatistics();
   return summary;
 }
+
+/**
+ * Documents written from which an import refreshes the statistics: a bulk load changes the tables'
+ * make-up, and PostgreSQL's plans for the next import and for the lists follow the statistics.
+ */
+export const STATISTICS_AFTER = 10_000;
 
 /** Writes between two folds of the kept counts. */
 const FOLD_EVERY = 100;

@@ -51,6 +51,14 @@ export interface AdvisoryStore {
   knownHashes(hashes: readonly string[]): Promise<Set<string>>;
   /** Folds every key's kept count rows that have piled up (an import does, at its end). */
   foldCounts(): Promise<void>;
+  /**
+   * Brings the planner's statistics of the advisory tables up to date after a bulk write (an
+   * import does, once it has written many documents). PostgreSQL plans from them, and without
+   * them takes 500 hashes looked up at once for most of the table (a scan per batch of a
+   * re-import) and misjudges how often a query matches; its autovacuum may be off or not yet
+   * round. SQLite: nothing, its plans for these reads need no statistics.
+   */
+  refreshStatistics(): Promise<void>;
 }
 
 /** A package as OSV names it: its ecosystem (release included) and its name there. */
@@ -85,6 +93,10 @@ export function createAdvisoryStore(db: Executor, engine: Engine, options: Advis
     list: pages.list,
     count: pages.count,
     foldCounts: pages.foldCounts,
+    refreshStatistics: async () => {
+      if (engine === "postgres")
+        await guard(() => sql`analyze advisories, advisory_aliases, advisory_packages, advisory_counts`.execute(db));
+    },
 
     async knownHashes(hashes) {
       const known = new Set<string>();

@@ -162,6 +162,44 @@ describeEachEngine("advisory import", (t) => {
     });
   });
 
+  describe("statistics", () => {
+    it("are refreshed at the end of an import that wrote many documents, and not of one that wrote few", async () => {
+      const store = await createStore(await t.freshLocation());
+      try {
+        let refreshed = 0;
+        const watched: { advisories: AdvisoryStore } = {
+          advisories: { ...store.advisories, refreshStatistics: async () => void refreshed++ },
+        };
+        const paths = [join(OSV.feed, "go"), join(OSV.feed, "pypi")];
+        await importAdvisories(watched, (await readSources(paths)).items(), { statisticsAfter: 3 });
+        expect(refreshed).toBe(0);
+        await importAdvisories(watched, (await readSources([OSV.feed])).items(), { statisticsAfter: 3 });
+        expect(refreshed).toBe(1);
+        // Nothing new written: nothing to refresh.
+        await importAdvisories(watched, (await readSources([OSV.feed])).items(), { statisticsAfter: 3 });
+        expect(refreshed).toBe(1);
+      } finally {
+        await store.close();
+      }
+    });
+
+    // PostgreSQL's alone: SQLite's refresh does nothing (registered only there, so SQLite's run
+    // reports nothing skipped).
+    if (t.engine === "postgres")
+      it("are the planner's, analyzed, on PostgreSQL", async () => {
+        const analyzed = async () =>
+          (
+            await rawRows(
+              t,
+              "select relname from pg_stat_user_tables where schemaname = current_schema() and last_analyze is not null " +
+                "and relname in ('advisories', 'advisory_aliases', 'advisory_packages', 'advisory_counts') order by relname",
+            )
+          ).map((r) => r.relname);
+        await t.store().advisories.refreshStatistics();
+        expect(await analyzed()).toEqual(["advisories", "advisory_aliases", "advisory_counts", "advisory_packages"]);
+      });
+  });
+
   describe("a document the store refuses", () => {
     let fresh: Store;
     beforeAll(async () => {
