@@ -134,20 +134,22 @@ export function createEventOutboxStore(db: Executor, engine: Engine): EventOutbo
           .deleteFrom("event_outbox")
           .where((eb) => eb.or([eb.and([eb("time", "<", keepAfter), done]), eb("time", "<", dropBefore)]))
           .executeTakeFirst();
-      // SQLite: the floor is raised to the last position first, in the same transaction, so the
-      // next insert takes a position after it even if this empties the outbox.
-      const raiseFloor = (tx: Executor) =>
-        sql`update event_outbox_floor set position = max(position, coalesce((select max(position) from event_outbox), 0))
-            where id = 1`.execute(tx);
+      // SQLite: when the prune drops anything, the floor is raised to the last position given
+      // before it, in the same transaction, so the next insert takes a position after it even if
+      // this empties the outbox. A prune that drops nothing writes nothing (an idle server's
+      // store stays as it is between prunes).
+      const pruneAboveFloor = async (tx: Executor) => {
+        const last = await tx
+          .selectFrom("event_outbox")
+          .select((eb) => eb.fn.max<number | null>("position").as("position"))
+          .executeTakeFirstOrThrow();
+        const pruned = await prune(tx);
+        if (Number(pruned.numDeletedRows) > 0)
+          await sql`update event_outbox_floor set position = max(position, ${Number(last.position ?? 0)}) where id = 1`.execute(tx);
+        return pruned;
+      };
       const result = await guard(() =>
-        postgres
-          ? prune(db)
-          : db.isTransaction
-            ? raiseFloor(db).then(() => prune(db))
-            : db.transaction().execute(async (tx) => {
-                await raiseFloor(tx);
-                return prune(tx);
-              }),
+        postgres ? prune(db) : db.isTransaction ? pruneAboveFloor(db) : db.transaction().execute(pruneAboveFloor),
       );
       return Number(result.numDeletedRows);
     },
