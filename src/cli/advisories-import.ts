@@ -40,6 +40,9 @@ export async function runImport(config: Config, paths: readonly string[], option
     schema: config.databaseSchema,
     sqliteCacheMb: IMPORT_SQLITE_CACHE_MB,
     sqliteCheckpointPages: IMPORT_SQLITE_CHECKPOINT_PAGES,
+    // A large first import builds its indexes at its end, each in one statement that may rightly
+    // run long (as a migration's may); the serving timeout would cut it.
+    queryTimeoutMs: 0,
   });
   try {
     const started = performance.now();
@@ -51,6 +54,9 @@ export async function runImport(config: Config, paths: readonly string[], option
         onSkip: (source, reason) => bar.log(`arbor: skipped ${source}: ${reason}`),
         onUnreadable: (source, reason) => bar.log(`arbor: cannot read ${source}: ${reason}`),
         onProgress: (done) => bar.update(done),
+        expected: sources.count,
+        onBuilding: () =>
+          bar.log("arbor: building the advisories' indexes, counts and search index (a large first import builds them once, at its end)"),
       });
     } finally {
       bar.finish();

@@ -44,7 +44,8 @@ export function addAdvisoriesCommands<F>(
           "its file and reason and skipped. A document replaces the stored advisory of its id only\n" +
           "when its `modified` is newer, so importing again changes nothing. The last line on stdout\n" +
           "counts what happened. Exit code 0, even with skipped documents (unless --strict); 1 when\n" +
-          "a path cannot be read or holds no document at all.\n\n" +
+          "a path cannot be read or holds no document at all. A first import of 10,000 documents or\n" +
+          "more into a store holding no advisory builds its indexes once, at its end.\n\n" +
           "Examples:\n  arbor advisories import ./advisories/\n  arbor advisories import PyPI-all.zip npm-all.zip\n",
       ),
   ).action(async (paths: string[], opts: F & { strict?: boolean }, cmd: Command) => {

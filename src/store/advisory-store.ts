@@ -14,6 +14,7 @@ import {
   type CheckedPackage,
 } from "../domain/advisories.js";
 import type { OsvDocument } from "../domain/osv.js";
+import { deferAdvisorySchema, restoreAdvisorySchema } from "./advisory-deferred.js";
 import { advisoryPages, packageConditions, type AdvisoryPageOptions, type ReadFilter } from "./advisory-pages.js";
 import { type AdvisoriesTable, type AdvisoryPackagesTable, type Executor } from "./tables.js";
 import { inTransaction } from "./nested-transactions.js";
@@ -59,6 +60,14 @@ export interface AdvisoryStore {
    * round. SQLite: nothing, its plans for these reads need no statistics.
    */
   refreshStatistics(): Promise<void>;
+  /**
+   * Into a store holding no advisory: drops the secondary indexes, the kept counts' triggers and
+   * the search index's, for a bulk import to build at its end (advisory-deferred.ts); whether it
+   * did. The caller must call buildDeferred when it ends, however it ends.
+   */
+  deferIndexes(): Promise<boolean>;
+  /** Builds whatever deferIndexes dropped, here or in another process that never reached its end; nothing when nothing was. */
+  buildDeferred(): Promise<void>;
 }
 
 /** A package as OSV names it: its ecosystem (release included) and its name there. */
@@ -97,6 +106,9 @@ export function createAdvisoryStore(db: Executor, engine: Engine, options: Advis
       if (engine === "postgres")
         await guard(() => sql`analyze advisories, advisory_aliases, advisory_packages, advisory_counts`.execute(db));
     },
+
+    deferIndexes: () => guard(() => deferAdvisorySchema(db, engine)),
+    buildDeferred: () => guard(() => restoreAdvisorySchema(db)),
 
     async knownHashes(hashes) {
       const known = new Set<string>();

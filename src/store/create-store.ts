@@ -10,6 +10,7 @@ import type { Database, Executor } from "./tables.js";
 import { engineSetup, type Engine } from "./dialect.js";
 import type { LeaderLock } from "./leader-lock.js";
 import { pruneListChanges } from "./list-changes.js";
+import { restoreAdvisorySchema } from "./advisory-deferred.js";
 import { migrate, schemaStatus } from "./migrate.js";
 import { ScopeMemory } from "./scope-memory.js";
 import { createStores } from "./stores.js";
@@ -88,6 +89,9 @@ export async function createStore(options: StoreOptions): Promise<Store> {
     } else {
       await migrate(migrating, migrationSetup);
     }
+    // A bulk import of advisories killed before its end left indexes to build: built before
+    // anything reads the store, on these connections without a statement timeout (each may run long).
+    await restoreAdvisorySchema(migrating);
   } finally {
     await migrating.destroy();
   }

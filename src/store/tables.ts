@@ -223,6 +223,16 @@ export interface AdvisoryFeedCursorsTable {
   sync_time: number;
 }
 
+/**
+ * A row of `advisory_deferred_schema`: an index or trigger a first bulk import of advisories
+ * dropped, to be built again from its definition (migration 0026, advisory-deferred.ts).
+ */
+export interface AdvisoryDeferredSchemaTable {
+  name: string;
+  kind: "index" | "counts" | "texts";
+  definition: string;
+}
+
 /** A row of `audit_events`: one change made through the API. */
 export interface AuditEventsTable {
   uid: string;
@@ -376,6 +386,7 @@ export interface Database {
   advisory_packages: AdvisoryPackagesTable;
   advisory_feed_cursors: AdvisoryFeedCursorsTable;
   advisory_counts: AdvisoryCountsTable;
+  advisory_deferred_schema: AdvisoryDeferredSchemaTable;
   audit_events: AuditEventsTable;
   audit_event_counts: AuditEventCountsTable;
   authz_generation: AuthzGenerationTable;

@@ -74,7 +74,7 @@ describeEachEngine("store", (t) => {
                                     'amazon', 'google', 'azure', 'github', 'email', 'client_id', 'client_secret',
                                     'additional_scopes', 'groups_claim', 'code_verifier', 'nonce', 'redirect_uri',
                                     'code_challenge', 'client_state', 'actor', 'search', 'document', 'before', 'after',
-                                    'data', 'read_caps', 'sink', 'types', 'last_error', 'checked')
+                                    'data', 'read_caps', 'sink', 'types', 'last_error', 'checked', 'definition')
             and table_name || '.' || column_name not in ('identity_providers.issuer', 'login_attempts.issuer',
                                                          'device_authorizations.issuer', 'device_authorizations.denial')
           order by 1`,
@@ -90,6 +90,8 @@ describeEachEngine("store", (t) => {
         "advisory_aliases.advisory_uid",
         "advisory_aliases.alias",
         "advisory_counts.key",
+        "advisory_deferred_schema.kind",
+        "advisory_deferred_schema.name",
         "advisory_feed_cursors.boundary_ids",
         "advisory_feed_cursors.feed",
         "advisory_feed_cursors.modified",

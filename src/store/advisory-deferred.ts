@@ -1,0 +1,156 @@
+/**
+ * A first bulk import of advisories builds the secondary indexes, the kept counts and the search
+ * index at its end instead of row by row (issue 19, item 3; migration 0026). Row by row, every
+ * batch's commit rewrites pages all over those indexes, more of them as they grow: at 500,000
+ * documents most of a first import's time and of the 16 to 88 GB it wrote on SQLite. Built at the
+ * end, each index is one sorted pass, the counts one group-by per kind of key, the search index
+ * one rebuild.
+ *
+ * Only into a store holding no advisory (deferAdvisorySchema refuses otherwise), so what the
+ * import's lists and counts would have been meanwhile is nothing anyway. The definitions of what
+ * it drops are kept in `advisory_deferred_schema`, in the transaction that drops them, and
+ * restoreAdvisorySchema builds them again from there: the import at its end (stopped or failed
+ * too), or whoever opens the store or imports next, if the import never reached its end (killed).
+ * Until then a reader sees the rows written so far with their primary keys only: a filtered list
+ * reads the table, a count or `query` finds what the triggers counted and indexed (nothing).
+ * Restoring takes one transaction per index, one for the counts and their triggers, one for the
+ * search texts, their index and their triggers, so the write lock is never held for all of it.
+ */
+import { sql } from "kysely";
+import type { Engine } from "./dialect.js";
+import type { AdvisoryDeferredSchemaTable, Executor } from "./tables.js";
+import { inTransaction } from "./nested-transactions.js";
+
+type Kind = AdvisoryDeferredSchemaTable["kind"];
+
+/** What a bulk import drops, by name, and what building each again takes (those an engine lacks are passed over). */
+const DEFERRED: Readonly<Record<string, Kind>> = {
+  advisories_modified_time_uid_idx: "index",
+  advisories_published_time_uid_idx: "index",
+  advisory_aliases_alias_advisory_uid_idx: "index",
+  advisory_packages_ecosystem_name_advisory_uid_idx: "index",
+  advisory_packages_ecosystem_base_name_advisory_uid_idx: "index",
+  advisory_packages_name_advisory_uid_idx: "index",
+  advisory_packages_ecosystem_base_advisory_uid_idx: "index",
+  advisory_packages_ecosystem_advisory_uid_idx: "index",
+  // PostgreSQL's search index: a GIN index builds far faster whole than entry by entry.
+  advisories_search_trgm_idx: "index",
+  advisories_count_insert: "counts",
+  advisories_count_delete: "counts",
+  advisory_packages_count_insert: "counts",
+  advisory_packages_count_delete: "counts",
+  // SQLite's search texts and their FTS5 index (PostgreSQL searches advisories.search itself).
+  advisories_text_insert: "texts",
+  advisories_text_delete: "texts",
+  advisories_text_update: "texts",
+  advisory_texts_search_insert: "texts",
+  advisory_texts_search_delete: "texts",
+  advisory_texts_search_update: "texts",
+};
+
+/** A catalog entry: what the object is and how to make it again. */
+interface Definition {
+  name: string;
+  type: "index" | "trigger";
+  /** The table a PostgreSQL trigger is on (DROP TRIGGER names it). */
+  table: string;
+  definition: string;
+}
+
+/**
+ * Drops the deferred indexes and triggers, keeping their definitions, when the store holds no
+ * advisory and nothing is deferred already; whether it did. The caller restores them at its end.
+ */
+export async function deferAdvisorySchema(db: Executor, engine: Engine): Promise<boolean> {
+  return inTransaction(db, async (tx) => {
+    const { rows } = await sql<{ busy: number }>`
+      select (select count(*) from (select 1 from advisories limit 1) a)
+        + (select count(*) from (select 1 from advisory_deferred_schema limit 1) d) as busy`.execute(tx);
+    if (Number(rows[0]?.busy ?? 1) > 0) return false;
+    const found = await definitions(tx, engine);
+    if (found.length === 0) return false;
+    await tx
+      .insertInto("advisory_deferred_schema")
+      .values(found.map((d) => ({ name: d.name, kind: DEFERRED[d.name] ?? "index", definition: d.definition })))
+      .execute();
+    for (const d of found) {
+      if (d.type === "index") await sql`drop index ${sql.id(d.name)}`.execute(tx);
+      else if (engine === "postgres") await sql`drop trigger ${sql.id(d.name)} on ${sql.id(d.table)}`.execute(tx);
+      else await sql`drop trigger ${sql.id(d.name)}`.execute(tx);
+    }
+    return true;
+  });
+}
+
+/**
+ * Builds again whatever a bulk import deferred (nothing when it holds nothing): each index, then
+ * the kept counts from the rows with their triggers, then SQLite's search texts and index with
+ * theirs. Safe to run beside others doing the same: each step checks, in its transaction, that its
+ * objects are still deferred.
+ */
+export async function restoreAdvisorySchema(db: Executor): Promise<void> {
+  const deferred = await db.selectFrom("advisory_deferred_schema").select(["name", "kind"]).execute();
+  if (deferred.length === 0) return;
+  for (const { name } of deferred.filter((d) => d.kind === "index")) {
+    await inTransaction(db, async (tx) => {
+      const row = await tx.selectFrom("advisory_deferred_schema").select("definition").where("name", "=", name).executeTakeFirst();
+      if (row === undefined) return;
+      await sql.raw(row.definition).execute(tx);
+      await tx.deleteFrom("advisory_deferred_schema").where("name", "=", name).execute();
+    });
+  }
+  for (const kind of ["counts", "texts"] as const) {
+    await inTransaction(db, async (tx) => {
+      const rows = await tx.selectFrom("advisory_deferred_schema").select(["name", "definition"]).where("kind", "=", kind).execute();
+      if (rows.length === 0) return;
+      if (kind === "counts") await recount(tx);
+      else await reindexTexts(tx);
+      for (const row of rows) await sql.raw(row.definition).execute(tx);
+      await tx.deleteFrom("advisory_deferred_schema").where("kind", "=", kind).execute();
+    });
+  }
+}
+
+/**
+ * The kept counts made again from the rows, as the triggers keep them (migrations 0022, 0025):
+ * every advisory under '', and each advisory once under each ecosystem without its release
+ * ('base:'), each ecosystem holding a release ('eco:') and each package name ('name:') it names.
+ */
+async function recount(tx: Executor): Promise<void> {
+  await tx.deleteFrom("advisory_counts").execute();
+  await sql`insert into advisory_counts (key, delta) select '', count(*) from advisories`.execute(tx);
+  await sql`insert into advisory_counts (key, delta)
+    select 'base:' || ecosystem_base, count(distinct advisory_uid) from advisory_packages group by ecosystem_base`.execute(tx);
+  await sql`insert into advisory_counts (key, delta)
+    select 'eco:' || ecosystem, count(distinct advisory_uid) from advisory_packages where ecosystem like '%:%' group by ecosystem`.execute(
+    tx,
+  );
+  await sql`insert into advisory_counts (key, delta)
+    select 'name:' || name, count(distinct advisory_uid) from advisory_packages group by name`.execute(tx);
+}
+
+/** SQLite's search texts made again from the advisories, and their FTS5 index rebuilt from them whole. */
+async function reindexTexts(tx: Executor): Promise<void> {
+  await sql`delete from advisory_texts`.execute(tx);
+  await sql`insert into advisory_texts (uid, search) select uid, search from advisories order by uid`.execute(tx);
+  await sql`insert into advisory_search (advisory_search) values ('rebuild')`.execute(tx);
+}
+
+/** The deferred objects the store has, as its catalog defines them. */
+async function definitions(tx: Executor, engine: Engine): Promise<Definition[]> {
+  const names = Object.keys(DEFERRED);
+  if (engine === "sqlite") {
+    const { rows } = await sql<{ name: string; type: "index" | "trigger"; table: string; definition: string }>`
+      select name, type, tbl_name as "table", sql as definition from sqlite_master
+      where type in ('index', 'trigger') and name in (${sql.join(names)}) and sql is not null`.execute(tx);
+    return rows;
+  }
+  const { rows } = await sql<Definition>`
+    select indexname as name, 'index' as type, tablename as "table", indexdef as definition from pg_indexes
+    where schemaname = current_schema() and indexname in (${sql.join(names)})
+    union all
+    select t.tgname, 'trigger', c.relname, pg_get_triggerdef(t.oid) from pg_trigger t
+    join pg_class c on c.oid = t.tgrelid
+    where c.relnamespace = current_schema()::regnamespace and not t.tgisinternal and t.tgname in (${sql.join(names)})`.execute(tx);
+  return rows;
+}
