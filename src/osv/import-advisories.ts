@@ -73,7 +73,6 @@ export async function importAdvisories(
   check: OsvChecker = createOsvChecker(),
 ): Promise<ImportSummary> {
   const summary = emptySummary();
-  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   const skip = (source: string, reason: string) => {
     summary.skipped++;
     options.onSkip?.(source, reason);
@@ -126,6 +125,7 @@ export async function importAdvisories(
   // A bulk import that never reached its end (killed) left its indexes to build: first those.
   await store.advisories.buildDeferred();
   const bulk = (options.expected ?? 0) >= (options.bulkAfter ?? BULK_AFTER) && (await store.advisories.deferIndexes());
+  const batchSize = options.batchSize ?? (bulk ? BULK_BATCH_SIZE : DEFAULT_BATCH_SIZE);
   let ended = false;
   try {
     for await (const item of items) {
@@ -171,6 +171,15 @@ export const STATISTICS_AFTER = 10_000;
  * commit. Below it, a first import is small enough that building row by row costs little.
  */
 export const BULK_AFTER = 10_000;
+
+/**
+ * Documents per transaction of a bulk import: with only primary keys to keep, a commit's cost is
+ * mostly the pages of those it rewrites, which grow more slowly than the batch (50,000 documents'
+ * inserts: 7.7 s in batches of 500, 7.0 s of 1,000, 6.0 s of 2,000). 2,000 took the import of
+ * 500,000 documents to about 400 MB of RSS while it writes (two batches in memory), 1,000 to
+ * about 365 MB. No server writes advisories meanwhile; its other writes wait for one at most.
+ */
+const BULK_BATCH_SIZE = 1_000;
 
 /** Writes between two folds of the kept counts. */
 const FOLD_EVERY = 100;

@@ -108,7 +108,7 @@ export function createAdvisoryStore(db: Executor, engine: Engine, options: Advis
     },
 
     deferIndexes: () => guard(() => deferAdvisorySchema(db, engine)),
-    buildDeferred: () => guard(() => restoreAdvisorySchema(db)),
+    buildDeferred: () => guard(() => restoreAdvisorySchema(db, engine)),
 
     async knownHashes(hashes) {
       const known = new Set<string>();

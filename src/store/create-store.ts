@@ -91,7 +91,7 @@ export async function createStore(options: StoreOptions): Promise<Store> {
     }
     // A bulk import of advisories killed before its end left indexes to build: built before
     // anything reads the store, on these connections without a statement timeout (each may run long).
-    await restoreAdvisorySchema(migrating);
+    await restoreAdvisorySchema(migrating, migrationSetup.engine);
   } finally {
     await migrating.destroy();
   }
