@@ -94,10 +94,11 @@ export async function restoreAdvisorySchema(db: Executor, engine: Engine): Promi
   if (engine === "postgres") return build(db, deferred);
   // SQLite sorts an index's entries in memory up to its page cache's size and merges runs from
   // temporary files beyond it, with a helper thread when allowed. 500,000 advisories' largest
-  // index: 6.5 s and 138 MB with a 64 MB cache, 3.4 s and 70 MB with 16 MB and two threads.
+  // index (sqlite3 shell, peak RSS of the shell): 6.5 s and 138 MB with a 64 MB cache, 3.4 to 4.9 s
+  // and 70 MB with 16 MB and two threads, 2.8 s and 37 MB with 8 MB and two threads.
   const { rows } = await sql<{ cache_size: number }>`pragma cache_size`.execute(db);
   await sql`pragma threads = 2`.execute(db);
-  await sql`pragma cache_size = -16384`.execute(db);
+  await sql`pragma cache_size = -8192`.execute(db);
   try {
     await build(db, deferred);
   } finally {
