@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Bundles the compiled commands (dist/src/cli/main.js, dist/src/cli/credential-helper.js) into
-// dist/cli/, which bin/arbor.js and bin/docker-credential-arbor.js run. Node's ES module loader
+// dist/cli/, which bin/arbor.js and bin/docker-credential-arbor.js run, and the worker thread a
+// large SQLite import writes from (dist/src/store/advisory-write-worker.js). Node's ES module loader
 // pays for every file it resolves and reads: the unbundled command line is about a thousand of
 // them (kysely alone is 250), which cost about a second on a 2-core machine. Bundled, it is a few
 // chunks; code splitting keeps each command's `await import()` lazy, so `arbor --version` and the
@@ -21,7 +22,12 @@ const dist = resolve(process.argv[2] ?? join(import.meta.dirname, "../dist"));
 const outdir = join(dist, "cli");
 rmSync(outdir, { recursive: true, force: true });
 const result = await build({
-  entryPoints: { main: join(dist, "src/cli/main.js"), "credential-helper": join(dist, "src/cli/credential-helper.js") },
+  entryPoints: {
+    main: join(dist, "src/cli/main.js"),
+    "credential-helper": join(dist, "src/cli/credential-helper.js"),
+    // The thread a large SQLite import writes from: found beside the chunk that starts it.
+    "advisory-write-worker": join(dist, "src/store/advisory-write-worker.js"),
+  },
   outdir,
   // Paths in the metafile are relative to the package's root.
   absWorkingDir: resolve(dist, ".."),

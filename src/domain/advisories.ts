@@ -90,6 +90,33 @@ export interface AdvisoryIndex {
   search: string;
 }
 
+/**
+ * A version as the store writes it: the document serialized and its index derived, so that what
+ * costs JavaScript time can run in one thread and the writing in another (an import's writer
+ * thread, src/store/advisory-write-worker.ts), and a batch crosses between them as strings.
+ */
+export interface PreparedAdvisory {
+  uid: string;
+  modifiedTime: number;
+  publishedTime: number;
+  contentHash?: string;
+  /** The document as JSON. */
+  documentText: string;
+  index: AdvisoryIndex;
+}
+
+/** The version as the store writes it. */
+export function prepareAdvisory(version: AdvisoryVersion): PreparedAdvisory {
+  return {
+    uid: version.uid,
+    modifiedTime: version.modifiedTime,
+    publishedTime: version.publishedTime,
+    ...(version.contentHash !== undefined && { contentHash: version.contentHash }),
+    documentText: JSON.stringify(version.document),
+    index: advisoryIndex(version.document),
+  };
+}
+
 /** The shape of an advisory id: it is a uid, so it must sit in a URL path as it is. */
 export const ADVISORY_ID = /^[A-Za-z0-9][A-Za-z0-9._:+-]{0,254}$/;
 
@@ -104,7 +131,7 @@ export function advisoryVersion(document: OsvDocument): AdvisoryVersion {
 }
 
 /** Whether an incoming version replaces a stored one: only a strictly newer `modified` does. */
-export function replaces(incoming: AdvisoryVersion, stored: { modifiedTime: number }): boolean {
+export function replaces(incoming: { modifiedTime: number }, stored: { modifiedTime: number }): boolean {
   return incoming.modifiedTime > stored.modifiedTime;
 }
 

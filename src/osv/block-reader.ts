@@ -1,7 +1,7 @@
 /**
  * A file as yauzl reads it, through a few cached blocks: an archive's reads are small and nearly
  * sequential in two places (the central directory, and the entries' data), so a block of each
- * serves thousands of them with one read of the file, while memory stays a few blocks whatever
+ * serves hundreds of them with one read of the file, while memory stays a few blocks whatever
  * the archive's size (reading a 300 MB archive whole into memory, as small ones are, would be
  * most of the import's memory budget).
  */
@@ -9,8 +9,12 @@ import type { FileHandle } from "node:fs/promises";
 import { Readable } from "node:stream";
 import yauzl from "yauzl";
 
-/** Bytes per block. */
-const BLOCK = 4 * 1024 * 1024;
+/**
+ * Bytes per block. Small enough that a block read past dies young: blocks of 4 MB outlived two
+ * young-generation collections, and the ones read past piled up in the old generation until its
+ * next full collection (tens of MB of an import's memory).
+ */
+const BLOCK = 256 * 1024;
 /** Blocks kept: the directory's, the data's, and one each for a read across a boundary. */
 const BLOCKS = 4;
 

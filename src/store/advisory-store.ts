@@ -6,12 +6,13 @@
  */
 import { sql, type Expression, type SqlBool } from "kysely";
 import {
-  advisoryIndex,
+  prepareAdvisory,
   replaces,
   type AdvisoryFilter,
   type AdvisoryRecord,
   type AdvisoryVersion,
   type CheckedPackage,
+  type PreparedAdvisory,
 } from "../domain/advisories.js";
 import type { OsvDocument } from "../domain/osv.js";
 import { deferAdvisorySchema, restoreAdvisorySchema } from "./advisory-deferred.js";
@@ -26,8 +27,19 @@ import type { RowWindow } from "./row-window.js";
 /** What writing one record did: it was new, it replaced an older version, or it was not newer. */
 export type PutOutcome = "imported" | "updated" | "unchanged";
 
+/**
+ * What an import writes advisories through: the store itself, or a thread writing into the same
+ * store (advisory-write-worker.ts).
+ */
+export interface AdvisoryWriter {
+  /** put() of versions already prepared (prepareAdvisory). */
+  putPrepared(prepared: readonly PreparedAdvisory[], time: number): Promise<PutOutcome[]>;
+  /** Folds every key's kept count rows that have piled up (an import does, at its end). */
+  foldCounts(): Promise<void>;
+}
+
 /** Advisories: global, keyed by their OSV id. */
-export interface AdvisoryStore {
+export interface AdvisoryStore extends AdvisoryWriter {
   /**
    * Writes the versions that are new or have a newer `modified` than the stored version (an
    * earlier version of the same call counts as stored), in one transaction: the caller's when
@@ -50,8 +62,6 @@ export interface AdvisoryStore {
   ofPackages(packages: readonly PackageName[]): Promise<PackageAdvisory[]>;
   /** Which of these content hashes a stored advisory was imported from: documents an import passes over unread. */
   knownHashes(hashes: readonly string[]): Promise<Set<string>>;
-  /** Folds every key's kept count rows that have piled up (an import does, at its end). */
-  foldCounts(): Promise<void>;
   /**
    * Brings the planner's statistics of the advisory tables up to date after a bulk write (an
    * import does, once it has written many documents). PostgreSQL plans from them, and without
@@ -94,10 +104,12 @@ export function createAdvisoryStore(db: Executor, engine: Engine, options: Advis
     sortColumns: { uid: "uid", modified_time: "modified_time", published_time: "published_time" },
   });
   const pages = advisoryPages(db, engine, table, options);
+  const putPrepared = (prepared: readonly PreparedAdvisory[], time: number) =>
+    prepared.length === 0 ? Promise.resolve([]) : guard(() => inTransaction(db, (tx) => putIn(tx, prepared, time)));
 
   return {
-    put: (versions, time) =>
-      versions.length === 0 ? Promise.resolve([]) : guard(() => inTransaction(db, (tx) => putIn(tx, versions, time))),
+    put: (versions, time) => putPrepared(versions.map(prepareAdvisory), time),
+    putPrepared: (prepared, time) => putPrepared(prepared, time),
     get: table.get,
     list: pages.list,
     count: pages.count,
@@ -148,14 +160,14 @@ export function createAdvisoryStore(db: Executor, engine: Engine, options: Advis
   };
 }
 
-async function putIn(tx: Executor, versions: readonly AdvisoryVersion[], time: number): Promise<PutOutcome[]> {
+async function putIn(tx: Executor, versions: readonly PreparedAdvisory[], time: number): Promise<PutOutcome[]> {
   const stored = new Map<string, { modifiedTime: number; createTime: number }>();
   for (const uids of chunked([...new Set(versions.map((r) => r.uid))], 1)) {
     const rows = await tx.selectFrom("advisories").select(["uid", "modified_time", "create_time"]).where("uid", "in", uids).execute();
     for (const row of rows) stored.set(row.uid, { modifiedTime: row.modified_time, createTime: row.create_time });
   }
   const latest = new Map(stored);
-  const writes = new Map<string, AdvisoryRecord>();
+  const writes = new Map<string, PreparedAdvisory & { createTime: number }>();
   const outcomes = versions.map((version): PutOutcome => {
     const current = latest.get(version.uid);
     if (current !== undefined && !replaces(version, current)) return "unchanged";
@@ -175,14 +187,14 @@ async function putIn(tx: Executor, versions: readonly AdvisoryVersion[], time: n
   const aliases: { advisory_uid: string; alias: string }[] = [];
   const packages: AdvisoryPackagesTable[] = [];
   for (const record of writes.values()) {
-    const index = advisoryIndex(record.document);
+    const index = record.index;
     advisories.push({
       uid: record.uid,
       modified_time: record.modifiedTime,
       published_time: record.publishedTime,
       create_time: record.createTime,
       search: index.search,
-      document: JSON.stringify(record.document),
+      document: record.documentText,
       content_hash: record.contentHash ?? null,
     });
     for (const alias of index.aliases) aliases.push({ advisory_uid: record.uid, alias });

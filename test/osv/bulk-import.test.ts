@@ -6,9 +6,11 @@
  * defers nothing into a store already holding an advisory.
  */
 import { describe, expect, it } from "vitest";
-import { advisorySortValue, type AdvisoryVersion } from "../../src/domain/advisories.js";
+import { advisorySortValue, prepareAdvisory, type AdvisoryVersion, type PreparedAdvisory } from "../../src/domain/advisories.js";
+import { Code } from "../../src/domain/errors.js";
 import { importAdvisories, type ImportOptions } from "../../src/osv/import-advisories.js";
 import type { SourceItem } from "../../src/osv/source-item.js";
+import { openAdvisoryWriterThread, type AdvisoryWriterThread } from "../../src/store/advisory-writer-thread.js";
 import { createStore, type StoreOptions } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/store.js";
 import { CORPUS_FILTERS, corpusDocument, matchesFilter } from "../support/advisory-corpus.js";
@@ -64,7 +66,7 @@ describeEachEngine("a large first import", (t) => {
       expect(await pageThrough((w) => store.advisories.list(filter, w), [key("uid")], 97, advisorySortValue)).toEqual(expected);
     }
   };
-  const run = (store: Store, versions: readonly AdvisoryVersion[], options: ImportOptions = {}) =>
+  const run = (store: Parameters<typeof importAdvisories>[0], versions: readonly AdvisoryVersion[], options: ImportOptions = {}) =>
     importAdvisories(store, items(versions), { clock: { now: () => T }, expected: versions.length, bulkAfter: 100, ...options });
 
   it("leaves the store a row by row import leaves: catalog, kept counts, lists and query", async () => {
@@ -85,6 +87,56 @@ describeEachEngine("a large first import", (t) => {
     }
   });
 
+  if (t.engine === "sqlite") {
+    it("writes through the thread its bulk writer opens, closes it before building, and leaves the same store", async () => {
+      const bulk = await fresh();
+      const rows = await fresh();
+      try {
+        const events: string[] = [];
+        let thread: AdvisoryWriterThread | undefined;
+        const bulkWriter = () => {
+          const opened = openAdvisoryWriterThread({ dataDir: bulk.options.dataDir });
+          thread = opened;
+          return {
+            putPrepared: (prepared: readonly PreparedAdvisory[], time: number) => {
+              events.push("put");
+              return opened.putPrepared(prepared, time);
+            },
+            foldCounts: () => opened.foldCounts(),
+            close: async () => {
+              events.push("close");
+              await opened.close();
+            },
+          };
+        };
+        // The importing thread's own connection writes no advisory.
+        const watched = {
+          advisories: {
+            ...bulk.store.advisories,
+            putPrepared: () => Promise.reject(new Error("written by the importing thread")),
+          },
+        };
+        // The same bytes twice: the second is unchanged, as the store decides (a bulk import looks up no hash).
+        const twice = [...VERSIONS, VERSIONS[7] as AdvisoryVersion];
+        const summary = await run(watched, twice, { batchSize: 100, bulkWriter, onBuilding: () => void events.push("build") });
+        expect(summary).toMatchObject({ imported: N, unchanged: 1, skipped: 0 });
+        expect(events).toEqual([...Array.from({ length: 7 }, () => "put"), "close", "build"]);
+        await expect(thread?.putPrepared([prepareAdvisory(corpusDocument(N))], T)).rejects.toMatchObject({ code: Code.UNAVAILABLE });
+        await run(rows.store, VERSIONS, { expected: 0 });
+        expect(await catalog(bulk.at)).toEqual(await catalog(rows.at));
+        expect(await counts(bulk.at)).toEqual(await counts(rows.at));
+        await expectAnswers(bulk.store, VERSIONS);
+        // Not opened for an import that is no bulk one.
+        thread = undefined;
+        await run(rows.store, VERSIONS, { bulkWriter });
+        expect(thread).toBeUndefined();
+      } finally {
+        await bulk.store.close();
+        await rows.store.close();
+      }
+    });
+  }
+
   it("writes the documents with the indexes dropped and builds them once, at its end", async () => {
     const bulk = await fresh();
     try {
@@ -95,9 +147,9 @@ describeEachEngine("a large first import", (t) => {
       const watched = {
         advisories: {
           ...bulk.store.advisories,
-          put: async (versions: readonly AdvisoryVersion[], time: number) => {
+          putPrepared: async (prepared: readonly PreparedAdvisory[], time: number) => {
             seen ??= { indexes: (await catalog(bulk.at)).length, deferred: await deferred(bulk.at) };
-            return bulk.store.advisories.put(versions, time);
+            return bulk.store.advisories.putPrepared(prepared, time);
           },
         },
       };

@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { AdvisoryVersion } from "../../src/domain/advisories.js";
+import type { PreparedAdvisory } from "../../src/domain/advisories.js";
 import { internal, unavailable } from "../../src/domain/errors.js";
 import type { AdvisoryStore } from "../../src/store/advisory-store.js";
 import { importAdvisories } from "../../src/osv/import-advisories.js";
@@ -61,7 +61,10 @@ describeEachEngine("advisory import", (t) => {
         const counting = {
           advisories: {
             ...t.store().advisories,
-            put: (v: readonly AdvisoryVersion[], time: number) => (written.push(v.length), t.store().advisories.put(v, time)),
+            putPrepared: (v: readonly PreparedAdvisory[], time: number) => (
+              written.push(v.length),
+              t.store().advisories.putPrepared(v, time)
+            ),
           },
         };
         const checker = createOsvChecker();
@@ -209,10 +212,10 @@ describeEachEngine("advisory import", (t) => {
     const poisoned = (calls: number[], error = internal(new Error("value too long for type"))): { advisories: AdvisoryStore } => ({
       advisories: {
         ...fresh.advisories,
-        put: async (versions: readonly AdvisoryVersion[], time: number) => {
+        putPrepared: async (versions: readonly PreparedAdvisory[], time: number) => {
           calls.push(versions.length);
           if (versions.some((r) => r.uid === "DLA-3530-1")) throw error;
-          return fresh.advisories.put(versions, time);
+          return fresh.advisories.putPrepared(versions, time);
         },
       },
     });
@@ -256,13 +259,13 @@ describeEachEngine("advisory import", (t) => {
               if (events.filter((e) => e.startsWith("look up")).length === 2) nextLookedUp();
               return store.advisories.knownHashes(hashes);
             },
-            put: async (versions, time) => {
+            putPrepared: async (versions, time) => {
               expect(++inFlight).toBe(1);
               events.push(`write ${versions.map((v) => v.uid).join(" ")}`);
               // The first write ends only once the next batch was looked up, or after a second (then the order shows it).
               if (events.filter((e) => e.startsWith("write")).length === 1)
                 await Promise.race([lookedUp, new Promise((r) => setTimeout(r, 1000))]);
-              const outcomes = await store.advisories.put(versions, time);
+              const outcomes = await store.advisories.putPrepared(versions, time);
               events.push("written");
               inFlight--;
               return outcomes;

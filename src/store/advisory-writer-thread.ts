@@ -1,0 +1,107 @@
+/**
+ * An AdvisoryWriter that writes from a thread of its own (advisory-write-worker.ts), for a large
+ * import into a SQLite store. SQLite runs in the thread that calls it, so an import that read,
+ * checked and prepared its documents and wrote them in one thread ran the two one after the
+ * other; with the writes in a second thread they run side by side, on a second core. 500,000
+ * documents (docs/benchmarks.md, ADVISORIES): about 50 s of reading, checking and preparing and
+ * about 70 s of writing, which took 118 s in one thread.
+ *
+ * PostgreSQL has no use for it: its writes run in the server, and the import already prepares one
+ * batch while the server writes the one before.
+ */
+import { Worker } from "node:worker_threads";
+import type { PreparedAdvisory } from "../domain/advisories.js";
+import { ApiError, Code, internal, unavailable } from "../domain/errors.js";
+import type { AdvisoryWriter, PutOutcome } from "./advisory-store.js";
+import type { StoreOptions } from "./create-store.js";
+
+/** What the writer thread opens: the SQLite store's location and its connection's settings. */
+export type WriterThreadOptions = Pick<StoreOptions, "dataDir" | "sqliteCacheMb" | "sqliteCheckpointPages">;
+
+/** A request to the writer thread. */
+export type WriterRequest =
+  { id: number; op: "put"; prepared: readonly PreparedAdvisory[]; time: number } | { id: number; op: "fold" } | { id: number; op: "close" };
+
+/** The writer thread's answer to the request of the same id. */
+export type WriterReply =
+  { id: number; ok: true; outcomes: PutOutcome[] } | { id: number; ok: false; error: { code?: Code; message: string; cause?: string } };
+
+/** A writer thread: close() ends it (once; calling it again waits for that), and must be called however the import ends. */
+export interface AdvisoryWriterThread extends AdvisoryWriter {
+  close(): Promise<void>;
+}
+
+/** The writer thread's young generation. */
+const WRITER_YOUNG_GENERATION_MB = 12;
+
+/** Starts a thread writing into the SQLite store at options.dataDir. */
+export function openAdvisoryWriterThread(options: WriterThreadOptions): AdvisoryWriterThread {
+  const worker = new Worker(workerUrl(), {
+    workerData: {
+      dataDir: options.dataDir,
+      sqliteCacheMb: options.sqliteCacheMb,
+      sqliteCheckpointPages: options.sqliteCheckpointPages,
+    } satisfies WriterThreadOptions,
+    // Its garbage is a batch's rows, which live until their statement ran: a small young
+    // generation holds them (V8's default, or the 16 MB semi-space `arbor` runs the import with,
+    // reserves some 50 MB more).
+    resourceLimits: { maxYoungGenerationSizeMb: WRITER_YOUNG_GENERATION_MB },
+  });
+  const pending = new Map<number, { resolve: (outcomes: PutOutcome[]) => void; reject: (e: unknown) => void }>();
+  let nextId = 0;
+  let stopped: ApiError | undefined;
+  let closed: Promise<void> | undefined;
+  const stop = (why: ApiError) => {
+    stopped ??= why;
+    for (const { reject } of pending.values()) reject(stopped);
+    pending.clear();
+  };
+  worker.on("message", (reply: WriterReply) => {
+    const waiting = pending.get(reply.id);
+    if (waiting === undefined) return;
+    pending.delete(reply.id);
+    if (reply.ok) waiting.resolve(reply.outcomes);
+    else waiting.reject(errorOf(reply.error));
+  });
+  // The writer gone is the store gone for this import: UNAVAILABLE ends it (import-advisories.ts).
+  worker.on("error", (e) => stop(unavailable("the import's writer thread failed", e)));
+  worker.on("exit", (code) => stop(unavailable(`the import's writer thread ended (exit code ${code})`)));
+  const ask = (request: WriterRequest): Promise<PutOutcome[]> =>
+    new Promise((resolve, reject) => {
+      if (stopped !== undefined) return reject(stopped);
+      pending.set(request.id, { resolve, reject });
+      worker.postMessage(request);
+    });
+  return {
+    putPrepared: (prepared, time) => (prepared.length === 0 ? Promise.resolve([]) : ask({ id: nextId++, op: "put", prepared, time })),
+    foldCounts: async () => void (await ask({ id: nextId++, op: "fold" })),
+    close() {
+      closed ??= (async () => {
+        try {
+          if (stopped === undefined) await ask({ id: nextId++, op: "close" });
+        } finally {
+          await worker.terminate();
+        }
+      })();
+      return closed;
+    },
+  };
+}
+
+/** The error the writer thread answered with, as the import reads errors (its code, its cause's words). */
+function errorOf(error: { code?: Code; message: string; cause?: string }): ApiError {
+  const cause = error.cause === undefined ? undefined : new Error(error.cause);
+  if (error.code === undefined) return internal(new Error(error.message, { cause }));
+  return new ApiError(error.code, error.message, {}, { cause });
+}
+
+/**
+ * The worker's module beside this one: dist/src/store/ compiled, dist/cli/ bundled (an entry of
+ * its own, scripts/bundle-cli.mjs). Run from the TypeScript sources (the tests), the compiled one,
+ * which `npm test` builds before it runs them.
+ */
+function workerUrl(): URL {
+  const here = import.meta.url;
+  if (!here.endsWith(".ts")) return new URL("./advisory-write-worker.js", here);
+  return new URL("../../dist/src/store/advisory-write-worker.js", here);
+}
