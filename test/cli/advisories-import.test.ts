@@ -6,6 +6,8 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createStore } from "../../src/store/create-store.js";
+import { TEST_SECRETS } from "../support/engines.js";
 import { runArbor, serveArbor, type ServeProcess } from "../support/process.js";
 import { FEED_IDS, folderEntries, OSV, writeZip } from "../support/osv.js";
 
@@ -99,4 +101,50 @@ describe("arbor advisories import (SQLite, with a running server)", () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/missing required argument 'paths'/);
   });
+});
+
+describe("arbor advisories import: a bulk first import (SQLite)", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "arbor-cli-bulk-"));
+  const work = mkdtempSync(join(tmpdir(), "arbor-cli-bulk-osv-"));
+  afterAll(() => {
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  // 10,000 documents into an empty store: the bulk path, written from the bundled writer thread
+  // (dist/cli/advisory-write-worker.js); a thread that cannot start fails the import as UNAVAILABLE.
+  it("writes 10,000 documents from its writer thread, builds the indexes once, and a second run changes nothing", async () => {
+    const entries: Record<string, string> = {};
+    for (let i = 0; i < 10_000; i++) {
+      const id = `BULK-${String(i).padStart(5, "0")}`;
+      const ecosystem = i % 3 === 0 ? "PyPI" : "npm";
+      const document = {
+        id,
+        modified: "2026-11-27T04:00:00Z",
+        aliases: [`CVE-2026-${i}`],
+        affected: [{ package: { ecosystem, name: `pkg-${i % 50}` } }],
+      };
+      entries[`all/${id}.json`] = JSON.stringify(document);
+    }
+    const zip = join(work, "all.zip");
+    await writeZip(zip, entries);
+    const env = { ARBOR_DATA_DIR: dataDir };
+    const first = await runArbor(["advisories", "import", zip], env);
+    expect({ code: first.code, stderr: first.stderr.trim() }).toEqual({
+      code: 0,
+      stderr: "arbor: building the advisories' indexes, counts and search index (a large first import builds them once, at its end)",
+    });
+    expect(counts(first.stdout)).toEqual({ imported: 10_000, updated: 0, unchanged: 0, skipped: 0, unreadable: 0 });
+    const store = await createStore({ dataDir, secrets: TEST_SECRETS });
+    try {
+      expect(await store.advisories.count({ ecosystem: "PyPI" })).toBe(3_334);
+      expect(await store.advisories.count({ aliases: ["CVE-2026-9999"] })).toBe(1);
+      expect(await store.advisories.count({ query: "pkg-49" })).toBe(200);
+    } finally {
+      await store.close();
+    }
+    const second = await runArbor(["advisories", "import", zip], env);
+    expect(second.code).toBe(0);
+    expect(counts(second.stdout)).toEqual({ imported: 0, updated: 0, unchanged: 10_000, skipped: 0, unreadable: 0 });
+  }, 120_000);
 });
