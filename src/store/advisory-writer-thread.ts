@@ -42,9 +42,9 @@ export function openAdvisoryWriterThread(options: WriterThreadOptions): Advisory
       sqliteCacheMb: options.sqliteCacheMb,
       sqliteCheckpointPages: options.sqliteCheckpointPages,
     } satisfies WriterThreadOptions,
-    // Its garbage is a batch's rows, which live until their statement ran: a small young
-    // generation holds them (V8's default, or the 16 MB semi-space `arbor` runs the import with,
-    // reserves some 50 MB more).
+    // Its garbage is a batch's rows, which live until their statement ran. The import's memory
+    // figures (docs/benchmarks.md) were measured with this limit; whether V8 applies it beside the
+    // process's --max-semi-space-size was not isolated (the thread's heap measured 43 to 65 MB).
     resourceLimits: { maxYoungGenerationSizeMb: WRITER_YOUNG_GENERATION_MB },
   });
   const pending = new Map<number, { resolve: (outcomes: PutOutcome[]) => void; reject: (e: unknown) => void }>();
