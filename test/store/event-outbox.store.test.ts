@@ -7,7 +7,7 @@ import { expect, it } from "vitest";
 import type { SubscriptionRecord } from "../../src/domain/event-subscriptions.js";
 import type { OutboxEvent } from "../../src/domain/events.js";
 import { createStore } from "../../src/store/create-store.js";
-import { describeEachEngine } from "../support/engines.js";
+import { describeEachEngine, type EngineContext } from "../support/engines.js";
 import { group } from "../support/groups.js";
 import { migrateUpTo } from "../support/older-store.js";
 import { diffSnapshots, snapshotStore } from "../support/fuzz/snapshot.js";
@@ -35,15 +35,7 @@ describeEachEngine("event outbox", (t) => {
     await t.store().groups.insert(group(uid, `org-${n}`));
     return uid;
   };
-  /**
-   * On PostgreSQL an event is read once every transaction begun before it has ended, anywhere on
-   * the server (other test files' included): waits until the outbox's events are all so.
-   */
-  const settled = async () => {
-    if (t.engine !== "postgres") return;
-    const query = "select coalesce((select max(xid) from event_outbox), 0) < pg_snapshot_xmin(pg_current_snapshot())::text::bigint as ok";
-    for (let i = 0; i < 100 && (await rawRows(t, query))[0]?.ok !== true; i++) await new Promise((r) => setTimeout(r, 50));
-  };
+  const settled = () => settledAt(t);
   const ids = async (reach: { groupUid: string; includeDescendants: boolean }, cursor = ZERO) =>
     (await t.store().outbox.after(cursor, reach, 100)).map((e) => e.id);
 
@@ -178,6 +170,16 @@ describeEachEngine("event outbox", (t) => {
     });
 });
 
+/**
+ * On PostgreSQL an event is read once every transaction begun before it has ended, anywhere on
+ * the server (other test files' included): waits until the outbox's events are all so.
+ */
+async function settledAt(at: EngineContext): Promise<void> {
+  if (at.engine !== "postgres") return;
+  const query = "select coalesce((select max(xid) from event_outbox), 0) < pg_snapshot_xmin(pg_current_snapshot())::text::bigint as ok";
+  for (let i = 0; i < 100 && (await rawRows(at, query))[0]?.ok !== true; i++) await new Promise((r) => setTimeout(r, 50));
+}
+
 describeEachEngine("event outbox written before migration 0023", (t) => {
   it("keeps its events, their places and the last position given, and delivers them", async () => {
     const options = await t.freshLocation();
@@ -198,6 +200,7 @@ describeEachEngine("event outbox written before migration 0023", (t) => {
     const store = await createStore(options);
     try {
       const reach = { groupUid: o, includeDescendants: true };
+      await settledAt(older);
       const kept = await store.outbox.after(ZERO, reach, 10);
       expect(kept.map((e) => [e.id, e.data])).toEqual([
         ["one", { actor: { subject: "x" }, body: { id: "one" } }],
@@ -205,6 +208,7 @@ describeEachEngine("event outbox written before migration 0023", (t) => {
       ]);
       expect(await store.outbox.after(kept[0]?.at ?? ZERO, reach, 10)).toMatchObject([{ id: "two" }]);
       await store.outbox.insert(event("four", o));
+      await settledAt(older);
       const [four] = await store.outbox.after(kept[1]?.at ?? ZERO, reach, 10);
       expect(four?.id).toBe("four");
       // Past "three"'s position, which a cursor may have stored.
