@@ -36,6 +36,7 @@ import * as m0023 from "./migrations/0023_cheaper_outbox.js";
 import * as m0024 from "./migrations/0024_advisory_checked_packages.js";
 import * as m0025 from "./migrations/0025_advisory_name_counts.js";
 import * as m0026 from "./migrations/0026_advisory_deferred_schema.js";
+import * as m0027 from "./migrations/0027_advisory_document_lz4.js";
 import { storeUnreachable } from "./translate-error.js";
 
 /** Every migration by name; names sort in the order they run. */
@@ -67,6 +68,7 @@ function migrations(engine: Engine): Record<string, Migration> {
     "0024_advisory_checked_packages": { up: (db) => m0024.up(db, engine) },
     "0025_advisory_name_counts": { up: (db) => m0025.up(db, engine) },
     "0026_advisory_deferred_schema": { up: (db) => m0026.up(db, engine) },
+    "0027_advisory_document_lz4": { up: (db) => m0027.up(db, engine) },
   };
 }
 

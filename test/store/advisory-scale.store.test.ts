@@ -237,6 +237,42 @@ describeEachEngine("advisories stored before migration 0022", (t) => {
   });
 });
 
+describeEachEngine("advisory documents across migration 0027", (t) => {
+  it("PostgreSQL compresses the documents written after it with lz4 where it can; every document reads back whole", async () => {
+    const options = await t.freshLocation();
+    await migrateUpTo(options, "0026_advisory_deferred_schema");
+    const t0 = { ...t, options: () => options };
+    // Long enough (about 9 KB) that PostgreSQL compresses it.
+    const long = (v: AdvisoryVersion): AdvisoryVersion => ({
+      ...v,
+      document: { ...v.document, details: Array.from({ length: 600 }, (_, i) => `word${i % 50}`).join(" ") },
+    });
+    const before = long(corpusDocument(1));
+    const text = (s: string) => `'${s.replaceAll("'", "''")}'`;
+    await execRaw(
+      t0,
+      "insert into advisories (uid, modified_time, published_time, create_time, search, document) " +
+        `values (${text(before.uid)}, ${before.modifiedTime}, ${before.publishedTime}, 1, 'x', ${text(JSON.stringify(before.document))})`,
+    );
+    const store = await createStore(options);
+    try {
+      const after = long(corpusDocument(2));
+      await store.advisories.put([after], T);
+      expect((await store.advisories.get(before.uid))?.document).toEqual(before.document);
+      expect((await store.advisories.get(after.uid))?.document).toEqual(after.document);
+      if (t.engine !== "postgres") return;
+      const [server] = await rawRows(t0, "select 'lz4' = any(enumvals) as lz4 from pg_settings where name = 'default_toast_compression'");
+      const methods = await rawRows(t0, "select uid, pg_column_compression(document) as method from advisories order by uid");
+      expect(methods).toEqual([
+        { uid: before.uid, method: "pglz" },
+        { uid: after.uid, method: server?.lz4 === true ? "lz4" : "pglz" },
+      ]);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 const postgres = engines.find((e) => e.name === "postgres");
 const POSTGRES_URL = process.env.ARBOR_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
