@@ -140,7 +140,8 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
         `1.5 times its page 1; \`query\` p50 under 25 ms; the import under ${IMPORT_SECONDS} s in under ${IMPORT_RSS_MB} MB, the ` +
         `re-import under ${REIMPORT_SECONDS} s.`,
       `Then \`POST /vulnerabilities/v2beta1/advisories:check\` with a batch of ${CHECK_BATCH.toLocaleString("en-US")} package versions, ` +
-        `${ctx.rounds * 4} requests one at a time, the figure their p50 (target ${CHECK_MS} ms): ${CHECK_BATCH.toLocaleString("en-US")} ` +
+        `${ctx.rounds * 4} requests one at a time after ${CHECK_WARMUP} untimed ones (checked all the same), the figure their p50 ` +
+        `(target ${CHECK_MS} ms): ${CHECK_BATCH.toLocaleString("en-US")} ` +
         `(ecosystem, package) pairs drawn uniformly (seeded) from every distinct pair the documents name (release included), as a ` +
         `bill of materials asks, each at a version (\`N.0.5\`) that some of its advisories' ranges hold and others do not; the ` +
         `figure's label gives how many pairs there were and how many advisories the answer held. A request that does not answer 200 ` +
@@ -287,6 +288,8 @@ interface CheckBatch {
 
 /** Package versions per check request (issue 19, item 4: a batch of up to 1,000). */
 const CHECK_BATCH = 1_000;
+/** Untimed check requests before the timed ones. */
+const CHECK_WARMUP = 5;
 /** The check's target at 500,000 documents (issue 19, item 4). */
 const CHECK_MS = 200;
 
@@ -304,14 +307,16 @@ async function timeCheck(
   const times: number[] = [];
   let errors = 0;
   let found = 0;
-  for (let i = 0; i < ctx.rounds * 4; i++) {
+  // The first CHECK_WARMUP requests are checked like the rest but not timed: the server's first
+  // checks compile the version parsers and the answer's writers.
+  for (let i = 0; i < CHECK_WARMUP + ctx.rounds * 4; i++) {
     const started = performance.now();
     const response = await request(`${origin}/vulnerabilities/v2beta1/advisories:check`, {
       method: "POST",
       headers: { ...headers, "content-type": "application/json" },
       body,
     });
-    times.push(performance.now() - started);
+    if (i >= CHECK_WARMUP) times.push(performance.now() - started);
     const answer = response.body as { results?: { advisories?: unknown[]; undecided?: unknown[] }[] };
     if (response.status !== 200 || answer.results?.length !== packages.length) errors++;
     found = (answer.results ?? []).reduce((n, r) => n + (r.advisories?.length ?? 0) + (r.undecided?.length ?? 0), 0);
