@@ -142,7 +142,7 @@ async function readEntry(zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<Buffer
   const data = entry.compressionMethod === DEFLATED ? inflateRawSync(raw, { maxOutputLength: MAX_DOCUMENT_BYTES }) : raw;
   if (data.length !== entry.uncompressedSize) throw new Error("its size differs from the archive's directory");
   if (crc32(data) !== entry.crc32) throw new Error("its checksum does not match");
-  // zlib returns a view of a 64 KB buffer it shares between calls: a batch of 1,000 documents of a
-  // few KB held some 16 MB of them. Copied, a document holds its own bytes and frees them with it.
+  // zlib returns a view of a 64 KB buffer it shares between calls: a batch of 500 documents of a
+  // few KB held some 8 MB of them. Copied, a document holds its own bytes and frees them with it.
   return data.buffer.byteLength > 2 * data.length ? Buffer.from(data) : data;
 }

@@ -109,7 +109,7 @@ export function createAdvisoryStore(db: Executor, engine: Engine, options: Advis
 
   return {
     put: (versions, time) => putPrepared(versions.map(prepareAdvisory), time),
-    putPrepared: (prepared, time) => putPrepared(prepared, time),
+    putPrepared,
     get: table.get,
     list: pages.list,
     count: pages.count,
