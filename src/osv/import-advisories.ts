@@ -40,7 +40,7 @@ export interface ImportOptions {
   onSkip?: (source: string, reason: string) => void;
   /** A path or archive could not be read at all, and why. */
   onUnreadable?: (source: string, reason: string) => void;
-  /** `done` documents have been read (and all but the last two batches written). */
+  /** `done` documents have been read (and all but the last three batches written). */
   onProgress?: (done: number) => void;
   /** Stops the import between two documents (a shutdown); what was written stays, whole. */
   signal?: AbortSignal;
@@ -66,6 +66,13 @@ export interface ImportOptions {
   bulkWriter?: () => AdvisoryWriter & { close(): Promise<void> };
 }
 
+/** A document read, not yet looked up or written. */
+interface ReadDocument {
+  source: string;
+  bytes: Uint8Array;
+  hash: string;
+}
+
 /** Documents per transaction: large enough to amortise the commit, small enough to hold the write lock briefly. */
 export const DEFAULT_BATCH_SIZE = 500;
 
@@ -88,7 +95,7 @@ export async function importAdvisories(
   const clock = options.clock ?? systemClock;
   let bulk = false;
   let writer: AdvisoryWriter = store.advisories;
-  let read: { source: string; bytes: Uint8Array; hash: string }[] = [];
+  let read: ReadDocument[] = [];
   let done = 0;
   let flushes = 0;
   // One batch is written while the next is read and checked: on PostgreSQL the server's work
@@ -100,13 +107,24 @@ export async function importAdvisories(
     await writing;
     if (failed !== undefined) throw failed.error;
   };
-  const flush = async () => {
-    // Into a store that held nothing, a document is known only when this import met its bytes
-    // before (a document twice in the archives): written again, it is unchanged all the same (the
-    // store decides), and the importing thread's connection need not read while another writes.
-    const known = bulk ? new Set<string>() : await store.advisories.knownHashes(read.map((r) => r.hash));
+  // A batch's hashes are looked up as soon as it is read, and the answer read at the next flush:
+  // on PostgreSQL the lookup's round trip then runs beside the reading of the next batch, not
+  // before it (a re-import of all of OSV makes a thousand of them). Into a store that held
+  // nothing, a document is known only when this import met its bytes before (a document twice in
+  // the archives): written again, it is unchanged all the same (the store decides), and the
+  // importing thread's connection need not read while another writes. A document met again in the
+  // next batch, looked up before its first meeting was written, is written again likewise.
+  let pending: { read: ReadDocument[]; known: Promise<Set<string>> } | undefined;
+  const lookUp = (docs: ReadDocument[]): Promise<Set<string>> => {
+    const known = store.advisories.knownHashes(docs.map((r) => r.hash));
+    // Read at the next flush; until then a failure is held, not unhandled.
+    known.catch(() => undefined);
+    return known;
+  };
+  const processBatch = async (docs: ReadDocument[], knownHashes: Promise<Set<string>>) => {
+    const known = await knownHashes;
     const batch: { source: string; prepared: PreparedAdvisory }[] = [];
-    for (const { source, bytes, hash } of read) {
+    for (const { source, bytes, hash } of docs) {
       if (known.has(hash)) {
         summary.unchanged++;
         // The bytes passed the check when they were stored; the feed sync still notes each document.
@@ -124,7 +142,6 @@ export async function importAdvisories(
         }
       }
     }
-    read = [];
     await written();
     if (batch.length === 0) return;
     // Held by `failed` until the next flush or the end, so a failure never goes unhandled meanwhile.
@@ -135,6 +152,19 @@ export async function importAdvisories(
       if (++flushes % FOLD_EVERY === 0) await writer.foldCounts();
     })().catch((error: unknown) => void (failed = { error }));
   };
+  /** Starts the lookup of the batch read, and processes the batch read before it (a bulk import looks up nothing: that batch). */
+  const flush = async () => {
+    if (bulk) {
+      const docs = read;
+      read = [];
+      if (docs.length > 0) await processBatch(docs, Promise.resolve(new Set()));
+      return;
+    }
+    const previous = pending;
+    pending = read.length === 0 ? undefined : { read, known: lookUp(read) };
+    read = [];
+    if (previous !== undefined) await processBatch(previous.read, previous.known);
+  };
   // A bulk import that never reached its end (killed) left its indexes to build: first those.
   await store.advisories.buildDeferred();
   bulk = (options.expected ?? 0) >= (options.bulkAfter ?? BULK_AFTER) && (await store.advisories.deferIndexes());
@@ -144,7 +174,14 @@ export async function importAdvisories(
     if (bulk && options.bulkWriter !== undefined) writer = thread = options.bulkWriter();
     const batchSize = options.batchSize ?? (thread !== undefined ? THREAD_BATCH_SIZE : bulk ? BULK_BATCH_SIZE : DEFAULT_BATCH_SIZE);
     for await (const item of items) {
-      options.signal?.throwIfAborted();
+      if (options.signal?.aborted === true) {
+        // Stopped: the batch read and looked up is written, as it was before there was a lookahead;
+        // the batch being read is not.
+        const last = pending;
+        pending = undefined;
+        if (last !== undefined) await processBatch(last.read, last.known);
+        options.signal.throwIfAborted();
+      }
       if (item.kind === "unreadable") {
         summary.unreadable++;
         options.onUnreadable?.(item.source, item.reason);
@@ -155,11 +192,15 @@ export async function importAdvisories(
       if (read.length >= batchSize) await flush();
       options.onProgress?.(++done);
     }
-    if (read.length > 0) await flush();
+    await flush();
+    // The last batch read, looked up and not yet processed.
+    await flush();
     await written();
     ended = true;
   } finally {
-    // Stopped or failed: the batch being written ends, committed whole or not at all, before the import returns.
+    // Stopped or failed: a lookup under way and the batch being written end, the batch committed
+    // whole or not at all, before the import returns.
+    await pending?.known.catch(() => undefined);
     await writing;
     if (ended) await thread?.close();
     else await thread?.close().catch(() => undefined);

@@ -243,7 +243,7 @@ describeEachEngine("advisory import", (t) => {
       expect(await fresh.advisories.count({ ids: ["CVE-2021-44228", "GO-2022-0969", "PYSEC-2021-108", "RUSTSEC-2023-0044"] })).toBe(2);
     });
 
-    it("writes one batch while it reads and checks the next, the writes one at a time and in order", async () => {
+    it("writes one batch while it reads and checks the next, looks up the next before, the writes one at a time and in order", async () => {
       const paths = ["go", "nvd", "pypi", "rust"].map((d) => join(OSV.feed, d));
       const store = await createStore(await t.freshLocation());
       try {
@@ -275,7 +275,31 @@ describeEachEngine("advisory import", (t) => {
         const sources = await readSources(paths);
         const { imported } = await importAdvisories(watched, sources.items(), { batchSize: 2 });
         expect(imported).toBe(4);
-        expect(events.map((e) => e.replace(/ [A-Z].*/, ""))).toEqual(["look up 2", "write", "look up 2", "written", "write", "written"]);
+        // The second batch's lookup starts as soon as it is read, before the first batch is written.
+        expect(events.map((e) => e.replace(/ [A-Z].*/, ""))).toEqual(["look up 2", "look up 2", "write", "written", "write", "written"]);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it("ends the import with a lookup's failure, read while the next batch was read", async () => {
+      const store = await createStore(await t.freshLocation());
+      try {
+        const lookups: number[] = [];
+        const failing: { advisories: AdvisoryStore } = {
+          advisories: {
+            ...store.advisories,
+            // The first lookup fails at once: nothing awaits it until the second batch is read.
+            knownHashes: (hashes) =>
+              lookups.push(hashes.length) === 1
+                ? Promise.reject(unavailable("the store cannot be reached"))
+                : store.advisories.knownHashes(hashes),
+          },
+        };
+        const sources = await readSources(["go", "nvd", "pypi", "rust"].map((d) => join(OSV.feed, d)));
+        await expect(importAdvisories(failing, sources.items(), { batchSize: 1 })).rejects.toMatchObject({ code: 14 });
+        expect(lookups).toEqual([1, 1]);
+        expect(await store.advisories.count({})).toBe(0);
       } finally {
         await store.close();
       }
