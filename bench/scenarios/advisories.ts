@@ -307,8 +307,8 @@ async function timeCheck(
   const times: number[] = [];
   let errors = 0;
   let found = 0;
-  // The first CHECK_WARMUP requests are checked like the rest but not timed: the server's first
-  // checks compile the version parsers and the answer's writers.
+  // The first CHECK_WARMUP requests are checked like the rest but not timed: a server's first
+  // checks run code V8 has not optimised yet (bench/findings.md, item 4).
   for (let i = 0; i < CHECK_WARMUP + ctx.rounds * 4; i++) {
     const started = performance.now();
     const response = await request(`${origin}/vulnerabilities/v2beta1/advisories:check`, {
