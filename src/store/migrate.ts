@@ -153,21 +153,26 @@ export async function migrate(db: Kysely<any>, setup: EngineSetup, target?: stri
       error = thrown;
     }
     if (error === undefined) return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
-    if (attempt >= 3 || !anotherSchemaDropped(error, schema)) break;
+    if (attempt >= 3 || !introspectionRaced(error, schema)) break;
   }
   if (classifyFailure(error) === "unavailable") throw storeUnreachable(error);
   throw new Error(`the ${setup.engine} store's schema could not be brought up to date`, { cause: error });
 }
 
 /**
- * Whether the migrator failed only because another schema of the database was dropped while it
- * looked for its tables: Kysely's introspection reads every schema's tables and then looks each
- * up by name, so a schema dropped in between (another application's, or a test's) fails it.
- * Trying again reads the catalog afresh.
+ * Whether the migrator failed only because the catalog changed elsewhere while it looked for its
+ * tables: Kysely's introspection reads every schema's tables and columns and then looks each up
+ * by name, so a schema dropped in between (another application's, or a test's), or a column of
+ * some table dropped or renamed in between (its migrations running beside ours), fails it. Trying
+ * again reads the catalog afresh.
  */
-export function anotherSchemaDropped(error: unknown, ours: string | undefined): boolean {
+export function introspectionRaced(error: unknown, ours: string | undefined): boolean {
   if (typeof error !== "object" || error === null) return false;
-  const { code, message } = error as { code?: unknown; message?: unknown };
+  const { code, message, routine } = error as { code?: unknown; message?: unknown; routine?: unknown };
+  // 42703 from pg_get_serial_sequence: a column the listing read was gone when the introspection
+  // asked for its sequence. Only the introspection calls that function; the message names the
+  // column's table without its schema.
+  if (code === "42703" && routine === "pg_get_serial_sequence") return true;
   // 3F000 names the schema; 42P01 a table of it, qualified, when it went between the listing and
   // the look-up of its columns.
   const named =
