@@ -121,8 +121,7 @@ export async function importAdvisories(
     known.catch(() => undefined);
     return known;
   };
-  const processBatch = async (docs: ReadDocument[], knownHashes: Promise<Set<string>>) => {
-    const known = await knownHashes;
+  const processBatch = async (docs: ReadDocument[], known: Set<string>) => {
     const batch: { source: string; prepared: PreparedAdvisory }[] = [];
     for (const { source, bytes, hash } of docs) {
       if (known.has(hash)) {
@@ -152,18 +151,21 @@ export async function importAdvisories(
       if (++flushes % FOLD_EVERY === 0) await writer.foldCounts();
     })().catch((error: unknown) => void (failed = { error }));
   };
+  /** Makes next the batch pending, and processes the one pending before it, if any. */
+  const advance = async (next: typeof pending) => {
+    const last = pending;
+    pending = next;
+    if (last !== undefined) await processBatch(last.read, await last.known);
+  };
   /** Starts the lookup of the batch read, and processes the batch read before it (a bulk import looks up nothing: that batch). */
   const flush = async () => {
+    const docs = read;
+    read = [];
     if (bulk) {
-      const docs = read;
-      read = [];
-      if (docs.length > 0) await processBatch(docs, Promise.resolve(new Set()));
+      if (docs.length > 0) await processBatch(docs, new Set());
       return;
     }
-    const previous = pending;
-    pending = read.length === 0 ? undefined : { read, known: lookUp(read) };
-    read = [];
-    if (previous !== undefined) await processBatch(previous.read, previous.known);
+    await advance(docs.length === 0 ? undefined : { read: docs, known: lookUp(docs) });
   };
   // A bulk import that never reached its end (killed) left its indexes to build: first those.
   await store.advisories.buildDeferred();
@@ -177,9 +179,7 @@ export async function importAdvisories(
       if (options.signal?.aborted === true) {
         // Stopped: the batch read and looked up is written, as it was before there was a lookahead;
         // the batch being read is not.
-        const last = pending;
-        pending = undefined;
-        if (last !== undefined) await processBatch(last.read, last.known);
+        await advance(undefined);
         options.signal.throwIfAborted();
       }
       if (item.kind === "unreadable") {
@@ -194,7 +194,7 @@ export async function importAdvisories(
     }
     await flush();
     // The last batch read, looked up and not yet processed.
-    await flush();
+    await advance(undefined);
     await written();
     ended = true;
   } finally {
