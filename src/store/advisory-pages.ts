@@ -47,6 +47,8 @@ export interface ReadFilter extends AdvisoryFilter {
 export interface AdvisoryPages {
   list(filter: AdvisoryFilter, window: RowWindow): Promise<AdvisoryRecord[]>;
   count(filter: AdvisoryFilter): Promise<number>;
+  /** list and count together: on SQLite a `query` whose matches are few is read off its index once for both. */
+  page(filter: AdvisoryFilter, window: RowWindow): Promise<{ rows: AdvisoryRecord[]; total: number }>;
   foldCounts(): Promise<void>;
 }
 
@@ -100,36 +102,66 @@ export function advisoryPages(
     return rows.map((row) => table.fromRow(row));
   }
 
+  /**
+   * SQLite: at most gatherBelow matches of a `query` off the trigram index, or undefined where the
+   * filter has no `query` to probe (ids and aliases are looked up first, as few as they are bound to).
+   */
+  async function probe(filter: AdvisoryFilter): Promise<number[] | undefined> {
+    if (engine !== "sqlite" || filter.query === undefined || filter.ids !== undefined || filter.aliases !== undefined) return undefined;
+    const { rows } = await guard(() => searchProbe(filter.query ?? "", gatherBelow).execute(db));
+    return rows.map((r) => r.id);
+  }
+
+  /** A page of filter whose `query` was probed: by the probe's matches when they are all of them, else by a walk. */
+  function probedPage(filter: AdvisoryFilter, window: RowWindow, rowids: number[]): Promise<AdvisoryRecord[]> {
+    if (rowids.length >= gatherBelow) return table.list({ ...filter, walk: true }, window);
+    // Fewer: these are all of the query's matches, found once; the page reads them by rowid.
+    return table.list({ ...filter, searchRowids: rowids }, window);
+  }
+
+  async function list(filter: AdvisoryFilter, window: RowWindow): Promise<AdvisoryRecord[]> {
+    if (packagesOnly(filter) && window.order.length === 1 && window.order[0]?.field === "uid") return packagePage(filter, window);
+    // PostgreSQL's planner chooses between the pg_trgm index and a walk in the list's order
+    // from its statistics of the search column, as the probe does below for SQLite.
+    const rowids = await probe(filter);
+    return rowids === undefined ? table.list(filter, window) : probedPage(filter, window, rowids);
+  }
+
+  async function count(filter: AdvisoryFilter): Promise<number> {
+    const key = advisoryCountKey(filter);
+    if (key !== undefined) return kept(key);
+    const { query, ...rest } = filter;
+    if (query !== undefined && Object.values(rest).every((v) => v === undefined)) return scalar(searchCount(engine, query));
+    if (packagesOnly(filter)) {
+      // An ecosystem and a name: their (ecosystem[_base], name, advisory_uid) index alone, in
+      // uid order, so an advisory naming the package in several releases counts once unsorted.
+      return scalar(
+        sql<{ n: number | string }>`select count(*) as n from (
+          select advisory_uid from advisory_packages where ${sql.join(packageConditions(filter), sql` and `)} group by advisory_uid
+        ) as k`,
+      );
+    }
+    return table.count(filter);
+  }
+
   return {
-    async list(filter, window) {
-      if (packagesOnly(filter) && window.order.length === 1 && window.order[0]?.field === "uid") return packagePage(filter, window);
-      // PostgreSQL's planner chooses between the pg_trgm index and a walk in the list's order
-      // from its statistics of the search column, as the probe does below for SQLite.
-      if (engine === "sqlite" && filter.query !== undefined && filter.ids === undefined && filter.aliases === undefined) {
-        const { rows } = await guard(() => searchProbe(filter.query ?? "", gatherBelow).execute(db));
-        if (rows.length >= gatherBelow) return table.list({ ...filter, walk: true }, window);
-        // Fewer: these are all of the query's matches, found once; the page reads them by rowid.
-        return table.list({ ...filter, searchRowids: rows.map((r) => r.id) }, window);
+    list,
+
+    async page(filter, window) {
+      const rowids = await probe(filter);
+      if (rowids === undefined) {
+        const [rows, total] = await Promise.all([list(filter, window), count(filter)]);
+        return { rows, total };
       }
-      return table.list(filter, window);
+      const rows = await probedPage(filter, window, rowids);
+      if (rowids.length >= gatherBelow) return { rows, total: await count(filter) };
+      // The probe found all of the query's matches: the count reads them, not the index again.
+      const { query: _, ...rest } = filter;
+      const alone = Object.values(rest).every((v) => v === undefined);
+      return { rows, total: alone ? rowids.length : await table.count({ ...filter, searchRowids: rowids }) };
     },
 
-    async count(filter) {
-      const key = advisoryCountKey(filter);
-      if (key !== undefined) return kept(key);
-      const { query, ...rest } = filter;
-      if (query !== undefined && Object.values(rest).every((v) => v === undefined)) return scalar(searchCount(engine, query));
-      if (packagesOnly(filter)) {
-        // An ecosystem and a name: their (ecosystem[_base], name, advisory_uid) index alone, in
-        // uid order, so an advisory naming the package in several releases counts once unsorted.
-        return scalar(
-          sql<{ n: number | string }>`select count(*) as n from (
-            select advisory_uid from advisory_packages where ${sql.join(packageConditions(filter), sql` and `)} group by advisory_uid
-          ) as k`,
-        );
-      }
-      return table.count(filter);
-    },
+    count,
 
     foldCounts: () =>
       guard(() => foldAdvisoryCounts(db, engine, sql<SqlBool>`key in (select key from advisory_counts group by key having count(*) > 1)`)),

@@ -54,6 +54,8 @@ export interface AdvisoryStore extends AdvisoryWriter {
   list(filter: AdvisoryFilter, window: RowWindow): Promise<AdvisoryRecord[]>;
   /** How many advisories match filter. */
   count(filter: AdvisoryFilter): Promise<number>;
+  /** list and count of the same filter, reading what they share once. */
+  page(filter: AdvisoryFilter, window: RowWindow): Promise<{ rows: AdvisoryRecord[]; total: number }>;
   /**
    * What a check of a batch of package versions evaluates: for each of these packages (exact
    * ecosystem and name, as the documents spell them) and each advisory naming it, the
@@ -113,6 +115,7 @@ export function createAdvisoryStore(db: Executor, engine: Engine, options: Advis
     get: table.get,
     list: pages.list,
     count: pages.count,
+    page: pages.page,
     foldCounts: pages.foldCounts,
     refreshStatistics: async () => {
       if (engine === "postgres")

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { advisorySortValue, advisoryVersion, type AdvisoryFilter, type AdvisoryVersion } from "../../src/domain/advisories.js";
 import type { OsvDocument } from "../../src/domain/osv.js";
 import type { OrderKey } from "../../src/domain/list.js";
+import type { RowWindow } from "../../src/store/row-window.js";
 import { advisoryIndex } from "../../src/domain/advisories.js";
 import { Kysely } from "kysely";
 import { createAdvisoryStore } from "../../src/store/advisory-store.js";
@@ -100,6 +101,26 @@ describeEachEngine("advisories at scale", (t) => {
         }
       },
     );
+
+    it.each(CORPUS_FILTERS)("%s: a page with its count, read together, is the list's page and the count", async (_name, filter) => {
+      beside ??= new Kysely<Database>({ dialect: engineSetup(t.options()).dialect });
+      const matching = [...stored.values()].filter((v) => matchesFilter(v, filter));
+      // Gathering (the probe finds every match below 5,000) and walking (a threshold of 1).
+      for (const store of [advisories(), createAdvisoryStore(beside, t.engine, { gatherBelow: 1 })]) {
+        for (const order of ORDERS) {
+          const want = uids(sortedBy(matching, order, advisorySortValue));
+          const totals = new Set<number>();
+          const read = async (w: RowWindow) => {
+            const { rows, total } = await store.page(filter, w);
+            totals.add(total);
+            return rows;
+          };
+          expect(await pageThrough(read, order, 50, advisorySortValue)).toEqual(want);
+          expect(uids(await read(window(order, { offset: 7, limit: 20 })))).toEqual(want.slice(7, 27));
+          expect([...totals]).toEqual([matching.length]);
+        }
+      }
+    });
 
     // PostgreSQL's alone (SQLite's trigram table is the FTS5 one above): registered only there, so
     // SQLite's run reports nothing skipped.
