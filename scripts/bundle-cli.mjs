@@ -21,13 +21,7 @@ import { build } from "esbuild";
 const dist = resolve(process.argv[2] ?? join(import.meta.dirname, "../dist"));
 const outdir = join(dist, "cli");
 rmSync(outdir, { recursive: true, force: true });
-const result = await build({
-  entryPoints: {
-    main: join(dist, "src/cli/main.js"),
-    "credential-helper": join(dist, "src/cli/credential-helper.js"),
-    // The thread a large SQLite import writes from: found beside the chunk that starts it.
-    "advisory-write-worker": join(dist, "src/store/advisory-write-worker.js"),
-  },
+const common = {
   outdir,
   // Paths in the metafile are relative to the package's root.
   absWorkingDir: resolve(dist, ".."),
@@ -49,5 +43,23 @@ const result = await build({
   chunkNames: "chunk-[hash]",
   metafile: true,
   logLevel: "warning",
+};
+const result = await build({
+  ...common,
+  entryPoints: { main: join(dist, "src/cli/main.js"), "credential-helper": join(dist, "src/cli/credential-helper.js") },
 });
-writeFileSync(join(dist, "cli-bundle.json"), JSON.stringify(result.metafile));
+// The thread a large SQLite import writes from (found beside the chunk that starts it), bundled on
+// its own: as a third entry of the build above it changed how the commands' modules were split
+// into chunks, and the server's memory under load with it (S7: 203 MB against 184 MB, 2026-11-27;
+// bench/findings.md). It runs in a thread of its own, which loads its own copy of every module
+// anyway, and answers in messages, not in objects a command tests with `instanceof`.
+const worker = await build({
+  ...common,
+  entryPoints: { "advisory-write-worker": join(dist, "src/store/advisory-write-worker.js") },
+  splitting: false,
+});
+const meta = {
+  inputs: { ...result.metafile.inputs, ...worker.metafile.inputs },
+  outputs: { ...result.metafile.outputs, ...worker.metafile.outputs },
+};
+writeFileSync(join(dist, "cli-bundle.json"), JSON.stringify(meta));
