@@ -13,8 +13,20 @@
  * too), or whoever opens the store or imports next, if the import never reached its end (killed).
  * Until then a reader sees the rows written so far with their primary keys only: a filtered list
  * reads the table, a count or `query` finds what the triggers counted and indexed (nothing).
- * Restoring takes one transaction per index, one for the counts and their triggers, one for the
- * search texts, their index and their triggers, so the write lock is never held for all of it.
+ * Restoring takes one transaction per index and per foreign key, one for the counts and their
+ * triggers, one for the search texts, their index and their triggers, so the write lock is never
+ * held for all of it.
+ *
+ * On PostgreSQL the foreign keys of `advisory_packages` and `advisory_aliases` go too, as
+ * PostgreSQL's "Populating a Database" advises: each package or alias row inserted otherwise runs
+ * a check that locks its advisory's row (about a fifth of the server's writing). Meanwhile no row
+ * can lose its advisory through them: the store deletes an advisory's package and alias rows by
+ * name before the advisory (advisory-store.ts), and each is added back, validated, at the end,
+ * after deleting whatever rows name no advisory (what ON DELETE CASCADE would have done, should an
+ * older Arbor have replaced an advisory meanwhile). SQLite checks a foreign key by a lookup of the
+ * parent's primary key, and keeps its constraints in the table's definition: they stay. An Arbor
+ * from before this deferral leaves the kept constraints be (it builds only the other kinds); the
+ * next Arbor to open the store adds them back.
  */
 import { sql } from "kysely";
 import type { Engine } from "./dialect.js";
@@ -46,13 +58,22 @@ const DEFERRED: Readonly<Record<string, Kind>> = {
   advisory_texts_search_insert: "texts",
   advisory_texts_search_delete: "texts",
   advisory_texts_search_update: "texts",
+  // PostgreSQL's foreign keys (SQLite's are part of the table).
+  advisory_packages_advisory_uid_fkey: "constraint",
+  advisory_aliases_advisory_uid_fkey: "constraint",
+};
+
+/** The table of each deferred foreign key: its rows name an advisory by `advisory_uid`. */
+const CONSTRAINED: Readonly<Record<string, "advisory_packages" | "advisory_aliases">> = {
+  advisory_packages_advisory_uid_fkey: "advisory_packages",
+  advisory_aliases_advisory_uid_fkey: "advisory_aliases",
 };
 
 /** A catalog entry: what the object is and how to make it again. */
 interface Definition {
   name: string;
-  type: "index" | "trigger";
-  /** The table a PostgreSQL trigger is on (DROP TRIGGER names it). */
+  type: "index" | "trigger" | "constraint";
+  /** The table a PostgreSQL trigger or constraint is on (dropping it names it). */
   table: string;
   definition: string;
 }
@@ -75,6 +96,7 @@ export async function deferAdvisorySchema(db: Executor, engine: Engine): Promise
       .execute();
     for (const d of found) {
       if (d.type === "index") await sql`drop index ${sql.id(d.name)}`.execute(tx);
+      else if (d.type === "constraint") await sql`alter table ${sql.id(d.table)} drop constraint ${sql.id(d.name)}`.execute(tx);
       else if (engine === "postgres") await sql`drop trigger ${sql.id(d.name)} on ${sql.id(d.table)}`.execute(tx);
       else await sql`drop trigger ${sql.id(d.name)}`.execute(tx);
     }
@@ -84,9 +106,9 @@ export async function deferAdvisorySchema(db: Executor, engine: Engine): Promise
 
 /**
  * Builds again whatever a bulk import deferred (nothing when it holds nothing): each index, then
- * the kept counts from the rows with their triggers, then SQLite's search texts and index with
- * theirs. Safe to run beside others doing the same: each step checks, in its transaction, that its
- * objects are still deferred.
+ * PostgreSQL's foreign keys, then the kept counts from the rows with their triggers, then
+ * SQLite's search texts and index with theirs. Safe to run beside others doing the same: each
+ * step checks, in its transaction, that its objects are still deferred.
  */
 export async function restoreAdvisorySchema(db: Executor, engine: Engine): Promise<void> {
   const deferred = await db.selectFrom("advisory_deferred_schema").select(["name", "kind"]).execute();
@@ -112,6 +134,17 @@ async function build(db: Executor, deferred: readonly { name: string; kind: Kind
     await inTransaction(db, async (tx) => {
       const row = await tx.selectFrom("advisory_deferred_schema").select("definition").where("name", "=", name).executeTakeFirst();
       if (row === undefined) return;
+      await sql.raw(row.definition).execute(tx);
+      await tx.deleteFrom("advisory_deferred_schema").where("name", "=", name).execute();
+    });
+  }
+  for (const { name } of deferred.filter((d) => d.kind === "constraint")) {
+    await inTransaction(db, async (tx) => {
+      const row = await tx.selectFrom("advisory_deferred_schema").select("definition").where("name", "=", name).executeTakeFirst();
+      const table = CONSTRAINED[name];
+      if (row === undefined || table === undefined) return;
+      // Rows whose advisory is gone would fail the validation: they go, as the cascade would have taken them.
+      await sql`delete from ${sql.id(table)} t where not exists (select 1 from advisories a where a.uid = t.advisory_uid)`.execute(tx);
       await sql.raw(row.definition).execute(tx);
       await tx.deleteFrom("advisory_deferred_schema").where("name", "=", name).execute();
     });
@@ -168,6 +201,11 @@ async function definitions(tx: Executor, engine: Engine): Promise<Definition[]> 
     union all
     select t.tgname, 'trigger', c.relname, pg_get_triggerdef(t.oid) from pg_trigger t
     join pg_class c on c.oid = t.tgrelid
-    where c.relnamespace = current_schema()::regnamespace and not t.tgisinternal and t.tgname in (${sql.join(names)})`.execute(tx);
+    where c.relnamespace = current_schema()::regnamespace and not t.tgisinternal and t.tgname in (${sql.join(names)})
+    union all
+    select k.conname, 'constraint', c.relname,
+      'alter table ' || quote_ident(c.relname) || ' add constraint ' || quote_ident(k.conname) || ' ' || pg_get_constraintdef(k.oid)
+    from pg_constraint k join pg_class c on c.oid = k.conrelid
+    where k.connamespace = current_schema()::regnamespace and k.contype = 'f' and k.conname in (${sql.join(names)})`.execute(tx);
   return rows;
 }

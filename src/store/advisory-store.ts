@@ -179,11 +179,15 @@ async function putIn(tx: Executor, versions: readonly PreparedAdvisory[], time: 
     writes.set(version.uid, record);
     return current === undefined ? "imported" : "updated";
   });
-  // A newer version replaces the row and its index rows whole (they go with it: ON DELETE CASCADE).
+  // A newer version replaces the row and its index rows whole. The index rows are deleted by
+  // name, not left to ON DELETE CASCADE: a bulk import writes with the foreign keys dropped
+  // (advisory-deferred.ts), and a document met twice in it is replaced then.
   for (const uids of chunked(
     [...writes.keys()].filter((uid) => stored.has(uid)),
     1,
   )) {
+    await tx.deleteFrom("advisory_packages").where("advisory_uid", "in", uids).execute();
+    await tx.deleteFrom("advisory_aliases").where("advisory_uid", "in", uids).execute();
     await tx.deleteFrom("advisories").where("uid", "in", uids).execute();
   }
   const advisories: AdvisoriesTable[] = [];

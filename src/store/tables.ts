@@ -229,7 +229,7 @@ export interface AdvisoryFeedCursorsTable {
  */
 export interface AdvisoryDeferredSchemaTable {
   name: string;
-  kind: "index" | "counts" | "texts";
+  kind: "index" | "constraint" | "counts" | "texts";
   definition: string;
 }
 

@@ -16,7 +16,7 @@ import type { Store } from "../../src/store/store.js";
 import { CORPUS_FILTERS, corpusDocument, matchesFilter } from "../support/advisory-corpus.js";
 import { describeEachEngine, TEST_SECRETS, type EngineContext } from "../support/engines.js";
 import { key, pageThrough } from "../support/lists.js";
-import { rawRows } from "../support/raw-sql.js";
+import { execRaw, rawRows } from "../support/raw-sql.js";
 
 const N = 600;
 const T = Date.UTC(2026, 10, 27, 1, 0, 0);
@@ -33,7 +33,7 @@ describeEachEngine("a large first import", (t) => {
     const at: EngineContext = { ...t, options: () => options };
     return { options, at, store: await createStore(options) };
   };
-  /** The store's indexes and triggers on the advisory tables, as its catalog defines them. */
+  /** The store's indexes, triggers and (PostgreSQL) constraints on the advisory tables, as its catalog defines them. */
   const catalog = async (at: EngineContext) =>
     (await definitions(at)).map((r) => ({ ...r, sql: String(r.sql).replaceAll(`${at.options().schema ?? ""}.`, "") }));
   const definitions = async (at: EngineContext) =>
@@ -48,7 +48,10 @@ describeEachEngine("a large first import", (t) => {
            union all
            select t.tgname, pg_get_triggerdef(t.oid) from pg_trigger t join pg_class c on c.oid = t.tgrelid
            where c.relnamespace = current_schema()::regnamespace and not t.tgisinternal and c.relname like 'advisor%'
-           order by name`,
+           union all
+           select k.conname, c.relname || ': ' || pg_get_constraintdef(k.oid) from pg_constraint k join pg_class c on c.oid = k.conrelid
+           where k.connamespace = current_schema()::regnamespace and c.relname like 'advisor%'
+           order by name, sql`,
         );
   const deferred = async (at: EngineContext) => (await rawRows(at, "select name from advisory_deferred_schema")).length;
   const counts = async (at: EngineContext) =>
@@ -161,7 +164,8 @@ describeEachEngine("a large first import", (t) => {
         onBuilding: () => void building++,
       });
       expect(building).toBe(1);
-      expect(seen?.deferred).toBe(t.engine === "sqlite" ? 18 : 13);
+      // PostgreSQL's include the two foreign keys of the package and alias rows.
+      expect(seen?.deferred).toBe(t.engine === "sqlite" ? 18 : 15);
       expect(seen?.indexes).toBe(reference.length - (seen?.deferred ?? 0));
       expect(await catalog(bulk.at)).toEqual(reference);
       // Once built, the triggers keep the counts and the search index as rows change.
@@ -172,6 +176,54 @@ describeEachEngine("a large first import", (t) => {
       await bulk.store.close();
     }
   });
+
+  it("replaces a document it meets again in a newer version, the foreign keys dropped meanwhile", async () => {
+    const bulk = await fresh();
+    try {
+      const reference = await catalog(bulk.at);
+      // Document 7 again, newer and naming other packages, in a later batch than its first version.
+      const newer = corpusDocument(7, 1);
+      const summary = await run(bulk.store, [...VERSIONS, newer], { batchSize: 100 });
+      expect(summary).toMatchObject({ imported: N, updated: 1, skipped: 0 });
+      expect(await catalog(bulk.at)).toEqual(reference);
+      await expectAnswers(
+        bulk.store,
+        VERSIONS.map((v, i) => (i === 7 ? newer : v)),
+      );
+      // Its package rows are the newer version's alone.
+      const rows = await rawRows(bulk.at, "select name from advisory_packages where advisory_uid = 'OSV-00007' order by name");
+      const names = [...new Set(newer.document.affected?.map((a) => a.package?.name ?? "") ?? [])].sort();
+      expect(rows.map((r) => r.name)).toEqual(names);
+    } finally {
+      await bulk.store.close();
+    }
+  });
+
+  if (t.engine === "postgres")
+    it("adds the foreign keys back after deleting the rows whose advisory went meanwhile, as the cascade would have", async () => {
+      const bulk = await fresh();
+      const reference = await catalog(bulk.at);
+      expect(await bulk.store.advisories.deferIndexes()).toBe(true);
+      await bulk.store.advisories.put(VERSIONS.slice(0, 200), T);
+      // As an older Arbor, which leaves an advisory's rows to ON DELETE CASCADE, deletes it meanwhile.
+      await execRaw(bulk.at, "delete from advisories where uid in ('OSV-00003', 'OSV-00150')");
+      expect(await rawRows(bulk.at, "select 1 from advisory_packages where advisory_uid = 'OSV-00003'")).not.toEqual([]);
+      await bulk.store.close();
+      const reopened = await createStore(bulk.options);
+      try {
+        expect(await catalog(bulk.at)).toEqual(reference);
+        expect(await deferred(bulk.at)).toBe(0);
+        const orphans = "select count(*) as n from %s t where not exists (select 1 from advisories a where a.uid = t.advisory_uid)";
+        for (const table of ["advisory_packages", "advisory_aliases"])
+          expect(await rawRows(bulk.at, orphans.replace("%s", table))).toEqual([{ n: "0" }]);
+        await expectAnswers(
+          reopened,
+          VERSIONS.slice(0, 200).filter((v) => v.uid !== "OSV-00003" && v.uid !== "OSV-00150"),
+        );
+      } finally {
+        await reopened.close();
+      }
+    });
 
   it("builds them when stopped before its end", async () => {
     const bulk = await fresh();
