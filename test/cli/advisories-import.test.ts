@@ -81,16 +81,17 @@ describe("arbor advisories import (SQLite, with a running server)", () => {
   });
 
   it.each([
+    // The exit code second, so that the title's %i is it.
     [
       "a path that cannot be read",
-      () => [join(work, "missing"), join(OSV.feed, "go")],
       1,
+      () => [join(work, "missing"), join(OSV.feed, "go")],
       /^arbor: cannot read .*missing: no such file or folder$/m,
     ],
-    ["a folder without documents", () => [mkdirSync(join(work, "empty"), { recursive: true }) ?? join(work, "empty")], 1, /^$/],
-    ["skipped documents under --strict", () => [OSV.malformed, "--strict"], 1, /must have required property 'modified'/],
-    ["skipped documents without --strict", () => [OSV.malformed, join(OSV.feed, "go")], 0, /must have required property 'modified'/],
-  ])("exits for %s with %i", async (_name, args, code, stderr) => {
+    ["a folder without documents", 1, () => [mkdirSync(join(work, "empty"), { recursive: true }) ?? join(work, "empty")], /^$/],
+    ["skipped documents under --strict", 1, () => [OSV.malformed, "--strict"], /must have required property 'modified'/],
+    ["skipped documents without --strict", 0, () => [OSV.malformed, join(OSV.feed, "go")], /must have required property 'modified'/],
+  ])("exits for %s with %i", async (_name, code, args, stderr) => {
     const run = await runArbor(["advisories", "import", ...args()], env);
     expect(run.code).toBe(code);
     expect(run.stderr.trim()).toMatch(stderr);
