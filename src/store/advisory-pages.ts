@@ -130,8 +130,7 @@ export function advisoryPages(
   async function count(filter: AdvisoryFilter): Promise<number> {
     const key = advisoryCountKey(filter);
     if (key !== undefined) return kept(key);
-    const { query, ...rest } = filter;
-    if (query !== undefined && Object.values(rest).every((v) => v === undefined)) return scalar(searchCount(engine, query));
+    if (filter.query !== undefined && queryOnly(filter)) return scalar(searchCount(engine, filter.query));
     if (packagesOnly(filter)) {
       // An ecosystem and a name: their (ecosystem[_base], name, advisory_uid) index alone, in
       // uid order, so an advisory naming the package in several releases counts once unsorted.
@@ -156,9 +155,7 @@ export function advisoryPages(
       const rows = await probedPage(filter, window, rowids);
       if (rowids.length >= gatherBelow) return { rows, total: await count(filter) };
       // The probe found all of the query's matches: the count reads them, not the index again.
-      const { query: _, ...rest } = filter;
-      const alone = Object.values(rest).every((v) => v === undefined);
-      return { rows, total: alone ? rowids.length : await table.count({ ...filter, searchRowids: rowids }) };
+      return { rows, total: queryOnly(filter) ? rowids.length : await table.count({ ...filter, searchRowids: rowids }) };
     },
 
     count,
@@ -166,6 +163,12 @@ export function advisoryPages(
     foldCounts: () =>
       guard(() => foldAdvisoryCounts(db, engine, sql<SqlBool>`key in (select key from advisory_counts group by key having count(*) > 1)`)),
   };
+}
+
+/** Whether a filter holds no condition besides its `query` (none at all, too). */
+function queryOnly(filter: AdvisoryFilter): boolean {
+  const { query: _, ...rest } = filter;
+  return Object.values(rest).every((v) => v === undefined);
 }
 
 /** Whether a filter is of the ecosystem and package name alone (at least one). */
