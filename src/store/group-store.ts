@@ -140,7 +140,8 @@ export function createGroupStore(db: Executor, engine: Engine, record: Authority
   };
 }
 
-function groupsTable(db: Executor) {
+/** The shared statements over `groups` (exported for the many-scope pages' tests). */
+export function groupsTable(db: Executor) {
   return resourceTable(db, {
     table: "groups",
     toRecord: toGroup,

@@ -65,6 +65,11 @@ export interface ResourceTable<T extends Table, F, R> {
   lock(uid: string, column: keyof Database[T] & string): Promise<R | undefined>;
   /** The records matching filter, in the window's order. */
   list(filter: F, window: RowWindow): Promise<R[]>;
+  /**
+   * Of the rows matching filter, in the window's order, only `uid` and the columns the window
+   * sorts by, as the engine returns them: an index of the order then holds all the read needs.
+   */
+  listSortKeys(filter: F, window: RowWindow): Promise<Record<string, unknown>[]>;
   /** How many rows match filter. */
   count(filter: F): Promise<number>;
   /** The record a row of the table (read by a statement of the store's own) holds. */
@@ -152,6 +157,15 @@ export function resourceTable<T extends Table, F, R>(db: Executor, spec: TableSp
         .where((eb) => eb.and(spec.matching(filter)));
       const rows = await guard(() => applyWindow(query, window, columnOf).execute());
       return rows.map(toRecord);
+    },
+
+    async listSortKeys(filter, window) {
+      const columns = [...new Set(["uid", ...window.order.map((k) => columnOf(k.field))])];
+      const query = loose
+        .selectFrom(name)
+        .select(columns)
+        .where((eb) => eb.and(spec.matching(filter)));
+      return guard(() => applyWindow(query, window, columnOf).execute());
     },
 
     fromRow: toRecord,

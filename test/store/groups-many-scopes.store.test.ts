@@ -6,14 +6,19 @@
  * stale: groups made and removed, folds of the counts, a rolled-back transaction, a second
  * replica's writes.
  */
-import { beforeAll, describe, expect, it } from "vitest";
+import { Kysely } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Capability } from "../../src/domain/capabilities.js";
 import { groupSortValue, type GroupFilter, type GroupRecord } from "../../src/domain/groups.js";
 import type { OrderKey } from "../../src/domain/list.js";
 import { Permissions } from "../../src/domain/permissions.js";
 import { isSelfOrDescendant } from "../../src/domain/uid.js";
 import { createStore } from "../../src/store/create-store.js";
-import { FOLD_AT, MAX_READ_ROWS } from "../../src/store/group-pages.js";
+import { engineSetup } from "../../src/store/dialect.js";
+import { FOLD_AT, manyScopeGroups, MAX_READ_ROWS, type GroupRows } from "../../src/store/group-pages.js";
+import { groupsTable } from "../../src/store/group-store.js";
+import { ScopeMemory } from "../../src/store/scope-memory.js";
+import type { Database } from "../../src/store/tables.js";
 import { FEW_SCOPES } from "../../src/store/hierarchy-filter.js";
 import { describeEachEngine } from "../support/engines.js";
 import { childUid, group, rootUid } from "../support/groups.js";
@@ -126,6 +131,81 @@ describeEachEngine("group store, callers with many scopes", (t) => {
         expect(await groups().count(filter)).toBe(want);
         expect(await groups().count(filter)).toBe(want);
       });
+    });
+  });
+
+  describe("a page whose sort keys are read before its rows", () => {
+    // The dense caller's pages walk the sort keys and then read the page's groups by uid (the
+    // few caller's gather all keys first): a group removed or renamed between the two reads
+    // must not leave a short page, which would read as the last, or one out of its order.
+    const cases = [
+      { name: "dense", filter: { uidp: { descendantsOf: ORG }, visibleUnder: callers.dense } },
+      { name: "few", filter: { uidp: { descendantsOf: ORG }, visibleUnder: callers.few } },
+    ];
+    const order = [key("name"), key("uid")];
+    let db: Kysely<Database>;
+
+    beforeAll(() => {
+      db = new Kysely<Database>({ dialect: engineSetup(t.options()).dialect });
+    });
+    afterAll(() => db.destroy());
+
+    /** The many-scope reads over db, running `between` once when the page's groups are first read by uid. */
+    function readsWith(between: (uids: readonly string[]) => Promise<void>) {
+      const table = groupsTable(db);
+      let done = false;
+      const rows: GroupRows = {
+        list: table.list,
+        listSortKeys: table.listSortKeys,
+        async getMany(uids) {
+          if (!done) {
+            done = true;
+            await between(uids);
+          }
+          return table.getMany(uids);
+        },
+      };
+      return manyScopeGroups(db, t.engine, new ScopeMemory(), rows, table.fromRow);
+    }
+
+    /** A leaf group among the page's. */
+    function leafOf(page: readonly string[]): string {
+      const leaf = page.find((uid) => !tree.some((g) => g.parentUid === uid));
+      if (leaf === undefined) throw new Error("no leaf group in the page");
+      return leaf;
+    }
+
+    it.each(cases)("the $name caller's page is read again when a group of it is renamed meanwhile", async ({ filter }) => {
+      const want = expected(filter, order, tree).slice(0, 51);
+      expect(uids((await readsWith(async () => undefined).list(filter, window(order, { limit: 51 }))) ?? [])).toEqual(want);
+      let renamed: { uid: string; name: string } | undefined;
+      const reads = readsWith(async (page) => {
+        const uid = leafOf(page);
+        const before = await db.selectFrom("groups").select("name").where("uid", "=", uid).executeTakeFirstOrThrow();
+        renamed = { uid, name: before.name };
+        await db.updateTable("groups").set({ name: "zzz-renamed" }).where("uid", "=", uid).execute();
+      });
+      try {
+        expect(await reads.list(filter, window(order, { limit: 51 }))).toBeUndefined();
+        expect(renamed).toBeDefined();
+      } finally {
+        if (renamed !== undefined) await db.updateTable("groups").set({ name: renamed.name }).where("uid", "=", renamed.uid).execute();
+      }
+    });
+
+    it.each(cases)("the $name caller's page is read again when a group of it is removed meanwhile", async ({ filter }) => {
+      let removed: GroupRecord | undefined;
+      const reads = readsWith(async (page) => {
+        const uid = leafOf(page);
+        removed = tree.find((g) => g.uid === uid);
+        await db.deleteFrom("groups").where("uid", "=", uid).execute();
+      });
+      try {
+        expect(await reads.list(filter, window(order, { limit: 51 }))).toBeUndefined();
+        expect(removed).toBeDefined();
+      } finally {
+        if (removed !== undefined) await groups().insert(removed);
+      }
     });
   });
 
