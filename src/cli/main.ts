@@ -114,6 +114,13 @@ export function buildProgram(): Command {
 
 /** Runs the command line; exit codes: 0 ok, 1 failure, 2 usage. */
 export async function main(argv: string[]): Promise<void> {
+  // A reader that stops early (`arbor serve --help | head`) closes the pipe: the command stops
+  // quietly with the status it has, as Unix tools do, where Node would end it with a stack trace.
+  // The server's log does not go through process.stdout (pino writes the descriptor itself).
+  process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code !== "EPIPE") throw e;
+    process.exit(typeof process.exitCode === "number" ? process.exitCode : 0);
+  });
   try {
     await buildProgram().parseAsync(argv);
   } catch (e) {

@@ -71,7 +71,7 @@ export function serveArbor(args: string[], env: Record<string, string> = {}, bin
 }
 
 /** The test process's environment without ARBOR_* and COLUMNS (a table's width is the test's to set), and extra. */
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("ARBOR_") && k !== "COLUMNS") env[k] = v;
   return { ...env, ...extra };
