@@ -63,7 +63,7 @@ export interface ImportOptions {
    * its last write has ended, however it ends, and before it builds what it deferred (the
    * thread's heap and page cache are memory the build can use).
    */
-  bulkWriter?: () => AdvisoryWriter & { close(): Promise<void> };
+  bulkWriter?: () => AdvisoryWriter & { readonly batchSize: number; close(): Promise<void> };
 }
 
 /** A document read, not yet looked up or written. */
@@ -170,11 +170,11 @@ export async function importAdvisories(
   // A bulk import that never reached its end (killed) left its indexes to build: first those.
   await store.advisories.buildDeferred();
   bulk = (options.expected ?? 0) >= (options.bulkAfter ?? BULK_AFTER) && (await store.advisories.deferIndexes());
-  let thread: (AdvisoryWriter & { close(): Promise<void> }) | undefined;
+  let thread: (AdvisoryWriter & { readonly batchSize: number; close(): Promise<void> }) | undefined;
   let ended = false;
   try {
     if (bulk && options.bulkWriter !== undefined) writer = thread = options.bulkWriter();
-    const batchSize = options.batchSize ?? (thread !== undefined ? THREAD_BATCH_SIZE : bulk ? BULK_BATCH_SIZE : DEFAULT_BATCH_SIZE);
+    const batchSize = options.batchSize ?? thread?.batchSize ?? (bulk ? BULK_BATCH_SIZE : DEFAULT_BATCH_SIZE);
     for await (const item of items) {
       if (options.signal?.aborted === true) {
         // Stopped: the batch read and looked up is written, as it was before there was a lookahead;
@@ -238,14 +238,6 @@ export const BULK_AFTER = 10_000;
  * about 365 MB. No server writes advisories meanwhile; its other writes wait for one at most.
  */
 const BULK_BATCH_SIZE = 1_000;
-
-/**
- * Documents per transaction of a bulk import through a writer thread: a batch is then held twice,
- * prepared in the importing thread and copied into the writer's, beside the next one being read.
- * 500,000 documents on SQLite (scratch runs, 2026-11-27): in batches of 1,000, 122 s and a peak
- * RSS of 430 MB; of 500, 128 s and 365 MB.
- */
-const THREAD_BATCH_SIZE = 500;
 
 /** Writes between two folds of the kept counts. */
 const FOLD_EVERY = 100;

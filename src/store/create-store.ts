@@ -47,6 +47,13 @@ export interface StoreOptions {
    * file is cut back to 64 MB after a checkpoint that empties it.
    */
   sqliteCheckpointPages?: number | undefined;
+  /**
+   * PostgreSQL only: false to have the connections' commits return before their WAL reaches disk
+   * (`synchronous_commit = off`), for a bulk import's writer: a crash may then lose its last
+   * commits, never corrupt the store, and a commit with the default flushes all WAL before it
+   * (the import's build at its end does). Default true.
+   */
+  synchronousCommit?: boolean | undefined;
   /** PostgreSQL only: how long getting a connection may take, new or pooled (default 5 s). */
   connectTimeoutMs?: number | undefined;
   /**

@@ -151,6 +151,7 @@ class ImmediateSqliteDriver extends SqliteDriver {
 }
 
 const NO_JIT = CompiledQuery.raw("set jit = off");
+const ASYNC_COMMIT = CompiledQuery.raw("set synchronous_commit = off");
 
 function postgresSetup(url: string, options: StoreOptions): EngineSetup {
   const { schema } = options;
@@ -188,6 +189,7 @@ function postgresSetup(url: string, options: StoreOptions): EngineSetup {
         // whose estimate looks large (a gathered audit page: 12 ms of compiling for 3 ms of work)
         // and pays it again on every run, so it only ever adds latency here.
         await connection.executeQuery(NO_JIT);
+        if (options.synchronousCommit === false) await connection.executeQuery(ASYNC_COMMIT);
       },
     }),
     migrationSchema: async (db) => schema ?? (await currentSchema(db)),

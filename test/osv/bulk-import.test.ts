@@ -90,7 +90,7 @@ describeEachEngine("a large first import", (t) => {
     }
   });
 
-  if (t.engine === "sqlite") {
+  {
     it("writes through the thread its bulk writer opens, closes it before building, and leaves the same store", async () => {
       const bulk = await fresh();
       const rows = await fresh();
@@ -98,9 +98,10 @@ describeEachEngine("a large first import", (t) => {
         const events: string[] = [];
         let thread: AdvisoryWriterThread | undefined;
         const bulkWriter = () => {
-          const opened = openAdvisoryWriterThread({ dataDir: bulk.options.dataDir });
+          const opened = openAdvisoryWriterThread(bulk.options);
           thread = opened;
           return {
+            batchSize: opened.batchSize,
             putPrepared: (prepared: readonly PreparedAdvisory[], time: number) => {
               events.push("put");
               return opened.putPrepared(prepared, time);
