@@ -1,6 +1,6 @@
 /**
- * The thread a large SQLite import writes its advisories from (advisory-writer-thread.ts opens
- * it): its own connection to the store's database, and the advisory store's own writes over it.
+ * The thread a large import writes its advisories from (advisory-writer-thread.ts opens it): its
+ * own connection to the store's database, and the advisory store's own writes over it.
  * It runs no migration and builds nothing; the importing thread's connection does both.
  */
 import { parentPort, workerData } from "node:worker_threads";

@@ -1,13 +1,15 @@
 /**
  * An AdvisoryWriter that writes from a thread of its own (advisory-write-worker.ts), for a large
- * import into a SQLite store. SQLite runs in the thread that calls it, so an import that read,
- * checked and prepared its documents and wrote them in one thread ran the two one after the
- * other; with the writes in a second thread they run side by side, on a second core. 500,000
- * documents (docs/benchmarks.md, ADVISORIES): about 50 s of reading, checking and preparing and
- * about 70 s of writing, which took 118 s in one thread.
+ * import. SQLite runs in the thread that calls it, so an import that read, checked and prepared
+ * its documents and wrote them in one thread ran the two one after the other; with the writes in
+ * a second thread they run side by side, on a second core. 500,000 documents (docs/benchmarks.md,
+ * ADVISORIES): about 50 s of reading, checking and preparing and about 70 s of writing, which
+ * took 118 s in one thread.
  *
- * PostgreSQL has no use for it: its writes run in the server, and the import already prepares one
- * batch while the server writes the one before.
+ * PostgreSQL writes in the server, but building each statement and encoding its parameters for
+ * the wire is JavaScript too: with it in the importing thread, that thread bounded the import
+ * (about 80 % of a core busy, the server about half of one). Through the thread the first import
+ * of 500,000 documents took 129 and 137 s instead of 151 s (scratch runs, 2026-11-27).
  */
 import { Worker } from "node:worker_threads";
 import type { PreparedAdvisory } from "../domain/advisories.js";
