@@ -188,7 +188,18 @@ describeEachEngine("audit pages", (t) => {
   if (t.engine === "sqlite") it("walks an index in the list's order without statistics, as SQLite runs in production", expectWalks);
 
   it("walks an index in the list's order with the engine's statistics", async () => {
-    await execRaw(t, "analyze");
+    // PostgreSQL's bare ANALYZE reads every schema of the database, whatever else it holds (a
+    // large one made it time out): only this store's tables, which are what the plans read.
+    await execRaw(
+      t,
+      t.engine === "postgres"
+        ? `do $$ declare r record; begin
+             for r in select tablename from pg_tables where schemaname = current_schema() loop
+               execute format('analyze %I', r.tablename);
+             end loop;
+           end $$`
+        : "analyze",
+    );
     await expectWalks();
   });
 });
