@@ -15,6 +15,7 @@ import { systemClock, type Clock } from "../domain/clock.js";
 import { Code, isApiError } from "../domain/errors.js";
 import type { OsvDocument } from "../domain/osv.js";
 import type { AdvisoryStore, AdvisoryWriter, PutOutcome } from "../store/advisory-store.js";
+import type { AdvisoryWriterThread } from "../store/advisory-writer-thread.js";
 import type { SourceItem } from "./source-item.js";
 import { createOsvChecker, type OsvChecker } from "./validate.js";
 
@@ -63,7 +64,7 @@ export interface ImportOptions {
    * its last write has ended, however it ends, and before it builds what it deferred (the
    * thread's heap and page cache are memory the build can use).
    */
-  bulkWriter?: () => AdvisoryWriter & { readonly batchSize: number; close(): Promise<void> };
+  bulkWriter?: () => AdvisoryWriterThread;
 }
 
 /** A document read, not yet looked up or written. */
@@ -170,7 +171,7 @@ export async function importAdvisories(
   // A bulk import that never reached its end (killed) left its indexes to build: first those.
   await store.advisories.buildDeferred();
   bulk = (options.expected ?? 0) >= (options.bulkAfter ?? BULK_AFTER) && (await store.advisories.deferIndexes());
-  let thread: (AdvisoryWriter & { readonly batchSize: number; close(): Promise<void> }) | undefined;
+  let thread: AdvisoryWriterThread | undefined;
   let ended = false;
   try {
     if (bulk && options.bulkWriter !== undefined) writer = thread = options.bulkWriter();

@@ -16,6 +16,7 @@ import type { PreparedAdvisory } from "../domain/advisories.js";
 import { ApiError, Code, internal, unavailable } from "../domain/errors.js";
 import type { AdvisoryWriter, PutOutcome } from "./advisory-store.js";
 import type { StoreOptions } from "./create-store.js";
+import { sqliteStore } from "./dialect.js";
 
 /** What the writer thread opens: the store's location and its connection's settings, as createStore takes them. */
 export type WriterThreadOptions = Pick<
@@ -94,7 +95,7 @@ export function openAdvisoryWriterThread(options: WriterThreadOptions): Advisory
       worker.postMessage(request);
     });
   return {
-    batchSize: THREAD_BATCH_SIZE[options.databaseUrl === undefined || options.databaseUrl === "" ? "sqlite" : "postgres"],
+    batchSize: THREAD_BATCH_SIZE[sqliteStore(options) ? "sqlite" : "postgres"],
     putPrepared: (prepared, time) => (prepared.length === 0 ? Promise.resolve([]) : ask({ id: nextId++, op: "put", prepared, time })),
     foldCounts: async () => void (await ask({ id: nextId++, op: "fold" })),
     close() {

@@ -50,10 +50,15 @@ const PG_CONNECT_TIMEOUT_MS = 5_000;
 /** pg waits forever for an answer by default; a server behind a silent network must fail instead. */
 const PG_QUERY_TIMEOUT_MS = 10_000;
 
+/** Whether options locate the embedded SQLite store: no database URL (engineSetup checks any other). */
+export function sqliteStore(options: Pick<StoreOptions, "databaseUrl">): boolean {
+  return (options.databaseUrl ?? "") === "";
+}
+
 /** Chooses the engine from the database URL: PostgreSQL for postgres(ql)://, SQLite for none. */
 export function engineSetup(options: StoreOptions): EngineSetup {
   const url = options.databaseUrl ?? "";
-  if (url === "") return sqliteSetup(options.dataDir, options);
+  if (sqliteStore(options)) return sqliteSetup(options.dataDir, options);
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(url)?.[1]?.toLowerCase();
   if (scheme === "postgres" || scheme === "postgresql") return postgresSetup(url, options);
   // Only the scheme is echoed: the rest of the URL may hold a password.

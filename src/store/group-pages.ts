@@ -164,12 +164,7 @@ export function manyScopeGroups(
       sql`g.uid, g.name, g.create_time, g.update_time`,
     );
     if (found.length > MAX_READ_ROWS) return undefined;
-    const read = found.map((g): NamedRecord => ({
-      uid: g.uid,
-      name: g.name,
-      createTime: Number(g.create_time),
-      updateTime: Number(g.update_time),
-    }));
+    const read = found.map(sortKeys);
     const keyOf = (g: NamedRecord) => window.order.map((k) => groupSortValue(g, k.field));
     const after = window.after;
     const page = (after === undefined ? read : read.filter((g) => compareKeys(keyOf(g), after, window) > 0))
@@ -241,8 +236,8 @@ export function manyScopeGroups(
 }
 
 /**
- * The sort keys listSortKeys read, as a record sorts by them: only the window's are there, and
- * only they are read (a column the read did not take reads as empty).
+ * A row of sort columns as a record sorts by them (gather's rows hold all of them, listSortKeys's
+ * the window's only: a column the read did not take reads as empty, and is never compared).
  */
 function sortKeys(row: Record<string, unknown>): NamedRecord {
   return {

@@ -8,15 +8,15 @@ import { join, resolve } from "node:path";
 import { Kysely, sql } from "kysely";
 import type { StoreOptions } from "./create-store.js";
 import type { Database } from "./tables.js";
-import { engineSetup, SQLITE_FILES } from "./dialect.js";
+import { engineSetup, SQLITE_FILES, sqliteStore } from "./dialect.js";
 
 /**
  * The store in words, never a password or a user name: `SQLite /abs/data/arbor.db` or
  * `PostgreSQL db.example:5432/arbor (schema public)`.
  */
 export function describeStore(options: Pick<StoreOptions, "databaseUrl" | "dataDir" | "schema">): string {
+  if (sqliteStore(options)) return `SQLite ${sqliteFile(options.dataDir)}`;
   const url = options.databaseUrl ?? "";
-  if (url === "") return `SQLite ${sqliteFile(options.dataDir)}`;
   const schema = options.schema ?? "public";
   if (!URL.canParse(url)) return `PostgreSQL (an unparsable URL) (schema ${schema})`;
   const parsed = new URL(url);
@@ -31,7 +31,7 @@ export function describeStore(options: Pick<StoreOptions, "databaseUrl" | "dataD
  * Arbor's settings table. Reading it makes nothing (no directory, no file, no schema).
  */
 export async function storeExists(options: StoreOptions): Promise<boolean> {
-  if ((options.databaseUrl ?? "") === "") return existsSync(sqliteFile(options.dataDir));
+  if (sqliteStore(options)) return existsSync(sqliteFile(options.dataDir));
   // Without the schema option, so the probe does not depend on a search_path that may not exist yet.
   const db = new Kysely<Database>({ dialect: engineSetup({ ...options, schema: undefined }).dialect });
   try {
