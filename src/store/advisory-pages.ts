@@ -13,6 +13,9 @@
  *   fewer, they are all, and the page reads and sorts them; more, it walks the list's order
  *   testing each row's text, which then finds a match at least every (advisories / GATHER_BELOW)
  *   rows. On PostgreSQL the planner makes that choice from the search column's statistics.
+ * - On SQLite a `query` looks up the part of its text whose trigrams are rarest, each advisory
+ *   found then tested for the whole text, where the trigrams' counts say that reads less than
+ *   the whole text's phrase (trigram-window.ts).
  * - Everything else reads as before: index lookups of the filter, sorted.
  */
 import { sql, type Expression, type SqlBool } from "kysely";
@@ -22,6 +25,8 @@ import { foldAdvisoryCounts, searchCount, searchProbe, type Engine } from "./dia
 import type { ResourceTable } from "./resource-table.js";
 import { guard } from "./translate-error.js";
 import type { RowWindow } from "./row-window.js";
+import { inTransaction } from "./nested-transactions.js";
+import { searchWindow, trigramsOf } from "./trigram-window.js";
 
 /** A key's count rows are folded into one once a count reads more than this many. */
 const FOLD_AT = 64;
@@ -39,6 +44,8 @@ export const GATHER_BELOW = 5_000;
  */
 export interface ReadFilter extends AdvisoryFilter {
   walk?: boolean;
+  /** SQLite: the part of `query` to look up in the trigram index, each candidate then tested (trigram-window.ts). */
+  searchWindow?: string;
   /** SQLite: every match of `query`, by the rowids of their `advisory_texts`, already found. */
   searchRowids?: readonly number[];
 }
@@ -106,20 +113,31 @@ export function advisoryPages(
    * SQLite: at most gatherBelow matches of a `query` off the trigram index, or undefined where the
    * filter has no `query` to probe (ids and aliases are looked up first, as few as they are bound to).
    */
-  async function probe(filter: AdvisoryFilter): Promise<number[] | undefined> {
+  async function probe(filter: ReadFilter): Promise<number[] | undefined> {
     if (engine !== "sqlite" || filter.query === undefined || filter.ids !== undefined || filter.aliases !== undefined) return undefined;
-    const { rows } = await guard(() => searchProbe(filter.query ?? "", gatherBelow).execute(db));
+    const { rows } = await guard(() => searchProbe(filter.query ?? "", gatherBelow, filter.searchWindow).execute(db));
     return rows.map((r) => r.id);
   }
 
+  /** SQLite: filter with the part of its `query` to look up, chosen by the trigrams' counts. */
+  async function planned(filter: AdvisoryFilter): Promise<ReadFilter> {
+    if (engine !== "sqlite" || filter.query === undefined) return filter;
+    const trigrams = [...new Set(trigramsOf(filter.query))];
+    if (trigrams.length < 2) return filter;
+    const rows = await guard(() => db.selectFrom("advisory_trigram_docs").select(["term", "docs"]).where("term", "in", trigrams).execute());
+    const window = searchWindow(filter.query, new Map(rows.map((r) => [r.term, Number(r.docs)])));
+    return window === undefined ? filter : { ...filter, searchWindow: window };
+  }
+
   /** A page of filter whose `query` was probed: by the probe's matches when they are all of them, else by a walk. */
-  function probedPage(filter: AdvisoryFilter, window: RowWindow, rowids: number[]): Promise<AdvisoryRecord[]> {
+  function probedPage(filter: ReadFilter, window: RowWindow, rowids: number[]): Promise<AdvisoryRecord[]> {
     if (rowids.length >= gatherBelow) return table.list({ ...filter, walk: true }, window);
     // Fewer: these are all of the query's matches, found once; the page reads them by rowid.
     return table.list({ ...filter, searchRowids: rowids }, window);
   }
 
-  async function list(filter: AdvisoryFilter, window: RowWindow): Promise<AdvisoryRecord[]> {
+  /** A page of a filter already planned. */
+  async function listPlanned(filter: ReadFilter, window: RowWindow): Promise<AdvisoryRecord[]> {
     if (packagesOnly(filter) && window.order.length === 1 && window.order[0]?.field === "uid") return packagePage(filter, window);
     // PostgreSQL's planner chooses between the pg_trgm index and a walk in the list's order
     // from its statistics of the search column, as the probe does below for SQLite.
@@ -127,10 +145,11 @@ export function advisoryPages(
     return rowids === undefined ? table.list(filter, window) : probedPage(filter, window, rowids);
   }
 
-  async function count(filter: AdvisoryFilter): Promise<number> {
+  /** The count of a filter already planned. */
+  async function countPlanned(filter: ReadFilter): Promise<number> {
     const key = advisoryCountKey(filter);
     if (key !== undefined) return kept(key);
-    if (filter.query !== undefined && queryOnly(filter)) return scalar(searchCount(engine, filter.query));
+    if (filter.query !== undefined && queryOnly(filter)) return scalar(searchCount(engine, filter.query, filter.searchWindow));
     if (packagesOnly(filter)) {
       // An ecosystem and a name: their (ecosystem[_base], name, advisory_uid) index alone, in
       // uid order, so an advisory naming the package in several releases counts once unsorted.
@@ -144,30 +163,50 @@ export function advisoryPages(
   }
 
   return {
-    list,
+    list: async (filter, window) => listPlanned(await planned(filter), window),
 
-    async page(filter, window) {
+    async page(asked, window) {
+      const filter = await planned(asked);
       const rowids = await probe(filter);
       if (rowids === undefined) {
-        const [rows, total] = await Promise.all([list(filter, window), count(filter)]);
+        const [rows, total] = await Promise.all([listPlanned(filter, window), countPlanned(filter)]);
         return { rows, total };
       }
       const rows = await probedPage(filter, window, rowids);
-      if (rowids.length >= gatherBelow) return { rows, total: await count(filter) };
+      if (rowids.length >= gatherBelow) return { rows, total: await countPlanned(filter) };
       // The probe found all of the query's matches: the count reads them, not the index again.
       return { rows, total: queryOnly(filter) ? rowids.length : await table.count({ ...filter, searchRowids: rowids }) };
     },
 
-    count,
+    count: async (filter) => countPlanned(await planned(filter)),
 
     foldCounts: () =>
       guard(() => foldAdvisoryCounts(db, engine, sql<SqlBool>`key in (select key from advisory_counts group by key having count(*) > 1)`)),
   };
 }
 
+/**
+ * SQLite: counts again the advisories of each trigram of the search index (migration 0028), from
+ * its vocabulary: about 1 s at 500,000 advisories. Nothing while a bulk import has the index
+ * dropped; the build that restores it is followed by a refresh.
+ */
+export async function countTrigrams(db: Executor): Promise<void> {
+  await inTransaction(db, async (tx) => {
+    const { rows } = await sql<{ n: number }>`select count(*) as n from sqlite_master where name = 'advisory_search'`.execute(tx);
+    if (Number(rows[0]?.n ?? 0) === 0) return;
+    await sql`create virtual table temp.advisory_search_vocab using fts5vocab(main, advisory_search, row)`.execute(tx);
+    try {
+      await sql`delete from advisory_trigram_docs`.execute(tx);
+      await sql`insert into advisory_trigram_docs (term, docs) select term, doc from temp.advisory_search_vocab`.execute(tx);
+    } finally {
+      await sql`drop table temp.advisory_search_vocab`.execute(tx);
+    }
+  });
+}
+
 /** Whether a filter holds no condition besides its `query` (none at all, too). */
-function queryOnly(filter: AdvisoryFilter): boolean {
-  const { query: _, ...rest } = filter;
+function queryOnly(filter: ReadFilter): boolean {
+  const { query: _, searchWindow: __, ...rest } = filter;
   return Object.values(rest).every((v) => v === undefined);
 }
 

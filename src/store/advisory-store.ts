@@ -16,7 +16,7 @@ import {
 } from "../domain/advisories.js";
 import type { OsvDocument } from "../domain/osv.js";
 import { deferAdvisorySchema, restoreAdvisorySchema } from "./advisory-deferred.js";
-import { advisoryPages, packageConditions, type AdvisoryPageOptions, type ReadFilter } from "./advisory-pages.js";
+import { advisoryPages, countTrigrams, packageConditions, type AdvisoryPageOptions, type ReadFilter } from "./advisory-pages.js";
 import { type AdvisoriesTable, type AdvisoryPackagesTable, type Executor } from "./tables.js";
 import { inTransaction } from "./nested-transactions.js";
 import { searchCondition, searchRowidsCondition, searchTest, type Engine } from "./dialect.js";
@@ -69,7 +69,8 @@ export interface AdvisoryStore extends AdvisoryWriter {
    * import does, once it has written many documents). PostgreSQL plans from them, and without
    * them takes 500 hashes looked up at once for most of the table (a scan per batch of a
    * re-import) and misjudges how often a query matches; its autovacuum may be off or not yet
-   * round. SQLite: nothing, its plans for these reads need no statistics.
+   * round. SQLite: counts the advisories of each trigram of the search index, from which a
+   * `query` chooses the part of its text to look up (src/store/trigram-window.ts).
    */
   refreshStatistics(): Promise<void>;
   /**
@@ -120,6 +121,7 @@ export function createAdvisoryStore(db: Executor, engine: Engine, options: Advis
     refreshStatistics: async () => {
       if (engine === "postgres")
         await guard(() => sql`analyze advisories, advisory_aliases, advisory_packages, advisory_counts`.execute(db));
+      else await guard(() => countTrigrams(db));
     },
 
     deferIndexes: () => guard(() => deferAdvisorySchema(db, engine)),
@@ -234,7 +236,8 @@ function matching(engine: Engine, filter: ReadFilter): Expression<SqlBool>[] {
   const pkg = packageConditions(filter);
   if (pkg.length > 0) all.push(sql<SqlBool>`${uid} in (select advisory_uid from advisory_packages where ${sql.join(pkg, sql` and `)})`);
   if (filter.searchRowids !== undefined) all.push(searchRowidsCondition(filter.searchRowids));
-  else if (filter.query !== undefined) all.push(filter.walk === true ? searchTest(filter.query) : searchCondition(engine, filter.query));
+  else if (filter.query !== undefined && filter.walk === true) all.push(searchTest(filter.query));
+  else if (filter.query !== undefined) all.push(searchCondition(engine, filter.query, filter.searchWindow));
   if (filter.modifiedSince !== undefined) all.push(sql<SqlBool>`advisories.modified_time >= ${filter.modifiedSince}`);
   return all;
 }

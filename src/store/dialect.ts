@@ -420,13 +420,22 @@ export async function foldAdvisoryCounts(db: Executor, engine: Engine, where: Ex
  * case-sensitivity is LIKE's ASCII case-folding). PostgreSQL's LIKE is served by the pg_trgm
  * index when the migration could make it (each candidate tested exactly), and scans when not.
  */
-export function searchCondition(engine: Engine, text: string): Expression<SqlBool> {
+export function searchCondition(engine: Engine, text: string, window?: string): Expression<SqlBool> {
   if (engine === "postgres") return sql<SqlBool>`advisories.search like ${`%${escapeLike(text)}%`}`;
-  return sql<SqlBool>`advisories.uid in (select t.uid from advisory_texts t where t.id in (${searchRowids(text)}))`;
+  return sql<SqlBool>`advisories.uid in (select t.uid from advisory_texts t where t.id in (${searchRowids(text, window)}))`;
 }
 
-/** The rowids of advisory_texts (SQLite) whose search text holds text. */
-function searchRowids(text: string): RawBuilder<unknown> {
+/**
+ * The rowids of advisory_texts (SQLite) whose search text holds text: the phrase of text, or where
+ * window (a part of text, src/store/trigram-window.ts) is given, the phrase of window, each of
+ * its advisories then tested for the whole text.
+ */
+function searchRowids(text: string, window?: string): RawBuilder<unknown> {
+  const part = window === undefined ? undefined : trigramPhrase(window);
+  if (part !== undefined && window !== undefined && text.includes(window)) {
+    return sql`select t.id as id from advisory_texts t
+      where t.id in (select rowid from advisory_search where advisory_search match ${part}) and instr(t.search, ${text}) > 0`;
+  }
   const phrase = trigramPhrase(text);
   return phrase === undefined
     ? sql`select rowid as id from advisory_search where search glob ${globOf(text)}`
@@ -460,18 +469,19 @@ export function searchRowidsCondition(rowids: readonly number[]): Expression<Sql
 }
 
 /** SQLite: the rowids of at most limit of searchCondition's matches: all of them when fewer. */
-export function searchProbe(text: string, limit: number): RawBuilder<{ id: number }> {
-  return sql<{ id: number }>`select c.id from (${searchRowids(text)} limit ${limit}) as c`;
+export function searchProbe(text: string, limit: number, window?: string): RawBuilder<{ id: number }> {
+  return sql<{ id: number }>`select c.id from (${searchRowids(text, window)} limit ${limit}) as c`;
 }
 
 /**
  * How many advisories searchCondition holds: on SQLite the phrase's matches off the FTS5 index
- * alone; on PostgreSQL the trigram candidates, each tested exactly.
+ * alone, or the window's, each tested for the whole text; on PostgreSQL the trigram candidates,
+ * each tested exactly.
  */
-export function searchCount(engine: Engine, text: string): RawBuilder<{ n: number | string }> {
+export function searchCount(engine: Engine, text: string, window?: string): RawBuilder<{ n: number | string }> {
   return engine === "postgres"
     ? sql<{ n: number | string }>`select count(*) as n from advisories where search like ${`%${escapeLike(text)}%`}`
-    : sql<{ n: number | string }>`select count(*) as n from (${searchRowids(text)}) as c`;
+    : sql<{ n: number | string }>`select count(*) as n from (${searchRowids(text, window)}) as c`;
 }
 
 /** LIKE's wildcards (and its escape, PostgreSQL's default backslash) taken literally. */

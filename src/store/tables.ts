@@ -321,6 +321,12 @@ export interface AdvisoryCountsTable {
   delta: number;
 }
 
+/** SQLite: how many advisories' search texts hold a trigram, as the search index last counted (migration 0028). */
+export interface AdvisoryTrigramDocsTable {
+  term: string;
+  docs: number;
+}
+
 /** Which organizations each person has joined by their own act (migration 0010). */
 export interface OrganizationMembersTable {
   organization_uid: string;
@@ -386,6 +392,7 @@ export interface Database {
   advisory_packages: AdvisoryPackagesTable;
   advisory_feed_cursors: AdvisoryFeedCursorsTable;
   advisory_counts: AdvisoryCountsTable;
+  advisory_trigram_docs: AdvisoryTrigramDocsTable;
   advisory_deferred_schema: AdvisoryDeferredSchemaTable;
   audit_events: AuditEventsTable;
   audit_event_counts: AuditEventCountsTable;

@@ -20,6 +20,7 @@ import { createAdvisoryStore } from "../../src/store/advisory-store.js";
 import { createStore } from "../../src/store/create-store.js";
 import type { Database } from "../../src/store/tables.js";
 import { engineSetup } from "../../src/store/dialect.js";
+import { searchWindow, trigramsOf } from "../../src/store/trigram-window.js";
 import { CORPUS_FILTERS, corpusDocument, matchesFilter } from "../support/advisory-corpus.js";
 import { describeEachEngine, engines, TEST_SECRETS, withClient, type EngineContext } from "../support/engines.js";
 import { key, pageThrough, sortedBy, uids, window } from "../support/lists.js";
@@ -144,6 +145,66 @@ describeEachEngine("advisories at scale", (t) => {
     });
   });
 
+  // SQLite's alone (PostgreSQL plans its pg_trgm reads from its own statistics): registered only
+  // there, so PostgreSQL's run reports nothing skipped.
+  if (t.engine === "sqlite")
+    describe("a query that looks up a part of its text (trigram-window.ts)", () => {
+      let beside: Kysely<Database> | undefined;
+      afterAll(async () => {
+        await beside?.destroy();
+        await execRaw(t, "delete from advisory_trigram_docs");
+      });
+
+      it("refreshStatistics counts each trigram's advisories, as the search texts hold them", async () => {
+        await advisories().refreshStatistics();
+        const want = new Map<string, number>();
+        for (const v of stored.values()) {
+          for (const trigram of new Set(trigramsOf(advisoryIndex(v.document).search))) want.set(trigram, (want.get(trigram) ?? 0) + 1);
+        }
+        const rows = await rawRows(t, "select term, docs from advisory_trigram_docs");
+        expect(new Map(rows.map((r) => [String(r.term), Number(r.docs)]))).toEqual(want);
+      });
+
+      // Each trigram of the text in turn counted as the rarest, so that each part is looked up,
+      // however wrong the counts: they choose the read, never the answer.
+      it.each(CORPUS_FILTERS.filter(([, f]) => new Set(trigramsOf(f.query ?? "")).size >= 2))(
+        "%s: the same matches whichever part the counts choose",
+        async (_name, filter) => {
+          beside ??= new Kysely<Database>({ dialect: engineSetup(t.options()).dialect });
+          const walking = createAdvisoryStore(beside, t.engine, { gatherBelow: 1 });
+          const text = filter.query ?? "";
+          const matching = [...stored.values()].filter((v) => matchesFilter(v, filter));
+          const order = [key("uid")];
+          const want = uids(sortedBy(matching, order, advisorySortValue));
+          const trigrams = [...new Set(trigramsOf(text))];
+          for (const rare of trigrams) {
+            const docs = new Map(trigrams.map((tri) => [tri, tri === rare ? 0 : 1_000]));
+            const part = searchWindow(text, docs);
+            expect(part !== undefined && text.includes(part)).toBe(true);
+            const literal = (s: string) => `'${s.replaceAll("'", "''")}'`;
+            await execRaw(t, "delete from advisory_trigram_docs");
+            await execRaw(
+              t,
+              "insert into advisory_trigram_docs (term, docs) values " +
+                [...docs].map(([term, n]) => `(${literal(term)}, ${n})`).join(", "),
+            );
+            expect({ part, n: await advisories().count(filter) }).toEqual({ part, n: matching.length });
+            expect(await pageThrough((w) => advisories().list(filter, w), order, 50, advisorySortValue)).toEqual(want);
+            for (const store of [advisories(), walking]) {
+              const totals = new Set<number>();
+              const read = async (w: RowWindow) => {
+                const { rows, total } = await store.page(filter, w);
+                totals.add(total);
+                return rows;
+              };
+              expect(await pageThrough(read, order, 50, advisorySortValue)).toEqual(want);
+              expect([...totals]).toEqual([matching.length]);
+            }
+          }
+        },
+      );
+    });
+
   describe("kept counts", () => {
     it("count each advisory once per ecosystem, however many of its packages are there", async () => {
       await expectCounts(t, stored);
@@ -256,6 +317,55 @@ describeEachEngine("advisories stored before migration 0022", (t) => {
       await reopened.close();
     }
   });
+});
+
+describeEachEngine("advisories stored before migration 0028", (t) => {
+  if (t.engine === "postgres")
+    it("PostgreSQL keeps no trigram counts: its planner has its own statistics", async () => {
+      await t.store().advisories.refreshStatistics();
+      expect(
+        await rawRows(t, "select tablename from pg_tables where schemaname = current_schema() and tablename like 'advisory_trigram%'"),
+      ).toEqual([]);
+    });
+  else
+    it("have their trigrams counted once it has run, and a query that looks up a part answers the same", async () => {
+      const options = await t.freshLocation();
+      await migrateUpTo(options, "0027_advisory_document_lz4");
+      const t0 = { ...t, options: () => options };
+      const old = Array.from({ length: 60 }, (_, i) => corpusDocument(i));
+      const text = (s: string) => `'${s.replaceAll("'", "''")}'`;
+      for (const v of old) {
+        await execRaw(
+          t0,
+          "insert into advisories (uid, modified_time, published_time, create_time, search, document) " +
+            `values (${text(v.uid)}, ${v.modifiedTime}, ${v.publishedTime}, 1, ` +
+            `${text(advisoryIndex(v.document).search)}, ${text(JSON.stringify(v.document))})`,
+        );
+      }
+      const reopened = await createStore(options);
+      try {
+        const want = new Map<string, number>();
+        for (const v of old) {
+          for (const trigram of new Set(trigramsOf(advisoryIndex(v.document).search))) want.set(trigram, (want.get(trigram) ?? 0) + 1);
+        }
+        const rows = await rawRows(t0, "select term, docs from advisory_trigram_docs");
+        expect(new Map(rows.map((r) => [String(r.term), Number(r.docs)]))).toEqual(want);
+        // Of `query` alone: these advisories were stored without their package and alias rows.
+        for (const [, filter] of CORPUS_FILTERS.filter(([, f]) => f.query !== undefined && Object.keys(f).length === 1)) {
+          const uidsWanted = old
+            .filter((v) => matchesFilter(v, filter))
+            .map((v) => v.uid)
+            .sort();
+          expect({ filter, n: await reopened.advisories.count(filter) }).toEqual({ filter, n: uidsWanted.length });
+          expect({ filter, uids: uids(await reopened.advisories.list(filter, window([key("uid")]))) }).toEqual({
+            filter,
+            uids: uidsWanted,
+          });
+        }
+      } finally {
+        await reopened.close();
+      }
+    });
 });
 
 describeEachEngine("advisory documents across migration 0027", (t) => {

@@ -1,0 +1,119 @@
+/**
+ * Which part of a `query` SQLite looks up (src/store/trigram-window.ts): the trigrams as FTS5's
+ * trigram tokenizer makes them, and the choice on the counts of the bench's 500,000 advisories
+ * (2026-11-27), where the times of each read were measured.
+ */
+import { describe, expect, it } from "vitest";
+import { searchWindow, trigramsOf } from "../../src/store/trigram-window.js";
+
+/** Trigram counts of the bench's 500,000 generated advisories (fts5vocab), for the four queries it times. */
+const BENCH = new Map<string, number>(
+  Object.entries({
+    inj: 65_677,
+    nje: 65_677,
+    jec: 65_677,
+    ect: 82_803,
+    cti: 65_677,
+    tio: 220_098,
+    ion: 220_098,
+    use: 82_603,
+    "se-": 82_603,
+    "e-a": 24_240,
+    "-af": 24_240,
+    aft: 92_587,
+    fte: 92_587,
+    ter: 59_880,
+    "er-": 24_240,
+    "r-f": 24_240,
+    "-fr": 24_240,
+    fre: 24_240,
+    ree: 24_240,
+    pac: 397_479,
+    ack: 423_728,
+    cka: 397_479,
+    kag: 397_479,
+    age: 404_307,
+    "ge-": 397_479,
+    "e-2": 470_858,
+    "-23": 28_923,
+    "234": 4_534,
+    "345": 3_629,
+    cve: 458_017,
+    "ve-": 458_017,
+    "-20": 484_793,
+    "201": 266_108,
+    "019": 55_465,
+    "19-": 49_315,
+    "9-1": 6_654,
+  }),
+);
+
+describe("trigramsOf", () => {
+  it("makes every three consecutive characters a trigram, spaces and punctuation included", () => {
+    expect(trigramsOf("use-after")).toEqual(["use", "se-", "e-a", "-af", "aft", "fte", "ter"]);
+    expect(trigramsOf("a b\nc")).toEqual(["a b", " b\n", "b\nc"]);
+  });
+
+  it("counts characters as code points, as the tokenizer does, not UTF-16 units", () => {
+    expect(trigramsOf("déjà")).toEqual(["déj", "éjà"]);
+    expect(trigramsOf("a😀bc")).toEqual(["a😀b", "😀bc"]);
+  });
+
+  it("has none for a text shorter than three characters", () => {
+    expect(trigramsOf("")).toEqual([]);
+    expect(trigramsOf("ab")).toEqual([]);
+    expect(trigramsOf("😀😀")).toEqual([]);
+  });
+});
+
+describe("searchWindow", () => {
+  it("looks up the rare part of a text whose other trigrams every advisory holds", () => {
+    // The phrase read 20 ms for 81 matches; `2345` finds 289 candidates, tested in 0.4 ms.
+    expect(searchWindow("package-2345", BENCH)).toBe("2345");
+    // 6,654 candidates tested in 3.5 ms against the phrase's 6.9 ms.
+    expect(searchWindow("cve-2019-1", BENCH)).toBe("9-1");
+  });
+
+  it("keeps the whole phrase where every part has about as many matches to test", () => {
+    // Testing 65,677 candidates of `inj` took 67.5 ms; the phrase 19 ms.
+    expect(searchWindow("injection", BENCH)).toBeUndefined();
+    // Testing 24,240 candidates of `e-af` took 36 ms; the phrase 12.5 ms.
+    expect(searchWindow("use-after-free", BENCH)).toBeUndefined();
+  });
+
+  it("keeps the whole phrase where no count is known, or the text has one trigram or none", () => {
+    expect(searchWindow("package-2345", new Map())).toBeUndefined();
+    expect(searchWindow("abc", new Map([["abc", 1]]))).toBeUndefined();
+    expect(searchWindow("ab", BENCH)).toBeUndefined();
+  });
+
+  it("takes a trigram without a count as held by none, and looks it up alone", () => {
+    const docs = new Map([
+      ["abc", 100_000],
+      ["bcd", 100_000],
+      ["cde", 100_000],
+    ]);
+    expect(searchWindow("abcdef", docs)).toBe("def");
+  });
+
+  it("joins the rarest trigram's neighbours while they are nearly as rare, as one consecutive part", () => {
+    const docs = new Map([
+      ["abc", 1_000_000],
+      ["bcd", 40],
+      ["cde", 10],
+      ["def", 41],
+      ["efg", 1_000_000],
+    ]);
+    // `bcd` at 4 times `cde`'s count joins; `def`, above it, does not.
+    expect(searchWindow("abcdefg", docs)).toBe("bcde");
+  });
+
+  it("returns a part of the text itself, counting characters as code points", () => {
+    const docs = new Map([
+      ["x😀y", 5],
+      ["😀yz", 1_000_000],
+      ["yzw", 1_000_000],
+    ]);
+    expect(searchWindow("x😀yzw", docs)).toBe("x😀y");
+  });
+});
