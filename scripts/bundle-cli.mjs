@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Bundles the compiled commands (dist/src/cli/main.js, dist/src/cli/credential-helper.js) into
-// dist/cli/, which bin/arbor.js and bin/docker-credential-arbor.js run, and the worker thread a
-// large SQLite import writes from (dist/src/store/advisory-write-worker.js). Node's ES module loader
+// dist/cli/, which bin/arbor.js and bin/docker-credential-arbor.js run, and the worker threads a
+// large import writes from and SQLite's search counts run in (dist/src/store/advisory-write-worker.js,
+// dist/src/store/search-count-worker.js). Node's ES module loader
 // pays for every file it resolves and reads: the unbundled command line is about a thousand of
 // them (kysely alone is 250), which cost about a second on a 2-core machine. Bundled, it is a few
 // chunks; code splitting keeps each command's `await import()` lazy, so `arbor --version` and the
@@ -48,14 +49,18 @@ const result = await build({
   ...common,
   entryPoints: { main: join(dist, "src/cli/main.js"), "credential-helper": join(dist, "src/cli/credential-helper.js") },
 });
-// The thread a large SQLite import writes from (found beside the chunk that starts it), bundled on
-// its own: as a third entry of the build above it changed how the commands' modules were split
-// into chunks, and the server's memory under load with it (S7: 203 MB against 184 MB, 2026-11-27;
-// bench/findings.md). It runs in a thread of its own, which loads its own copy of every module
-// anyway, and answers in messages, not in objects a command tests with `instanceof`.
+// The threads a large import writes from and SQLite's search counts run in (each found beside the
+// chunk that starts it), bundled on their own: the writer, as a third entry of the build above,
+// changed how the commands' modules were split into chunks, and the server's memory under load
+// with it (S7: 203 MB against 184 MB, 2026-11-27; bench/findings.md). Each runs in a thread of its
+// own, which loads its own copy of every module anyway, and answers in messages, not in objects a
+// command tests with `instanceof`.
 const worker = await build({
   ...common,
-  entryPoints: { "advisory-write-worker": join(dist, "src/store/advisory-write-worker.js") },
+  entryPoints: {
+    "advisory-write-worker": join(dist, "src/store/advisory-write-worker.js"),
+    "search-count-worker": join(dist, "src/store/search-count-worker.js"),
+  },
   splitting: false,
 });
 const meta = {

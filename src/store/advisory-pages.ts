@@ -18,7 +18,7 @@
  *   the whole text's phrase (trigram-window.ts).
  * - Everything else reads as before: index lookups of the filter, sorted.
  */
-import { sql, type Expression, type SqlBool } from "kysely";
+import { sql, type CompiledQuery, type Expression, type SqlBool } from "kysely";
 import { advisoryCountKey, type AdvisoryFilter, type AdvisoryRecord } from "../domain/advisories.js";
 import type { AdvisoriesTable, Executor } from "./tables.js";
 import { foldAdvisoryCounts, searchCount, searchProbe, type Engine } from "./dialect.js";
@@ -70,6 +70,11 @@ export interface AdvisoryPages {
 /** How pages choose their reads; tests lower the threshold to walk a small table. */
 export interface AdvisoryPageOptions {
   gatherBelow?: number;
+  /**
+   * SQLite: runs a count statement elsewhere (search-count-thread.ts), so that a `query`'s count
+   * of many matches runs beside its page's reads. A count it fails to give is counted here.
+   */
+  countAside?: (query: CompiledQuery) => Promise<number>;
 }
 
 /** The pages and counts of the advisories table. */
@@ -77,7 +82,7 @@ export function advisoryPages(
   db: Executor,
   engine: Engine,
   table: ResourceTable<"advisories", ReadFilter, AdvisoryRecord>,
-  { gatherBelow = GATHER_BELOW }: AdvisoryPageOptions = {},
+  { gatherBelow = GATHER_BELOW, countAside }: AdvisoryPageOptions = {},
 ): AdvisoryPages {
   async function kept(key: string): Promise<number> {
     const { total, rows } = await guard(() =>
@@ -185,6 +190,17 @@ export function advisoryPages(
     async page(asked, window) {
       const { filter, bound } = await planned(asked);
       let total: number | undefined;
+      if (bound !== undefined && bound >= MANY_FROM * gatherBelow && probed(filter) && countAside !== undefined && queryOnly(filter)) {
+        // The counts allow many matches: their count starts in its own thread, and this one
+        // probes and reads the page meanwhile. Fewer than gatherBelow after all, the probe found
+        // them all and is their count.
+        const counting = countAside(searchCount(engine, filter.query ?? "", filter.searchWindow).compile(db));
+        counting.catch(() => undefined);
+        const rowids = (await probe(filter)) ?? [];
+        const rows = await probedPage(filter, window, rowids);
+        if (rowids.length < gatherBelow) return { rows, total: rowids.length };
+        return { rows, total: await counting.catch(() => countPlanned(filter)) };
+      }
       if (bound !== undefined && bound >= MANY_FROM * gatherBelow && probed(filter)) {
         // The counts allow many matches: the count, needed anyway, comes first and tells walking
         // from gathering. A probe would read its gatherBelow matches for nothing (2 ms of

@@ -7,7 +7,9 @@ import type { AuthorityChange } from "../domain/authority.js";
 import type { SecretBox } from "../domain/secret-box.js";
 import { ambientTransactions } from "./ambient-transaction.js";
 import type { Database, Executor } from "./tables.js";
-import { engineSetup, type Engine } from "./dialect.js";
+import { join } from "node:path";
+import { engineSetup, SQLITE_BUSY_TIMEOUT_MS, SQLITE_FILES, type Engine } from "./dialect.js";
+import { countThread, type CountThread } from "./search-count-thread.js";
 import type { LeaderLock } from "./leader-lock.js";
 import { pruneListChanges } from "./list-changes.js";
 import { restoreAdvisorySchema } from "./advisory-deferred.js";
@@ -103,7 +105,12 @@ export async function createStore(options: StoreOptions): Promise<Store> {
     await migrating.destroy();
   }
   const setup = engineSetup(options);
-  return storeOver(new Kysely<Database>({ dialect: setup.dialect }), setup.engine, options.secrets, setup.leaderLock());
+  // SQLite runs in the calling thread: a search's count runs in a thread of its own instead.
+  const counts =
+    setup.engine === "sqlite"
+      ? countThread({ file: join(options.dataDir, SQLITE_FILES[0]), busyTimeoutMs: SQLITE_BUSY_TIMEOUT_MS })
+      : undefined;
+  return storeOver(new Kysely<Database>({ dialect: setup.dialect }), setup.engine, options.secrets, setup.leaderLock(), counts);
 }
 
 /** An atomically() call's transaction: its stores, and the authority changes written in it. */
@@ -112,7 +119,7 @@ interface Unit {
   changes: AuthorityChange[];
 }
 
-function storeOver(db: Executor, engine: Engine, secrets: SecretBox | undefined, leader: LeaderLock): Store {
+function storeOver(db: Executor, engine: Engine, secrets: SecretBox | undefined, leader: LeaderLock, counts?: CountThread): Store {
   const memory = new ScopeMemory();
   const units = ambientTransactions(db, (tx): Unit => {
     const changes: AuthorityChange[] = [];
@@ -125,7 +132,8 @@ function storeOver(db: Executor, engine: Engine, secrets: SecretBox | undefined,
   const record = (change: AuthorityChange) => units.current()?.changes.push(change);
   return {
     engine,
-    ...createStores(units.executor, engine, secrets, record, memory),
+    // Outside a transaction only: a count from another connection would not see the transaction's writes.
+    ...createStores(units.executor, engine, secrets, record, memory, counts && { countAside: (query) => counts.count(query) }),
     atomically: (fn) => units.run((unit) => fn(unit.tx)),
     pruneListChanges: () => pruneListChanges(db, engine),
     async ping() {
@@ -138,6 +146,7 @@ function storeOver(db: Executor, engine: Engine, secrets: SecretBox | undefined,
     leads: () => leader.holds(),
     async close() {
       await leader.release();
+      await counts?.close();
       await db.destroy();
     },
   };

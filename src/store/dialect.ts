@@ -44,7 +44,7 @@ export interface EngineSetup {
 }
 
 /** Long enough to ride out another process's write transaction, short enough to fail a request. */
-const SQLITE_BUSY_TIMEOUT_MS = 5_000;
+export const SQLITE_BUSY_TIMEOUT_MS = 5_000;
 /** pg waits forever for a connection by default; an unreachable server must fail instead. */
 const PG_CONNECT_TIMEOUT_MS = 5_000;
 /** pg waits forever for an answer by default; a server behind a silent network must fail instead. */

@@ -3,6 +3,7 @@
  */
 import { createAccountAssociationStore } from "./account-association-store.js";
 import { createAdvisoryStore } from "./advisory-store.js";
+import type { AdvisoryPageOptions } from "./advisory-pages.js";
 import { createAuditStore } from "./audit-store.js";
 import { createBindingStore } from "./binding-store.js";
 import type { Executor } from "./tables.js";
@@ -31,7 +32,7 @@ import type { SecretBox } from "../domain/secret-box.js";
 /**
  * Every resource store, each running its statements on db; secrets seals what is kept secret at
  * rest; record hears of every write that changes who can do what (domain/authority.ts);
- * memory is the store's, shared by all of its executors.
+ * memory is the store's, shared by all of its executors; advisoryPages how advisory pages read.
  */
 export function createStores(
   db: Executor,
@@ -39,6 +40,7 @@ export function createStores(
   secrets: SecretBox | undefined,
   record: AuthorityRecorder,
   memory: ScopeMemory,
+  advisoryPages?: AdvisoryPageOptions,
 ): Stores {
   return {
     groups: createGroupStore(db, engine, record, memory),
@@ -50,7 +52,7 @@ export function createStores(
     groupInvites: createGroupInviteStore(db, engine, record, memory),
     keys: createKeyStore(db, secrets),
     settings: createSettingsStore(db, secrets),
-    advisories: createAdvisoryStore(db, engine),
+    advisories: createAdvisoryStore(db, engine, advisoryPages),
     feedCursors: createFeedCursorStore(db),
     audit: createAuditStore(db, engine),
     logins: createLoginStore(db),

@@ -21,6 +21,7 @@ import { createStore } from "../../src/store/create-store.js";
 import type { Database } from "../../src/store/tables.js";
 import { engineSetup } from "../../src/store/dialect.js";
 import { searchWindow, trigramsOf } from "../../src/store/trigram-window.js";
+import { countThread, type CountThread } from "../../src/store/search-count-thread.js";
 import { CORPUS_FILTERS, corpusDocument, matchesFilter } from "../support/advisory-corpus.js";
 import { describeEachEngine, engines, TEST_SECRETS, withClient, type EngineContext } from "../support/engines.js";
 import { key, pageThrough, sortedBy, uids, window } from "../support/lists.js";
@@ -150,8 +151,10 @@ describeEachEngine("advisories at scale", (t) => {
   if (t.engine === "sqlite")
     describe("a query that looks up a part of its text (trigram-window.ts)", () => {
       let beside: Kysely<Database> | undefined;
+      let counts: CountThread | undefined;
       afterAll(async () => {
         await beside?.destroy();
+        await counts?.close();
         await execRaw(t, "delete from advisory_trigram_docs");
       });
 
@@ -171,7 +174,15 @@ describeEachEngine("advisories at scale", (t) => {
         "%s: the same matches whichever part the counts choose, and whichever way a page reads",
         async (_name, filter) => {
           beside ??= new Kysely<Database>({ dialect: engineSetup(t.options()).dialect });
+          counts ??= countThread({ file: join(t.options().dataDir, "arbor.db"), busyTimeoutMs: 5_000 });
+          const aside = counts;
           const walking = createAdvisoryStore(beside, t.engine, { gatherBelow: 1 });
+          // Counting in the thread while the page walks; and with a thread that fails, counting here.
+          const walkingAside = createAdvisoryStore(beside, t.engine, { gatherBelow: 1, countAside: (q) => aside.count(q) });
+          const failingAside = createAdvisoryStore(beside, t.engine, {
+            gatherBelow: 1,
+            countAside: () => Promise.reject(new Error("the thread is gone")),
+          });
           const text = filter.query ?? "";
           const matching = [...stored.values()].filter((v) => matchesFilter(v, filter));
           const order = [key("uid")];
@@ -193,7 +204,7 @@ describeEachEngine("advisories at scale", (t) => {
             );
             expect({ part, n: await advisories().count(filter) }).toEqual({ part, n: matching.length });
             expect(await pageThrough((w) => advisories().list(filter, w), order, 50, advisorySortValue)).toEqual(want);
-            for (const store of [advisories(), walking]) {
+            for (const store of [advisories(), walking, walkingAside, failingAside]) {
               const totals = new Set<number>();
               const read = async (w: RowWindow) => {
                 const { rows, total } = await store.page(filter, w);
