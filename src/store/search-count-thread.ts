@@ -42,13 +42,21 @@ export interface CountThread {
  */
 const RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 32 };
 
+/** After the thread failed, how long counts are refused (and counted by the caller) before one starts it again. */
+const RESTART_AFTER_MS = 30_000;
+
 export function countThread(options: CountThreadOptions): CountThread {
   let worker: Worker | undefined;
   let nextId = 0;
   const pending = new Map<number, { resolve: (n: number) => void; reject: (e: Error) => void }>();
+  // A thread that cannot start (or dies at once) is not started again for every search.
+  let failed: { at: number; why: Error } | undefined;
 
   const fail = (from: Worker, why: Error) => {
-    if (worker === from) worker = undefined;
+    if (worker === from) {
+      worker = undefined;
+      failed = { at: Date.now(), why };
+    }
     for (const { reject } of pending.values()) reject(why);
     pending.clear();
   };
@@ -71,6 +79,7 @@ export function countThread(options: CountThreadOptions): CountThread {
 
   return {
     count(query) {
+      if (worker === undefined && failed !== undefined && Date.now() - failed.at < RESTART_AFTER_MS) return Promise.reject(failed.why);
       worker ??= start();
       const to = worker;
       const id = nextId++;
@@ -83,6 +92,8 @@ export function countThread(options: CountThreadOptions): CountThread {
       const was = worker;
       worker = undefined;
       if (was !== undefined) await was.terminate();
+      // Ended on purpose, not failed: the next count starts it at once.
+      failed = undefined;
     },
   };
 }

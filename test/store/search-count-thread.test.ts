@@ -60,6 +60,18 @@ describe("the search count thread", () => {
     expect(db.prepare("select count(*) as n from t").get()).toEqual({ n: 5 });
   });
 
+  it("fails a count when it cannot start, and does not start again for every count after", async () => {
+    const missing = countThread({ file: join(dir, "no-such.db"), busyTimeoutMs: 1_000 });
+    try {
+      const first = await missing.count(query("select 1 as n")).catch((e: unknown) => e);
+      expect(first).toBeInstanceOf(Error);
+      // Refused at once with the same failure: no second thread was started for it.
+      expect(await missing.count(query("select 1 as n")).catch((e: unknown) => e)).toBe(first);
+    } finally {
+      await missing.close();
+    }
+  });
+
   it("fails the counts under way when closed, and starts again at the next count", async () => {
     const under = thread.count(
       query("with recursive r(i) as (select 1 union all select i + 1 from r where i < 3000000) select count(*) as n from r"),
