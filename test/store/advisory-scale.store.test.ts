@@ -10,13 +10,19 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { advisorySortValue, advisoryVersion, type AdvisoryFilter, type AdvisoryVersion } from "../../src/domain/advisories.js";
+import {
+  advisorySortValue,
+  advisoryVersion,
+  type AdvisoryFilter,
+  type AdvisoryRecord,
+  type AdvisoryVersion,
+} from "../../src/domain/advisories.js";
 import type { OsvDocument } from "../../src/domain/osv.js";
 import type { OrderKey } from "../../src/domain/list.js";
 import type { RowWindow } from "../../src/store/row-window.js";
 import { advisoryIndex } from "../../src/domain/advisories.js";
 import { Kysely } from "kysely";
-import { createAdvisoryStore } from "../../src/store/advisory-store.js";
+import { createAdvisoryStore, type AdvisoryStore } from "../../src/store/advisory-store.js";
 import { createStore } from "../../src/store/create-store.js";
 import type { Database } from "../../src/store/tables.js";
 import { engineSetup } from "../../src/store/dialect.js";
@@ -47,6 +53,20 @@ const COUNTED: AdvisoryFilter[] = [
   // Package names, counted once per advisory whatever the ecosystems it names them in (0025).
   ...["pkg-0", "pkg-5", "pkg-40", "pkg-96", "no-such-package"].map((packageName) => ({ packageName })),
 ];
+
+/** Reads pages of filter through store.page(), keeping every totalCount they carried. */
+function pageReader(
+  store: AdvisoryStore,
+  filter: AdvisoryFilter,
+): { read: (w: RowWindow) => Promise<AdvisoryRecord[]>; totals: Set<number> } {
+  const totals = new Set<number>();
+  const read = async (w: RowWindow) => {
+    const { rows, total } = await store.page(filter, w);
+    totals.add(total);
+    return rows;
+  };
+  return { read, totals };
+}
 
 async function expectCounts(t: EngineContext, stored: ReadonlyMap<string, AdvisoryVersion>): Promise<void> {
   for (const filter of COUNTED) {
@@ -111,12 +131,7 @@ describeEachEngine("advisories at scale", (t) => {
       for (const store of [advisories(), createAdvisoryStore(beside, t.engine, { gatherBelow: 1 })]) {
         for (const order of ORDERS) {
           const want = uids(sortedBy(matching, order, advisorySortValue));
-          const totals = new Set<number>();
-          const read = async (w: RowWindow) => {
-            const { rows, total } = await store.page(filter, w);
-            totals.add(total);
-            return rows;
-          };
+          const { read, totals } = pageReader(store, filter);
           expect(await pageThrough(read, order, 50, advisorySortValue)).toEqual(want);
           expect(uids(await read(window(order, { offset: 7, limit: 20 })))).toEqual(want.slice(7, 27));
           expect([...totals]).toEqual([matching.length]);
@@ -205,12 +220,7 @@ describeEachEngine("advisories at scale", (t) => {
             expect({ part, n: await advisories().count(filter) }).toEqual({ part, n: matching.length });
             expect(await pageThrough((w) => advisories().list(filter, w), order, 50, advisorySortValue)).toEqual(want);
             for (const store of [advisories(), walking, walkingAside, failingAside]) {
-              const totals = new Set<number>();
-              const read = async (w: RowWindow) => {
-                const { rows, total } = await store.page(filter, w);
-                totals.add(total);
-                return rows;
-              };
+              const { read, totals } = pageReader(store, filter);
               expect(await pageThrough(read, order, 50, advisorySortValue)).toEqual(want);
               expect([...totals]).toEqual([matching.length]);
             }
