@@ -63,17 +63,19 @@ export function countThread(options: CountThreadOptions): CountThread {
 
   const start = (): Worker => {
     const started = new Worker(workerUrl(), { workerData: options satisfies CountThreadOptions, resourceLimits: RESOURCE_LIMITS });
-    // Idle, it keeps no process alive: a command that counted and returns exits as before.
-    started.unref();
     started.on("message", (reply: CountReply) => {
       const waiting = pending.get(reply.id);
       if (waiting === undefined) return;
       pending.delete(reply.id);
+      if (pending.size === 0) started.unref();
       if (reply.ok) waiting.resolve(reply.n);
       else waiting.reject(new Error(`the search count thread: ${reply.message}`));
     });
     started.on("error", (e) => fail(started, new Error("the search count thread failed", { cause: e })));
     started.on("exit", (code) => fail(started, new Error(`the search count thread ended (exit code ${code})`)));
+    // Idle, it keeps no process alive (a command that counted and returns exits as before);
+    // counting, it does, so that the answer arrives.
+    started.unref();
     return started;
   };
 
@@ -85,6 +87,7 @@ export function countThread(options: CountThreadOptions): CountThread {
       const id = nextId++;
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject });
+        to.ref();
         to.postMessage({ id, sql: query.sql, parameters: query.parameters } satisfies CountRequest);
       });
     },

@@ -3,9 +3,12 @@
  * its own read-only connection, sees what was committed when it runs, reports a statement it
  * cannot run as an error of that count alone, changes nothing, and starts again after close.
  */
+import { spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import BetterSqlite3 from "better-sqlite3";
 import { CompiledQuery } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -70,6 +73,19 @@ describe("the search count thread", () => {
     } finally {
       await missing.close();
     }
+  });
+
+  it("keeps no process alive once its counts are answered, closed or not", () => {
+    const module = pathToFileURL(join(import.meta.dirname, "../../dist/src/store/search-count-thread.js")).href;
+    const script = [
+      `import { countThread } from ${JSON.stringify(module)};`,
+      `const thread = countThread({ file: ${JSON.stringify(join(dir, "arbor.db"))}, busyTimeoutMs: 1000 });`,
+      `console.log(await thread.count({ sql: "select count(*) as n from t", parameters: [] }));`,
+    ].join("\n");
+    const file = join(dir, "count.mjs");
+    writeFileSync(file, script);
+    const run = spawnSync(process.execPath, [file], { encoding: "utf8", timeout: 20_000 });
+    expect({ status: run.status, out: run.stdout.trim(), err: run.stderr }).toEqual({ status: 0, out: "5", err: "" });
   });
 
   it("fails the counts under way when closed, and starts again at the next count", async () => {
