@@ -190,7 +190,8 @@ export function advisoryPages(
     async page(asked, window) {
       const { filter, bound } = await planned(asked);
       let total: number | undefined;
-      if (bound !== undefined && bound >= MANY_FROM * gatherBelow && probed(filter) && countAside !== undefined && queryOnly(filter)) {
+      const many = bound !== undefined && bound >= MANY_FROM * gatherBelow && probed(filter);
+      if (many && countAside !== undefined && queryOnly(filter)) {
         // The counts allow many matches: their count starts in its own thread, and this one
         // probes and reads the page meanwhile. Fewer than gatherBelow after all, the probe found
         // them all and is their count.
@@ -201,7 +202,7 @@ export function advisoryPages(
         if (rowids.length < gatherBelow) return { rows, total: rowids.length };
         return { rows, total: await counting.catch(() => countPlanned(filter)) };
       }
-      if (bound !== undefined && bound >= MANY_FROM * gatherBelow && probed(filter)) {
+      if (many) {
         // The counts allow many matches: the count, needed anyway, comes first and tells walking
         // from gathering. A probe would read its gatherBelow matches for nothing (2 ms of
         // `injection`'s page at 500,000 advisories).

@@ -431,8 +431,8 @@ export function searchCondition(engine: Engine, text: string, window?: string): 
  * its advisories then tested for the whole text.
  */
 function searchRowids(text: string, window?: string): RawBuilder<unknown> {
-  const part = window === undefined ? undefined : trigramPhrase(window);
-  if (part !== undefined && window !== undefined && text.includes(window)) {
+  const part = window !== undefined && text.includes(window) ? trigramPhrase(window) : undefined;
+  if (part !== undefined) {
     return sql`select t.id as id from advisory_texts t
       where t.id in (select rowid from advisory_search where advisory_search match ${part}) and instr(t.search, ${text}) > 0`;
   }
