@@ -205,14 +205,19 @@ export interface AdvisoryFilter {
 }
 
 /**
- * The kept count (migrations 0022, 0025) that is a filter's total, or undefined when its matches
- * must be counted: '' for no filter, 'base:<ecosystem>' or 'eco:<ecosystem:release>' for an
- * ecosystem alone, 'name:<package name>' for a package name alone.
+ * The kept count (migrations 0022, 0025, 0029) that is a filter's total, or undefined when its
+ * matches must be counted: '' for no filter, 'base:<ecosystem>' or 'eco:<ecosystem:release>' for
+ * an ecosystem alone, 'name:<package name>' for a package name alone, and
+ * 'pkg:<n>:<ecosystem>:<package name>' for both, n the ecosystem's length in characters (both may
+ * hold `:`, so the length says where the ecosystem ends).
  */
 export function advisoryCountKey(filter: AdvisoryFilter): string | undefined {
   const { ecosystem, packageName, ...rest } = filter;
   if (Object.values(rest).some((v) => v !== undefined)) return undefined;
-  if (packageName !== undefined) return ecosystem === undefined ? `name:${packageName}` : undefined;
+  if (packageName !== undefined) {
+    // Characters as the engines' length() counts them: code points, not UTF-16 units.
+    return ecosystem === undefined ? `name:${packageName}` : `pkg:${[...ecosystem].length}:${ecosystem}:${packageName}`;
+  }
   if (ecosystem === undefined) return "";
   return ecosystem.includes(":") ? `eco:${ecosystem}` : `base:${ecosystem}`;
 }

@@ -177,9 +177,10 @@ async function build(db: Executor, deferred: readonly { name: string; kind: Kind
 }
 
 /**
- * The kept counts made again from the rows, as the triggers keep them (migrations 0022, 0025):
- * every advisory under '', and each advisory once under each ecosystem without its release
- * ('base:'), each ecosystem holding a release ('eco:') and each package name ('name:') it names.
+ * The kept counts made again from the rows, as the triggers keep them (migrations 0022, 0025,
+ * 0029): every advisory under '', and each advisory once under each ecosystem without its release
+ * ('base:'), each ecosystem holding a release ('eco:'), each package name ('name:') and each
+ * package of either kind of ecosystem ('pkg:') it names.
  */
 async function recount(tx: Executor): Promise<void> {
   await tx.deleteFrom("advisory_counts").execute();
@@ -192,6 +193,12 @@ async function recount(tx: Executor): Promise<void> {
   );
   await sql`insert into advisory_counts (key, delta)
     select 'name:' || name, count(distinct advisory_uid) from advisory_packages group by name`.execute(tx);
+  await sql`insert into advisory_counts (key, delta)
+    select 'pkg:' || length(ecosystem_base) || ':' || ecosystem_base || ':' || name, count(distinct advisory_uid)
+    from advisory_packages group by ecosystem_base, name`.execute(tx);
+  await sql`insert into advisory_counts (key, delta)
+    select 'pkg:' || length(ecosystem) || ':' || ecosystem || ':' || name, count(distinct advisory_uid)
+    from advisory_packages where ecosystem like '%:%' group by ecosystem, name`.execute(tx);
 }
 
 /** SQLite's search texts made again from the advisories, and their FTS5 index rebuilt from them whole. */

@@ -2,10 +2,9 @@
  * Pages and counts of advisories at the scale of all of OSV (issue 19, migration 0022), each
  * costing about what it returns rather than what it matches:
  *
- * - totalCount of no filter, of an `ecosystem` alone or of a `package_name` alone is the sum of
- *   its kept count rows; of an ecosystem and a package name, the package index's entries; of a
- *   `query` alone, the trigram candidates each tested exactly; of anything else, the matches,
- *   counted (ids and aliases are few by their bound).
+ * - totalCount of no filter, of an `ecosystem`, a `package_name` or both is the sum of its kept
+ *   count rows; of a `query` alone, the trigram candidates each tested exactly; of anything else,
+ *   the matches, counted (ids and aliases are few by their bound).
  * - A page of `ecosystem` and/or `package_name` in uid order walks the (ecosystem, advisory_uid)
  *   or (name, advisory_uid) index from the cursor, one entry per advisory listed (more where an
  *   advisory affects several packages of the ecosystem), and reads those advisories.
@@ -172,15 +171,6 @@ export function advisoryPages(
     const key = advisoryCountKey(filter);
     if (key !== undefined) return kept(key);
     if (filter.query !== undefined && queryOnly(filter)) return scalar(searchCount(engine, filter.query, filter.searchWindow));
-    if (packagesOnly(filter)) {
-      // An ecosystem and a name: their (ecosystem[_base], name, advisory_uid) index alone, in
-      // uid order, so an advisory naming the package in several releases counts once unsorted.
-      return scalar(
-        sql<{ n: number | string }>`select count(*) as n from (
-          select advisory_uid from advisory_packages where ${sql.join(packageConditions(filter), sql` and `)} group by advisory_uid
-        ) as k`,
-      );
-    }
     return table.count(filter);
   }
 

@@ -315,7 +315,10 @@ export interface AuditEventCountsTable {
   delta: number;
 }
 
-/** Kept counts of advisories (migration 0022): rows of +n or -n per key ('', 'base:<ecosystem>', 'eco:<ecosystem:release>'). */
+/**
+ * Kept counts of advisories (migrations 0022, 0025, 0029): rows of +n or -n per key ('', 'base:<ecosystem>',
+ * 'eco:<ecosystem:release>', 'name:<package>', 'pkg:<n>:<ecosystem>:<package>'; advisoryCountKey).
+ */
 export interface AdvisoryCountsTable {
   key: string;
   delta: number;
