@@ -3,13 +3,14 @@
  * list` against a local server, each timed against `node -e 0` in the same run, the three
  * interleaved, so that a busy moment slows all of them alike and the ratios stay fair.
  */
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ARBOR, bootstrapOrg, ROOT, startArbor } from "../lib/arbor-process.js";
 import type { Scenario, ScenarioContext, ScenarioResult } from "../lib/results.js";
 import { median } from "../lib/stats.js";
+import { runTool } from "../lib/tool.js";
+import type { RunTime, SpawnTimerSpec } from "../tools/spawn-timer.js";
 
 /** The scenario. */
 export const c1CliStartup: Scenario = { id: "C1", run };
@@ -52,25 +53,38 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
       { label: "arbor iam groups list", args: [ARBOR, "iam", "groups", "list", "-o", "id"], expect: org },
     ];
     const errors = commands.map(() => 0);
-    const time = (c: Timed, i: number, runEnv = env): number => {
-      const t0 = performance.now();
-      const out = spawnSync(process.execPath, c.args, { env: runEnv, encoding: "utf8" });
-      const ms = performance.now() - t0;
-      if (out.status !== 0 || out.stdout.trim() !== c.expect) {
-        errors[i] = (errors[i] ?? 0) + 1;
-        ctx.log(`C1 ${c.label}: exit ${out.status}, ${JSON.stringify(out.stdout.slice(0, 200))} ${out.stderr.slice(0, 300)}`);
-      }
-      return ms;
+    /**
+     * Times a sequence of the commands (by index, each with its environment) in turn, from the
+     * small process of bench/tools/spawn-timer.ts: a spawn from this harness, grown by the
+     * scenarios before, costs more with its memory (its page tables are copied).
+     */
+    const timeAll = async (sequence: { i: number; env: NodeJS.ProcessEnv }[]): Promise<number[]> => {
+      const envs = [...new Set(sequence.map((s) => s.env))];
+      const spec: SpawnTimerSpec = {
+        envs,
+        runs: sequence.map(({ i, env: e }) => ({ args: (commands[i] as Timed).args, env: envs.indexOf(e) })),
+      };
+      const times = await runTool<RunTime[]>("spawn-timer", spec);
+      return sequence.map(({ i }, k) => {
+        const c = commands[i] as Timed;
+        const out = times[k] as RunTime;
+        if (out.status !== 0 || out.stdout.trim() !== c.expect) {
+          errors[i] = (errors[i] ?? 0) + 1;
+          ctx.log(`C1 ${c.label}: exit ${out.status}, ${JSON.stringify(out.stdout.slice(0, 200))} ${out.stderr.slice(0, 300)}`);
+        }
+        return out.ms;
+      });
     };
-    for (let w = 0; w < 2; w++) commands.forEach((c, i) => time(c, i));
+    const turn = commands.map((_, i) => ({ i, env }));
+    await timeAll([...turn, ...turn]);
     const p50s: number[][] = commands.map(() => []);
     const cold: number[] = [];
     for (let round = 0; round < ctx.rounds; round++) {
-      const runs: number[][] = commands.map(() => []);
-      for (let r = 0; r < perRound; r++) commands.forEach((c, i) => runs[i]?.push(time(c, i)));
-      runs.forEach((ms, i) => p50s[i]?.push(median(ms)));
-      // The first run after an install or an upgrade: an empty compile cache.
-      cold.push(time(commands[1] as Timed, 1, { ...env, XDG_CACHE_HOME: mkdtempSync(join(home, "cold-")) }));
+      // The first run after an install or an upgrade: an empty compile cache, last in the round.
+      const coldEnv = { ...env, XDG_CACHE_HOME: mkdtempSync(join(home, "cold-")) };
+      const ms = await timeAll([...Array.from({ length: perRound }, () => turn).flat(), { i: 1, env: coldEnv }]);
+      commands.forEach((_, i) => p50s[i]?.push(median(ms.slice(0, -1).filter((_, k) => k % commands.length === i))));
+      cold.push(ms.at(-1) as number);
       ctx.log(
         `C1 round ${round + 1}: ${commands.map((c, i) => `${c.label} ${p50s[i]?.at(-1)?.toFixed(1)} ms`).join(", ")}; --version with ` +
           `an empty cache ${cold.at(-1)?.toFixed(0)} ms`,
@@ -82,7 +96,9 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
       id: "C1",
       title: "the arbor command's start-up: --version, and a list against a local server",
       method: [
-        `Each command is a new process spawned by the harness (\`spawnSync\`), timed from spawn to exit: \`node -e 0\` (Node's own ` +
+        `Each command is a new process spawned (\`spawnSync\`) by a small process of its own (bench/tools/spawn-timer.ts, not the ` +
+          `harness, whose memory the scenarios before have grown: a spawn's cost grows with the spawner's memory), timed from spawn to ` +
+          `exit: \`node -e 0\` (Node's own ` +
           `start), \`node bin/arbor.js --version\` and \`node bin/arbor.js iam groups list -o id\` against an \`arbor serve\` on ` +
           `loopback with one organization (ARBOR_API_URL and ARBOR_TOKEN set; no settings file). The three take turns, ${perRound} times ` +
           `a round, after two warm-up turns that fill the command's compile cache (a folder of this run's own, as ` +

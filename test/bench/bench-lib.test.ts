@@ -2,6 +2,9 @@
  * The benchmark suite's own pieces that decide what docs/benchmarks.md says: wrk's report
  * parsed right, medians and percentiles, the PASS/MISS verdicts, the Markdown and the SVG.
  */
+import { execFile } from "node:child_process";
+import { join } from "node:path";
+import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { generatedGroupUid, spreadGroups } from "../../bench/lib/bindings.js";
 import { startEventSink, tally, type Arrival } from "../../bench/lib/event-sink.js";
@@ -12,6 +15,7 @@ import { soakMemory } from "../../bench/scenarios/s7-memory.js";
 import { median, percentile } from "../../bench/lib/stats.js";
 import { svgChart } from "../../bench/lib/svg-chart.js";
 import { elide, parseWrk } from "../../bench/lib/wrk.js";
+import type { RunTime, SpawnTimerSpec } from "../../bench/tools/spawn-timer.js";
 
 const WRK_REPORT = `Running 5s test @ http://127.0.0.1:41234/iam/v2beta1/groups/x
   2 threads and 32 connections
@@ -241,5 +245,28 @@ describe("writers", () => {
     expect(elide("http://127.0.0.1:4242/iam/v2beta1/groups/" + "a".repeat(40) + "/" + "b".repeat(16) + "?x=1")).toBe(
       "http://127.0.0.1:$PORT/iam/v2beta1/groups/$UID?x=1",
     );
+  });
+});
+
+describe("C1's spawn timer", () => {
+  it("spawns each run in order with its own environment and reports its time, exit and output", async () => {
+    // The built tool, as C1 runs it (npm test builds first).
+    const tool = join(import.meta.dirname, "../../dist/bench/tools/spawn-timer.js");
+    const spec: SpawnTimerSpec = {
+      envs: [{ WHO: "first" }, { WHO: "second" }],
+      runs: [
+        { args: ["-e", "process.stdout.write(process.env.WHO ?? '')"], env: 1 },
+        { args: ["-e", "process.exit(3)"], env: 0 },
+        { args: ["-e", "process.stdout.write(process.env.WHO ?? '')"], env: 0 },
+      ],
+    };
+    const { stdout } = await promisify(execFile)(process.execPath, [tool, JSON.stringify(spec)]);
+    const times = JSON.parse(stdout) as RunTime[];
+    expect(times.map(({ status, stdout: out }) => ({ status, out }))).toEqual([
+      { status: 0, out: "second" },
+      { status: 3, out: "" },
+      { status: 0, out: "first" },
+    ]);
+    for (const { ms } of times) expect(ms).toBeGreaterThan(0);
   });
 });
