@@ -91,49 +91,46 @@ const same = (a: string, b: string, columns: readonly string[], after?: string) 
  * key is each row's own (the primary key is (advisory_uid, ecosystem, name)): it always counts.
  */
 async function postgres(db: Kysely<any>): Promise<void> {
-  const cols = (columns: readonly string[]) => sql.raw(columns.join(", "));
-  const release = (r: string, releaseOnly: boolean) => (releaseOnly ? sql`${sql.raw(r)}.ecosystem like '%:%'` : sql`true`);
-  const inserted = KINDS.map(({ key, releaseOnly, ...kind }) => {
+  const cols = (columns: readonly string[]) => sql.raw(columns.map((c) => `r.${c}`).join(", "));
+  const release = (releaseOnly: boolean) => (releaseOnly ? sql`r.ecosystem like '%:%'` : sql`true`);
+  const tests = KINDS.map(({ key, releaseOnly, ...kind }) => {
     const after = "after" in kind ? kind.after : undefined;
     const columns = after === undefined ? kind.columns : [...kind.columns, after];
-    return sql`
-      insert into advisory_counts (key, delta)
-      select ${key("f")}, count(*) from (
-        select r.advisory_uid, ${cols(columns.map((c) => `r.${c}`))}, count(*) as n from new_packages r
-        where ${release("r", releaseOnly)} group by r.advisory_uid, ${cols(columns.map((c) => `r.${c}`))}
-      ) f
-      where (select count(*) from (select 1 from advisory_packages p where ${same("p", "f", kind.columns, after)} limit f.n + 1) x) = f.n
-      group by 1;`;
+    return {
+      inserted: sql`
+        insert into advisory_counts (key, delta)
+        select ${key("f")}, count(*) from (
+          select r.advisory_uid, ${cols(columns)}, count(*) as n from new_packages r
+          where ${release(releaseOnly)} group by r.advisory_uid, ${cols(columns)}
+        ) f
+        where (select count(*) from (select 1 from advisory_packages p where ${same("p", "f", kind.columns, after)} limit f.n + 1) x) = f.n
+        group by 1;`,
+      deleted: sql`
+        insert into advisory_counts (key, delta)
+        select ${key("g")}, -count(*) from (
+          select distinct r.advisory_uid, ${cols(columns)} from old_packages r where ${release(releaseOnly)}
+        ) g
+        where not exists (select 1 from advisory_packages p where ${same("p", "g", kind.columns, after)})
+        group by 1;`,
+    };
   });
-  const deleted = KINDS.map(({ key, releaseOnly, ...kind }) => {
-    const after = "after" in kind ? kind.after : undefined;
-    const columns = after === undefined ? kind.columns : [...kind.columns, after];
-    return sql`
-      insert into advisory_counts (key, delta)
-      select ${key("g")}, -count(*) from (
-        select distinct r.advisory_uid, ${cols(columns.map((c) => `r.${c}`))} from old_packages r where ${release("r", releaseOnly)}
-      ) g
-      where not exists (select 1 from advisory_packages p where ${same("p", "g", kind.columns, after)})
-      group by 1;`;
-  });
-  await sql`
-    create or replace function arbor_count_advisory_packages_insert() returns trigger language plpgsql
-    set search_path from current as $$
-    begin
-      ${sql.join(inserted, sql`\n`)}
-      insert into advisory_counts (key, delta)
-      select ${pairKey("r", "ecosystem")}, count(*) from new_packages r where r.ecosystem like '%:%' group by 1;
-      return null;
-    end $$`.execute(db);
-  await sql`
-    create or replace function arbor_count_advisory_packages_delete() returns trigger language plpgsql
-    set search_path from current as $$
-    begin
-      ${sql.join(deleted, sql`\n`)}
-      insert into advisory_counts (key, delta)
-      select ${pairKey("r", "ecosystem")}, -count(*) from old_packages r where r.ecosystem like '%:%' group by 1;
-      return null;
-    end $$`.execute(db);
+  for (const [event, rows, sign] of [
+    ["insert", "new_packages", ""],
+    ["delete", "old_packages", "-"],
+  ] as const) {
+    await sql`
+      create or replace function ${sql.id(`arbor_count_advisory_packages_${event}`)}() returns trigger language plpgsql
+      set search_path from current as $$
+      begin
+        ${sql.join(
+          tests.map((t) => (event === "insert" ? t.inserted : t.deleted)),
+          sql`\n`,
+        )}
+        insert into advisory_counts (key, delta)
+        select ${pairKey("r", "ecosystem")}, ${sql.raw(sign)}count(*) from ${sql.raw(rows)} r where r.ecosystem like '%:%' group by 1;
+        return null;
+      end $$`.execute(db);
+  }
 }
 
 /**
