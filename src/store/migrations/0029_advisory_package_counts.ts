@@ -37,15 +37,6 @@ import { sql, type Kysely, type RawBuilder } from "kysely";
 const pairKey = (p: string, column: "ecosystem" | "ecosystem_base") =>
   sql`'pkg:' || length(${sql.raw(p)}.${sql.raw(column)}) || ':' || ${sql.raw(p)}.${sql.raw(column)} || ':' || ${sql.raw(p)}.name`;
 
-/** The count keys of a package row named by alias p, null where it has none of that kind. */
-const keysOf = (p: string): RawBuilder<unknown>[] => [
-  sql`'base:' || ${sql.raw(p)}.ecosystem_base`,
-  sql`case when ${sql.raw(p)}.ecosystem like '%:%' then 'eco:' || ${sql.raw(p)}.ecosystem end`,
-  sql`'name:' || ${sql.raw(p)}.name`,
-  pairKey(p, "ecosystem_base"),
-  sql`case when ${sql.raw(p)}.ecosystem like '%:%' then ${pairKey(p, "ecosystem")} end`,
-];
-
 /** Keeps and backfills the pairs' counts. */
 export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promise<void> {
   if (engine === "postgres") await postgres(db);
@@ -61,19 +52,24 @@ export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promis
 }
 
 /**
- * Each kind of key but a release's pair: the package columns it is made of, and when a row has
- * one. `after` is a column tested on the rows the others find rather than looked up: without
- * statistics PostgreSQL served the pair's test by (ecosystem_base, advisory_uid) and read every
- * package of the advisory in that ecosystem, where (name, advisory_uid) finds the few of its name.
+ * Each kind of key but a release's pair: the package columns it is made of, and whether only a
+ * row whose ecosystem holds a release has one. `after` is one more column, which PostgreSQL tests
+ * on the rows the others find rather than looks up: without statistics it served the pair's test
+ * by (ecosystem_base, advisory_uid) and read every package of the advisory in that ecosystem,
+ * where (name, advisory_uid) finds the few of its name. SQLite looks up all of them, by
+ * (ecosystem_base, name, advisory_uid).
  */
-const KINDS = [
-  { key: (r: string) => sql`'base:' || ${sql.raw(r)}.ecosystem_base`, columns: ["ecosystem_base"], releaseOnly: false },
-  { key: (r: string) => sql`'eco:' || ${sql.raw(r)}.ecosystem`, columns: ["ecosystem"], releaseOnly: true },
-  { key: (r: string) => sql`'name:' || ${sql.raw(r)}.name`, columns: ["name"], releaseOnly: false },
-  { key: (r: string) => pairKey(r, "ecosystem_base"), columns: ["name"], after: "ecosystem_base", releaseOnly: false },
-] as const;
+const KINDS: readonly { key: (r: string) => RawBuilder<unknown>; columns: readonly string[]; after?: string; releaseOnly: boolean }[] = [
+  { key: (r) => sql`'base:' || ${sql.raw(r)}.ecosystem_base`, columns: ["ecosystem_base"], releaseOnly: false },
+  { key: (r) => sql`'eco:' || ${sql.raw(r)}.ecosystem`, columns: ["ecosystem"], releaseOnly: true },
+  { key: (r) => sql`'name:' || ${sql.raw(r)}.name`, columns: ["name"], releaseOnly: false },
+  { key: (r) => pairKey(r, "ecosystem_base"), columns: ["name"], after: "ecosystem_base", releaseOnly: false },
+];
 
-/** The conditions that row a is of row b's advisory and has its columns (`after`'s through an expression no index serves). */
+/** Every column of a kind's key. */
+const columnsOf = (kind: (typeof KINDS)[number]) => (kind.after === undefined ? kind.columns : [...kind.columns, kind.after]);
+
+/** The conditions that row a is of row b's advisory and has its columns (`after`'s through an expression no index serves, where given). */
 const same = (a: string, b: string, columns: readonly string[], after?: string) =>
   sql.join(
     [
@@ -82,6 +78,9 @@ const same = (a: string, b: string, columns: readonly string[], after?: string) 
     ],
     sql` and `,
   );
+
+/** Whether row r has a key of the kind. */
+const hasKind = (r: string, kind: (typeof KINDS)[number]) => (kind.releaseOnly ? sql`${sql.raw(r)}.ecosystem like '%:%'` : sql`true`);
 
 /**
  * PostgreSQL: statement triggers over the transition tables, one statement per kind of key, each
@@ -92,28 +91,24 @@ const same = (a: string, b: string, columns: readonly string[], after?: string) 
  */
 async function postgres(db: Kysely<any>): Promise<void> {
   const cols = (columns: readonly string[]) => sql.raw(columns.map((c) => `r.${c}`).join(", "));
-  const release = (releaseOnly: boolean) => (releaseOnly ? sql`r.ecosystem like '%:%'` : sql`true`);
-  const tests = KINDS.map(({ key, releaseOnly, ...kind }) => {
-    const after = "after" in kind ? kind.after : undefined;
-    const columns = after === undefined ? kind.columns : [...kind.columns, after];
-    return {
-      inserted: sql`
-        insert into advisory_counts (key, delta)
-        select ${key("f")}, count(*) from (
-          select r.advisory_uid, ${cols(columns)}, count(*) as n from new_packages r
-          where ${release(releaseOnly)} group by r.advisory_uid, ${cols(columns)}
-        ) f
-        where (select count(*) from (select 1 from advisory_packages p where ${same("p", "f", kind.columns, after)} limit f.n + 1) x) = f.n
-        group by 1;`,
-      deleted: sql`
-        insert into advisory_counts (key, delta)
-        select ${key("g")}, -count(*) from (
-          select distinct r.advisory_uid, ${cols(columns)} from old_packages r where ${release(releaseOnly)}
-        ) g
-        where not exists (select 1 from advisory_packages p where ${same("p", "g", kind.columns, after)})
-        group by 1;`,
-    };
-  });
+  const tests = KINDS.map((kind) => ({
+    inserted: sql`
+      insert into advisory_counts (key, delta)
+      select ${kind.key("f")}, count(*) from (
+        select r.advisory_uid, ${cols(columnsOf(kind))}, count(*) as n from new_packages r
+        where ${hasKind("r", kind)} group by r.advisory_uid, ${cols(columnsOf(kind))}
+      ) f
+      where f.n = (
+        select count(*) from (select 1 from advisory_packages p where ${same("p", "f", kind.columns, kind.after)} limit f.n + 1) x)
+      group by 1;`,
+    deleted: sql`
+      insert into advisory_counts (key, delta)
+      select ${kind.key("g")}, -count(*) from (
+        select distinct r.advisory_uid, ${cols(columnsOf(kind))} from old_packages r where ${hasKind("r", kind)}
+      ) g
+      where not exists (select 1 from advisory_packages p where ${same("p", "g", kind.columns, kind.after)})
+      group by 1;`,
+  }));
   for (const [event, rows, sign] of [
     ["insert", "new_packages", ""],
     ["delete", "old_packages", "-"],
@@ -143,42 +138,30 @@ async function postgres(db: Kysely<any>): Promise<void> {
  * the row's own (the primary key is (advisory_uid, ecosystem, name)): it always counts.
  */
 async function sqlite(db: Kysely<any>): Promise<void> {
-  const columns = {
-    base: ["ecosystem_base"],
-    eco: ["ecosystem"],
-    name: ["name"],
-    pair: ["ecosystem_base", "name"],
-  } as const;
-  const matching = (of: keyof typeof columns, r: "new" | "old") =>
-    sql.join(
-      [...columns[of], "advisory_uid"].map((c) => sql`p.${sql.raw(c)} = ${sql.raw(r)}.${sql.raw(c)}`),
-      sql` and `,
-    );
   /** The row is its advisory's only one with the key (it is in the table itself). */
-  const alone = (of: keyof typeof columns) =>
-    sql`(select count(*) from (select 1 from advisory_packages p where ${matching(of, "new")} limit 2)) = 1`;
+  const alone = (kind: (typeof KINDS)[number]) =>
+    sql`(select count(*) from (select 1 from advisory_packages p where ${same("p", "new", columnsOf(kind))} limit 2)) = 1`;
   /** No row of the advisory is left with the key. */
-  const gone = (of: keyof typeof columns) => sql`not exists (select 1 from advisory_packages p where ${matching(of, "old")})`;
-  const [k0, k1, k2, k3, k4] = keysOf("new");
-  const [d0, d1, d2, d3, d4] = keysOf("old");
+  const gone = (kind: (typeof KINDS)[number]) =>
+    sql`not exists (select 1 from advisory_packages p where ${same("p", "old", columnsOf(kind))})`;
   const triggers = {
     advisory_packages_count_insert: sql`
       create trigger advisory_packages_count_insert after insert on advisory_packages begin
         insert into advisory_counts (key, delta)
-        select ${k0}, 1 where ${alone("base")}
-        union all select ${k1}, 1 where new.ecosystem like '%:%' and ${alone("eco")}
-        union all select ${k2}, 1 where ${alone("name")}
-        union all select ${k3}, 1 where ${alone("pair")}
-        union all select ${k4}, 1 where new.ecosystem like '%:%';
+        ${sql.join(
+          KINDS.map((kind) => sql`select ${kind.key("new")}, 1 where ${hasKind("new", kind)} and ${alone(kind)}`),
+          sql` union all `,
+        )}
+        union all select ${pairKey("new", "ecosystem")}, 1 where new.ecosystem like '%:%';
       end`,
     advisory_packages_count_delete: sql`
       create trigger advisory_packages_count_delete after delete on advisory_packages begin
         insert into advisory_counts (key, delta)
-        select ${d0}, -1 where ${gone("base")}
-        union all select ${d1}, -1 where old.ecosystem like '%:%' and ${gone("eco")}
-        union all select ${d2}, -1 where ${gone("name")}
-        union all select ${d3}, -1 where ${gone("pair")}
-        union all select ${d4}, -1 where old.ecosystem like '%:%';
+        ${sql.join(
+          KINDS.map((kind) => sql`select ${kind.key("old")}, -1 where ${hasKind("old", kind)} and ${gone(kind)}`),
+          sql` union all `,
+        )}
+        union all select ${pairKey("old", "ecosystem")}, -1 where old.ecosystem like '%:%';
       end`,
   };
   for (const [name, create] of Object.entries(triggers)) {
