@@ -180,7 +180,7 @@ async function build(db: Executor, deferred: readonly { name: string; kind: Kind
  * The kept counts made again from the rows, as the triggers keep them (migrations 0022, 0025,
  * 0029): every advisory under '', and each advisory once under each ecosystem without its release
  * ('base:'), each ecosystem holding a release ('eco:'), each package name ('name:') and each
- * package of either kind of ecosystem ('pkg:') it names.
+ * package of either kind of ecosystem ('pkg:') it names; and the row that says so (COUNTED_KINDS).
  */
 async function recount(tx: Executor): Promise<void> {
   await tx.deleteFrom("advisory_counts").execute();
@@ -199,6 +199,44 @@ async function recount(tx: Executor): Promise<void> {
   await sql`insert into advisory_counts (key, delta)
     select 'pkg:' || length(ecosystem) || ':' || ecosystem || ':' || name, count(distinct advisory_uid)
     from advisory_packages where ecosystem like '%:%' group by ecosystem, name`.execute(tx);
+  await sql`insert into advisory_counts (key, delta) values (${COUNTED_KINDS}, 1)`.execute(tx);
+}
+
+/**
+ * The row of advisory_counts that says the counts hold every kind of key this Arbor reads, the
+ * packages' keys of migration 0029 the last (no filter's key can take this form: each starts
+ * with '', 'base:', 'eco:', 'name:' or 'pkg:'). recount writes it, and only a recount removes
+ * it (an Arbor's recount deletes every row first); a fold keeps it, as it keeps any key whose
+ * deltas do not sum to 0. A later kind of key gets a mark of its own.
+ */
+const COUNTED_KINDS = "kinds:0029";
+
+/**
+ * Counts the advisories again where the kept counts lack the mark of every kind of key
+ * (COUNTED_KINDS), and says whether it did. An Arbor from before migration 0029, importing into
+ * an empty store that a newer Arbor had migrated (releases share a store during an upgrade, and
+ * an older one serves on a newer schema: docs/operations.md), makes the counts anew at its
+ * import's end without the packages' keys, and every total of an ecosystem with a package would
+ * read 0 from then on. Called where a store is opened (createStore), so the next Arbor to open
+ * it mends it; a store migrated before this mark existed is counted once, correctly either way.
+ * Nothing is done while a bulk import has the schema deferred: its end counts anew.
+ */
+export async function completeAdvisoryCounts(db: Executor, engine: Engine): Promise<boolean> {
+  if (await countsMarked(db)) return false;
+  return inTransaction(db, async (tx) => {
+    // One recount at a time, and no trigger adds a delta meanwhile that the recount would then
+    // delete or count twice. An SQLite transaction holds the write lock from its start.
+    if (engine === "postgres") await sql`lock table advisory_counts in share row exclusive mode`.execute(tx);
+    if (await countsMarked(tx)) return false;
+    if ((await tx.selectFrom("advisory_deferred_schema").select("name").limit(1).execute()).length > 0) return false;
+    await recount(tx);
+    return true;
+  });
+}
+
+async function countsMarked(db: Executor): Promise<boolean> {
+  const { rows } = await sql<{ n: number | string }>`select count(*) as n from advisory_counts where key = ${COUNTED_KINDS}`.execute(db);
+  return Number(rows[0]?.n ?? 0) > 0;
 }
 
 /** SQLite's search texts made again from the advisories, and their FTS5 index rebuilt from them whole. */

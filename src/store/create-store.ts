@@ -12,7 +12,7 @@ import { engineSetup, SQLITE_BUSY_TIMEOUT_MS, SQLITE_FILES, type Engine } from "
 import { countThread, type CountThread } from "./search-count-thread.js";
 import type { LeaderLock } from "./leader-lock.js";
 import { pruneListChanges } from "./list-changes.js";
-import { restoreAdvisorySchema } from "./advisory-deferred.js";
+import { completeAdvisoryCounts, restoreAdvisorySchema } from "./advisory-deferred.js";
 import { migrate, schemaStatus } from "./migrate.js";
 import { ScopeMemory } from "./scope-memory.js";
 import { createStores } from "./stores.js";
@@ -101,6 +101,8 @@ export async function createStore(options: StoreOptions): Promise<Store> {
     // A bulk import of advisories killed before its end left indexes to build: built before
     // anything reads the store, on these connections without a statement timeout (each may run long).
     await restoreAdvisorySchema(migrating, migrationSetup.engine);
+    // Kept counts an older Arbor made anew without a kind of key this one reads: made again.
+    await completeAdvisoryCounts(migrating, migrationSetup.engine);
   } finally {
     await migrating.destroy();
   }

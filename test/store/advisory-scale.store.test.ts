@@ -28,7 +28,7 @@ import type { Database } from "../../src/store/tables.js";
 import { engineSetup } from "../../src/store/dialect.js";
 import { searchWindow, trigramsOf } from "../../src/store/trigram-window.js";
 import { countThread, type CountThread } from "../../src/store/search-count-thread.js";
-import { deferAdvisorySchema } from "../../src/store/advisory-deferred.js";
+import { completeAdvisoryCounts, deferAdvisorySchema } from "../../src/store/advisory-deferred.js";
 import { CORPUS_FILTERS, corpusDocument, matchesFilter } from "../support/advisory-corpus.js";
 import { describeEachEngine, engines, TEST_SECRETS, withClient, type EngineContext } from "../support/engines.js";
 import { key, pageThrough, sortedBy, uids, window } from "../support/lists.js";
@@ -410,6 +410,105 @@ describeEachEngine("migration 0029 over a bulk import that never reached its end
         const want = docs.filter((v) => matchesFilter(v, filter)).length;
         expect({ filter, n: await reopened.advisories.count(filter) }).toEqual({ filter, n: want });
       }
+    } finally {
+      await reopened.close();
+    }
+  });
+});
+
+describeEachEngine("kept counts an older Arbor made anew without the packages' keys", (t) => {
+  const docs = Array.from({ length: 60 }, (_, i) => corpusDocument(i));
+  /** A store of docs whose counts are as the recount of an Arbor from before 0029 leaves them. */
+  const olderRecount = async () => {
+    const options = await t.freshLocation();
+    const store = await createStore(options);
+    try {
+      await store.advisories.put(docs, T);
+    } finally {
+      await store.close();
+    }
+    const at = { ...t, options: () => options };
+    await execRaw(at, "delete from advisory_counts");
+    await execRaw(at, "insert into advisory_counts (key, delta) select '', count(*) from advisories");
+    await execRaw(
+      at,
+      "insert into advisory_counts (key, delta) select 'base:' || ecosystem_base, count(distinct advisory_uid) " +
+        "from advisory_packages group by ecosystem_base",
+    );
+    await execRaw(
+      at,
+      "insert into advisory_counts (key, delta) select 'eco:' || ecosystem, count(distinct advisory_uid) " +
+        "from advisory_packages where ecosystem like '%:%' group by ecosystem",
+    );
+    await execRaw(
+      at,
+      "insert into advisory_counts (key, delta) select 'name:' || name, count(distinct advisory_uid) from advisory_packages group by name",
+    );
+    return { options, at };
+  };
+  const expectCounted = async (store: Awaited<ReturnType<typeof createStore>>) => {
+    for (const filter of COUNTED) {
+      const want = docs.filter((v) => matchesFilter(v, filter)).length;
+      expect({ filter, n: await store.advisories.count(filter) }).toEqual({ filter, n: want });
+    }
+  };
+
+  it("are counted again by the next Arbor to open the store", async () => {
+    const { options, at } = await olderRecount();
+    expect(await rawRows(at, "select key from advisory_counts where key like 'pkg:%' or key like 'kinds:%'")).toEqual([]);
+    const reopened = await createStore(options);
+    try {
+      await expectCounted(reopened);
+      const marks = await rawRows(at, "select key, delta from advisory_counts where key like 'kinds:%'");
+      expect(marks.map((r) => `${String(r.key)}=${Number(r.delta)}`)).toEqual(["kinds:0029=1"]);
+    } finally {
+      await reopened.close();
+    }
+  });
+
+  it("are counted once however many open the store at once (SQLite: one after another)", async () => {
+    const { options, at } = await olderRecount();
+    const setup = engineSetup({ ...options, queryTimeoutMs: 0 });
+    const openers = [0, 1, 2].map(() => new Kysely<Database>({ dialect: engineSetup({ ...options, queryTimeoutMs: 0 }).dialect }));
+    try {
+      // better-sqlite3 waits for SQLite's write lock in the calling thread, so connections of
+      // one process cannot wait on each other; processes take the lock one after another.
+      const done =
+        setup.engine === "postgres"
+          ? await Promise.all(openers.map((db) => completeAdvisoryCounts(db, setup.engine)))
+          : [await completeAdvisoryCounts(openers[0]!, "sqlite"), await completeAdvisoryCounts(openers[1]!, "sqlite")];
+      expect(done.filter(Boolean)).toHaveLength(1);
+    } finally {
+      await Promise.all(openers.map((db) => db.destroy()));
+    }
+    const reopened = await createStore(options);
+    try {
+      await expectCounted(reopened);
+      expect(await rawRows(at, "select key from advisory_counts where key like 'kinds:%'")).toEqual([{ key: "kinds:0029" }]);
+    } finally {
+      await reopened.close();
+    }
+  });
+
+  it("are left alone where they carry the mark: opening does not count again", async () => {
+    const options = await t.freshLocation();
+    const at = { ...t, options: () => options };
+    const store = await createStore(options);
+    try {
+      await store.advisories.put(docs, T);
+    } finally {
+      await store.close();
+    }
+    // Two deltas that cancel out: a recount would leave one row for the key, or none.
+    await execRaw(at, "insert into advisory_counts (key, delta) values ('name:pkg-5', 1)");
+    await execRaw(at, "insert into advisory_counts (key, delta) values ('name:pkg-5', -1)");
+    const rows = async () => Number((await rawRows(at, "select count(*) as n from advisory_counts where key = 'name:pkg-5'"))[0]?.n);
+    const before = await rows();
+    expect(before).toBeGreaterThanOrEqual(2);
+    const reopened = await createStore(options);
+    try {
+      expect(await rows()).toBe(before);
+      await expectCounted(reopened);
     } finally {
       await reopened.close();
     }
