@@ -23,8 +23,12 @@ export interface EventSubscriptionStore {
   insert(subscription: SubscriptionRecord): Promise<SubscriptionRecord>;
   /** The subscription, or undefined. */
   get(uid: string): Promise<SubscriptionRecord | undefined>;
-  /** Applies changes and sets updateTime; undefined when it does not exist. */
-  update(uid: string, changes: Partial<SubscriptionSettings>, updateTime: number): Promise<SubscriptionRecord | undefined>;
+  /**
+   * Applies changes and sets updateTime; undefined when it does not exist. Where changes send it
+   * to another sink than it has, setter becomes its creator, in the same statement (two updates
+   * racing cannot leave one's sink with the other's creator).
+   */
+  update(uid: string, changes: Partial<SubscriptionSettings>, updateTime: number, setter: string): Promise<SubscriptionRecord | undefined>;
   /** Moves the cursor to cursor, its failures forgotten, so delivery restarts there; undefined when it does not exist. */
   rewind(uid: string, cursor: DeliveryState["cursor"], updateTime: number): Promise<SubscriptionRecord | undefined>;
   /** Deletes a subscription; false when it does not exist. */
@@ -85,7 +89,23 @@ export function createEventSubscriptionStore(db: Executor, engine: Engine): Even
 
     get: table.get,
 
-    update: (uid, changes, updateTime) => table.update(uid, { ...settingsColumns(changes), update_time: updateTime }),
+    async update(uid, changes, updateTime, setter) {
+      const { sink } = changes;
+      const row = await guard(() =>
+        db
+          .updateTable("event_subscriptions")
+          .set((eb) => ({
+            ...settingsColumns(changes),
+            update_time: updateTime,
+            // Whoever sends the deliveries somewhere else answers for what they carry.
+            ...(sink !== undefined && { creator_uid: eb.case().when("sink", "=", sink).then(eb.ref("creator_uid")).else(setter).end() }),
+          }))
+          .where("uid", "=", uid)
+          .returningAll()
+          .executeTakeFirst(),
+      );
+      return row && toSubscription(row);
+    },
 
     rewind: (uid, cursor, updateTime) =>
       table.update(uid, {

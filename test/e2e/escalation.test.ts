@@ -238,7 +238,8 @@ const ATTACKS: Record<string, Attack[]> = {
   ],
   "arbor.registry.v1.RegistryService/DeleteRepo": [async (w) => ({ id: await w.make(`/registry/v1/repos/${w.a}`, { name: n(w) }) })],
 
-  // A subscription hands nothing out: what it receives is checked against its creator at delivery.
+  // A subscription hands nothing out: what it receives is checked against its creator at delivery,
+  // and whoever gives it another sink becomes its creator (docs/events.md).
   "arbor.events.v2beta1.SubscriptionsService/CreateSubscription": [
     async (w) => ({ parent: w.org, subscription: { sink: SINK, includeDescendants: true } }),
   ],

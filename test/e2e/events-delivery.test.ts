@@ -4,7 +4,8 @@
  * their attributes and a token for the sink; a replay sends them again from an event or a time;
  * a sink that is down receives the backlog in order
  * once up; a 400 drops that event and no other; another organization's subscription sees
- * nothing; a creator who loses access stops its subscription's deliveries.
+ * nothing; a creator who loses access stops its subscription's deliveries; whoever gives it another
+ * sink becomes its creator, so deliveries carry only what that identity may read.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinRoleUid } from "../../src/domain/roles.js";
@@ -152,6 +153,46 @@ for (const engine of engines) {
       await expect.poll(async () => (await api.get(`${SUBS}/${sub}`)).body.pending, WAIT).toBe("0");
       expect(subjects(sink)).toEqual([before]);
       expect(subjects(sink)).not.toContain(after);
+    });
+
+    it("carries what whoever last chose its sink may read: subscriptions.update alone redirects nothing readable", async () => {
+      const role = await api.post(`/iam/v2beta1/roles/${org}`, {
+        name: `redirector-${++n}`,
+        capabilities: ["CAP_EVENTS_SUBSCRIPTIONS_UPDATE", "CAP_EVENTS_SUBSCRIPTIONS_LIST"],
+      });
+      expect(role.status, JSON.stringify(role.body)).toBe(200);
+      const identity = await api.post(`/iam/v2beta1/identities/${org}`, {
+        name: `redirector-${n}`,
+        claimMatch: { issuer: "https://token.actions.githubusercontent.com", subject: `repo:acme/r${n}:ref:refs/heads/main` },
+      });
+      const bound = await api.post(`/iam/v2beta1/roleBindings/${org}`, { identityUid: identity.body.uid, roleUid: role.body.uid });
+      expect(bound.status, JSON.stringify(bound.body)).toBe(200);
+      const redirector = restClient(t, (await t.server.tokens.issue(identity.body.uid as string, t.url)).token);
+      const owners = await receiver();
+      const sub = await subscribe(api, org, owners.url);
+      const ownerUid = (await api.get(`${SUBS}/${sub}`)).body.creator as string;
+      const first = await group();
+      await expect.poll(() => subjects(owners), WAIT).toEqual([first]);
+
+      // The owner changes what it carries and replays it: the owner stays its creator.
+      const widened = await api.patch(`${SUBS}/${sub}?updateMask=types,sink`, {
+        types: [...GROUP_TYPES, "dev.arbor.api.iam.role."],
+        sink: owners.url,
+      });
+      expect(widened.status, JSON.stringify(widened.body)).toBe(200);
+      expect(widened.body.creator).toBe(ownerUid);
+
+      // Someone holding only subscriptions.update points it at their own receiver and replays it all.
+      const theirs = await receiver();
+      const moved = await redirector.patch(`${SUBS}/${sub}?updateMask=sink`, { sink: theirs.url });
+      expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+      expect(moved.body.creator).toBe(identity.body.uid);
+      expect((await redirector.post(`${SUBS}/${sub}:replay`, { fromTime: "2000-01-01T00:00:00Z" })).status).toBe(200);
+      const later = await group();
+      // Everything is passed over: the redirector may read no group.
+      await expect.poll(async () => (await api.get(`${SUBS}/${sub}`)).body.pending, WAIT).toBe("0");
+      expect(subjects(theirs)).toEqual([]);
+      expect(subjects(owners)).not.toContain(later);
     });
   });
 }

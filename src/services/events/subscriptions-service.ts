@@ -1,7 +1,7 @@
 /**
  * The v2beta1 subscriptions service: the HTTP sinks a group's changes are delivered to
- * (docs/events.md). A subscription remembers its creator: delivery sends an event only while
- * the creator may read what it is about.
+ * (docs/events.md). A subscription remembers its creator, whoever created it or last gave it another
+ * sink: delivery sends an event only while the creator may read what it is about.
  */
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs, timestampMs, type Empty } from "@bufbuild/protobuf/wkt";
@@ -123,7 +123,7 @@ export function createSubscriptionsService(deps: ServiceDeps) {
       return message(created);
     },
 
-    async updateSubscription(req: UpdateSubscriptionRequest): Promise<Subscription> {
+    async updateSubscription(req: UpdateSubscriptionRequest, ctx: CallContext): Promise<Subscription> {
       const { sent, uid, mask } = updateHead("subscription", req.subscription, req.updateMask, subscriptionUpdatable, (s) =>
         setFields(SubscriptionSchema, s, ["sink", "types", "include_descendants"]),
       );
@@ -131,7 +131,9 @@ export function createSubscriptionsService(deps: ServiceDeps) {
       if (mask.has("sink")) validateSink((changes.sink = sent.sink), policy);
       if (mask.has("types")) validateTypes((changes.types = [...sent.types]));
       if (mask.has("include_descendants")) changes.includeDescendants = sent.includeDescendants;
-      return message(found(await store.subscriptions.update(uid, changes, clock.now()), "subscription", uid));
+      // A new sink makes the caller the creator: deliveries carry what whoever chose where they go
+      // may read, so holding subscriptions.update reads nothing more than the caller could.
+      return message(found(await store.subscriptions.update(uid, changes, clock.now(), callerOf(ctx).uid), "subscription", uid));
     },
 
     async replaySubscription(req: ReplaySubscriptionRequest): Promise<Subscription> {

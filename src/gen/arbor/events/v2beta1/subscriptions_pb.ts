@@ -56,7 +56,8 @@ export type Subscription = Message<"arbor.events.v2beta1.Subscription"> & {
   includeDescendants: boolean;
 
   /**
-   * The identity that created the subscription: events reach the sink only while it may read them.
+   * The identity that created the subscription, or last changed its sink: events reach the sink
+   * only while it may read them.
    *
    * @generated from field: string creator = 5;
    */
@@ -378,7 +379,7 @@ export const SubscriptionsService: GenService<{
     output: typeof SubscriptionSchema;
   },
   /**
-   * Changes a subscription's sink, types or reach.
+   * Changes a subscription's sink, types or reach. A new sink makes the caller its creator.
    *
    * @generated from rpc arbor.events.v2beta1.SubscriptionsService.UpdateSubscription
    */
