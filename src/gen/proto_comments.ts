@@ -463,7 +463,7 @@ export const PROTO_COMMENTS: ReadonlyMap<string, string> = new Map([
   ["arbor.registry.v1.ListReposResponse", "ListReposResponse carries every matching repo."],
   ["arbor.registry.v1.ListReposResponse.items", "The repos."],
   ["arbor.registry.v1.RegistryService", "RegistryService is the v1 surface of repos, kept for clients that have not moved to v2: it\nlists repos in one response and creates, replaces and deletes them."],
-  ["arbor.registry.v1.RegistryService.CreateRepo", "Creates a repo in a group. A repo of that name in the group is updated instead (its\ndescription replaced), unless prevent_existing is set."],
+  ["arbor.registry.v1.RegistryService.CreateRepo", "Creates a repo in a group. A repo of that name in the group is updated instead (its\ndescription replaced), unless prevent_existing is set; updating it takes repo.update on it."],
   ["arbor.registry.v1.RegistryService.DeleteRepo", "Deletes a repo and its tags (the registry's content is not touched)."],
   ["arbor.registry.v1.RegistryService.ListRepos", "Lists every repo the caller may list, in one response (v1 has no pages)."],
   ["arbor.registry.v1.RegistryService.UpdateRepo", "Replaces a repo's mutable fields: as in v1, an omitted field is set to its zero value."],

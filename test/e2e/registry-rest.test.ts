@@ -268,6 +268,33 @@ for (const engine of engines) {
         expect((await api.del(`/registry/v1/repos/${id}`)).status).toBe(404);
       });
 
+      it("updates an existing repo on create only for a caller who may update it", async () => {
+        // A group of its own, so the other tests' lists of ops stay as they are.
+        const group = (await api.post(`/iam/v2beta1/groups/${org}`, { name: "guarded-team" })).body.uid as string;
+        const id = (await api.post(`/registry/v1/repos/${group}`, { name: "guarded", description: "as set" })).body.id as string;
+        const holding = async (name: string, capabilities: string[]) => {
+          const role = await api.post(`/iam/v2beta1/roles/${group}`, { name, capabilities });
+          expect(role.status, JSON.stringify(role.body)).toBe(200);
+          const identity = await api.post(`/iam/v2beta1/identities/${group}`, {
+            name,
+            claimMatch: { issuer: "https://issuer.example", subject: name },
+          });
+          await api.post(`/iam/v2beta1/roleBindings/${group}`, { identityUid: identity.body.uid, roleUid: role.body.uid });
+          return restClient(t, (await t.server.tokens.issue(identity.body.uid, t.url)).token);
+        };
+        const creator = await holding("repo-creator", ["CAP_REPO_CREATE"]);
+        const refused = await creator.post(`/registry/v1/repos/${group}`, { name: "guarded", description: "overwritten" });
+        expect(refused.status, JSON.stringify(refused.body)).toBe(403);
+        expect(refused.body.message).toContain("repo.update");
+        expect((await api.get(`/registry/v2beta1/repos/${id}`)).body.description).toBe("as set");
+        // A new name is still the creator's to make.
+        expect((await creator.post(`/registry/v1/repos/${group}`, { name: "fresh" })).status).toBe(200);
+
+        const updater = await holding("repo-updater", ["CAP_REPO_CREATE", "CAP_REPO_UPDATE"]);
+        const updated = await updater.post(`/registry/v1/repos/${group}`, { name: "guarded", description: "updated" });
+        expect(updated.body).toEqual({ id, name: "guarded", description: "updated" });
+      });
+
       it("deletes a repo with its tags", async () => {
         await index.pushed({ repository: "acme/ops/short-lived", tag: "latest", digest: D("d"), time: 1 });
         const id = (await index.resolve("acme/ops/short-lived"))?.repoUid ?? "";

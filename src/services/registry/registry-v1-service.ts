@@ -5,7 +5,7 @@
 import { create } from "@bufbuild/protobuf";
 import type { Empty } from "@bufbuild/protobuf/wkt";
 import { Capability } from "../../domain/capabilities.js";
-import { Code, invalidArgument, isApiError } from "../../domain/errors.js";
+import { Code, invalidArgument, isApiError, permissionDenied } from "../../domain/errors.js";
 import { parseOrderBy } from "../../domain/list.js";
 import { validateDescription } from "../../domain/names.js";
 import { repoSortable, validateRepoName, type RepoFilter, type RepoRecord } from "../../domain/repos.js";
@@ -44,7 +44,7 @@ export function createRegistryV1Service(deps: ServiceDeps) {
       return create(ListReposResponseSchema, { items: rows.map(v1Repo) });
     },
 
-    async createRepo(req: CreateRepoRequest): Promise<Repo> {
+    async createRepo(req: CreateRepoRequest, ctx: CallContext): Promise<Repo> {
       const parent = requireUid("parent_id", req.parentId);
       const name = req.repo?.name ?? "";
       const description = req.repo?.description ?? "";
@@ -62,6 +62,12 @@ export function createRegistryV1Service(deps: ServiceDeps) {
         // v1 updates a repo of that name unless told not to (modeled-on: prevent_existing).
         const existing = await store.repos.find(parent, name);
         if (req.preventExisting || existing === undefined) throw e;
+        // Updating takes what UpdateRepo takes: repo.create alone does not change an existing repo.
+        if (!(await ctx.permissions()).allows([Capability.CAP_REPO_UPDATE], existing.uid)) {
+          throw permissionDenied(
+            `a repo named ${name} exists, and updating it takes repo.update on ${existing.uid}, which the caller lacks`,
+          );
+        }
         const updated = await store.repos.update(existing.uid, { description }, now);
         if (!updated) throw e;
         return v1Repo(updated);

@@ -206,7 +206,7 @@ export const RegistryService: GenService<{
   },
   /**
    * Creates a repo in a group. A repo of that name in the group is updated instead (its
-   * description replaced), unless prevent_existing is set.
+   * description replaced), unless prevent_existing is set; updating it takes repo.update on it.
    *
    * @generated from rpc arbor.registry.v1.RegistryService.CreateRepo
    */
