@@ -33,6 +33,8 @@ export function createOsvChecker(): OsvChecker {
     if (!validate(value)) return { problem: describe(validate.errors ?? []) };
     // PostgreSQL text cannot hold U+0000; JSON can only carry it escaped, so most documents skip the walk.
     if (text.includes("\\u0000") && holdsNul(value)) return { problem: "a string holds U+0000, which the store cannot keep" };
+    const beyond = beyondStoreLimits(value);
+    if (beyond !== undefined) return { problem: beyond };
     return { document: value };
   };
 }
@@ -49,6 +51,48 @@ function describe(errors: readonly ErrorObject[]): string {
   const allowed = (first.params as { allowedValues?: unknown[] }).allowedValues;
   const suffix = Array.isArray(allowed) ? ` (${allowed.join(", ")})` : "";
   return `${at}: ${first.message ?? "is not valid"}${suffix}`;
+}
+
+/**
+ * What the store can keep of a document that passed the schema, which bounds neither:
+ * - An alias, an ecosystem or a package name becomes the key of an index and of a kept count
+ *   (`name:<name>`, `pkg:<n>:<ecosystem>:<name>`). PostgreSQL refuses a B-tree entry over 2,704
+ *   bytes, and a first bulk import builds those keys only at its end (src/store/advisory-deferred.ts),
+ *   where one entry too long would fail every later start of the store. These bounds keep the
+ *   longest key (`pkg:` with an ecosystem of 256 bytes and a name of 1,024) near half that; real
+ *   names are under 300 bytes (npm allows 214).
+ * - Each package a document names is kept with a copy of the advisory's aliases, summary,
+ *   severity and withdrawn time (checkedPackages, src/domain/advisories.ts, which `advisories:check`
+ *   reads). A long summary over thousands of packages would multiply into gigabytes from a
+ *   document of a megabyte, so those copies are bounded together.
+ */
+export const STORE_LIMITS = { aliasBytes: 1_024, ecosystemBytes: 256, nameBytes: 1_024, copiedChars: 8_000_000 } as const;
+
+/** Why a document exceeds STORE_LIMITS, or undefined when it does not. */
+export function beyondStoreLimits(document: OsvDocument): string | undefined {
+  const bytes = (text: string) => Buffer.byteLength(text, "utf8");
+  for (const [i, alias] of (document.aliases ?? []).entries()) {
+    if (bytes(alias) > STORE_LIMITS.aliasBytes) return `/aliases/${i}: must be at most ${STORE_LIMITS.aliasBytes} bytes`;
+  }
+  const packages = new Set<string>();
+  for (const [i, a] of (document.affected ?? []).entries()) {
+    if (a.package === undefined) continue;
+    const { ecosystem, name } = a.package;
+    if (bytes(ecosystem) > STORE_LIMITS.ecosystemBytes) {
+      return `/affected/${i}/package/ecosystem: must be at most ${STORE_LIMITS.ecosystemBytes} bytes`;
+    }
+    if (bytes(name) > STORE_LIMITS.nameBytes) return `/affected/${i}/package/name: must be at most ${STORE_LIMITS.nameBytes} bytes`;
+    packages.add(`${ecosystem}\n${name}`);
+  }
+  const { aliases, summary, severity, withdrawn } = document;
+  const copied = JSON.stringify({ aliases, summary, severity, withdrawn }).length * packages.size;
+  if (copied > STORE_LIMITS.copiedChars) {
+    return (
+      `document: its aliases, summary and severity, kept with each of its ${packages.size} packages, come to ${copied} characters, ` +
+      `more than ${STORE_LIMITS.copiedChars}`
+    );
+  }
+  return undefined;
 }
 
 function holdsNul(value: unknown): boolean {

@@ -82,6 +82,26 @@ describe("the OSV checker", () => {
       "/affected/0/package/name: must NOT have fewer than 1 characters",
     ],
     ["a NUL in a string", { summary: "a\u0000b" }, "a string holds U+0000, which the store cannot keep"],
+    // Beyond what the store keeps (STORE_LIMITS): keys PostgreSQL could not index, copies that multiply.
+    ["an alias over 1,024 bytes", { aliases: ["CVE-2024-1", `X-${"é".repeat(512)}`] }, "/aliases/1: must be at most 1024 bytes"],
+    [
+      "an ecosystem over 256 bytes",
+      { affected: [{ package: { ecosystem: `Debian:${"9".repeat(250)}`, name: "linux" } }] },
+      "/affected/0/package/ecosystem: must be at most 256 bytes",
+    ],
+    [
+      "a package name over 1,024 bytes",
+      { affected: [{ package: { ecosystem: "npm", name: "a" } }, { package: { ecosystem: "npm", name: "b".repeat(1_025) } }] },
+      "/affected/1/package/name: must be at most 1024 bytes",
+    ],
+    [
+      "a long summary over thousands of packages",
+      {
+        summary: "s".repeat(100_000),
+        affected: Array.from({ length: 2_000 }, (_, i) => ({ package: { ecosystem: "npm", name: `p${i}` } })),
+      },
+      /^document: its aliases, summary and severity, kept with each of its 2000 packages, come to 2000\d{5} characters, more than 8000000$/,
+    ],
   ])("refuses %s", (_name, extra, reason) => {
     const checked = check(json({ id: "OSV-2024-1", modified: "2024-01-01T00:00:00Z", ...extra }));
     const problem = (checked as { problem?: string }).problem;
@@ -94,6 +114,21 @@ describe("the OSV checker", () => {
     ["fields the specification does not define", { x_vendor: { anything: [1, 2] } }],
     ["ids with colons and dots", { id: "SUSE-SU-2024:0001-1" }],
     ["a byte order mark", {}],
+    [
+      "names, ecosystems and aliases at their bounds",
+      {
+        aliases: ["a".repeat(1_024)],
+        affected: [{ package: { ecosystem: "e".repeat(256), name: "€".repeat(341) } }],
+      },
+    ],
+    [
+      "a thousand packages under a summary of a thousand characters",
+      {
+        summary: "s".repeat(1_000),
+        aliases: ["CVE-2024-1", "GHSA-xxxx-xxxx-xxxx"],
+        affected: Array.from({ length: 1_000 }, (_, i) => ({ package: { ecosystem: "Debian:12", name: `p${i}` } })),
+      },
+    ],
   ])("accepts %s", (name, extra) => {
     const text = JSON.stringify({ id: "OSV-2024-1", modified: "2024-01-01T00:00:00.5Z", ...extra });
     const checked = check(Buffer.from(name.includes("byte order") ? `\ufeff${text}` : text));
