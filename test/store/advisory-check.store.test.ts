@@ -14,7 +14,8 @@ import {
   PackageVersionSchema,
   type CheckAdvisoriesResponse,
 } from "../../src/gen/arbor/vulnerabilities/v2beta1/advisories_pb.js";
-import { checkAdvisories } from "../../src/services/vulnerabilities/advisory-check.js";
+import { checkAdvisories, MAX_CHECKED_PAIRS } from "../../src/services/vulnerabilities/advisory-check.js";
+import { Code } from "../../src/domain/errors.js";
 import type { AdvisoryStore } from "../../src/store/advisory-store.js";
 import { createStore } from "../../src/store/create-store.js";
 import { corpusDocument } from "../support/advisory-corpus.js";
@@ -133,6 +134,28 @@ describeEachEngine("advisories check over package rows", (t) => {
     expect((await check(advisories(), ["npm/twice@1.5.0"])).results[0]?.advisories[0]?.summary).toBe("one range now");
     await execRaw(t, "delete from advisories where uid = 'TEST-TWICE'");
     expect(await verdicts(advisories(), ["npm/twice@1.5.0"])).toEqual([{ p: "npm/twice@1.5.0", affecting: [], undecided: [] }]);
+  });
+});
+
+describeEachEngine("advisories check of a batch whose answer would be too large", (t) => {
+  it("refuses more than MAX_CHECKED_PAIRS (version, advisory) pairs before evaluating any, and answers up to them", async () => {
+    const many = Array.from({ length: 101 }, (_, i) =>
+      doc({
+        id: `TEST-MANY-${i}`,
+        affected: [{ package: { ecosystem: "npm", name: "popular" }, ranges: [{ type: "SEMVER", events: [{ introduced: "0" }] }] }],
+      }),
+    );
+    await t.store().advisories.put(many, T);
+    const versions = (n: number) => Array.from({ length: n }, (_, i) => `npm/popular@1.0.${i}`);
+    expect(MAX_CHECKED_PAIRS).toBe(100_000);
+    // 1,000 versions of a package with 101 advisories: 101,000 pairs.
+    await expect(check(t.store().advisories, versions(1_000))).rejects.toMatchObject({
+      code: Code.INVALID_ARGUMENT,
+      message: expect.stringContaining("the 1000 package versions have 101000 advisories to evaluate between them"),
+    });
+    // 990 of them: 99,990 pairs, every one affected.
+    const answer = await check(t.store().advisories, versions(990));
+    expect(answer.results.map((r) => r.advisories.length)).toEqual(Array.from({ length: 990 }, () => 101));
   });
 });
 

@@ -30,6 +30,13 @@ import { severities } from "./advisory-messages.js";
 
 /** The most package versions one check takes. */
 export const MAX_CHECKED_PACKAGES = 1_000;
+/**
+ * The most (package version, advisory of its package) pairs one check evaluates: what its answer
+ * could list at most. Each version asked of a package counts every advisory of that package, so
+ * a batch of 1,000 versions of a package with 2,600 advisories (Debian's linux has more) asks
+ * for 2.6 million: hundreds of megabytes of answer, past what JSON.stringify can write.
+ */
+export const MAX_CHECKED_PAIRS = 100_000;
 /** The longest ecosystem, name or version taken (OSV's longest names are well under this). */
 const MAX_FIELD_LENGTH = 512;
 
@@ -43,6 +50,14 @@ export async function checkAdvisories(store: AdvisoryStore, req: CheckAdvisories
     const list = byPackage.get(key);
     if (list === undefined) byPackage.set(key, [advisory]);
     else list.push(advisory);
+  }
+  const pairs = req.packages.reduce((n, p) => n + (byPackage.get(packageKey(p.ecosystem, p.name))?.length ?? 0), 0);
+  if (pairs > MAX_CHECKED_PAIRS) {
+    throw invalidArgument(
+      "packages",
+      `the ${req.packages.length} package versions have ${pairs} advisories to evaluate between them (a package's advisories ` +
+        `counted once for each version asked of it); at most ${MAX_CHECKED_PAIRS} are evaluated at once: send fewer versions per request`,
+    );
   }
   // Each affected entry is read (its ranges parsed) once, however many versions of it are asked.
   const matchers = new Map<OsvAffected, AffectedMatcher>();
