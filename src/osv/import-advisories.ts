@@ -37,6 +37,8 @@ export interface ImportSummary {
 export interface ImportOptions {
   /** Documents per transaction. */
   batchSize?: number;
+  /** Bytes of documents from which a batch is written before it has batchSize documents (MAX_BATCH_BYTES). */
+  batchBytes?: number;
   /** A document was passed over, and why. */
   onSkip?: (source: string, reason: string) => void;
   /** A path or archive could not be read at all, and why. */
@@ -77,6 +79,14 @@ interface ReadDocument {
 /** Documents per transaction: large enough to amortise the commit, small enough to hold the write lock briefly. */
 export const DEFAULT_BATCH_SIZE = 500;
 
+/**
+ * The most bytes of documents a batch holds: one is written once it has them, whatever its count.
+ * A batch's documents are held until it is written, and up to three batches are under way (read,
+ * looked up, written), so counting documents alone let a small archive take gigabytes: 40 entries
+ * of a 35 KB zip that all point at one 32 MB deflate stream took 1.67 GB.
+ */
+export const MAX_BATCH_BYTES = 64 * 1024 * 1024;
+
 export function emptySummary(): ImportSummary {
   return { imported: 0, updated: 0, unchanged: 0, skipped: 0, unreadable: 0 };
 }
@@ -97,6 +107,7 @@ export async function importAdvisories(
   let bulk = false;
   let writer: AdvisoryWriter = store.advisories;
   let read: ReadDocument[] = [];
+  let readBytes = 0;
   let done = 0;
   let flushes = 0;
   // One batch is written while the next is read and checked: on PostgreSQL the server's work
@@ -162,6 +173,7 @@ export async function importAdvisories(
   const flush = async () => {
     const docs = read;
     read = [];
+    readBytes = 0;
     if (bulk) {
       if (docs.length > 0) await processBatch(docs, new Set());
       return;
@@ -189,8 +201,11 @@ export async function importAdvisories(
         continue;
       }
       if (item.kind === "skipped") skip(item.source, item.reason);
-      else read.push({ source: item.source, bytes: item.bytes, hash: contentHash(item.bytes) });
-      if (read.length >= batchSize) await flush();
+      else {
+        read.push({ source: item.source, bytes: item.bytes, hash: contentHash(item.bytes) });
+        readBytes += item.bytes.length;
+      }
+      if (read.length >= batchSize || readBytes >= (options.batchBytes ?? MAX_BATCH_BYTES)) await flush();
       options.onProgress?.(++done);
     }
     await flush();

@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { PreparedAdvisory } from "../../src/domain/advisories.js";
 import { internal, unavailable } from "../../src/domain/errors.js";
 import type { AdvisoryStore } from "../../src/store/advisory-store.js";
-import { importAdvisories } from "../../src/osv/import-advisories.js";
+import { importAdvisories, MAX_BATCH_BYTES, type ImportOptions } from "../../src/osv/import-advisories.js";
 import { readSources } from "../../src/osv/read-sources.js";
 import { createOsvChecker } from "../../src/osv/validate.js";
 import { createStore } from "../../src/store/create-store.js";
@@ -241,6 +241,31 @@ describeEachEngine("advisory import", (t) => {
       });
       await expect(stopped).rejects.toMatchObject({ name: "AbortError" });
       expect(await fresh.advisories.count({ ids: ["CVE-2021-44228", "GO-2022-0969", "PYSEC-2021-108", "RUSTSEC-2023-0044"] })).toBe(2);
+    });
+
+    it("cuts a batch at MAX_BATCH_BYTES of documents, whatever its count", async () => {
+      expect(MAX_BATCH_BYTES).toBe(64 * 1024 * 1024);
+      const paths = ["go", "nvd", "pypi", "rust"].map((d) => join(OSV.feed, d));
+      const batches = async (options: ImportOptions) => {
+        const store = await createStore(await t.freshLocation());
+        try {
+          const sizes: number[] = [];
+          const watched: { advisories: AdvisoryStore } = {
+            advisories: {
+              ...store.advisories,
+              putPrepared: async (versions, time) => (sizes.push(versions.length), store.advisories.putPrepared(versions, time)),
+            },
+          };
+          await importAdvisories(watched, (await readSources(paths)).items(), options);
+          return sizes;
+        } finally {
+          await store.close();
+        }
+      };
+      const whole = await batches({ batchSize: 500 });
+      expect(whole).toHaveLength(1);
+      // Any document is over one byte: each is a batch of its own.
+      expect(await batches({ batchSize: 500, batchBytes: 1 })).toEqual(Array.from({ length: whole[0] ?? 0 }, () => 1));
     });
 
     it("writes one batch while it reads and checks the next, looks up the next before, the writes one at a time and in order", async () => {
