@@ -4,7 +4,7 @@
  * (2026-11-27), where the times of each read were measured.
  */
 import { describe, expect, it } from "vitest";
-import { searchWindow, trigramsOf } from "../../src/store/trigram-window.js";
+import { MAX_PART_TRIGRAMS, searchWindow, trigramsOf } from "../../src/store/trigram-window.js";
 
 /** Trigram counts of the bench's 500,000 generated advisories (fts5vocab), for the four queries it times. */
 const BENCH = new Map<string, number>(
@@ -106,6 +106,23 @@ describe("searchWindow", () => {
     ]);
     // `bcd` at 4 times `cde`'s count joins; `def`, above it, does not.
     expect(searchWindow("abcdefg", docs)).toBe("bcde");
+  });
+
+  it("looks up at most MAX_PART_TRIGRAMS trigrams of a long text, where every one is as common", () => {
+    expect(MAX_PART_TRIGRAMS).toBe(16);
+    // 256 zeros: one trigram, 254 times over. The whole phrase would read its list 254 times.
+    expect(searchWindow("0".repeat(256), new Map([["000", 120_000]]))).toBe("0".repeat(18));
+    // A long text whose trigrams are all about as common, `raf` a little less: 16 consecutive
+    // trigrams holding it, as every one would join it, and testing its candidates costs less than
+    // reading all 73 lists.
+    const text = "remote attackers may execute code through a crafted request to the service";
+    const docs = new Map(trigramsOf(text).map((t) => [t, t === "raf" ? 5_000 : 10_000]));
+    const at = trigramsOf(text).indexOf("raf");
+    const part = searchWindow(text, docs);
+    expect(part).toBe([...text].slice(at - MAX_PART_TRIGRAMS + 1, at + 3).join(""));
+    expect(trigramsOf(part ?? "")).toHaveLength(MAX_PART_TRIGRAMS);
+    // A short text keeps its choice: under the bound, nothing changes.
+    expect(searchWindow("injection", BENCH)).toBeUndefined();
   });
 
   it("returns a part of the text itself, counting characters as code points", () => {
