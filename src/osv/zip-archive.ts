@@ -34,9 +34,10 @@ export interface ZipOptions {
 }
 
 /**
- * Opens an archive and counts its documents; throws when it is no readable zip. The directory
- * is read once to count and again, an entry at a time, as the documents are read: nothing is
- * kept per entry, so an archive of all of OSV costs no more memory than a small one.
+ * Opens an archive and counts its documents; throws when it is no readable zip, or when its
+ * documents' data overlap (refuseOverlaps). The directory is read once to count and again, an
+ * entry at a time, as the documents are read: nothing is kept per entry, so an archive of all of
+ * OSV costs no more memory than a small one.
  */
 export async function openZipDocuments(
   path: string,
@@ -44,12 +45,22 @@ export async function openZipDocuments(
   { inMemoryBytes = IN_MEMORY_BYTES }: ZipOptions = {},
 ): Promise<ZipDocuments> {
   const counting = await openZip(path, inMemoryBytes);
+  // Where each document's data lies, in archive order: ascending, as archivers write them.
   let count = 0;
+  let previousEnd = 0;
+  let ascending = true;
   try {
-    for await (const _entry of documentEntries(counting)) count++;
+    for await (const entry of documentEntries(counting)) {
+      const start = entry.relativeOffsetOfLocalHeader;
+      if (start < previousEnd) ascending = false;
+      previousEnd = Math.max(previousEnd, entryEnd(entry));
+      count++;
+    }
   } finally {
     counting.close();
   }
+  // An entry starting before the one before it ends: overlapping, or a directory out of order.
+  if (!ascending) await refuseOverlaps(path, inMemoryBytes);
   let closed = false;
   return {
     count,
@@ -93,6 +104,55 @@ async function openZip(path: string, inMemoryBytes: number): Promise<yauzl.ZipFi
       reject(err);
     }),
   );
+}
+
+/** The fixed part of a local file header, before its name and extra field. */
+const LOCAL_HEADER_BYTES = 30;
+
+/** Where an entry's data ends: its header, its directory name and its compressed data. */
+function entryEnd(entry: yauzl.Entry): number {
+  return entry.relativeOffsetOfLocalHeader + LOCAL_HEADER_BYTES + entry.fileNameLength + entry.compressedSize;
+}
+
+/**
+ * Throws when two documents' data overlap in the file: a zip bomb's trick (unzip's CVE-2019-13232),
+ * where thousands of directory entries point at one stream that inflates to the size limit, so a
+ * few kilobytes cost gigabytes of inflating. No archiver writes such an archive. An entry is
+ * taken to end at its header, its directory name and its compressed data (entryEnd); a longer
+ * local extra field can only make it end later, so an honest archive is never refused. Only for
+ * a directory not in ascending order (the counting pass checks those as it goes): the extents
+ * are read again and sorted, 16 bytes an entry.
+ */
+async function refuseOverlaps(path: string, inMemoryBytes: number): Promise<void> {
+  const zip = await openZip(path, inMemoryBytes);
+  let starts = new Float64Array(1024);
+  let ends = new Float64Array(1024);
+  let n = 0;
+  try {
+    for await (const entry of documentEntries(zip)) {
+      if (n === starts.length) {
+        starts = grown(starts);
+        ends = grown(ends);
+      }
+      starts[n] = entry.relativeOffsetOfLocalHeader;
+      ends[n++] = entryEnd(entry);
+    }
+  } finally {
+    zip.close();
+  }
+  const order = new Uint32Array(n).map((_, i) => i).sort((a, b) => (starts[a] ?? 0) - (starts[b] ?? 0));
+  for (let i = 1; i < n; i++) {
+    const at = order[i] ?? 0;
+    if ((starts[at] ?? 0) < (ends[order[i - 1] ?? 0] ?? 0)) {
+      throw new Error(`its entries overlap (two directory entries share data at byte ${starts[at]}), as a zip bomb's do`);
+    }
+  }
+}
+
+function grown(a: Float64Array<ArrayBuffer>): Float64Array<ArrayBuffer> {
+  const b = new Float64Array(a.length * 2);
+  b.set(a);
+  return b;
 }
 
 /** The entries that are documents (`*.json` files), in archive order, one read at a time. */
