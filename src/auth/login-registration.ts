@@ -61,14 +61,23 @@ async function register(
   provider: LoginProvider,
   inviteCodeHash: string | null,
 ): Promise<Registration> {
+  // What a login grants (the provider's default role, an invite's role) passes no escalation
+  // guard: it redeems what someone who could grant it set up. So it must be what they set up
+  // now, not when the login began: the provider was read before the upstream exchange, and a
+  // caller could meanwhile point the provider at another role and grow the first (no place
+  // handed it out any more), then have this login bind it. Holding the generation row, as every
+  // call that changes authority does, no such call commits between the reads below and this
+  // commit, and what they read is what was committed before.
+  await tx.bindings.holdGeneration();
+  const defaultGrant = await currentDefaultGrant(tx, provider);
   const now = deps.clock.now();
   const uid = userIdentityUid(person.issuer, person.subject);
   const firstLogin = (await tx.identities.get(uid)) === undefined;
   if (firstLogin) {
     const identity = newPerson(uid, person, now);
     await tx.identities.insert(identity);
-    if (provider.defaultGrant !== undefined) {
-      const { groupUid, roleUid } = provider.defaultGrant;
+    if (defaultGrant !== undefined) {
+      const { groupUid, roleUid } = defaultGrant;
       // The person appears in the audit log under the organization that let them in.
       await tx.audit.insert(
         loginEvent(deps, person, groupUid, "register", "arbor.iam.v2beta1.Identity", uid, {
@@ -87,6 +96,20 @@ async function register(
   if (provider.uid !== null) await tx.identities.join(rootOf(provider.uid), uid, now);
   if (inviteCodeHash !== null) await redeem(deps, tx, uid, person, inviteCodeHash);
   return { identityUid: uid, firstLogin };
+}
+
+/**
+ * The default grant of provider as the store has it now: an organization's provider read again
+ * (the server's own provider is configuration, which no call changes). LOGIN_PROVIDER_CHANGED
+ * when it is gone or now names another issuer or client.
+ */
+async function currentDefaultGrant(tx: Stores, provider: LoginProvider): Promise<LoginProvider["defaultGrant"]> {
+  if (provider.uid === null) return provider.defaultGrant;
+  const record = await tx.identityProviders.get(provider.uid);
+  if (record === undefined || record.oidc.issuer !== provider.issuer || record.oidc.clientId !== provider.clientId) {
+    throw failedPrecondition("LOGIN_PROVIDER_CHANGED", provider.uid, "the identity provider changed during the login; log in again");
+  }
+  return { groupUid: record.parentUid, roleUid: record.defaultRole };
 }
 
 async function redeem(deps: RegistrationDeps, tx: Stores, uid: string, person: UpstreamPerson, codeHash: string): Promise<void> {

@@ -14,6 +14,8 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Capability, capabilityName } from "../../src/domain/capabilities.js";
 import { Authorizer } from "../../src/auth/authorizer.js";
+import type { LoginProvider } from "../../src/auth/login-provider.js";
+import { registerLogin } from "../../src/auth/login-registration.js";
 import { createEscalationGuard } from "../../src/services/iam/escalation-guard.js";
 import { engines } from "../support/engines.js";
 import { startTestServer, type TestServer } from "../support/server.js";
@@ -55,7 +57,7 @@ for (const engine of engines) {
       const claimMatch = { issuer: "https://token.actions.githubusercontent.com", subject: "repo:acme/x:ref:refs/heads/main" };
       const me = await make(`/iam/v2beta1/identities/${a}`, { name: "me", claimMatch });
       await make(`/iam/v2beta1/roleBindings/${a}`, { identityUid: me, roleUid: own });
-      return { a, role, me, token: (await t.server.tokens.issue(me, t.url)).token };
+      return { a, role, own, me, admin, token: (await t.server.tokens.issue(me, t.url)).token };
     }
 
     /**
@@ -114,6 +116,48 @@ for (const engine of engines) {
         { order: [{ field: "uid", desc: false }], offset: 0, limit: 10 },
       );
       expect(providers).toEqual([]);
+    });
+
+    it("a login grants the provider's default role as the provider has it when the login commits, not when it began", async () => {
+      const w = await world();
+      const created = await post(`/iam/v2beta1/identityProviders/${w.a}`, w.admin, {
+        name: "corp",
+        defaultRole: w.role,
+        oidc: { issuer: "https://accounts.example.com", clientId: "arbor", clientSecret: "s3cret" },
+      });
+      expect(created.status, await created.clone().text()).toBe(200);
+      const providerUid = ((await created.json()) as { uid: string }).uid;
+      // The provider as a login read it when it began, before its exchange with the upstream issuer.
+      const begun: LoginProvider = {
+        uid: providerUid,
+        issuer: "https://accounts.example.com",
+        clientId: "arbor",
+        clientSecret: "s3cret",
+        scopes: ["openid"],
+        defaultGrant: { groupUid: w.a, roleUid: w.role },
+      };
+      // Meanwhile the provider is pointed at another role, and the first role, now handed out
+      // nowhere, could grow past what whoever switched it holds.
+      const switched = await t.fetch(`/iam/v2beta1/identityProviders/${providerUid}?updateMask=defaultRole`, {
+        method: "PATCH",
+        token: w.admin,
+        body: JSON.stringify({ defaultRole: w.own }),
+        headers: { "content-type": "application/json" },
+      });
+      expect(switched.status, await switched.text()).toBe(200);
+      const person = { issuer: "https://accounts.example.com", subject: `person-${counter}`, claims: {} };
+      const { identityUid } = await registerLogin(t.server.deps, person, begun, null);
+      const bound = await t.server.store.bindings.list(
+        { uidp: {}, identity: identityUid },
+        { order: [{ field: "uid", desc: false }], offset: 0, limit: 10 },
+      );
+      expect(bound.map((b) => b.roleUid)).toEqual([w.own]);
+
+      // A provider gone by the login's end refuses it.
+      expect((await t.fetch(`/iam/v2beta1/identityProviders/${providerUid}`, { method: "DELETE", token: w.admin })).status).toBe(200);
+      await expect(registerLogin(t.server.deps, { ...person, subject: `other-${counter}` }, begun, null)).rejects.toMatchObject({
+        message: expect.stringContaining("the identity provider changed during the login"),
+      });
     });
 
     it("a role does not grow while an invite of it is being made", async () => {
