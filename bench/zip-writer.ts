@@ -16,31 +16,50 @@ export interface ZipEntry {
   crc?: number;
   /** The uncompressed size the headers claim. */
   size?: number;
+  /**
+   * The index of an earlier entry whose data this one's directory record points at, as a zip
+   * bomb's do; its own data is not written (data is ignored).
+   */
+  dataOf?: number;
 }
 
-/** The bytes of a zip archive of entries (at most 65,535, under 4 GiB: no zip64). */
-export function zipOf(entries: readonly ZipEntry[]): Buffer {
+/**
+ * The bytes of a zip archive of entries (at most 65,535, under 4 GiB: no zip64), listed in the
+ * directory in the order given by `order` (indices into entries; by default as written).
+ */
+export function zipOf(entries: readonly ZipEntry[], order?: readonly number[]): Buffer {
   const parts: Buffer[] = [];
-  const central: Buffer[] = [];
+  const records: Buffer[][] = [];
+  /** Where each entry's local header is, and what its headers say. */
+  const written: { offset: number; fields: HeaderFields }[] = [];
   let offset = 0;
-  for (const e of entries) {
+  /** Writes e's local header and data; where it is, and what its headers say. */
+  const writeLocal = (e: ZipEntry, name: Buffer) => {
     const method = e.method ?? 8;
     const packed = method === 0 ? e.data : deflateRawSync(e.data);
-    const name = Buffer.from(e.name);
     const fields = { method, crc: e.crc ?? crc32(e.data), packed: packed.length, size: e.size ?? e.data.length, name: name.length };
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
     writeCommon(local, 4, fields);
     parts.push(local, name, packed);
+    const at = offset;
+    offset += local.length + name.length + packed.length;
+    return { offset: at, fields };
+  };
+  for (const e of entries) {
+    const name = Buffer.from(e.name);
+    const shared = e.dataOf === undefined ? undefined : written[e.dataOf];
+    const placed = shared === undefined ? writeLocal(e, name) : { offset: shared.offset, fields: { ...shared.fields, name: name.length } };
+    written.push(placed);
+    const { offset: at, fields } = placed;
     const entry = Buffer.alloc(46);
     entry.writeUInt32LE(0x02014b50, 0);
     entry.writeUInt16LE(20, 4);
     writeCommon(entry, 6, fields);
-    entry.writeUInt32LE(offset, 42);
-    central.push(entry, name);
-    offset += local.length + name.length + packed.length;
+    entry.writeUInt32LE(at, 42);
+    records.push([entry, name]);
   }
-  const directory = Buffer.concat(central);
+  const directory = Buffer.concat((order ?? records.map((_, i) => i)).flatMap((i) => records[i] ?? []));
   const end = Buffer.alloc(22);
   end.writeUInt32LE(0x06054b50, 0);
   end.writeUInt16LE(entries.length, 8);
@@ -126,7 +145,16 @@ export async function writeZipFile(path: string, entries: Iterable<ZipEntry>): P
 }
 
 /** The fields local and central headers share, from `at`: version needed, flags (UTF-8 names), method, time, sizes, name length. */
-function writeCommon(b: Buffer, at: number, f: { method: number; crc: number; packed: number; size: number; name: number }): void {
+/** What a local header and a directory record both say of an entry. */
+interface HeaderFields {
+  method: number;
+  crc: number;
+  packed: number;
+  size: number;
+  name: number;
+}
+
+function writeCommon(b: Buffer, at: number, f: HeaderFields): void {
   b.writeUInt16LE(20, at);
   b.writeUInt16LE(0x0800, at + 2);
   b.writeUInt16LE(f.method, at + 4);
