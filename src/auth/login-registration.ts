@@ -11,7 +11,7 @@ import { userIdentityUid, type IdentityRecord } from "../domain/identities.js";
 import { inviteRefusal, personName } from "../domain/login-rules.js";
 import { newChildUid, rootOf, type IdSource } from "../domain/uid.js";
 import type { Store, Stores } from "../store/store.js";
-import type { LoginProvider } from "./login-provider.js";
+import { providerOfAttempt, type LoginProvider } from "./login-provider.js";
 
 /** The person an upstream token names, as verified. */
 export interface UpstreamPerson {
@@ -100,16 +100,13 @@ async function register(
 
 /**
  * The default grant of provider as the store has it now: an organization's provider read again
- * (the server's own provider is configuration, which no call changes). LOGIN_PROVIDER_CHANGED
- * when it is gone or now names another issuer or client.
+ * (providerOfAttempt: LOGIN_PROVIDER_CHANGED when it is gone or now names another issuer or
+ * client); the server's own provider is configuration, which no call changes.
  */
 async function currentDefaultGrant(tx: Stores, provider: LoginProvider): Promise<LoginProvider["defaultGrant"]> {
   if (provider.uid === null) return provider.defaultGrant;
-  const record = await tx.identityProviders.get(provider.uid);
-  if (record === undefined || record.oidc.issuer !== provider.issuer || record.oidc.clientId !== provider.clientId) {
-    throw failedPrecondition("LOGIN_PROVIDER_CHANGED", provider.uid, "the identity provider changed during the login; log in again");
-  }
-  return { groupUid: record.parentUid, roleUid: record.defaultRole };
+  const attempt = { providerUid: provider.uid, issuer: provider.issuer, clientId: provider.clientId };
+  return (await providerOfAttempt(tx, undefined, attempt)).defaultGrant;
 }
 
 async function redeem(deps: RegistrationDeps, tx: Stores, uid: string, person: UpstreamPerson, codeHash: string): Promise<void> {
