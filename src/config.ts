@@ -31,6 +31,8 @@ export interface Config {
   databaseConnectTimeoutMs: number;
   /** PostgreSQL only: how long one statement may take before it fails as UNAVAILABLE, in milliseconds. */
   databaseQueryTimeoutMs: number;
+  /** PostgreSQL only: whether statements run often are prepared on each connection (false behind a pooler that cannot keep them). */
+  databasePreparedStatements: boolean;
   /** Whether an authenticated person may create a root organization. */
   allowOrgCreation: boolean;
   /** Whether http:// issuers on loopback are trusted (tests, local development); https only otherwise. */
@@ -149,6 +151,7 @@ export const DEFAULT_CONFIG: Readonly<Config> = {
   databaseSchema: undefined,
   databaseConnectTimeoutMs: 5_000,
   databaseQueryTimeoutMs: 10_000,
+  databasePreparedStatements: true,
   allowOrgCreation: true,
   allowHttpLoopbackIssuers: false,
   allowPrivateIssuers: false,
@@ -208,6 +211,7 @@ export const SETTINGS: Readonly<Record<keyof Config, { env: string; kind: Kind }
   databaseSchema: { env: "ARBOR_DATABASE_SCHEMA", kind: "string" },
   databaseConnectTimeoutMs: { env: "ARBOR_DATABASE_CONNECT_TIMEOUT", kind: "duration" },
   databaseQueryTimeoutMs: { env: "ARBOR_DATABASE_QUERY_TIMEOUT", kind: "duration" },
+  databasePreparedStatements: { env: "ARBOR_DATABASE_PREPARED_STATEMENTS", kind: "bool" },
   allowOrgCreation: { env: "ARBOR_ALLOW_ORG_CREATION", kind: "bool" },
   allowHttpLoopbackIssuers: { env: "ARBOR_ALLOW_HTTP_LOOPBACK_ISSUERS", kind: "bool" },
   allowPrivateIssuers: { env: "ARBOR_ALLOW_PRIVATE_ISSUERS", kind: "bool" },

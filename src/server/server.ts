@@ -130,6 +130,7 @@ export async function openCore(
     secrets,
     connectTimeoutMs: config.databaseConnectTimeoutMs,
     queryTimeoutMs: config.databaseQueryTimeoutMs,
+    preparedStatements: config.databasePreparedStatements,
     migrate: config.migrate,
   });
   try {

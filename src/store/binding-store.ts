@@ -102,13 +102,17 @@ export function createBindingStore(db: Executor, engine: Engine, record: Authori
       .orderBy("role_bindings.create_time")
       .orderBy("role_bindings.uid");
 
-  // Both run on every authenticated request; permissions need no order.
-  const grants = compiledOnce(db, () =>
-    db
-      .selectFrom("role_bindings")
-      .innerJoin("roles", "roles.uid", "role_bindings.role_uid")
-      .select(["role_bindings.group_uid", "role_bindings.role_uid", "roles.capabilities"])
-      .where("role_bindings.identity_uid", "=", ""),
+  // Both run on every authenticated request; permissions need no order. A caller holds one binding
+  // or ten thousand, so the grants are planned for each (unprepared on PostgreSQL).
+  const grants = compiledOnce(
+    db,
+    () =>
+      db
+        .selectFrom("role_bindings")
+        .innerJoin("roles", "roles.uid", "role_bindings.role_uid")
+        .select(["role_bindings.group_uid", "role_bindings.role_uid", "roles.capabilities"])
+        .where("role_bindings.identity_uid", "=", ""),
+    { prepared: false },
   );
   // The global generation and the identity's own, in one round trip; no row of its own is 0.
   const generation = compiledOnce(db, () =>

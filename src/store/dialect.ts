@@ -28,6 +28,7 @@ import type { StoreOptions } from "./create-store.js";
 import { type Executor } from "./tables.js";
 import { inTransaction } from "./nested-transactions.js";
 import { postgresLeaderLock, soleLeader, type LeaderLock } from "./leader-lock.js";
+import { isStalePreparedStatement, preparedStatements } from "./pg-prepared-statements.js";
 import type { Store } from "./store.js";
 
 /** The engines Arbor stores data in. */
@@ -181,7 +182,12 @@ function postgresSetup(url: string, options: StoreOptions): EngineSetup {
   // A connection that drops while a request holds it fails that request's query, and then emits
   // "error" on its client, where no listener is while it is checked out: unheard, that too would
   // crash Node (the store-outage test saw it). The pool discards such a client on release.
-  pool.on("connect", (client) => client.on("error", () => {}));
+  // A statement the stores declare preparable is prepared under a name (pg-prepared-statements.ts), unless turned off.
+  const prepared = options.preparedStatements === false ? undefined : preparedStatements();
+  pool.on("connect", (client) => {
+    client.on("error", () => {});
+    prepared?.attach(client);
+  });
   // Set per connection rather than in the URL's options, which a URL of the operator's may hold.
   const searchPath = schema === undefined ? undefined : CompiledQuery.raw(`set search_path to ${quoteIdent(schema)}`);
   return {
@@ -269,6 +275,9 @@ function unreachable(error: unknown): boolean {
   if (error instanceof AggregateError && error.errors.some(unreachable)) return true;
   const code = codeOf(error) ?? "";
   if (NETWORK.has(code) || PG_GONE.has(code)) return true;
+  // A prepared statement another replica's migration or a pooler made stale: forgotten by its
+  // connection (pg-prepared-statements.ts), so a retry prepares it afresh.
+  if (isStalePreparedStatement(error)) return true;
   // Class 08 is "connection exception"; SQLITE_BUSY is what busy_timeout gives up with, and
   // SQLITE_CANTOPEN a database file that cannot be opened at all.
   if (/^08[0-9A-Z]{3}$/.test(code) || code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_CANTOPEN")) return true;

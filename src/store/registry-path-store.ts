@@ -5,6 +5,7 @@
  */
 import { failedPrecondition } from "../domain/errors.js";
 import type { Executor } from "./tables.js";
+import { runPrepared } from "./compiled-query.js";
 import { guard } from "./translate-error.js";
 
 /** A group path (`acme/backend-team`) and the group it is bound to, which may be gone. */
@@ -28,18 +29,17 @@ export interface RegistryPathStore {
 export function createRegistryPathStore(db: Executor): RegistryPathStore {
   async function lookup({ paths = [], groups = [] }: { paths?: readonly string[]; groups?: readonly string[] }): Promise<RegistryPath[]> {
     if (paths.length === 0 && groups.length === 0) return [];
-    const rows = await guard(() =>
-      db
-        .selectFrom("registry_paths")
-        .select(["path", "group_uid"])
-        .where((eb) =>
-          eb.or([
-            ...(paths.length > 0 ? [eb("path", "in", [...paths])] : []),
-            ...(groups.length > 0 ? [eb("group_uid", "in", [...groups])] : []),
-          ]),
-        )
-        .execute(),
-    );
+    const query = db
+      .selectFrom("registry_paths")
+      .select(["path", "group_uid"])
+      .where((eb) =>
+        eb.or([
+          ...(paths.length > 0 ? [eb("path", "in", [...paths])] : []),
+          ...(groups.length > 0 ? [eb("group_uid", "in", [...groups])] : []),
+        ]),
+      );
+    // By key (both columns are unique): prepared on PostgreSQL for the few-keyed lookups of a create or rename.
+    const rows = await guard(() => (paths.length + groups.length <= 2 ? runPrepared(db, query) : query.execute()));
     return rows.map((r) => ({ path: r.path, groupUid: r.group_uid }));
   }
 

@@ -5,7 +5,7 @@
  */
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from "kysely";
 import { alreadyExists, notFound, type ApiError } from "../domain/errors.js";
-import { compiledOnce } from "./compiled-query.js";
+import { compiledOnce, runPrepared } from "./compiled-query.js";
 import { type Database, type Executor } from "./tables.js";
 import { recoverable } from "./nested-transactions.js";
 import { applyWindow } from "./row-window.js";
@@ -76,6 +76,12 @@ export interface ResourceTable<T extends Table, F, R> {
   fromRow(row: unknown): R;
 }
 
+/**
+ * Lookups of up to this many uids are prepared statements on PostgreSQL, one text per count (a
+ * group's ancestors, for its registry path: most trees are a few levels deep).
+ */
+const MAX_PREPARED_UIDS = 8;
+
 /** The shared statements over spec's table, run on db. */
 export function resourceTable<T extends Table, F, R>(db: Executor, spec: TableSpec<T, F, R>): ResourceTable<T, F, R> {
   // The SQL is the same for every table; the spec's types keep each store's rows right.
@@ -96,14 +102,7 @@ export function resourceTable<T extends Table, F, R>(db: Executor, spec: TableSp
 
   return {
     async insert(row, options = {}) {
-      await write(
-        () =>
-          loose
-            .insertInto(name)
-            .values(Object.fromEntries(Object.entries(row)))
-            .execute(),
-        options,
-      );
+      await write(() => runPrepared(db, loose.insertInto(name).values(Object.fromEntries(Object.entries(row)))), options);
     },
 
     async get(uid) {
@@ -113,7 +112,9 @@ export function resourceTable<T extends Table, F, R>(db: Executor, spec: TableSp
 
     async getMany(uids) {
       if (uids.length === 0) return [];
-      const rows = await guard(() => loose.selectFrom(name).selectAll().where("uid", "in", uids).orderBy("uid").execute());
+      const query = loose.selectFrom(name).selectAll().where("uid", "in", uids).orderBy("uid");
+      // A few uids (a group's ancestors): prepared, one text per count; more run as they come.
+      const rows = await guard(() => (uids.length <= MAX_PREPARED_UIDS ? runPrepared(db, query) : query.execute()));
       return rows.map(toRecord);
     },
 
