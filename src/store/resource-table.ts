@@ -77,10 +77,17 @@ export interface ResourceTable<T extends Table, F, R> {
 }
 
 /**
- * Lookups of up to this many uids are prepared statements on PostgreSQL, one text per count (a
- * group's ancestors, for its registry path: most trees are a few levels deep).
+ * Lookups of up to this many uids (a page's rows, a group's ancestors) are prepared statements on
+ * PostgreSQL: the uids padded to the next power of two by repeating the last, so nine texts a
+ * table serve every count.
  */
-const MAX_PREPARED_UIDS = 8;
+const MAX_PREPARED_UIDS = 256;
+
+/** uids, the last repeated up to the next power of two (an `in` list matches each row once). */
+function padded(uids: readonly string[]): readonly string[] {
+  const size = 2 ** Math.ceil(Math.log2(uids.length));
+  return size === uids.length ? uids : [...uids, ...Array<string>(size - uids.length).fill(uids[uids.length - 1] as string)];
+}
 
 /** The shared statements over spec's table, run on db. */
 export function resourceTable<T extends Table, F, R>(db: Executor, spec: TableSpec<T, F, R>): ResourceTable<T, F, R> {
@@ -112,9 +119,13 @@ export function resourceTable<T extends Table, F, R>(db: Executor, spec: TableSp
 
     async getMany(uids) {
       if (uids.length === 0) return [];
-      const query = loose.selectFrom(name).selectAll().where("uid", "in", uids).orderBy("uid");
-      // A few uids (a group's ancestors): prepared, one text per count; more run as they come.
-      const rows = await guard(() => (uids.length <= MAX_PREPARED_UIDS ? runPrepared(db, query) : query.execute()));
+      const prepared = uids.length <= MAX_PREPARED_UIDS;
+      const query = loose
+        .selectFrom(name)
+        .selectAll()
+        .where("uid", "in", prepared ? padded(uids) : uids)
+        .orderBy("uid");
+      const rows = await guard(() => (prepared ? runPrepared(db, query) : query.execute()));
       return rows.map(toRecord);
     },
 
