@@ -32,15 +32,18 @@ export const MAX_NAMED_TEXTS = 1_000;
 /** How many statements a connection prepares at most, by default. */
 export const DEFAULT_PER_CONNECTION = 200;
 
-/** The SQLSTATEs of a prepared statement that can no longer run, and what PostgreSQL says of 0A000 then. */
+/**
+ * The SQLSTATEs of a named statement that can no longer run: 0A000, "cached plan must not change
+ * result type" (told by its code alone, since the server may speak another language; a key lookup
+ * or an insert raises no other 0A000), and 26000, "prepared statement does not exist".
+ */
 const STALE_CODES = new Set(["0A000", "26000"]);
-const STALE_0A000 = /cached plan must not change result type/;
+/** Set on the error of a named statement that can no longer run. */
+const STALE = Symbol("arbor.stalePreparedStatement");
 
-/** Whether error is a named statement that its connection must prepare again. */
+/** Whether error is a named statement's that its connection must prepare again. */
 export function isStalePreparedStatement(error: unknown): boolean {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  if (typeof code !== "string" || !STALE_CODES.has(code)) return false;
-  return code === "26000" || (typeof message === "string" && STALE_0A000.test(message));
+  return typeof error === "object" && error !== null && (error as Record<symbol, unknown>)[STALE] === true;
 }
 
 type Query = (text: unknown, values?: unknown, callback?: unknown) => unknown;
@@ -76,7 +79,9 @@ export function preparedStatements(options: { perConnection?: number } = {}): { 
         try {
           return await query({ name, text, values });
         } catch (error) {
-          if (!isStalePreparedStatement(error)) throw error;
+          const code = (error as { code?: unknown } | null)?.code;
+          if (typeof code !== "string" || !STALE_CODES.has(code)) throw error;
+          (error as Record<symbol, unknown>)[STALE] = true;
           // node-postgres remembers it prepared the name: the text is prepared afresh under another.
           // A connection that keeps losing them (a pooler that cannot keep them) stops naming.
           const base = [...prepared].find(([, n]) => n === name)?.[0];
