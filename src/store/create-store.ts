@@ -129,15 +129,19 @@ interface Unit {
 
 function storeOver(db: Executor, engine: Engine, secrets: SecretBox | undefined, leader: LeaderLock, counts?: CountThread): Store {
   const memory = new ScopeMemory();
-  const units = ambientTransactions(db, (tx): Unit => {
+  // The stores a transaction's fn is given: made once, over the executor that is the transaction
+  // in fn's async context (as every store call there is), not made anew for each transaction, which
+  // was 7 % of a create's CPU (docs/benchmarks.md, S3). A count aside would not see the
+  // transaction's writes, so these count in place.
+  const units = ambientTransactions(db, (): Unit => {
     const changes: AuthorityChange[] = [];
-    const stores = createStores(tx, engine, secrets, (change) => changes.push(change), memory);
-    return { tx: { ...stores, authorityChanges: changes }, changes };
+    return { tx: { ...inUnits, authorityChanges: changes }, changes };
   });
   // Only atomically() collects changes, and only the invoker hands them to the escalation guard:
   // the admin commands act for the installation, and a login redeems what someone who could
   // grant it already granted.
   const record = (change: AuthorityChange) => units.current()?.changes.push(change);
+  const inUnits = createStores(units.executor, engine, secrets, record, memory);
   return {
     engine,
     // Outside a transaction only: a count from another connection would not see the transaction's writes.

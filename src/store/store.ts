@@ -51,8 +51,9 @@ export interface Stores {
 }
 
 /**
- * What atomically()'s fn gets: the resource stores bound to its transaction (the same one every
- * store call in fn's async context joins), and what it has changed of who can do what.
+ * What atomically()'s fn gets: the resource stores, whose calls in fn's async context run in its
+ * transaction (as every store call there does; made once, not per transaction, so a call made
+ * outside that context runs on the pool like any other), and what it has changed of who can do what.
  */
 export interface StoreTransaction extends Stores {
   /**
