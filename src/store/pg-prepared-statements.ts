@@ -75,18 +75,15 @@ export function preparedStatements(options: { perConnection?: number } = {}): { 
       let renamed = 0;
       let inTransaction = false;
 
-      const run = async (text: string, values: unknown[], name: string): Promise<unknown> => {
+      const run = async (text: string, values: unknown[], name: string, own: string): Promise<unknown> => {
         try {
-          return await query({ name, text, values });
+          return await query({ name: own, text, values });
         } catch (error) {
           const code = (error as { code?: unknown } | null)?.code;
           if (typeof code !== "string" || !STALE_CODES.has(code)) throw error;
           (error as Record<symbol, unknown>)[STALE] = true;
           // node-postgres remembers it prepared the name: the text is prepared afresh under another.
-          // A connection that keeps losing them (a pooler that cannot keep them) stops naming.
-          const base = [...prepared].find(([, n]) => n === name)?.[0];
-          if (base !== undefined) prepared.set(base, `${base}_${++renamed}`);
-          if (renamed >= perConnection) prepared.clear();
+          prepared.set(name, `${name}_${++renamed}`);
           if (inTransaction) throw error;
           return query(text, values);
         }
@@ -101,13 +98,14 @@ export function preparedStatements(options: { perConnection?: number } = {}): { 
           return query(text, values);
         }
         const name = names.get(text);
-        if (name === undefined) return query(text, values);
+        // A connection that keeps losing its statements (a pooler that cannot keep them) stops naming.
+        if (name === undefined || renamed >= perConnection) return query(text, values);
         let own = prepared.get(name);
         if (own === undefined) {
-          if (prepared.size >= perConnection || renamed >= perConnection) return query(text, values);
+          if (prepared.size >= perConnection) return query(text, values);
           prepared.set(name, (own = name));
         }
-        return run(text, values, own);
+        return run(text, values, name, own);
       };
     },
   };
