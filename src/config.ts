@@ -31,7 +31,7 @@ export interface Config {
   databaseConnectTimeoutMs: number;
   /** PostgreSQL only: how long one statement may take before it fails as UNAVAILABLE, in milliseconds. */
   databaseQueryTimeoutMs: number;
-  /** PostgreSQL only: whether statements run often are prepared on each connection (false behind a pooler that cannot keep them). */
+  /** PostgreSQL only: whether key lookups and plain inserts are prepared per connection (false behind a pooler that cannot keep them). */
   databasePreparedStatements: boolean;
   /** Whether an authenticated person may create a root organization. */
   allowOrgCreation: boolean;

@@ -58,8 +58,8 @@ export interface StoreOptions {
   synchronousCommit?: boolean | undefined;
   /**
    * PostgreSQL only: false to run every statement unnamed, parsed and planned on each run, for a
-   * pooler that cannot keep prepared statements; by default a statement the process runs again is
-   * prepared on each connection (pg-prepared-statements.ts). Default true.
+   * pooler that cannot keep prepared statements; by default the stores' key lookups and plain
+   * inserts are prepared on each connection (pg-prepared-statements.ts). Default true.
    */
   preparedStatements?: boolean | undefined;
   /** PostgreSQL only: how long getting a connection may take, new or pooled (default 5 s). */
