@@ -31,7 +31,8 @@ import { createServices } from "../services/routes.js";
 import { createStore } from "../store/create-store.js";
 import type { Store } from "../store/store.js";
 import { createClientAddress } from "./http/client-address.js";
-import { createConnectHandlers } from "./connect/connect-handlers.js";
+import { ACCEPT_COMPRESSION, createConnectHandlers } from "./connect/connect-handlers.js";
+import { createGrpcUnary } from "./connect/grpc-unary.js";
 import { createCors } from "./http/cors.js";
 import { createHttpHandler } from "./http/http-handler.js";
 import { createInvoker } from "./invoker.js";
@@ -211,6 +212,12 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
   const handler = createHttpHandler({
     limits,
     connect: createConnectHandlers({ services, invoker, domain: urls.domain(), readMaxBytes: config.maxBodyBytes }),
+    grpcUnary: createGrpcUnary({
+      invoker,
+      domain: urls.domain(),
+      readMaxBytes: config.maxBodyBytes,
+      acceptCompression: ACCEPT_COMPRESSION,
+    }),
     routes,
     invoker,
     store: core.store,

@@ -15,6 +15,9 @@ import { recordFailure, type RequestLog } from "../http/request-log.js";
 /** Carries the access-log record of a request into the Connect handler. */
 export const callRecordKey = createContextKey<RequestLog>({});
 
+/** What a request may be compressed with, and an answer (when large) for a client that accepts it. */
+export const ACCEPT_COMPRESSION = [compressionGzip, compressionBrotli];
+
 /** The smallest answer worth compressing for a client that accepts it (a full page of 200 resources is about this size). */
 export const COMPRESS_MIN_BYTES = 64 * 1024;
 
@@ -31,7 +34,7 @@ export interface ConnectHandlersOptions {
 export function createConnectHandlers(options: ConnectHandlersOptions): Map<string, UniversalHandler> {
   const router: ConnectRouter = createConnectRouter({
     readMaxBytes: options.readMaxBytes,
-    acceptCompression: [compressionGzip, compressionBrotli],
+    acceptCompression: ACCEPT_COMPRESSION,
     // Compressed requests are always accepted, but answers are compressed only when large: for
     // API-sized messages gzip cost more CPU than the bytes it saved (a profile of S6 in
     // docs/benchmarks.md), and gRPC's own servers do not compress unless told to.
@@ -52,16 +55,31 @@ export function createConnectHandlers(options: ConnectHandlersOptions): Map<stri
   return new Map(router.handlers.map((h) => [h.requestPath, h]));
 }
 
-async function call(options: ConnectHandlersOptions, method: DescMethod, request: Message, ctx: HandlerContext): Promise<Message> {
-  const record = ctx.values.get(callRecordKey);
+function call(options: ConnectHandlersOptions, method: DescMethod, request: Message, ctx: HandlerContext): Promise<Message> {
+  return invokeRpc(
+    options,
+    method,
+    request,
+    ctx.requestHeader.get("authorization") ?? undefined,
+    ctx.signal,
+    ctx.values.get(callRecordKey),
+  );
+}
+
+/**
+ * One RPC through the invoker, as Connect and the gRPC unary path (grpc-unary.ts) both make it:
+ * the record gets its code, and a failure is thrown as the ConnectError that goes on the wire.
+ */
+export async function invokeRpc(
+  options: Pick<ConnectHandlersOptions, "invoker" | "domain">,
+  method: DescMethod,
+  request: Message,
+  authorization: string | undefined,
+  signal: AbortSignal,
+  record: RequestLog,
+): Promise<Message> {
   try {
-    const response = await options.invoker.invoke({
-      method,
-      request,
-      authorization: ctx.requestHeader.get("authorization") ?? undefined,
-      signal: ctx.signal,
-      record,
-    });
+    const response = await options.invoker.invoke({ method, request, authorization, signal, record });
     record.code = 0;
     return response;
   } catch (e) {

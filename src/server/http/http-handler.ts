@@ -20,6 +20,8 @@ import { callRecordKey } from "../connect/connect-handlers.js";
 import type { ConsoleSite } from "../console/console-site.js";
 import type { Cors } from "./cors.js";
 import { dropFarDeadline } from "../connect/far-deadline.js";
+import type { GrpcUnary } from "../connect/grpc-unary.js";
+import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
 import type { OAuthEndpoints } from "../oauth/oauth-endpoints.js";
 import type { RegistryEndpoints } from "../registry/registry-endpoints.js";
 import type { Invoker } from "../invoker.js";
@@ -41,6 +43,8 @@ import { fixedRouteTable, readOnly, type FixedHandler, type FixedRoute, type Fix
 /** What the handler serves from. */
 export interface HttpHandlerDeps {
   connect: ReadonlyMap<string, UniversalHandler>;
+  /** gRPC's unary calls in binary protobuf over HTTP/2, served beside Connect (grpc-unary.ts). */
+  grpcUnary: GrpcUnary;
   routes: RouteTable;
   invoker: Invoker;
   store: Store;
@@ -97,7 +101,7 @@ export function createHttpHandler(deps: HttpHandlerDeps): (req: AnyRequest, res:
       return;
     }
     const served = connect
-      ? serveConnect(connect, req, res, record, errorDomainFor(splitTarget(req).path.slice(1), deps.domain()))
+      ? serveConnect(connect, deps.grpcUnary, req, res, record, errorDomainFor(splitTarget(req).path.slice(1), deps.domain()))
       : dispatch(deps, fixedRoutes, req, res, record);
     served.catch((e: unknown) => {
       const err = toApiError(e);
@@ -262,14 +266,23 @@ function discovery(issuer: string) {
 
 async function serveConnect(
   handler: UniversalHandler,
+  grpcUnary: GrpcUnary,
   req: AnyRequest,
   res: AnyResponse,
   record: RequestLog,
   domain: string,
 ): Promise<void> {
-  const values = createContextValues().set(callRecordKey, record);
   dropFarDeadline(req.headers);
+  let body: AsyncIterable<Uint8Array> | undefined;
+  const unary = grpcUnary.eligible(handler.method, req);
+  if (unary !== undefined) {
+    const outcome = await grpcUnary.serve(unary, req as Http2ServerRequest, res as Http2ServerResponse, record);
+    if (outcome.served) return;
+    body = outcome.body;
+  }
+  const values = createContextValues().set(callRecordKey, record);
   const uReq = universalRequestFromNodeRequest(req, res, undefined, values);
+  if (body !== undefined) uReq.body = body;
   const uRes = await completeRuntimeRefusal(await handler(uReq), domain);
   for (const headers of [uRes.header, uRes.trailer]) {
     const message = headers?.get("grpc-message");
