@@ -106,7 +106,8 @@ describe("the gRPC unary path", () => {
     await new Promise((resolve) => server?.close(resolve));
   });
 
-  function send(headers: http2.OutgoingHttpHeaders, body: Buffer | Buffer[]): Promise<Answer & { seen: Seen }> {
+  /** Sends body (its parts one after another, pauseMs apart) and reads the answer whole. */
+  function send(headers: http2.OutgoingHttpHeaders, body: Buffer | Buffer[], pauseMs = 0): Promise<Answer & { seen: Seen }> {
     return new Promise((resolve, reject) => {
       const stream = session.request({ ":method": "POST", ":path": "/arbor.iam.v2beta1.GroupsService/GetGroup", ...headers });
       const answer: Answer = { sentAt: 0, status: 0, headers: {}, trailers: {}, body: Buffer.alloc(0) };
@@ -125,7 +126,7 @@ describe("the gRPC unary path", () => {
           stream.end(() => (answer.sentAt = performance.now()));
           return;
         }
-        stream.write(parts[i], () => setImmediate(write, i + 1));
+        stream.write(parts[i], () => (pauseMs > 0 ? setTimeout(write, pauseMs, i + 1) : setImmediate(write, i + 1)));
       };
       write(0);
     });
@@ -250,6 +251,26 @@ describe("the gRPC unary path", () => {
     expect(calls.length).toBe(before);
     // Handed back while the client was still sending: the path had stopped reading at the limit.
     expect(a.seen.handedBackAt).toBeLessThan(a.sentAt);
+  });
+
+  it("leaves a frame whose head declares more than the limit to Connect at once, without waiting for the rest", async () => {
+    const head = Buffer.from([0, 0, 0, 0, 0]);
+    head.writeUInt32BE(READ_MAX + 1, 1);
+    const rest = Buffer.alloc(1000, 7);
+    const a = await send(grpc, [head, rest], 300);
+    expect(a.status).toBe(299);
+    expect(a.seen.handedBack?.equals(Buffer.concat([head, rest]))).toBe(true);
+    expect(a.seen.handedBackAt).toBeLessThan(a.sentAt - 200);
+  });
+
+  it("reads on through a frame whose head declares the limit exactly", async () => {
+    const head = Buffer.from([0, 0, 0, 0, 0]);
+    head.writeUInt32BE(READ_MAX, 1);
+    const rest = Buffer.alloc(1000, 7);
+    const a = await send(grpc, [head, rest], 300);
+    expect(a.seen.handedBack?.equals(Buffer.concat([head, rest]))).toBe(true);
+    // Handed back at the body's end, not 300 ms before it as above.
+    expect(a.sentAt - (a.seen.handedBackAt ?? 0)).toBeLessThan(100);
   });
 
   it("survives a client that resets its stream before the message is whole", async () => {

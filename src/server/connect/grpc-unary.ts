@@ -108,14 +108,15 @@ function headerValue(value: string | string[] | undefined): string | null {
 
 /**
  * The request's one uncompressed message, or (message undefined) the body for Connect: the bytes
- * read, then the rest of the stream. Reads at most readMaxBytes and a frame's head past it: a
- * longer body is left to Connect, which refuses it when it reads the frame's length.
+ * read, then the rest of the stream. Stops reading as soon as the frame's head declares a
+ * message over readMaxBytes (as Connect does), and after readMaxBytes and a frame's head in any
+ * case: the rest is left to Connect, which refuses it.
  */
 async function readMessage(
   req: Http2ServerRequest,
   readMaxBytes: number,
 ): Promise<{ message?: Uint8Array; body: AsyncIterable<Uint8Array> }> {
-  const { chunks, length, complete } = await readUpTo(req, readMaxBytes + FRAME_HEAD);
+  const { chunks, length, complete } = await readFrame(req, readMaxBytes);
   if (!complete) return { body: replayThenRest(chunks, req) };
   const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, length);
   const body = replayThenRest(bytes.length > 0 ? [bytes] : [], undefined);
@@ -125,14 +126,16 @@ async function readMessage(
 }
 
 /**
- * The body's chunks until its end (complete), or until more than limit bytes have come, when the
- * stream is left paused with the rest unread. Events rather than an async iterator: the iterator
- * cost more than the rest of the reading together (a CPU profile under S6's load).
+ * The body's chunks until its end (complete), or until it is known to be over the limit: its
+ * frame's head declares more than readMaxBytes, or more than readMaxBytes and a head have come.
+ * Then the stream is left paused with the rest unread. Events rather than an async iterator:
+ * the iterator cost more than the rest of the reading together (a CPU profile under S6's load).
  */
-function readUpTo(req: Http2ServerRequest, limit: number): Promise<{ chunks: Buffer[]; length: number; complete: boolean }> {
+function readFrame(req: Http2ServerRequest, readMaxBytes: number): Promise<{ chunks: Buffer[]; length: number; complete: boolean }> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let length = 0;
+    let headChecked = false;
     const settle = () => {
       req.off("data", onData);
       req.off("end", onEnd);
@@ -142,7 +145,13 @@ function readUpTo(req: Http2ServerRequest, limit: number): Promise<{ chunks: Buf
     const onData = (chunk: Buffer) => {
       chunks.push(chunk);
       length += chunk.length;
-      if (length <= limit) return;
+      if (!headChecked && length >= FRAME_HEAD) {
+        headChecked = true;
+        const head = chunks.length === 1 ? chunk : Buffer.concat(chunks, length);
+        if (head.readUInt32BE(1) <= readMaxBytes && length <= readMaxBytes + FRAME_HEAD) return;
+      } else if (length <= readMaxBytes + FRAME_HEAD) {
+        return;
+      }
       req.pause();
       settle();
       resolve({ chunks, length, complete: false });
