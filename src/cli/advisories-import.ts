@@ -56,6 +56,8 @@ export async function runImport(config: Config, paths: readonly string[], option
     schema: config.databaseSchema,
     sqliteCacheMb: IMPORT_SQLITE_CACHE_MB,
     sqliteCheckpointPages: IMPORT_SQLITE_CHECKPOINT_PAGES,
+    // One connection, whose cache the memory bound was measured with; nothing else writes beside it.
+    sqliteReader: false,
     // A large first import builds its indexes at its end, each in one statement that may rightly
     // run long (as a migration's may); the serving timeout would cut it.
     queryTimeoutMs: 0,

@@ -21,7 +21,7 @@ import { sqliteStore } from "./dialect.js";
 /** What the writer thread opens: the store's location and its connection's settings, as createStore takes them. */
 export type WriterThreadOptions = Pick<
   StoreOptions,
-  "databaseUrl" | "schema" | "queryTimeoutMs" | "synchronousCommit" | "dataDir" | "sqliteCacheMb" | "sqliteCheckpointPages"
+  "databaseUrl" | "schema" | "queryTimeoutMs" | "synchronousCommit" | "dataDir" | "sqliteCacheMb" | "sqliteCheckpointPages" | "sqliteReader"
 >;
 
 /** A request to the writer thread. */
@@ -63,6 +63,7 @@ export function openAdvisoryWriterThread(options: WriterThreadOptions): Advisory
       dataDir: options.dataDir,
       sqliteCacheMb: options.sqliteCacheMb,
       sqliteCheckpointPages: options.sqliteCheckpointPages,
+      sqliteReader: options.sqliteReader,
     } satisfies WriterThreadOptions,
     // Its garbage is a batch's rows, which live until their statement ran. The import's memory
     // figures (docs/benchmarks.md) were measured with this limit; whether V8 applies it beside the

@@ -50,6 +50,12 @@ export interface StoreOptions {
    */
   sqliteCheckpointPages?: number | undefined;
   /**
+   * SQLite only: false to read on the writer connection, each read waiting for an open
+   * transaction, instead of on a reader connection beside it (sqlite-driver.ts). For a bulk
+   * import, whose memory is bounded with one connection's page cache. Default true.
+   */
+  sqliteReader?: boolean | undefined;
+  /**
    * PostgreSQL only: false to have the connections' commits return before their WAL reaches disk
    * (`synchronous_commit = off`), for a bulk import's writer: a crash may then lose its last
    * commits, never corrupt the store, and a commit with the default flushes all WAL before it
@@ -133,10 +139,14 @@ function storeOver(db: Executor, engine: Engine, secrets: SecretBox | undefined,
   // in fn's async context (as every store call there is), not made anew for each transaction, which
   // was 7 % of a create's CPU (docs/benchmarks.md, S3). A count aside would not see the
   // transaction's writes, so these count in place.
-  const units = ambientTransactions(db, (): Unit => {
-    const changes: AuthorityChange[] = [];
-    return { tx: { ...inUnits, authorityChanges: changes }, changes };
-  });
+  const units = ambientTransactions(
+    db,
+    (): Unit => {
+      const changes: AuthorityChange[] = [];
+      return { tx: { ...inUnits, authorityChanges: changes }, changes };
+    },
+    engine === "sqlite" ? { maxUnits: 64, maxOpenMs: 5 } : undefined,
+  );
   // Only atomically() collects changes, and only the invoker hands them to the escalation guard:
   // the admin commands act for the installation, and a login redeems what someone who could
   // grant it already granted.

@@ -11,16 +11,13 @@ import {
   CompiledQuery,
   PostgresDialect,
   SqliteAdapter,
-  SqliteDriver,
   SqliteIntrospector,
   SqliteQueryCompiler,
   sql,
-  type DatabaseConnection,
   type Expression,
   type RawBuilder,
   type SqlBool,
   type Dialect,
-  type SqliteDatabase,
   type Kysely,
 } from "kysely";
 import pg from "pg";
@@ -29,6 +26,7 @@ import { type Executor } from "./tables.js";
 import { inTransaction } from "./nested-transactions.js";
 import { postgresLeaderLock, soleLeader, type LeaderLock } from "./leader-lock.js";
 import { isStalePreparedStatement, preparedStatements } from "./pg-prepared-statements.js";
+import { ReaderWriterSqliteDriver, type SqliteConnectionLike } from "./sqlite-driver.js";
 import type { Store } from "./store.js";
 
 /** The engines Arbor stores data in. */
@@ -72,7 +70,11 @@ function sqliteSetup(dataDir: string, tuning: SqliteTuning): EngineSetup {
     engine: "sqlite",
     dialect: {
       createAdapter: () => new TransactionalDdlSqliteAdapter(),
-      createDriver: () => new ImmediateSqliteDriver({ database: async () => openSqlite(dataDir, tuning) }),
+      createDriver: () =>
+        new ReaderWriterSqliteDriver(() => ({
+          writer: openSqlite(dataDir, tuning),
+          reader: tuning.sqliteReader === false ? undefined : openSqlite(dataDir, tuning),
+        })),
       createQueryCompiler: () => new SqliteQueryCompiler(),
       createIntrospector: (db) => new SqliteIntrospector(db),
     },
@@ -85,9 +87,12 @@ function sqliteSetup(dataDir: string, tuning: SqliteTuning): EngineSetup {
 export const SQLITE_FILES = ["arbor.db", "arbor.db-wal", "arbor.db-shm"] as const;
 
 /** A SQLite connection's settings for a bulk writer (StoreOptions says what each does). */
-type SqliteTuning = Pick<StoreOptions, "sqliteCacheMb" | "sqliteCheckpointPages">;
+type SqliteTuning = Pick<StoreOptions, "sqliteCacheMb" | "sqliteCheckpointPages" | "sqliteReader">;
 
-function openSqlite(dataDir: string, { sqliteCacheMb: cacheMb, sqliteCheckpointPages: checkpointPages }: SqliteTuning): SqliteDatabase {
+function openSqlite(
+  dataDir: string,
+  { sqliteCacheMb: cacheMb, sqliteCheckpointPages: checkpointPages }: SqliteTuning,
+): SqliteConnectionLike {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = join(dataDir, SQLITE_FILES[0]);
   // Made 0600 before SQLite opens it (SQLite's own default is 0644); SQLite gives the -wal and
@@ -118,10 +123,13 @@ const SQLITE_STATEMENT_CACHE = 512;
  * better-sqlite3 runs a statement synchronously to completion, so reuse is safe; SQLite
  * re-prepares a statement by itself after a schema change.
  */
-function withStatementCache(db: BetterSqlite3.Database, size: number): SqliteDatabase {
+function withStatementCache(db: BetterSqlite3.Database, size: number): SqliteConnectionLike {
   const statements = new Map<string, BetterSqlite3.Statement>();
   return {
     close: () => db.close(),
+    get inTransaction() {
+      return db.inTransaction;
+    },
     prepare(text: string) {
       let statement = statements.get(text);
       if (statement !== undefined) {
@@ -144,15 +152,10 @@ class TransactionalDdlSqliteAdapter extends SqliteAdapter {
   override get supportsTransactionalDdl(): boolean {
     return true;
   }
-}
 
-/**
- * A deferred transaction that reads and then writes fails at once with SQLITE_BUSY when another
- * process wrote meanwhile; IMMEDIATE takes the write lock up front, so busy_timeout applies.
- */
-class ImmediateSqliteDriver extends SqliteDriver {
-  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+  /** The driver keeps its writer to one holder at a time itself (sqlite-driver.ts). */
+  override get supportsMultipleConnections(): boolean {
+    return true;
   }
 }
 

@@ -77,9 +77,10 @@ export interface StoreTransaction extends Stores {
  *
  * The one way to misuse it: store work not started in fn's async context (a promise made before
  * atomically() or by another request, a callback registered elsewhere) runs on the pool, outside
- * the transaction, so on PostgreSQL it neither sees fn's writes nor rolls back with them. On
- * SQLite the transaction holds the one connection until fn settles, so such work waits for the
- * commit: fn must never wait for it, or it waits forever.
+ * the transaction, so it neither sees fn's writes nor rolls back with them. On SQLite a write
+ * there, or another request's atomically(), waits for the one writer, which fn's transaction (and
+ * the group committed with it) holds until it commits: fn must never wait for such work, or it
+ * waits forever.
  */
 export interface Store extends Stores {
   /** "sqlite" or "postgres". */

@@ -1,0 +1,161 @@
+/**
+ * SQLite with a writer and a reader connection. Kysely's own SQLite driver has one connection,
+ * which every statement waits for while a transaction holds it: a read waited for the commit of
+ * any transaction open, and transactions could not be committed together, since the requests
+ * that would join a group wait on their reads first (ambient-transaction.ts, groupCommitter).
+ *
+ * Here a transaction, and a write outside one, hold the writer, one at a time (WriterLock). A
+ * statement outside a transaction that SQLite says does not write (`sqlite3_stmt_readonly`) runs
+ * at once on the reader, which in WAL mode reads what is committed, as a PostgreSQL connection
+ * beside the transaction would; pragmas, which tune a connection, go to the writer. Without a
+ * reader (StoreOptions.sqliteReader false, a bulk import) reads take the writer in turn, as
+ * everything did before.
+ */
+import type BetterSqlite3 from "better-sqlite3";
+import { CompiledQuery, type DatabaseConnection, type Driver, type QueryResult, type TransactionSettings } from "kysely";
+
+/** A connection the driver opens; both are opened alike. */
+export interface SqliteConnectionLike {
+  prepare(sql: string): BetterSqlite3.Statement;
+  /** Whether a transaction is open on the connection (SQLite ends one by itself on some errors). */
+  readonly inTransaction: boolean;
+  close(): void;
+}
+
+/** The connections, opened on init: without a reader, reads take the writer in turn. */
+export interface ReaderWriter {
+  writer: SqliteConnectionLike;
+  reader: SqliteConnectionLike | undefined;
+}
+
+/**
+ * A pragma sets or reads a connection's own state (its cache, its threads), which SQLite counts
+ * as reading: it belongs to the writer, where the work it tunes runs.
+ */
+const PRAGMA = /^\s*pragma\b/i;
+
+/** Serialises the writer's holders: transactions, and writes outside one. */
+class WriterLock {
+  #held = false;
+  readonly #waiting: (() => void)[] = [];
+
+  async take(): Promise<void> {
+    if (!this.#held) {
+      this.#held = true;
+      return;
+    }
+    await new Promise<void>((resolve) => this.#waiting.push(resolve));
+  }
+
+  give(): void {
+    const next = this.#waiting.shift();
+    if (next === undefined) this.#held = false;
+    else next();
+  }
+}
+
+/** What Kysely acquires: the writer once a transaction began on it, else either by statement. */
+class Lease implements DatabaseConnection {
+  inTransaction = false;
+  readonly connections: ReaderWriter;
+  readonly lock: WriterLock;
+
+  constructor(connections: ReaderWriter, lock: WriterLock) {
+    this.connections = connections;
+    this.lock = lock;
+  }
+
+  async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    if (this.inTransaction) return run<R>(this.connections.writer, compiled);
+    const { reader } = this.connections;
+    if (reader !== undefined && !PRAGMA.test(compiled.sql)) {
+      const statement = reader.prepare(compiled.sql);
+      if (statement.readonly) return run<R>(reader, compiled, statement);
+    }
+    await this.lock.take();
+    try {
+      return run<R>(this.connections.writer, compiled);
+    } finally {
+      this.lock.give();
+    }
+  }
+
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error("the SQLite store does not stream queries");
+  }
+}
+
+function run<R>(connection: SqliteConnectionLike, compiled: CompiledQuery, prepared?: BetterSqlite3.Statement): QueryResult<R> {
+  const statement = prepared ?? connection.prepare(compiled.sql);
+  const parameters = compiled.parameters as unknown[];
+  if (statement.reader) return { rows: statement.all(parameters) as R[] };
+  const { changes, lastInsertRowid } = statement.run(parameters);
+  return {
+    insertId: lastInsertRowid != null ? BigInt(lastInsertRowid) : undefined,
+    numAffectedRows: changes != null ? BigInt(changes) : undefined,
+    rows: [],
+  };
+}
+
+export class ReaderWriterSqliteDriver implements Driver {
+  #connections: ReaderWriter | undefined;
+  readonly #lock = new WriterLock();
+  readonly #open: () => ReaderWriter;
+
+  constructor(open: () => ReaderWriter) {
+    this.#open = open;
+  }
+
+  async init(): Promise<void> {
+    this.#connections = this.#open();
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new Lease(this.#connections as ReaderWriter, this.#lock);
+  }
+
+  /**
+   * IMMEDIATE: a deferred transaction that reads and then writes fails at once with SQLITE_BUSY
+   * when another process wrote meanwhile; IMMEDIATE takes the write lock up front, so
+   * busy_timeout applies.
+   */
+  async beginTransaction(connection: DatabaseConnection, _settings: TransactionSettings): Promise<void> {
+    await this.#lock.take();
+    try {
+      run((this.#connections as ReaderWriter).writer, CompiledQuery.raw("begin immediate"));
+    } catch (error) {
+      this.#lock.give();
+      throw error;
+    }
+    (connection as Lease).inTransaction = true;
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await this.#end(connection, "commit");
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await this.#end(connection, "rollback");
+  }
+
+  /** Ends the transaction and gives the writer up; a commit that failed leaves it open, for the rollback. */
+  async #end(connection: DatabaseConnection, how: "commit" | "rollback"): Promise<void> {
+    const lease = connection as Lease;
+    const writer = (this.#connections as ReaderWriter).writer;
+    try {
+      run(writer, CompiledQuery.raw(how));
+    } finally {
+      if (lease.inTransaction && !writer.inTransaction) {
+        lease.inTransaction = false;
+        this.#lock.give();
+      }
+    }
+  }
+
+  async releaseConnection(): Promise<void> {}
+
+  async destroy(): Promise<void> {
+    this.#connections?.reader?.close();
+    this.#connections?.writer.close();
+  }
+}
