@@ -69,6 +69,8 @@ describe("the gRPC unary path", () => {
           if (uid === "missing") throw notFound("group", "missing");
           if (uid === "refused") throw new ApiError(Code.FAILED_PRECONDITION, "100% refused: the group «g» is not empty");
           if (uid === "broken") throw new TypeError("a bug");
+          // A message field holding a string: the answer cannot be encoded.
+          if (uid === "unencodable") return { ...create(GroupSchema, { uid }), createTime: "yesterday" } as unknown as Message;
           return create(GroupSchema, { uid, description: uid === "large" ? "d".repeat(70_000) : "small" });
         },
       },
@@ -219,6 +221,14 @@ describe("the gRPC unary path", () => {
     const broken = await send(grpc, frame(request("broken")));
     expect(broken.trailers["grpc-status"]).toBe("13");
     expect(broken.seen.record.code).toBe(Code.INTERNAL);
+
+    // Failing after the invoker, in encoding the answer: INTERNAL too, with its status details.
+    const unencodable = await send(grpc, frame(request("unencodable")));
+    expect({ status: unencodable.trailers["grpc-status"], body: unencodable.body.length }).toEqual({ status: "13", body: 0 });
+    expect(fromBinary(StatusSchema, Buffer.from(String(unencodable.trailers["grpc-status-details-bin"]), "base64")).code).toBe(
+      Code.INTERNAL,
+    );
+    expect(unencodable.seen.record.code).toBe(Code.INTERNAL);
   });
 
   it.each([

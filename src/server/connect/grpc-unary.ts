@@ -19,8 +19,7 @@ import { Code as ConnectCode, ConnectError } from "@connectrpc/connect";
 import { compressionNegotiate, type Compression } from "@connectrpc/connect/protocol";
 import { parseTimeout, setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
 import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
-import { grpcMessageEncode } from "../errors-to-wire.js";
-import { Code } from "../../domain/errors.js";
+import { errorDomainFor, grpcMessageEncode, toApiError, toConnectError } from "../errors-to-wire.js";
 import { recordFailure, type RequestLog } from "../http/request-log.js";
 import type { Invoker } from "../invoker.js";
 import { COMPRESS_MIN_BYTES, invokeRpc } from "./connect-handlers.js";
@@ -214,9 +213,16 @@ async function answer(
     body = await frame(toBinary(call.method.output, response), call.respondWith);
     trailers["grpc-status"] = "0";
   } catch (e) {
-    // The invoker's failures come as ConnectErrors (invokeRpc); anything else failed after it.
-    if (!(e instanceof ConnectError)) recordFailure(record, { code: Code.INTERNAL, cause: e });
-    const err = e instanceof ConnectError ? e : new ConnectError("internal error", ConnectCode.Internal, undefined, undefined, e);
+    // The invoker's failures come as ConnectErrors (invokeRpc); anything else (encoding the
+    // answer) failed after it: INTERNAL, with its ErrorInfo like every error Arbor answers.
+    let err: ConnectError;
+    if (e instanceof ConnectError) {
+      err = e;
+    } else {
+      const failure = toApiError(e);
+      recordFailure(record, failure);
+      err = toConnectError(failure, errorDomainFor(call.method.parent.typeName, options.domain));
+    }
     const status = new Headers();
     setTrailerStatus(status, err);
     status.forEach((value, name) => (trailers[name] = name === "grpc-message" ? grpcMessageEncode(value) : value));
@@ -224,7 +230,8 @@ async function answer(
     if (timer !== undefined) clearTimeout(timer);
   }
   res.off("close", onClose);
-  if (res.destroyed) return;
+  // The client went away meanwhile: nothing to answer (node:http2 would drop the writes anyway).
+  if (res.stream.destroyed) return;
   res.writeHead(200, headers);
   res.addTrailers(trailers);
   if (body === undefined) res.end();
