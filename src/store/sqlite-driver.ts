@@ -34,6 +34,21 @@ export interface ReaderWriter {
  */
 const PRAGMA = /^\s*pragma\b/i;
 
+/** Whether each statement text only reads, as SQLite said when it was first run; bounded. */
+const readOnlyTexts = new Map<string, boolean>();
+const MAX_READ_ONLY_TEXTS = 4_096;
+
+/** Whether the statement may run on the reader: it writes nothing, and is no pragma. */
+function readsOnly(reader: SqliteConnectionLike, text: string): boolean {
+  let known = readOnlyTexts.get(text);
+  if (known === undefined) {
+    known = !PRAGMA.test(text) && reader.prepare(text).readonly;
+    if (readOnlyTexts.size >= MAX_READ_ONLY_TEXTS) readOnlyTexts.clear();
+    readOnlyTexts.set(text, known);
+  }
+  return known;
+}
+
 /** Serialises the writer's holders: transactions, and writes outside one. */
 class WriterLock {
   #held = false;
@@ -68,10 +83,7 @@ class Lease implements DatabaseConnection {
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     if (this.inTransaction) return run<R>(this.connections.writer, compiled);
     const { reader } = this.connections;
-    if (reader !== undefined && !PRAGMA.test(compiled.sql)) {
-      const statement = reader.prepare(compiled.sql);
-      if (statement.readonly) return run<R>(reader, compiled, statement);
-    }
+    if (reader !== undefined && readsOnly(reader, compiled.sql)) return run<R>(reader, compiled);
     await this.lock.take();
     try {
       return run<R>(this.connections.writer, compiled);
