@@ -175,28 +175,41 @@ describeEachEngine("ambient transactions", (t) => {
     expect(await seen(rows)).toEqual(after);
   });
 
-  it("runs a statement made outside run()'s async context on the pool, even while run() is open", async () => {
-    const rows = rowsOf(4);
+  /**
+   * A transaction of `over` that inserts `uid` and stays open until released, and a statement
+   * made outside its async context once the insert is done: what that statement had come to
+   * 200 ms later ("waiting" if nothing), and the transaction, released, run to its end.
+   */
+  async function besideOpen<T>(
+    over: AmbientTransactions<{ tx: Executor }>,
+    uid: string,
+    outside: () => Promise<T>,
+    early: (result: T) => string,
+  ): Promise<{ early: string; outside: Promise<T> }> {
     let release = () => {};
     const held = new Promise<void>((resolve) => (release = resolve));
     let written = () => {};
     const isWritten = new Promise<void>((resolve) => (written = resolve));
-    const inside = units.run(async () => {
-      await db.insertInto("groups").values(rowOf(rows.inserted)).execute();
+    const inside = over.run(async () => {
+      await over.executor.insertInto("groups").values(rowOf(uid)).execute();
       written();
       await held;
     });
     await isWritten;
-    // The misuse the Store's doc warns of, were run()'s fn to wait for it: another connection (on
-    // SQLite the reader, sqlite-driver.ts), which does not see the insert.
-    const outside = db.selectFrom("groups").select("uid").where("uid", "=", rows.inserted).execute();
-    const early = await Promise.race([
-      outside.then((r) => (r.length === 0 ? "absent" : "present")),
-      new Promise((r) => setTimeout(() => r("waiting"), 200)),
-    ]);
-    expect(early).toBe("absent");
+    const running = outside();
+    const first = await Promise.race([running.then(early), new Promise<string>((r) => setTimeout(() => r("waiting"), 200))]);
     release();
     await inside;
+    return { early: first, outside: running };
+  }
+
+  it("runs a statement made outside run()'s async context on the pool, even while run() is open", async () => {
+    const rows = rowsOf(4);
+    // The misuse the Store's doc warns of, were run()'s fn to wait for it: another connection (on
+    // SQLite the reader, sqlite-driver.ts), which does not see the insert.
+    const read = () => db.selectFrom("groups").select("uid").where("uid", "=", rows.inserted).execute();
+    const { early, outside } = await besideOpen(units, rows.inserted, read, (r) => (r.length === 0 ? "absent" : "present"));
+    expect(early).toBe("absent");
     expect(await outside).toHaveLength(0);
   });
 
@@ -205,25 +218,10 @@ describeEachEngine("ambient transactions", (t) => {
     try {
       const one = ambientTransactions(onePool, (tx) => ({ tx }));
       const rows = rowsOf(6);
-      let release = () => {};
-      const held = new Promise<void>((resolve) => (release = resolve));
-      let written = () => {};
-      const isWritten = new Promise<void>((resolve) => (written = resolve));
-      const inside = one.run(async () => {
-        await one.executor.insertInto("groups").values(rowOf(rows.inserted)).execute();
-        written();
-        await held;
-      });
-      await isWritten;
-      const outside = one.executor.selectFrom("groups").select("uid").where("uid", "=", rows.inserted).execute();
-      const early = await Promise.race([
-        outside.then((r) => (r.length === 0 ? "absent" : "present")),
-        new Promise((r) => setTimeout(() => r("waiting"), 200)),
-      ]);
+      const read = () => one.executor.selectFrom("groups").select("uid").where("uid", "=", rows.inserted).execute();
+      const { early, outside } = await besideOpen(one, rows.inserted, read, (r) => (r.length === 0 ? "absent" : "present"));
       // PostgreSQL has no such setting: its pool's other connection does not see the insert.
       expect(early).toBe(t.engine === "postgres" ? "absent" : "waiting");
-      release();
-      await inside;
       expect(await outside).toHaveLength(t.engine === "postgres" ? 0 : 1);
     } finally {
       await onePool.destroy();
@@ -232,23 +230,11 @@ describeEachEngine("ambient transactions", (t) => {
 
   it("runs a write made outside run()'s async context once the transaction ends on SQLite, whose one writer it holds", async () => {
     const rows = rowsOf(5);
-    let release = () => {};
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let written = () => {};
-    const isWritten = new Promise<void>((resolve) => (written = resolve));
-    const inside = units.run(async () => {
-      await db.insertInto("groups").values(rowOf(rows.inserted)).execute();
-      written();
-      await held;
-    });
-    await isWritten;
     // Another row: PostgreSQL writes it beside the transaction; SQLite's writer (sqlite-driver.ts)
     // takes it once the transaction has ended.
-    const outside = db.insertInto("groups").values(rowOf(rows.raw)).execute();
-    const early = await Promise.race([outside.then(() => "written"), new Promise((r) => setTimeout(() => r("waiting"), 200))]);
+    const write = () => db.insertInto("groups").values(rowOf(rows.raw)).execute();
+    const { early, outside } = await besideOpen(units, rows.inserted, write, () => "written");
     expect(early).toBe(t.engine === "postgres" ? "written" : "waiting");
-    release();
-    await inside;
     await outside;
     expect(await seen(rows)).toEqual({ inserted: "", raw: "" });
   });
