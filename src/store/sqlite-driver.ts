@@ -97,8 +97,8 @@ class Lease implements DatabaseConnection {
   }
 }
 
-function run<R>(connection: SqliteConnectionLike, compiled: CompiledQuery, prepared?: BetterSqlite3.Statement): QueryResult<R> {
-  const statement = prepared ?? connection.prepare(compiled.sql);
+function run<R>(connection: SqliteConnectionLike, compiled: CompiledQuery): QueryResult<R> {
+  const statement = connection.prepare(compiled.sql);
   const parameters = compiled.parameters as unknown[];
   if (statement.reader) return { rows: statement.all(parameters) as R[] };
   const { changes, lastInsertRowid } = statement.run(parameters);
@@ -150,14 +150,18 @@ export class ReaderWriterSqliteDriver implements Driver {
     await this.#end(connection, "rollback");
   }
 
-  /** Ends the transaction and gives the writer up; a commit that failed leaves it open, for the rollback. */
+  /**
+   * Ends the transaction and gives the writer up. A commit that failed with the transaction still
+   * open keeps it, for the rollback Kysely makes next; a rollback always gives it up, so a failed
+   * one leaves the next begin to fail rather than every write to wait for ever.
+   */
   async #end(connection: DatabaseConnection, how: "commit" | "rollback"): Promise<void> {
     const lease = connection as Lease;
     const writer = (this.#connections as ReaderWriter).writer;
     try {
       run(writer, CompiledQuery.raw(how));
     } finally {
-      if (lease.inTransaction && !writer.inTransaction) {
+      if (lease.inTransaction && (how === "rollback" || !writer.inTransaction)) {
         lease.inTransaction = false;
         this.#lock.give();
       }

@@ -85,13 +85,13 @@ export function createGrpcUnary(options: GrpcUnaryOptions): GrpcUnary {
 
     async serve(call, req, res, record) {
       const read = await readMessage(req, options.readMaxBytes);
-      if (read.message === undefined) return { served: false, body: read.body };
+      if (read.message === undefined) return { served: false, body: read.body() };
       let request: Message;
       try {
         request = fromBinary(call.method.input, read.message);
       } catch {
         // Connect words the refusal (and runtime-refusals.ts makes it INVALID_ARGUMENT).
-        return { served: false, body: read.body };
+        return { served: false, body: read.body() };
       }
       await answer(options, call, request, req, res, record);
       return { served: true };
@@ -114,11 +114,12 @@ function headerValue(value: string | string[] | undefined): string | null {
 async function readMessage(
   req: Http2ServerRequest,
   readMaxBytes: number,
-): Promise<{ message?: Uint8Array; body: AsyncIterable<Uint8Array> }> {
+): Promise<{ message?: Uint8Array; body: () => AsyncIterable<Uint8Array> }> {
   const { chunks, length, complete } = await readFrame(req, readMaxBytes);
-  if (!complete) return { body: replayThenRest(chunks, req) };
+  if (!complete) return { body: () => replayThenRest(chunks, req) };
   const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, length);
-  const body = replayThenRest(bytes.length > 0 ? [bytes] : [], undefined);
+  // Made only for a call left to Connect: a served call never reads it.
+  const body = () => replayThenRest(bytes.length > 0 ? [bytes] : [], undefined);
   // One frame, uncompressed, exactly filling the body; anything else is Connect's to refuse.
   if (bytes.length < FRAME_HEAD || bytes[0] !== 0 || bytes.readUInt32BE(1) !== bytes.length - FRAME_HEAD) return { body };
   return { message: bytes.subarray(FRAME_HEAD), body };
