@@ -38,7 +38,11 @@ export interface LoadWindow {
 const MAX_IN_FLIGHT = 512;
 
 function run(spec: MixedLoadSpec): Promise<void> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: Math.max(spec.connections, 64) });
+  // A timeout makes Node's agent heed the server's `Keep-Alive: timeout=5`: an idle socket is
+  // dropped a second before the server closes it. Without one the agent keeps idle sockets for
+  // ever and, now and then, sends on one the server is closing (ECONNRESET after 6 s idle): a
+  // client's race, not the server's error.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: Math.max(spec.connections, 64), timeout: 60_000 });
   const created: string[] = [];
   let counter = 0;
   let inFlight = 0;

@@ -37,7 +37,9 @@ export interface Sender {
 /** A sender to base (http://host:port), keeping up to sockets HTTP/1.1 connections alive. */
 export function createSender(base: string, sockets = 16): Sender {
   const url = new URL(base);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
+  // The timeout makes the agent heed the server's Keep-Alive hint and drop an idle socket before
+  // the server closes it; without one, reusing a socket the server is closing fails the case.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: sockets, timeout: REQUEST_DEADLINE_MS });
   let session: http2.ClientHttp2Session | undefined;
   const h2 = () => {
     if (session === undefined || session.closed || session.destroyed) {
