@@ -39,7 +39,7 @@ const MAX_IN_FLIGHT = 512;
 
 function run(spec: MixedLoadSpec): Promise<void> {
   // A timeout makes Node's agent heed the server's `Keep-Alive: timeout=5`: an idle socket is
-  // dropped a second before the server closes it. Without one the agent keeps idle sockets for
+  // dropped a second before the time the server announced. Without one the agent keeps idle sockets for
   // ever and, now and then, sends on one the server is closing (ECONNRESET after 6 s idle): a
   // client's race, not the server's error.
   const agent = new http.Agent({ keepAlive: true, maxSockets: Math.max(spec.connections, 64), timeout: 60_000 });

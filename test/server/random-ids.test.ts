@@ -25,7 +25,9 @@ describe("pooledRandomIds", () => {
   it("is random: the bits of 2,000 ids are near half ones", () => {
     const ids = pooledRandomIds(4_096);
     let ones = 0;
-    for (let i = 0; i < 2_000; i++) for (const c of ids.hex(8)) ones += [...Number.parseInt(c, 16).toString(2)].filter((b) => b === "1").length;
+    for (let i = 0; i < 2_000; i++) {
+      for (const c of ids.hex(8)) ones += [...Number.parseInt(c, 16).toString(2)].filter((b) => b === "1").length;
+    }
     // 128,000 bits: the share of ones is within ±1 % of a half with overwhelming probability.
     expect(ones / 128_000).toBeGreaterThan(0.49);
     expect(ones / 128_000).toBeLessThan(0.51);
