@@ -1,9 +1,11 @@
 /**
- * `node dist/bench/profile.js S1|S2|S6 [seconds]`: runs the built server with `node --cpu-prof`
+ * `node dist/bench/profile.js S1|S2|S3|S6 [seconds]`: runs the built server with `node --cpu-prof`
  * under the S1 load (GET a group, 32 connections), the S2 load (list page 1 of 50 of an
- * organization of 100,000 groups, 8 connections) or the S6 load (gRPC ListGroups of 20 children,
- * the S6 client), stops it so V8 writes the profile, and prints the summary of
- * bench/tools/cpu-profile-summary.ts. For finding what to optimise; no target.
+ * organization of 100,000 groups, 8 connections), the S3 load (POST a group of a new name, 16
+ * connections; PostgreSQL when BENCH_DATABASE_URL is set, in a schema of its own, else SQLite) or
+ * the S6 load (gRPC ListGroups of 20 children, the S6 client), stops it so V8 writes the profile,
+ * and prints the summary of bench/tools/cpu-profile-summary.ts. For finding what to optimise; no
+ * target.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { create, toBinary } from "@bufbuild/protobuf";
@@ -11,7 +13,7 @@ import { ListGroupsRequestSchema } from "../src/gen/arbor/iam/v2beta1/groups_pb.
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { api, arborEnv, bootstrapOrg, freePort, startArbor } from "./lib/arbor-process.js";
-import { insertGroups } from "./lib/datasets.js";
+import { dropSchema, insertGroups } from "./lib/datasets.js";
 import { runTool } from "./lib/tool.js";
 import { runWrk } from "./lib/wrk.js";
 import type { GrpcLoadResult } from "./tools/grpc-load.js";
@@ -19,12 +21,17 @@ import { summarize } from "./tools/cpu-profile-summary.js";
 
 const which = (process.argv[2] ?? "S1").toUpperCase();
 const seconds = Number(process.argv[3] ?? 15);
-if (!["S1", "S2", "S6"].includes(which)) throw new Error(`profile S1, S2 or S6, not ${which}`);
+if (!["S1", "S2", "S3", "S6"].includes(which)) throw new Error(`profile S1, S2, S3 or S6, not ${which}`);
+const databaseUrl = which === "S3" ? process.env.BENCH_DATABASE_URL : undefined;
+const schema = `bench_profile_${process.pid}`;
 const dataDir = mkdtempSync(join(tmpdir(), "arbor-profile-"));
 const profDir = mkdtempSync(join(tmpdir(), "arbor-cpuprof-"));
 try {
   const port = await freePort();
-  const env = { ARBOR_DATA_DIR: dataDir };
+  const env: Record<string, string> = {
+    ARBOR_DATA_DIR: dataDir,
+    ...(databaseUrl !== undefined && { ARBOR_DATABASE_URL: databaseUrl, ARBOR_DATABASE_SCHEMA: schema }),
+  };
   const { org, token } = await bootstrapOrg(arborEnv(port, env), "bench-profile");
   if (which === "S2") await insertGroups({ engine: "sqlite", dataDir }, org, Number(process.env.BENCH_S2_SQLITE_GROUPS ?? 100_000));
   const server = await startArbor({ env, port, nodeArgs: ["--cpu-prof", "--cpu-prof-dir", profDir] });
@@ -38,11 +45,23 @@ try {
   if (!file) throw new Error("the server wrote no .cpuprofile (did it exit cleanly on SIGTERM?)");
   process.stdout.write(`${summarize(JSON.parse(readFileSync(join(profDir, file), "utf8")))}\n`);
 } finally {
+  if (databaseUrl !== undefined) await dropSchema(databaseUrl, schema);
   rmSync(dataDir, { recursive: true, force: true });
   rmSync(profDir, { recursive: true, force: true });
 }
 
 async function httpLoad(base: string, org: string, token: string): Promise<string> {
+  if (which === "S3") {
+    const r = await runWrk({
+      url: `${base}/iam/v2beta1/groups/${org}`,
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: `{"name":"profile-{n}"}`,
+      connections: 16,
+      seconds,
+    });
+    return `${r.rps.toFixed(0)} creates/s, p99 ${r.p99.toFixed(2)} ms, errors ${r.errors}`;
+  }
   const path =
     which === "S1"
       ? `/iam/v2beta1/groups/${(await api<{ uid: string }>(base, token, "POST", `/iam/v2beta1/groups/${org}`, { name: "target" })).uid}`
