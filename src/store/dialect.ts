@@ -308,15 +308,40 @@ export async function foldDescendantCounts(db: Executor, engine: Engine, ancesto
   }
   await inTransaction(db, async (tx) => {
     const { rows } = await sql<{ total: number | null; last: number | null }>`
-      select sum(delta) as total, max(rowid) as last from group_descendant_counts where ancestor_uid = ${ancestorUid}`.execute(tx);
+      select sum(delta) as total, max(rowid) as last from ${descendantCounts(engine)} where ancestor_uid = ${ancestorUid}`.execute(tx);
     const { total, last } = rows[0] ?? { total: null, last: null };
     if (last === null) return;
     await tx
       .insertInto("group_descendant_counts")
       .values({ ancestor_uid: ancestorUid, delta: Number(total) })
       .execute();
-    await sql`delete from group_descendant_counts where ancestor_uid = ${ancestorUid} and rowid <= ${last}`.execute(tx);
+    await sql`delete from ${descendantCounts(engine)} where ancestor_uid = ${ancestorUid} and rowid <= ${last}`.execute(tx);
   });
+}
+
+/**
+ * `group_descendant_counts` as the statements that read it by ancestor name it: on SQLite through
+ * its index by ancestor, whatever the planner's statistics say. Every such statement reads one
+ * ancestor's rows, and the index is always the right way to them; but ANALYZE (an operator's, or
+ * `PRAGMA optimize`) taken while one ancestor held most rows, as after a bulk load before its
+ * first count folds them, tells SQLite that a key matches the whole table, and SQLite then scans
+ * the table on every count: after 40,000 creates elsewhere, each page of a list of 10,000 groups
+ * spent 1.6 ms counting one row (S8, bench/findings.md). INDEXED BY also makes the statement fail,
+ * not slow down, should the index ever be gone. PostgreSQL's autovacuum keeps its statistics.
+ */
+export function descendantCounts(engine: Engine): RawBuilder<unknown> {
+  return engine === "sqlite"
+    ? sql`group_descendant_counts indexed by group_descendant_counts_ancestor_uid_idx`
+    : sql`group_descendant_counts`;
+}
+
+/** The sum of the descendant counts of uids (none below another), and how many rows it read. */
+export function sumDescendantCounts(
+  engine: Engine,
+  uids: readonly string[],
+): RawBuilder<{ total: number | string; rows: number | string }> {
+  return sql<{ total: number | string; rows: number | string }>`
+    select coalesce(sum(delta), 0) as total, count(*) as "rows" from ${descendantCounts(engine)} where ancestor_uid in (${sql.join(uids)})`;
 }
 
 /**
@@ -346,8 +371,8 @@ export function groupsInScopes(
 export function descendantCountsVersionColumns(engine: Engine, ancestorUid: string): RawBuilder<unknown> {
   const newest = engine === "postgres" ? sql.ref("seq") : sql`rowid`;
   return sql`
-    (select max(${newest}) from group_descendant_counts where ancestor_uid = ${ancestorUid}) as last,
-    (select count(*) from group_descendant_counts where ancestor_uid = ${ancestorUid}) as n`;
+    (select max(${newest}) from ${descendantCounts(engine)} where ancestor_uid = ${ancestorUid}) as last,
+    (select count(*) from ${descendantCounts(engine)} where ancestor_uid = ${ancestorUid}) as n`;
 }
 
 /** The row of descendantCountsVersionColumns. */

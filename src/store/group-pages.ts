@@ -25,6 +25,7 @@ import type { NamedRecord } from "../domain/named-sort-value.js";
 import { inOrder, scopesBelow, scopesFrom } from "../domain/visible-scopes.js";
 import type { Executor, GroupsTable } from "./tables.js";
 import {
+  descendantCounts,
   descendantCountsVersion,
   descendantCountsVersionColumns,
   foldDescendantCounts,
@@ -119,8 +120,8 @@ export function manyScopeGroups(
     const { rows } = await sql<VersionColumns & { all: string | number; below: string | number; tops: string | number }>`
       select
         ${descendantCountsVersionColumns(engine, under)},
-        (select coalesce(sum(delta), 0) from group_descendant_counts where ancestor_uid = ${under}) as "all",
-        (select coalesce(sum(delta), 0) from group_descendant_counts where ancestor_uid in (${uidSet(below)})) as below,
+        (select coalesce(sum(delta), 0) from ${descendantCounts(engine)} where ancestor_uid = ${under}) as "all",
+        (select coalesce(sum(delta), 0) from ${descendantCounts(engine)} where ancestor_uid in (${uidSet(below)})) as below,
         (select count(*) from groups where uid in (${uidSet(below)})) as tops`.execute(db);
     const row = rows[0];
     if (row === undefined) throw new Error("a scalar select returned no row");

@@ -10,7 +10,7 @@ import type { GroupFilter, GroupRecord } from "../domain/groups.js";
 import { parentOf } from "../domain/uid.js";
 import { type Executor, type GroupsTable } from "./tables.js";
 import { inTransaction } from "./nested-transactions.js";
-import { foldDescendantCounts, type Engine } from "./dialect.js";
+import { foldDescendantCounts, sumDescendantCounts, type Engine } from "./dialect.js";
 import { FOLD_AT, manyScopeGroups } from "./group-pages.js";
 import { listConditions } from "./resource-filter.js";
 import { hasRow, NAMED_SORT_COLUMNS, resourceTable } from "./resource-table.js";
@@ -63,12 +63,12 @@ export interface GroupStore {
 export function createGroupStore(db: Executor, engine: Engine, record: AuthorityRecorder, memory: ScopeMemory): GroupStore {
   const table = groupsTable(db);
   const many = manyScopeGroups(db, engine, memory, table, toGroup);
-  const sumCounts = (uids: readonly string[]) =>
-    db
-      .selectFrom("group_descendant_counts")
-      .select((eb) => [eb.fn.coalesce(eb.fn.sum<number>("delta"), eb.lit(0)).as("total"), eb.fn.countAll<number>().as("rows")])
-      .where("ancestor_uid", "in", uids)
-      .executeTakeFirstOrThrow();
+  const sumCounts = async (uids: readonly string[]) => {
+    const { rows } = await sumDescendantCounts(engine, uids).execute(db);
+    const row = rows[0];
+    if (row === undefined) throw new Error("an aggregate select returned no row");
+    return row;
+  };
 
   return {
     async insert(group) {
