@@ -14,7 +14,7 @@ import type { Database } from "../../src/store/tables.js";
 import { engineSetup } from "../../src/store/dialect.js";
 import { describeEachEngine, type EngineContext } from "../support/engines.js";
 import { childUid, rootUid } from "../support/groups.js";
-import { execRaw, rawRows } from "../support/raw-sql.js";
+import { execRaw, planLines } from "../support/raw-sql.js";
 
 const ORG = rootUid(0xb0);
 const OTHER = rootUid(0xb1);
@@ -96,14 +96,7 @@ describeEachEngine("audit pages", (t) => {
       { field: "uid", desc: true },
     ];
     const page = await createAuditStore(db, t.engine).list(filter, { order, offset: 0, limit: 51, ...(after && { after }) });
-    const { sql, parameters } = sent ?? { sql: "", parameters: [] };
-    const values = [...parameters].map((v) => (typeof v === "number" ? String(v) : `'${String(v)}'`));
-    const text =
-      t.engine === "sqlite"
-        ? sql.replace(/\?/g, () => values.shift() ?? "")
-        : sql.replace(/\$(\d+)/g, (_, n: string) => values[Number(n) - 1] ?? "");
-    const rows = await rawRows(t, t.engine === "sqlite" ? `explain query plan ${text}` : `explain ${text}`);
-    return { lines: rows.map((r) => String(r.detail ?? r["QUERY PLAN"])), size: page.length };
+    return { lines: await planLines(t, sent ?? { sql: "", parameters: [] }), size: page.length };
   }
 
   async function expectWalks(): Promise<void> {

@@ -18,7 +18,7 @@ import type { Store } from "../../src/store/store.js";
 import type { Database } from "../../src/store/tables.js";
 import { engines, type EngineContext, type TestLocation } from "../support/engines.js";
 import { childUid, group, rootUid } from "../support/groups.js";
-import { execRaw, rawRows } from "../support/raw-sql.js";
+import { execRaw, planLines, rawRows } from "../support/raw-sql.js";
 
 const A = rootUid(0xd0);
 const B = rootUid(0xd1);
@@ -78,14 +78,6 @@ describe("descendant counts' plans under stale statistics [sqlite]", () => {
     await location?.dispose();
   });
 
-  /** SQLite's plan of a statement the store sent, its parameters written into its text. */
-  async function plan(statement: { sql: string; parameters: readonly unknown[] }): Promise<string> {
-    const values = statement.parameters.map((v) => (typeof v === "number" ? String(v) : `'${String(v)}'`));
-    const text = statement.sql.replace(/\?/g, () => values.shift() ?? "");
-    const rows = await rawRows(t, `explain query plan ${text}`);
-    return rows.map((r) => String(r.detail)).join("\n");
-  }
-
   it("counts, folds and versions read one ancestor's rows by the index, never the whole table", async () => {
     expect(await groups.count(below(A))).toBe(IN_A);
     // 3,001 rows of B's: the count folds them.
@@ -96,7 +88,7 @@ describe("descendant counts' plans under stale statistics [sqlite]", () => {
     // The single-scope sum, the fold's read and delete, the version and the many-scope sums.
     expect(new Set(reads.map((s) => s.sql.replace(/\s+/g, " ").slice(0, 60))).size).toBeGreaterThanOrEqual(5);
     for (const statement of reads) {
-      const lines = await plan(statement);
+      const lines = (await planLines(t, statement)).join("\n");
       expect(lines, statement.sql).toMatch(/group_descendant_counts USING (COVERING )?INDEX group_descendant_counts_ancestor_uid_idx/);
       expect(lines, statement.sql).not.toMatch(/SCAN group_descendant_counts/);
     }

@@ -40,3 +40,17 @@ export async function execRaw(t: EngineContext, statement: string): Promise<void
     await client.query(statement);
   });
 }
+
+/**
+ * The engine's plan of a statement a store sent, read beside it, its parameters written into its
+ * text (numbers as they are, everything else quoted: the tests' own values, never a quote in them).
+ */
+export async function planLines(t: EngineContext, statement: { sql: string; parameters: readonly unknown[] }): Promise<string[]> {
+  const values = statement.parameters.map((v) => (typeof v === "number" ? String(v) : `'${String(v)}'`));
+  const text =
+    t.engine === "sqlite"
+      ? statement.sql.replace(/\?/g, () => values.shift() ?? "")
+      : statement.sql.replace(/\$(\d+)/g, (_, n: string) => values[Number(n) - 1] ?? "");
+  const rows = await rawRows(t, t.engine === "sqlite" ? `explain query plan ${text}` : `explain ${text}`);
+  return rows.map((r) => String(r.detail ?? r["QUERY PLAN"]));
+}
