@@ -16,6 +16,7 @@ import { api, arborEnv, bootstrapOrg, freePort, startArbor } from "./lib/arbor-p
 import { dropSchema, insertGroups } from "./lib/datasets.js";
 import { runTool } from "./lib/tool.js";
 import { runWrk } from "./lib/wrk.js";
+import { createLoad } from "./scenarios/s3-create.js";
 import type { GrpcLoadResult } from "./tools/grpc-load.js";
 import { summarize } from "./tools/cpu-profile-summary.js";
 
@@ -52,14 +53,7 @@ try {
 
 async function httpLoad(base: string, org: string, token: string): Promise<string> {
   if (which === "S3") {
-    const r = await runWrk({
-      url: `${base}/iam/v2beta1/groups/${org}`,
-      method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: `{"name":"profile-{n}"}`,
-      connections: 16,
-      seconds,
-    });
+    const r = await runWrk(createLoad(base, org, token, "profile", seconds));
     return `${r.rps.toFixed(0)} creates/s, p99 ${r.p99.toFixed(2)} ms, errors ${r.errors}`;
   }
   const path =

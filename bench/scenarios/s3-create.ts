@@ -13,6 +13,18 @@ import { runWrk, wrkCommand, type WrkSpec } from "../lib/wrk.js";
 
 const CONNECTIONS = 16;
 
+/** S3's load: wrk POSTing groups of new names (`{prefix}-{n}`) into org with its owner's token. */
+export function createLoad(base: string, org: string, token: string, prefix: string, seconds: number): WrkSpec {
+  return {
+    url: `${base}/iam/v2beta1/groups/${org}`,
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: `{"name":"${prefix}-{n}"}`,
+    connections: CONNECTIONS,
+    seconds,
+  };
+}
+
 /** The scenario. */
 export const s3Create: Scenario = { id: "S3", run };
 
@@ -70,14 +82,7 @@ async function measure(
     const server = await startArbor({ env });
     try {
       const { org, token } = await bootstrapOrg(server.env, "bench-s3");
-      const spec = (prefix: string, seconds: number): WrkSpec => ({
-        url: `${server.base}/iam/v2beta1/groups/${org}`,
-        method: "POST",
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-        body: `{"name":"${prefix}-{n}"}`,
-        connections: CONNECTIONS,
-        seconds,
-      });
+      const spec = (prefix: string, seconds: number) => createLoad(server.base, org, token, prefix, seconds);
       await runWrk(spec("warm", 1));
       const runs = [];
       for (let round = 0; round < ctx.rounds; round++) {
