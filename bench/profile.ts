@@ -1,9 +1,10 @@
 /**
- * `node dist/bench/profile.js S1|S2|S3|S6 [seconds]`: runs the built server with `node --cpu-prof`
+ * `node dist/bench/profile.js S1|S2|S3|S6|S8 [seconds]`: runs the built server with `node --cpu-prof`
  * under the S1 load (GET a group, 32 connections), the S2 load (list page 1 of 50 of an
  * organization of 100,000 groups, 8 connections), the S3 load (POST a group of a new name, 16
- * connections; PostgreSQL when BENCH_DATABASE_URL is set, in a schema of its own, else SQLite) or
- * the S6 load (gRPC ListGroups of 20 children, the S6 client), stops it so V8 writes the profile,
+ * connections; PostgreSQL when BENCH_DATABASE_URL is set, in a schema of its own, else SQLite),
+ * the S6 load (gRPC ListGroups of 20 children, the S6 client) or S8's role assignments (one page of
+ * 102 bindings on a group, hydrated, 8 connections), stops it so V8 writes the profile,
  * and prints the summary of bench/tools/cpu-profile-summary.ts. For finding what to optimise; no
  * target.
  */
@@ -12,6 +13,7 @@ import { create, toBinary } from "@bufbuild/protobuf";
 import { ListGroupsRequestSchema } from "../src/gen/arbor/iam/v2beta1/groups_pb.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { builtinRoleUid } from "../src/domain/roles.js";
 import { api, arborEnv, bootstrapOrg, freePort, startArbor } from "./lib/arbor-process.js";
 import { dropSchema, insertGroups } from "./lib/datasets.js";
 import { runTool } from "./lib/tool.js";
@@ -22,7 +24,7 @@ import { summarize } from "./tools/cpu-profile-summary.js";
 
 const which = (process.argv[2] ?? "S1").toUpperCase();
 const seconds = Number(process.argv[3] ?? 15);
-if (!["S1", "S2", "S3", "S6"].includes(which)) throw new Error(`profile S1, S2, S3 or S6, not ${which}`);
+if (!["S1", "S2", "S3", "S6", "S8"].includes(which)) throw new Error(`profile S1, S2, S3, S6 or S8, not ${which}`);
 const databaseUrl = which === "S3" ? process.env.BENCH_DATABASE_URL : undefined;
 const schema = `bench_profile_${process.pid}`;
 const dataDir = mkdtempSync(join(tmpdir(), "arbor-profile-"));
@@ -59,7 +61,9 @@ async function httpLoad(base: string, org: string, token: string): Promise<strin
   const path =
     which === "S1"
       ? `/iam/v2beta1/groups/${(await api<{ uid: string }>(base, token, "POST", `/iam/v2beta1/groups/${org}`, { name: "target" })).uid}`
-      : `/iam/v2beta1/groups?uidp.descendants_of=${org}&page_size=50`;
+      : which === "S8"
+        ? await assignmentsPath(base, org, token)
+        : `/iam/v2beta1/groups?uidp.descendants_of=${org}&page_size=50`;
   const r = await runWrk({
     url: `${base}${path}`,
     headers: { authorization: `Bearer ${token}` },
@@ -67,6 +71,20 @@ async function httpLoad(base: string, org: string, token: string): Promise<strin
     seconds,
   });
   return `${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, errors ${r.errors}`;
+}
+
+/** S8's role assignments: a group with 34 identities bound in three built-in roles each, as arborSide sets up. */
+async function assignmentsPath(base: string, org: string, token: string): Promise<string> {
+  const parent = (await api<{ uid: string }>(base, token, "POST", `/iam/v2beta1/groups/${org}`, { name: "parent" })).uid;
+  for (let i = 0; i < 34; i++) {
+    const identity = await api<{ uid: string }>(base, token, "POST", `/iam/v2beta1/identities/${org}`, {
+      name: `user-${i}`,
+      claimMatch: { issuer: "https://issuer.example", subject: `user-${i}` },
+    });
+    for (const role of ["viewer", "editor", "owner"])
+      await api(base, token, "POST", `/iam/v2beta1/roleBindings/${parent}`, { identityUid: identity.uid, roleUid: builtinRoleUid(role) });
+  }
+  return `/iam/v2beta1/roleBindings?uidp.descendants_of=${parent}&page_size=200`;
 }
 
 async function grpcLoad(base: string, org: string, token: string): Promise<string> {
