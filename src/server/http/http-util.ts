@@ -88,15 +88,16 @@ function tooLarge(limit: number) {
 
 /** Answers with a JSON body. */
 export function writeJson(res: AnyResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
+  // Encoded once: its length from the bytes, where Buffer.byteLength read the text a second time.
+  const bytes = Buffer.from(JSON.stringify(body));
   const r = res as ServerResponse;
   r.writeHead(status, {
     "content-type": "application/json",
-    "content-length": String(Buffer.byteLength(text)),
+    "content-length": String(bytes.length),
     "cache-control": "no-store",
     ...headers,
   });
-  r.end(text);
+  r.end(bytes);
 }
 
 /** Answers with plain text. */

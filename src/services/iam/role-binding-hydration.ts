@@ -62,7 +62,7 @@ export async function hydrateBindings(
   const identityUids = distinct((b) => b.identityUid);
   const [identities, groups, roles, memberships] = await Promise.all([
     store.identities.getMany(identityUids),
-    store.groups.list({ uidp: { ids: groupUids } }, { order: [{ field: "uid", desc: false }], offset: 0, limit: groupUids.length }),
+    store.groups.getMany(groupUids),
     store.roles.getMany(distinct((b) => b.roleUid)),
     store.identities.memberships(identityUids.filter((uid) => isRoot(uid) && uid !== viewer)),
   ]);
