@@ -11,6 +11,8 @@ const TIMESTAMP = "google.protobuf.Timestamp";
 interface Plan {
   readonly desc: DescMessage;
   readonly steps: Step[];
+  /** The fields other than singular Timestamps that come after the first singular Timestamp field. */
+  readonly later: readonly DescField[];
 }
 
 interface Step {
@@ -101,14 +103,29 @@ function putBack(plan: Plan, message: Record<string, unknown>, json: JsonObject)
     }
   }
   if (!singular) return json;
-  // A singular Timestamp's key was left out by toJson: the object is made again in field order.
+  // A singular Timestamp's key was left out by toJson. When toJson wrote no key of a field that
+  // comes after the first singular Timestamp field (createTime, updateTime last, as in most
+  // resources; unset optional fields write none), the Timestamps' keys are added at the end in
+  // field order; else the object is made again in field order. Making it again was about half of
+  // toApiJson for a page of 200 groups.
+  if (!plan.later.some((field) => field.jsonName in json)) {
+    for (const field of plan.desc.fields) {
+      const ts = isSingularTimestamp(field) ? message[field.localName] : undefined;
+      if (ts !== undefined) json[field.jsonName] = checkedTimestamp(ts as Timestamp);
+    }
+    return json;
+  }
   const ordered: JsonObject = {};
   for (const field of plan.desc.fields) {
-    const ts = field.message?.typeName === TIMESTAMP && field.fieldKind === "message" ? message[field.localName] : undefined;
+    const ts = isSingularTimestamp(field) ? message[field.localName] : undefined;
     if (ts !== undefined) ordered[field.jsonName] = checkedTimestamp(ts as Timestamp);
     else if (field.jsonName in json) ordered[field.jsonName] = json[field.jsonName] as JsonValue;
   }
   return ordered;
+}
+
+function isSingularTimestamp(field: DescField): boolean {
+  return field.message?.typeName === TIMESTAMP && field.fieldKind === "message";
 }
 
 /** The earliest and latest seconds of a Timestamp the JSON mapping allows (years 1 to 9999). */
@@ -166,7 +183,9 @@ function civilFromDays(days: number): [number, number, number] {
 function planOf(desc: DescMessage): Plan | null {
   const known = plans.get(desc);
   if (known !== undefined) return known;
-  const plan: Plan = { desc, steps: [] };
+  const first = desc.fields.findIndex(isSingularTimestamp);
+  const later = first < 0 ? [] : desc.fields.slice(first).filter((field) => !isSingularTimestamp(field));
+  const plan: Plan = { desc, steps: [], later };
   // Registered before the fields are visited, so a recursive type finds itself, not a loop.
   plans.set(desc, plan);
   for (const field of desc.fields) {

@@ -3,7 +3,9 @@ import { EmptySchema, TimestampSchema, timestampFromMs } from "@bufbuild/protobu
 import { describe, expect, test } from "vitest";
 import { ListGroupsResponseSchema as ListV1Schema } from "../../../src/gen/arbor/iam/v1/groups_pb.js";
 import { GroupSchema, ListGroupsResponseSchema } from "../../../src/gen/arbor/iam/v2beta1/groups_pb.js";
+import { RoleBindingSchema } from "../../../src/gen/arbor/iam/v2beta1/role_bindings_pb.js";
 import { PingResponseSchema } from "../../../src/gen/arbor/ping/v2beta1/ping_pb.js";
+import { AdvisorySchema } from "../../../src/gen/arbor/vulnerabilities/v2beta1/advisories_pb.js";
 import { formatTimestamp, toApiJson } from "../../../src/server/rest/json.js";
 import { ItemSchema } from "./fixture.js";
 
@@ -75,6 +77,29 @@ describe("toApiJson", () => {
     expect(Object.keys(list)).toEqual(["groups", "nextPageToken", "totalCount", "skipped"]);
     expect(list.groups.map((g) => Object.keys(g))).toEqual([expected, expected.filter((k) => !k.endsWith("Time")), expected]);
     expect(list.groups[2]).toMatchObject({ createTime: "2026-03-27T13:55:00.000Z", updateTime: "2026-03-27T13:55:00.005Z" });
+  });
+
+  test("keeps toJson's key order whether a Timestamp field is followed by other fields' keys or not", () => {
+    // RoleBinding: createTime, then identityUid and roleUid (optional, absent unless set).
+    // Advisory: publishedTime, modifiedTime, withdrawnTime, then schemaVersion (always written), then createTime.
+    const times = { createTime: ts(S, 5_000_000) };
+    const cases: [DescMessage, Record<string, unknown>][] = [
+      [RoleBindingSchema, { uid: ORG, identity: { uid: ORG }, ...times }],
+      [RoleBindingSchema, { uid: ORG, ...times, roleUid: "r" }],
+      [RoleBindingSchema, { uid: ORG, identityUid: "i", roleUid: "r" }],
+      [AdvisorySchema, { uid: ORG, publishedTime: ts(S), withdrawnTime: ts(S, 7_000_000), schemaVersion: "1.6.0", ...times }],
+      [AdvisorySchema, { uid: ORG, modifiedTime: ts(S) }],
+    ];
+    for (const [schema, init] of cases) {
+      const message = create(schema, init);
+      const expected = toJson(schema, message, { alwaysEmitImplicit: true }) as Record<string, unknown>;
+      const out = toApiJson(schema, message) as Record<string, unknown>;
+      expect(Object.keys(out), `${schema.typeName} ${Object.keys(init).join(",")}`).toEqual(Object.keys(expected));
+      for (const [key, value] of Object.entries(out)) {
+        if (key.endsWith("Time")) expect(value).toMatch(/^2026-03-27T13:55:00\.00[057]Z$/);
+        else expect(value).toEqual(expected[key]);
+      }
+    }
   });
 
   test("refuses a time outside years 1 to 9999, or nanos outside a second, as toJson does", () => {
