@@ -88,16 +88,15 @@ function tooLarge(limit: number) {
 
 /** Answers with a JSON body. */
 export function writeJson(res: AnyResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  // Encoded once: its length from the bytes, where Buffer.byteLength read the text a second time.
-  const bytes = Buffer.from(JSON.stringify(body));
+  const text = JSON.stringify(body);
   const r = res as ServerResponse;
   r.writeHead(status, {
     "content-type": "application/json",
-    "content-length": String(bytes.length),
+    "content-length": String(Buffer.byteLength(text)),
     "cache-control": "no-store",
     ...headers,
   });
-  r.end(bytes);
+  r.end(text);
 }
 
 /** Answers with plain text. */
