@@ -124,6 +124,21 @@ describe("toApiJson", () => {
     }
   });
 
+  test("writes what toISOString writes for times of a few days in any order (the last day's date is kept)", () => {
+    let seed = 11;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const start = Number(S) - 86_400;
+    for (let i = 0; i < 5_000; i++) {
+      // Three days and their midnights, visited back and forth.
+      const seconds = start + Math.floor(next() * 3 * 86_400) - (i % 7 === 0 ? (start % 86_400) + 1 : 0);
+      const nanos = i % 5 === 0 ? 999_999_999 : Math.floor(next() * 1_000_000_000);
+      const expected = new Date(seconds * 1000 + Math.floor(nanos / 1_000_000)).toISOString();
+      expect(formatTimestamp(ts(BigInt(seconds), nanos)), `${seconds}s ${nanos}ns`).toBe(expected);
+    }
+    expect(() => formatTimestamp(ts(S, 1_000_000_000))).toThrow(RangeError);
+    expect(() => formatTimestamp(ts(S, -1))).toThrow(RangeError);
+  });
+
   test("every timestamp in the tree: nested, repeated, in maps, in oneofs, in recursive messages", () => {
     const out = json(ItemSchema, {
       createTime: ts(S),
