@@ -5,6 +5,7 @@
  *
  *     enum Color { COLOR_UNSPECIFIED = 0; RED = 1; BLUE = 2; }
  *     message Inner { string issuer = 1; string subject = 2; Timestamp seen_time = 3; }
+ *     message Shuffled { string uid = 1; string zeta = 5; string alpha = 2; Timestamp create_time = 9; }
  *     message Item { string uid = 1; string name = 2; int64 size = 3; bool enabled = 4;
  *       Color color = 5; Timestamp create_time = 6; repeated Timestamp times = 7;
  *       map<string, Timestamp> time_map = 8; Inner inner = 9; repeated Inner inners = 10;
@@ -152,6 +153,12 @@ function buildFixture(): DescFile {
         ["subject", 2, Type.STRING],
         ["seen_time", 3, TS],
       ]),
+      message("Shuffled", [
+        ["uid", 1, Type.STRING],
+        ["zeta", 5, Type.STRING],
+        ["alpha", 2, Type.STRING],
+        ["create_time", 9, TS],
+      ]),
       message("Item", ITEM, {
         oneofDecl: [{ name: "choice" }, { name: "_note" }],
         nestedType: [
@@ -198,6 +205,8 @@ function messageOf(name: string): DescMessage {
 export const ItemSchema = messageOf("Item");
 /** The fixture's test.rest.Inner. */
 export const InnerSchema = messageOf("Inner");
+/** The fixture's test.rest.Shuffled: fields declared out of the order of their numbers. */
+export const ShuffledSchema = messageOf("Shuffled");
 /** The fixture's test.rest.ItemRequest. */
 export const ItemRequestSchema = messageOf("ItemRequest");
 /** The fixture's test.rest.ItemService. */

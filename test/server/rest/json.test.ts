@@ -7,7 +7,7 @@ import { RoleBindingSchema } from "../../../src/gen/arbor/iam/v2beta1/role_bindi
 import { PingResponseSchema } from "../../../src/gen/arbor/ping/v2beta1/ping_pb.js";
 import { AdvisorySchema } from "../../../src/gen/arbor/vulnerabilities/v2beta1/advisories_pb.js";
 import { formatTimestamp, toApiJson } from "../../../src/server/rest/json.js";
-import { ItemSchema } from "./fixture.js";
+import { ItemSchema, ShuffledSchema } from "./fixture.js";
 
 const ORG = "0123456789abcdef0123456789abcdef01234567";
 const ts = (seconds: bigint, nanos = 0) => create(TimestampSchema, { seconds, nanos });
@@ -100,6 +100,13 @@ describe("toApiJson", () => {
         else expect(value).toEqual(expected[key]);
       }
     }
+  });
+
+  test("fields declared out of the order of their numbers keep their declaration order, the Timestamp in its place", () => {
+    // toJson writes uid, alpha, zeta; the object is made again in declaration order, as it always was.
+    const out = json(ShuffledSchema as DescMessage, { uid: "u", zeta: "z", alpha: "a", createTime: ts(S) } as never) as object;
+    expect(Object.keys(out)).toEqual(["uid", "zeta", "alpha", "createTime"]);
+    expect(out).toEqual({ uid: "u", zeta: "z", alpha: "a", createTime: "2026-03-27T13:55:00.000Z" });
   });
 
   test("refuses a time outside years 1 to 9999, or nanos outside a second, as toJson does", () => {
