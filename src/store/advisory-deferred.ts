@@ -243,8 +243,21 @@ async function countsMarked(db: Executor): Promise<boolean> {
 async function reindexTexts(tx: Executor): Promise<void> {
   await sql`delete from advisory_texts`.execute(tx);
   await sql`insert into advisory_texts (uid, search) select uid, search from advisories order by uid`.execute(tx);
+  // FTS5 gathers the terms in memory and writes them out as a new segment each time they pass
+  // its hash size, 1 MiB by default; the segments are then merged as they pile up. For the rebuild
+  // only, a larger hash writes fewer segments to merge (500,000 advisories' 75 MB of search text,
+  // sqlite3 shell: 16.2 s at 1 MiB and 15 MB of RSS, 10.8 s at 16 MiB and 35 MB, 9.5 s at 64 MiB
+  // and 96 MB). The option is kept in the index's config table, so it is set back to FTS5's
+  // default after. The size goes in as a literal: FTS5 takes only an integer, and a bound
+  // JavaScript number is a real.
+  await sql`insert into advisory_search (advisory_search, rank) values ('hashsize', ${sql.lit(REBUILD_HASH_BYTES)})`.execute(tx);
   await sql`insert into advisory_search (advisory_search) values ('rebuild')`.execute(tx);
+  await sql`insert into advisory_search (advisory_search, rank) values ('hashsize', ${sql.lit(FTS5_HASH_BYTES)})`.execute(tx);
 }
+
+/** FTS5's in-memory term hash for a rebuild (reindexTexts), and FTS5's own default. */
+const REBUILD_HASH_BYTES = 16 * 1024 * 1024;
+const FTS5_HASH_BYTES = 1024 * 1024;
 
 /** The deferred objects the store has, as its catalog defines them. */
 async function definitions(tx: Executor, engine: Engine): Promise<Definition[]> {
