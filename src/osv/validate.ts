@@ -70,7 +70,6 @@ export const STORE_LIMITS = { aliasBytes: 1_024, ecosystemBytes: 256, nameBytes:
 
 /** Why a document exceeds STORE_LIMITS, or undefined when it does not. */
 export function beyondStoreLimits(document: OsvDocument): string | undefined {
-  const bytes = (text: string) => Buffer.byteLength(text, "utf8");
   for (const [i, alias] of (document.aliases ?? []).entries()) {
     if (bytes(alias) > STORE_LIMITS.aliasBytes) return `/aliases/${i}: must be at most ${STORE_LIMITS.aliasBytes} bytes`;
   }
@@ -100,4 +99,9 @@ function holdsNul(value: unknown): boolean {
   if (Array.isArray(value)) return value.some(holdsNul);
   if (value !== null && typeof value === "object") return Object.entries(value).some(([k, v]) => k.includes("\u0000") || holdsNul(v));
   return false;
+}
+
+/** A text's length in UTF-8 bytes, as the store's keys measure it. */
+function bytes(text: string): number {
+  return Buffer.byteLength(text, "utf8");
 }
