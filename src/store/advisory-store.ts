@@ -4,7 +4,7 @@
  * in one transaction, and a newer version replaces all three. Counts and pages at the scale of
  * all of OSV are advisory-pages.ts's (migration 0022).
  */
-import { sql, type Expression, type SqlBool } from "kysely";
+import { sql, type CompiledQuery, type Expression, type SqlBool } from "kysely";
 import {
   prepareAdvisory,
   replaces,
@@ -17,11 +17,12 @@ import {
 import type { OsvDocument } from "../domain/osv.js";
 import { deferAdvisorySchema, restoreAdvisorySchema } from "./advisory-deferred.js";
 import { advisoryPages, countTrigrams, packageConditions, type AdvisoryPageOptions, type ReadFilter } from "./advisory-pages.js";
-import { type AdvisoriesTable, type AdvisoryPackagesTable, type Executor } from "./tables.js";
+import { type AdvisoriesTable, type AdvisoryAliasesTable, type AdvisoryPackagesTable, type Executor } from "./tables.js";
 import { inTransaction } from "./nested-transactions.js";
 import { searchCondition, searchRowidsCondition, searchTest, type Engine } from "./dialect.js";
 import { resourceTable } from "./resource-table.js";
 import { guard } from "./translate-error.js";
+import { preparable } from "./pg-prepared-statements.js";
 import type { RowWindow } from "./row-window.js";
 
 /** What writing one record did: it was new, it replaced an older version, or it was not newer. */
@@ -108,7 +109,7 @@ export function createAdvisoryStore(db: Executor, engine: Engine, options: Advis
   });
   const pages = advisoryPages(db, engine, table, options);
   const putPrepared = (prepared: readonly PreparedAdvisory[], time: number) =>
-    prepared.length === 0 ? Promise.resolve([]) : guard(() => inTransaction(db, (tx) => putIn(tx, prepared, time)));
+    prepared.length === 0 ? Promise.resolve([]) : guard(() => inTransaction(db, (tx) => putIn(tx, engine, prepared, time)));
 
   return {
     put: (versions, time) => putPrepared(versions.map(prepareAdvisory), time),
@@ -165,7 +166,7 @@ export function createAdvisoryStore(db: Executor, engine: Engine, options: Advis
   };
 }
 
-async function putIn(tx: Executor, versions: readonly PreparedAdvisory[], time: number): Promise<PutOutcome[]> {
+async function putIn(tx: Executor, engine: Engine, versions: readonly PreparedAdvisory[], time: number): Promise<PutOutcome[]> {
   const stored = new Map<string, { modifiedTime: number; createTime: number }>();
   for (const uids of chunked([...new Set(versions.map((r) => r.uid))], 1)) {
     const rows = await tx.selectFrom("advisories").select(["uid", "modified_time", "create_time"]).where("uid", "in", uids).execute();
@@ -192,33 +193,26 @@ async function putIn(tx: Executor, versions: readonly PreparedAdvisory[], time: 
     await tx.deleteFrom("advisory_aliases").where("advisory_uid", "in", uids).execute();
     await tx.deleteFrom("advisories").where("uid", "in", uids).execute();
   }
-  const advisories: AdvisoriesTable[] = [];
-  const aliases: { advisory_uid: string; alias: string }[] = [];
-  const packages: AdvisoryPackagesTable[] = [];
+  const advisories: unknown[] = [];
+  const aliases: unknown[] = [];
+  const packages: unknown[] = [];
   for (const record of writes.values()) {
     const index = record.index;
-    advisories.push({
-      uid: record.uid,
-      modified_time: record.modifiedTime,
-      published_time: record.publishedTime,
-      create_time: record.createTime,
-      search: index.search,
-      document: record.documentText,
-      content_hash: record.contentHash ?? null,
-    });
-    for (const alias of index.aliases) aliases.push({ advisory_uid: record.uid, alias });
-    for (const p of index.packages)
-      packages.push({
-        advisory_uid: record.uid,
-        ecosystem: p.ecosystem,
-        ecosystem_base: p.ecosystemBase,
-        name: p.name,
-        checked: p.checked,
-      });
+    advisories.push(
+      record.uid,
+      record.modifiedTime,
+      record.publishedTime,
+      record.createTime,
+      index.search,
+      record.documentText,
+      record.contentHash ?? null,
+    );
+    for (const alias of index.aliases) aliases.push(record.uid, alias);
+    for (const p of index.packages) packages.push(record.uid, p.ecosystem, p.ecosystemBase, p.name, p.checked);
   }
-  for (const rows of insertChunks(advisories)) await tx.insertInto("advisories").values(rows).execute();
-  for (const rows of insertChunks(aliases)) await tx.insertInto("advisory_aliases").values(rows).execute();
-  for (const rows of insertChunks(packages)) await tx.insertInto("advisory_packages").values(rows).execute();
+  await insertRows(tx, engine, ADVISORY_ROWS, advisories);
+  await insertRows(tx, engine, ALIAS_ROWS, aliases);
+  await insertRows(tx, engine, PACKAGE_ROWS, packages);
   return outcomes;
 }
 
@@ -253,23 +247,65 @@ function chunked<T>(rows: readonly T[], perRow: number): T[][] {
 /** Rows per multi-row insert: the full statements, then the rest in halves. */
 const INSERT_ROWS = 128;
 
-/**
- * Splits rows into inserts of INSERT_ROWS rows and then of 64, 32, ... 1, so the statements an
- * import prepares are a few texts used again and again: the SQLite connection keeps its
- * prepared statements (dialect.ts), and one text per batch size kept hundreds of large ones,
- * some hundred megabytes of a long import.
- */
-function insertChunks<T>(rows: readonly T[]): T[][] {
-  const out: T[][] = [];
-  let i = 0;
-  for (; rows.length - i >= INSERT_ROWS; i += INSERT_ROWS) out.push(rows.slice(i, i + INSERT_ROWS));
-  for (let size = INSERT_ROWS / 2; size >= 1; size /= 2) {
-    if (rows.length - i < size) continue;
-    out.push(rows.slice(i, i + size));
-    i += size;
-  }
-  return out;
+/** A table's rows as putIn inserts them: its columns, in the order of each row's values. */
+interface RowShape {
+  table: "advisories" | "advisory_aliases" | "advisory_packages";
+  columns: readonly string[];
 }
+
+const ADVISORY_COLUMNS: readonly (keyof AdvisoriesTable)[] = [
+  "uid",
+  "modified_time",
+  "published_time",
+  "create_time",
+  "search",
+  "document",
+  "content_hash",
+];
+const ALIAS_COLUMNS: readonly (keyof AdvisoryAliasesTable)[] = ["advisory_uid", "alias"];
+const PACKAGE_COLUMNS: readonly (keyof AdvisoryPackagesTable)[] = ["advisory_uid", "ecosystem", "ecosystem_base", "name", "checked"];
+const ADVISORY_ROWS: RowShape = { table: "advisories", columns: ADVISORY_COLUMNS };
+const ALIAS_ROWS: RowShape = { table: "advisory_aliases", columns: ALIAS_COLUMNS };
+const PACKAGE_ROWS: RowShape = { table: "advisory_packages", columns: PACKAGE_COLUMNS };
+
+/**
+ * Inserts rows given as one flat list of values (shape.columns.length per row), in statements
+ * of INSERT_ROWS rows and then of 64, 32, ... 1, so the statements an import prepares are a few
+ * texts used again and again: the SQLite connection keeps its prepared statements (dialect.ts),
+ * and one text per batch size kept hundreds of large ones, some hundred megabytes of a long
+ * import. Each text is compiled once per engine, and PostgreSQL keeps it prepared: Kysely
+ * building every insert from row objects was about a tenth of an import's writer thread.
+ */
+async function insertRows(tx: Executor, engine: Engine, shape: RowShape, values: readonly unknown[]): Promise<void> {
+  const width = shape.columns.length;
+  const rows = values.length / width;
+  let at = 0;
+  const run = async (size: number) => {
+    const compiled = insertStatement(tx, engine, shape, size);
+    await tx.executeQuery({ ...compiled, parameters: values.slice(at * width, (at + size) * width) });
+    at += size;
+  };
+  while (rows - at >= INSERT_ROWS) await run(INSERT_ROWS);
+  for (let size = INSERT_ROWS / 2; size >= 1; size /= 2) if (rows - at >= size) await run(size);
+}
+
+/** The insert of size rows of shape, compiled for engine on first use. */
+function insertStatement(db: Executor, engine: Engine, shape: RowShape, size: number): CompiledQuery {
+  const key = `${engine}:${shape.table}:${size}`;
+  let compiled = INSERTS.get(key);
+  if (compiled === undefined) {
+    const row = sql`(${sql.join(shape.columns.map(() => null))})`;
+    compiled = sql`insert into ${sql.table(shape.table)} (${sql.join(shape.columns.map((c) => sql.ref(c)))})
+      values ${sql.join(Array.from({ length: size }, () => row))}`.compile(db);
+    if (compiled.parameters.length !== size * shape.columns.length) throw new Error(`an insert of ${size} rows compiled wrong`);
+    preparable(compiled.sql);
+    INSERTS.set(key, compiled);
+  }
+  return compiled;
+}
+
+/** insertStatement's texts: at most 8 sizes of 3 tables per engine. */
+const INSERTS = new Map<string, CompiledQuery>();
 
 function toAdvisory(row: AdvisoriesTable): AdvisoryRecord {
   return {
