@@ -46,7 +46,7 @@ export interface StoreOptions {
    * into the database (SQLite's default 1,000, 4 MB). A bulk write that touches pages all over a
    * large store writes each page to the WAL at every commit it changes it in, and the checkpoint
    * writes it again; checkpointing less often writes a page changed by many commits once. The WAL
-   * file is cut back to 64 MB after a checkpoint that empties it.
+   * file is kept at up to twice that size after a checkpoint that empties it, and written over.
    */
   sqliteCheckpointPages?: number | undefined;
   /**
