@@ -39,9 +39,11 @@ describeEachEngine("the lead among replicas", (t) => {
       expect(await b.leads()).toBe(false);
       const { databaseUrl, schema } = t.options();
       // The session holding this schema's lead, as PostgreSQL ends it when its client vanishes.
+      // The timeout makes the call wait until the session has ended (and its locks are gone):
+      // without it the call only signals the session, and b could ask while a still held the lead.
       const ended = await withClient(databaseUrl as string, (c) =>
         c.query(
-          `select pg_terminate_backend(pid) from pg_locks
+          `select pg_terminate_backend(pid, 10000) from pg_locks
           where locktype = 'advisory' and granted and database = (select oid from pg_database where datname = current_database())
             and classid = 1095909970 and objid::bigint = (hashtext($1)::bigint & 4294967295)`,
           [schema],
