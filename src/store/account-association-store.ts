@@ -6,6 +6,7 @@
 import { sql } from "kysely";
 import { alreadyExists, notFound } from "../domain/errors.js";
 import type { AccountAssociationRecord } from "../domain/account-associations.js";
+import type { Engine } from "./dialect.js";
 import type { AccountAssociationsTable, Executor } from "./tables.js";
 import { listConditions } from "./resource-filter.js";
 import { NAMED_SORT_COLUMNS, resourceTable } from "./resource-table.js";
@@ -54,8 +55,8 @@ type Providers = { [P in Provider]?: AccountAssociationRecord[P] | null };
 const PARENT = sql<string | null>`(select g.parent_uid from groups as g where g.uid = ${sql.ref("account_associations.uid")})`;
 
 /** The account association store over an executor. */
-export function createAccountAssociationStore(db: Executor): AccountAssociationStore {
-  const table = resourceTable(db, {
+export function createAccountAssociationStore(db: Executor, engine: Engine): AccountAssociationStore {
+  const table = resourceTable(db, engine, {
     table: "account_associations",
     toRecord: toAssociation,
     matching: (filter: ResourceFilter) => listConditions(filter, { uid: "uid", parent: PARENT }),

@@ -101,7 +101,7 @@ const MAX_PARAMETERS = 8_000;
 
 /** The advisory store over an executor. */
 export function createAdvisoryStore(db: Executor, engine: Engine, options: AdvisoryPageOptions = {}): AdvisoryStore {
-  const table = resourceTable(db, {
+  const table = resourceTable(db, engine, {
     table: "advisories",
     toRecord: toAdvisory,
     matching: (filter: ReadFilter) => matching(engine, filter),

@@ -53,7 +53,7 @@ type PageRead = { walk: { root: string | undefined } } | { gather: readonly stri
 
 /** The audit store over an executor. */
 export function createAuditStore(db: Executor, engine: Engine): AuditStore {
-  const table = resourceTable(db, {
+  const table = resourceTable(db, engine, {
     table: "audit_events",
     toRecord: toEvent,
     matching: (f: PageFilter) => [

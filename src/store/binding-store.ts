@@ -72,7 +72,7 @@ export function createBindingStore(db: Executor, engine: Engine, record: Authori
       { uid: "uid", parent: "group_uid", visible },
       { identity_uid: filter.identity, group_uid: filter.group, role_uid: filter.role },
     );
-  const table = resourceTable(db, {
+  const table = resourceTable(db, engine, {
     table: "role_bindings",
     toRecord: toBinding,
     matching,

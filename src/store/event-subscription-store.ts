@@ -50,7 +50,7 @@ const SORT_COLUMNS = { uid: "uid", create_time: "create_time", update_time: "upd
 
 /** The subscription store over an executor. */
 export function createEventSubscriptionStore(db: Executor, engine: Engine): EventSubscriptionStore {
-  const table = resourceTable(db, {
+  const table = resourceTable(db, engine, {
     table: "event_subscriptions",
     toRecord: toSubscription,
     matching: (filter: ResourceFilter) => listConditions(filter, { uid: "uid", parent: "parent_uid" }),

@@ -46,7 +46,7 @@ export interface GroupInviteStore {
 /** The group invite store over an executor. */
 export function createGroupInviteStore(db: Executor, engine: Engine, record: AuthorityRecorder, memory: ScopeMemory): GroupInviteStore {
   const matching = (filter: InviteFilter) => listConditions(filter, { uid: "uid", parent: "parent_uid" }, { key_id: filter.keyId });
-  const table = resourceTable(db, {
+  const table = resourceTable(db, engine, {
     table: "group_invites",
     toRecord: toInvite,
     matching,

@@ -61,7 +61,7 @@ export interface GroupStore {
  * scopes across requests, so it must be the store's own, not one per executor.
  */
 export function createGroupStore(db: Executor, engine: Engine, record: AuthorityRecorder, memory: ScopeMemory): GroupStore {
-  const table = groupsTable(db);
+  const table = groupsTable(db, engine);
   const many = manyScopeGroups(db, engine, memory, table, toGroup);
   const sumCounts = async (uids: readonly string[]) => {
     const { rows } = await sumDescendantCounts(engine, uids).execute(db);
@@ -111,7 +111,7 @@ export function createGroupStore(db: Executor, engine: Engine, record: Authority
           if (blocking.length > 0) throw notEmpty(uid, blocking);
           // Custom roles, identity providers, invites, role bindings and the account association
           // go with the group (ON DELETE CASCADE).
-          return groupsTable(tx).delete(uid, { violations: { foreignKey: () => notEmpty(uid, ["child resources"]) } });
+          return groupsTable(tx, engine).delete(uid, { violations: { foreignKey: () => notEmpty(uid, ["child resources"]) } });
         }),
       );
     },
@@ -141,8 +141,8 @@ export function createGroupStore(db: Executor, engine: Engine, record: Authority
 }
 
 /** The shared statements over `groups` (exported for the many-scope pages' tests). */
-export function groupsTable(db: Executor) {
-  return resourceTable(db, {
+export function groupsTable(db: Executor, engine: Engine) {
+  return resourceTable(db, engine, {
     table: "groups",
     toRecord: toGroup,
     matching: (filter: GroupFilter) => listConditions(filter, { uid: "uid", parent: "parent_uid" }),

@@ -128,7 +128,8 @@ export function rowsInSubtrees(
     : sql`select r.* from (${uidSet(subtrees)}) as s cross join ${sql.table(table)} as r on ${where} limit -1`;
 }
 
-function uidKeys(uids: readonly string[]): string {
+/** The uids as the one parameter of uidSet: a JSON object keyed by them. */
+export function uidKeys(uids: readonly string[]): string {
   return JSON.stringify(Object.fromEntries(uids.map((uid) => [uid, 1])));
 }
 

@@ -65,7 +65,7 @@ export function createIdentityProviderStore(
   const sealing = sealingWith(secrets, "this identity provider's client secret");
   const toRow = (p: IdentityProviderRecord) => rowOf(p, sealing.seal);
   const matching = (filter: ResourceFilter) => listConditions(filter, { uid: "uid", parent: "parent_uid" });
-  const table = resourceTable(db, {
+  const table = resourceTable(db, engine, {
     table: "identity_providers",
     toRecord: (row: IdentityProvidersTable) => toProvider(row, sealing.open),
     matching,

@@ -57,7 +57,7 @@ export interface IdentityStore {
 
 /** The identity store over an executor. */
 export function createIdentityStore(db: Executor, engine: Engine, record: AuthorityRecorder, memory: ScopeMemory): IdentityStore {
-  const table = identitiesTable(db);
+  const table = identitiesTable(db, engine);
   const lists = ownUidLists<ResourceFilter, IdentityRecord>(db, engine, memory, {
     name: "identities",
     list: table.list,
@@ -107,7 +107,7 @@ export function createIdentityStore(db: Executor, engine: Engine, record: Author
       guard(() =>
         inTransaction(db, async (tx) => {
           // A person's bindings may precede their identity: they stay when there is none to delete.
-          if (!(await identitiesTable(tx).delete(uid))) return false;
+          if (!(await identitiesTable(tx, engine).delete(uid))) return false;
           await tx.deleteFrom("role_bindings").where("identity_uid", "=", uid).execute();
           return true;
         }),
@@ -151,8 +151,8 @@ function matching(filter: ResourceFilter) {
   return listConditions(filter, { uid: "uid", parent: "parent_uid", visible });
 }
 
-function identitiesTable(db: Executor) {
-  return resourceTable(db, { table: "identities", toRecord: toIdentity, matching, sortColumns: NAMED_SORT_COLUMNS });
+function identitiesTable(db: Executor, engine: Engine) {
+  return resourceTable(db, engine, { table: "identities", toRecord: toIdentity, matching, sortColumns: NAMED_SORT_COLUMNS });
 }
 
 /**

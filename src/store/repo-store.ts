@@ -40,7 +40,7 @@ export interface RepoStore {
 /** The repo store over an executor. */
 export function createRepoStore(db: Executor, engine: Engine, memory: ScopeMemory): RepoStore {
   const matching = (filter: RepoFilter) => listConditions(filter, { uid: "uid", parent: "parent_uid" });
-  const table = resourceTable(db, {
+  const table = resourceTable(db, engine, {
     table: "repos",
     toRecord: toRepo,
     matching,

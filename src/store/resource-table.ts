@@ -6,6 +6,8 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from "kysely";
 import { alreadyExists, notFound, type ApiError } from "../domain/errors.js";
 import { compiledOnce, runPrepared } from "./compiled-query.js";
+import type { Engine } from "./dialect.js";
+import { uidKeys, uidSet } from "./hierarchy-filter.js";
 import { type Database, type Executor } from "./tables.js";
 import { recoverable } from "./nested-transactions.js";
 import { applyWindow } from "./row-window.js";
@@ -79,7 +81,7 @@ export interface ResourceTable<T extends Table, F, R> {
 /**
  * Lookups of up to this many uids (a page's rows, a group's ancestors) are prepared statements on
  * PostgreSQL: the uids padded to the next power of two by repeating the last, so nine texts a
- * table serve every count.
+ * table serve every count. SQLite takes any number as one parameter (uidSet).
  */
 const MAX_PREPARED_UIDS = 256;
 
@@ -90,7 +92,7 @@ function padded(uids: readonly string[]): readonly string[] {
 }
 
 /** The shared statements over spec's table, run on db. */
-export function resourceTable<T extends Table, F, R>(db: Executor, spec: TableSpec<T, F, R>): ResourceTable<T, F, R> {
+export function resourceTable<T extends Table, F, R>(db: Executor, engine: Engine, spec: TableSpec<T, F, R>): ResourceTable<T, F, R> {
   // The SQL is the same for every table; the spec's types keep each store's rows right.
   const loose = untyped(db);
   const name: string = spec.table;
@@ -119,6 +121,17 @@ export function resourceTable<T extends Table, F, R>(db: Executor, spec: TableSp
     return lookup;
   };
 
+  // SQLite: the uids as one JSON parameter, one text for every count (one uid: by key). Bound one by
+  // one, 64 uids cost more than reading their rows: a page of 50 groups read so took 92 µs, by the
+  // set 58 µs (better-sqlite3, S9's store).
+  const getManyInSet = compiledOnce(db, () =>
+    loose
+      .selectFrom(name)
+      .selectAll()
+      .where(sql<SqlBool>`uid in (${uidSet([])})`)
+      .orderBy("uid"),
+  );
+
   return {
     async insert(row, options = {}) {
       await write(() => runPrepared(db, loose.insertInto(name).values(Object.fromEntries(Object.entries(row)))), options);
@@ -132,6 +145,7 @@ export function resourceTable<T extends Table, F, R>(db: Executor, spec: TableSp
     async getMany(uids) {
       if (uids.length === 0) return [];
       const rows = await guard(() => {
+        if (engine === "sqlite") return uids.length === 1 ? getByUid(uids[0]) : getManyInSet(uidKeys(uids));
         if (uids.length > MAX_PREPARED_UIDS) return loose.selectFrom(name).selectAll().where("uid", "in", uids).orderBy("uid").execute();
         const all = padded(uids);
         return lookupOf(all.length)(...all);

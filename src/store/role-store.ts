@@ -70,7 +70,7 @@ export function createRoleStore(db: Executor, engine: Engine, record: AuthorityR
       parent: "parent_uid",
       visible: (tops) => sql<SqlBool>`(${builtIn} or ${visibleUnder("uid", tops)})`,
     });
-  const table = resourceTable(db, {
+  const table = resourceTable(db, engine, {
     table: "roles",
     toRecord: toRole,
     matching,

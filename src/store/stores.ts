@@ -48,7 +48,7 @@ export function createStores(
     identities: createIdentityStore(db, engine, record, memory),
     roles: createRoleStore(db, engine, record, memory),
     identityProviders: createIdentityProviderStore(db, engine, secrets, record, memory),
-    accountAssociations: createAccountAssociationStore(db),
+    accountAssociations: createAccountAssociationStore(db, engine),
     groupInvites: createGroupInviteStore(db, engine, record, memory),
     keys: createKeyStore(db, secrets),
     settings: createSettingsStore(db, secrets),

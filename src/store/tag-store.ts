@@ -44,7 +44,7 @@ const LIVE = sql<SqlBool>`deleted = 0`;
 /** The tag store over an executor. */
 export function createTagStore(db: Executor, engine: Engine, memory: ScopeMemory): TagStore {
   const matching = (filter: TagFilter) => [LIVE, ...listConditions(filter, { uid: "uid", parent: "repo_uid" }, { digest: filter.digest })];
-  const table = resourceTable(db, {
+  const table = resourceTable(db, engine, {
     table: "tags",
     toRecord: toTag,
     matching,

@@ -152,7 +152,7 @@ describeEachEngine("group store, callers with many scopes", (t) => {
 
     /** The many-scope reads over db, running `between` once when the page's groups are first read by uid. */
     function readsWith(between: (uids: readonly string[]) => Promise<void>) {
-      const table = groupsTable(db);
+      const table = groupsTable(db, t.engine);
       let done = false;
       const rows: GroupRows = {
         list: table.list,
