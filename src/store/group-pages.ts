@@ -226,13 +226,15 @@ export function manyScopeGroups(
     window: RowWindow,
     batch: number,
   ): Promise<GroupRecord[] | undefined> {
+    // Rows are tested as read, and only the page's become records: most of the walk is not seen.
+    const reaches = memory.reacher(scopes);
     const read = {
-      list: async (f: GroupFilter, w: RowWindow) => (await rows.listSortKeys(f, w)).map(sortKeys),
+      list: (f: GroupFilter, w: RowWindow) => rows.listSortKeys(f, w),
       everything: { uidp: filter.uidp },
-      seen: (g: NamedRecord) => memory.reaches(scopes, g.uid),
-      sortValue: groupSortValue,
+      seen: (row: Record<string, unknown>) => reaches(String(row.uid)),
+      sortValue: (row: Record<string, unknown>, field: string) => groupSortValue(sortKeys(row), field),
     };
-    return wholeRows(await testedPage<GroupFilter, NamedRecord>(read, filter, window, batch), window);
+    return wholeRows((await testedPage(read, filter, window, batch)).map(sortKeys), window);
   }
 }
 

@@ -149,7 +149,7 @@ export function manyScopeList<F, R>(db: Executor, engine: Engine, memory: ScopeM
       memory.rememberListCount(scopes, broad, { now: "", seen: 0, all: rows.length });
       return undefined;
     }
-    const reaches = (uid: string) => memory.reaches(scopes, uid);
+    const reaches = memory.reacher(scopes);
     return rows.filter((row) => table.seen(row, reaches)).length;
   }
 
@@ -195,10 +195,11 @@ export function manyScopeList<F, R>(db: Executor, engine: Engine, memory: ScopeM
     const since = await changesSince(db, engine, table.name, known.now);
     if (since === undefined) return undefined;
     let { seen, all } = known;
+    const reaches = memory.reacher(many.scopes);
     for (const [rowUid, scopeUid, delta] of since.changes) {
       if (many.under !== undefined && !rowUid.startsWith(`${many.under}/`)) continue;
       all += delta;
-      if (memory.reaches(many.scopes, scopeUid)) seen += delta;
+      if (reaches(scopeUid)) seen += delta;
     }
     return { now: since.now, seen, all };
   }
@@ -227,7 +228,7 @@ export function manyScopeList<F, R>(db: Executor, engine: Engine, memory: ScopeM
 
   /** A page read in its order without visibility, each row tested here (page-reads.ts). */
   function tested(filter: F, scopes: readonly string[], window: RowWindow, batch: number): Promise<R[]> {
-    const reaches = (uid: string) => memory.reaches(scopes, uid);
+    const reaches = memory.reacher(scopes);
     return testedPage(
       { list: table.list, everything: table.everything(filter), seen: (row) => table.seen(row, reaches), sortValue: table.sortValue },
       filter,

@@ -33,9 +33,7 @@ const PER_SCOPES = 64;
 interface Derived {
   counts?: Map<string, RememberedCount>;
   lists?: Map<string, ListCount>;
-  set?: ReadonlySet<string>;
-  /** The scopes' lengths, shortest first. */
-  lengths?: readonly number[];
+  reacher?: (uid: string) => boolean;
 }
 
 const SLASH = 0x2f;
@@ -68,20 +66,37 @@ export class ScopeMemory {
     remembering((derived.lists ??= new Map()), key, count);
   }
 
-  /**
-   * Whether uid is one of the scopes or below one: one set lookup per length a scope has (its
-   * depth), on uid's prefix of that length where a segment ends.
-   */
+  /** Whether uid is one of the scopes or below one (reacher's test, for one uid). */
   reaches(scopes: readonly string[], uid: string): boolean {
+    return this.reacher(scopes)(uid);
+  }
+
+  /**
+   * The test of whether a uid is one of the scopes or below one: one set lookup per length a
+   * scope has (its depth), on uid's prefix of that length where a segment ends. Taken once for a
+   * page's rows, so that each row pays for the lookup alone.
+   */
+  reacher(scopes: readonly string[]): (uid: string) => boolean {
     const derived = Object.isFrozen(scopes) ? this.#derived(scopes) : {};
-    const set = (derived.set ??= new Set(scopes));
-    const lengths = (derived.lengths ??= [...new Set(scopes.map((s) => s.length))].sort((a, b) => a - b));
-    for (const length of lengths) {
-      if (length > uid.length) break;
-      if ((length === uid.length || uid.charCodeAt(length) === SLASH) && set.has(length === uid.length ? uid : uid.slice(0, length)))
-        return true;
-    }
-    return false;
+    if (derived.reacher !== undefined) return derived.reacher;
+    const set = new Set(scopes);
+    const lengths = [...new Set(scopes.map((s) => s.length))].sort((a, b) => a - b);
+    const only = lengths.length === 1 ? (lengths[0] as number) : undefined;
+    // Scopes of one depth (the usual many bindings: groups side by side) need one lookup at most.
+    const reacher =
+      only !== undefined
+        ? (uid: string) =>
+            uid.length === only ? set.has(uid) : uid.length > only && uid.charCodeAt(only) === SLASH && set.has(uid.slice(0, only))
+        : (uid: string) => {
+            for (const length of lengths) {
+              if (length > uid.length) break;
+              if (length === uid.length) return set.has(uid);
+              if (uid.charCodeAt(length) === SLASH && set.has(uid.slice(0, length))) return true;
+            }
+            return false;
+          };
+    derived.reacher = reacher;
+    return reacher;
   }
 
   #derived(scopes: readonly string[]): Derived {
