@@ -81,17 +81,10 @@ export class ScopeMemory {
     if (derived.reacher !== undefined) return derived.reacher;
     const set = new Set(scopes);
     const lengths = [...new Set(scopes.map((s) => s.length))].sort((a, b) => a - b);
-    const only = lengths.length === 1 ? (lengths[0] as number) : undefined;
-    // Scopes of one depth (the usual many bindings: groups side by side) need one lookup at most,
-    // and most uids a page walks need none: a bitmap of the scopes' last characters turns them
-    // away before the set hashes a string just read (S9's walk of 526 rows: 78 to 30 µs).
-    const likely = only === undefined ? undefined : endings(scopes, only);
+    // Scopes of one depth (the usual many bindings: groups side by side) need one lookup at most.
     const reacher =
-      only !== undefined && likely !== undefined
-        ? (uid: string) =>
-            uid.length === only
-              ? likely(uid) && set.has(uid)
-              : uid.length > only && uid.charCodeAt(only) === SLASH && likely(uid) && set.has(uid.slice(0, only))
+      lengths.length === 1
+        ? oneDepth(scopes, set, lengths[0] as number)
         : (uid: string) => {
             for (const length of lengths) {
               if (length > uid.length) break;
@@ -109,6 +102,19 @@ export class ScopeMemory {
     if (derived === undefined) this.#byScopes.set(scopes, (derived = {}));
     return derived;
   }
+}
+
+/**
+ * reacher's test for scopes all `length` long (set holds them). Most uids a page walks are none of
+ * them, and a bitmap of the scopes' last characters turns those away before the set hashes a
+ * string just read (S9's walk of 526 rows: 78 to 30 µs); the set decides every yes.
+ */
+function oneDepth(scopes: readonly string[], set: ReadonlySet<string>, length: number): (uid: string) => boolean {
+  const likely = endings(scopes, length);
+  return (uid) =>
+    uid.length === length
+      ? likely(uid) && set.has(uid)
+      : uid.length > length && uid.charCodeAt(length) === SLASH && likely(uid) && set.has(uid.slice(0, length));
 }
 
 /**
