@@ -28,7 +28,7 @@ import { createEscalationGuard } from "../services/iam/escalation-guard.js";
 import type { ServiceDeps } from "../services/deps.js";
 import { createRegistryIndex } from "../services/registry/registry-index.js";
 import { createServices } from "../services/routes.js";
-import { createStore } from "../store/create-store.js";
+import { createStore, STATISTICS_INTERVAL_MS } from "../store/create-store.js";
 import type { Store } from "../store/store.js";
 import { createClientAddress } from "./http/client-address.js";
 import { ACCEPT_COMPRESSION, createConnectHandlers } from "./connect/connect-handlers.js";
@@ -317,6 +317,19 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
     (e) => env.logger.warn({ err: e }, "pruning the list change log failed; trying again at the next interval"),
     core.store.leads,
   );
+  // At start too: a store that grew while no server ran, or one an older Arbor kept.
+  const statistics = startPeriodic(
+    async () => {
+      const started = performance.now();
+      const tables = await core.store.refreshPlannerStatistics();
+      // Writes waited meanwhile: said, so that a pause in them can be told from a fault.
+      if (tables.length > 0)
+        env.logger.info({ tables, duration_ms: Math.round(performance.now() - started) }, "analyzed the query planner's statistics");
+    },
+    STATISTICS_INTERVAL_MS,
+    (e) => env.logger.warn({ err: e }, "refreshing the query planner's statistics failed; trying again at the next interval"),
+    core.store.leads,
+  );
   return {
     url: urls.base(),
     port: urls.port,
@@ -342,6 +355,7 @@ export async function startServer(config: Config, env: ServerEnvironment): Promi
         await events?.stop();
         await retention?.stop();
         await pruning.stop();
+        await statistics.stop();
         await core.store.close();
       })();
       return closing;

@@ -8,15 +8,14 @@ import type { SecretBox } from "../domain/secret-box.js";
 import { ambientTransactions } from "./ambient-transaction.js";
 import type { Database, Executor } from "./tables.js";
 import { join } from "node:path";
-import { engineSetup, SQLITE_BUSY_TIMEOUT_MS, SQLITE_FILES, type Engine } from "./dialect.js";
+import { engineSetup, SQLITE_BUSY_TIMEOUT_MS, SQLITE_FILES, type EngineSetup } from "./dialect.js";
 import { countThread, type CountThread } from "./search-count-thread.js";
-import type { LeaderLock } from "./leader-lock.js";
 import { pruneListChanges } from "./list-changes.js";
 import { completeAdvisoryCounts, restoreAdvisorySchema } from "./advisory-deferred.js";
 import { migrate, schemaStatus } from "./migrate.js";
 import { ScopeMemory } from "./scope-memory.js";
 import { createStores } from "./stores.js";
-import { storeUnreachable } from "./translate-error.js";
+import { guard, storeUnreachable } from "./translate-error.js";
 import type { Store, StoreTransaction } from "./store.js";
 
 /** Where the data lives. */
@@ -124,8 +123,16 @@ export async function createStore(options: StoreOptions): Promise<Store> {
     setup.engine === "sqlite"
       ? countThread({ file: join(options.dataDir, SQLITE_FILES[0]), busyTimeoutMs: SQLITE_BUSY_TIMEOUT_MS })
       : undefined;
-  return storeOver(new Kysely<Database>({ dialect: setup.dialect }), setup.engine, options.secrets, setup.leaderLock(), counts);
+  return storeOver(new Kysely<Database>({ dialect: setup.dialect }), setup, options.secrets, counts);
 }
+
+/**
+ * How often the server looks for tables to analyze again (Store.refreshPlannerStatistics). A look
+ * reads each table's size off its b-tree, well under a millisecond; an analysis runs only when a
+ * table's size changed tenfold, so a burst of writes (a bulk creation of bindings) leaves plans
+ * made for a table a tenth or less of its size for at most this long.
+ */
+export const STATISTICS_INTERVAL_MS = 60 * 1000;
 
 /** An atomically() call's transaction: its stores, and the authority changes written in it. */
 interface Unit {
@@ -133,7 +140,9 @@ interface Unit {
   changes: AuthorityChange[];
 }
 
-function storeOver(db: Executor, engine: Engine, secrets: SecretBox | undefined, leader: LeaderLock, counts?: CountThread): Store {
+function storeOver(db: Executor, setup: EngineSetup, secrets: SecretBox | undefined, counts?: CountThread): Store {
+  const { engine } = setup;
+  const leader = setup.leaderLock();
   const memory = new ScopeMemory();
   // The stores a transaction's fn is given: made once, over the executor that is the transaction
   // in fn's async context (as every store call there is), not made anew for each transaction, which
@@ -158,6 +167,7 @@ function storeOver(db: Executor, engine: Engine, secrets: SecretBox | undefined,
     ...createStores(units.executor, engine, secrets, record, memory, counts && { countAside: (query) => counts.count(query) }),
     atomically: (fn) => units.run((unit) => fn(unit.tx)),
     pruneListChanges: () => pruneListChanges(db, engine),
+    refreshPlannerStatistics: () => guard(() => setup.refreshStatistics()),
     async ping() {
       try {
         await sql`select 1`.execute(db);

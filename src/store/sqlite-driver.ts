@@ -122,6 +122,35 @@ export class ReaderWriterSqliteDriver implements Driver {
     this.#connections = this.#open();
   }
 
+  /**
+   * Brings the query planner's statistics of `tables` up to date, by the rule SQLite's `PRAGMA
+   * optimize` applies: a table is analyzed, in full, when one of its indexes never was, or when
+   * its size changed tenfold since. Then the reader loads what changed. Holds the writer
+   * meanwhile: the check reads each table's size off its b-tree, an analysis reads the table and
+   * its indexes once. Returns the tables analyzed.
+   */
+  async refreshStatistics(tables: readonly string[]): Promise<string[]> {
+    const connections = this.#connections;
+    // Not opened yet: the connections load the statistics there are when they open.
+    if (connections === undefined) return [];
+    await this.#lock.take();
+    try {
+      // 0x10000: look at every table, not only those this connection planned a query of since it
+      // opened (the reader plans most); 0x2: analyze; 0x1: only list the tables it would analyze.
+      const listed = run<{ optimize: string }>(connections.writer, CompiledQuery.raw("pragma optimize = 0x10003")).rows;
+      const due = tables.filter((table) => listed.some((row) => row.optimize === `ANALYZE "main"."${table}"`));
+      // Full, not sampled (analysis_limit): only a full analysis keeps the samples (sqlite_stat4)
+      // by which SQLite estimates a range from its bounds.
+      for (const table of due) run(connections.writer, CompiledQuery.raw(`analyze "main"."${table}"`));
+      // Another connection's ANALYZE leaves this one's statistics as it loaded them; this loads
+      // them again (and has its prepared statements planned anew), analyzing nothing.
+      if (due.length > 0 && connections.reader !== undefined) run(connections.reader, CompiledQuery.raw("analyze sqlite_schema"));
+      return due;
+    } finally {
+      this.#lock.give();
+    }
+  }
+
   async acquireConnection(): Promise<DatabaseConnection> {
     return new Lease(this.#connections as ReaderWriter, this.#lock);
   }

@@ -98,6 +98,12 @@ export interface Store extends Stores {
    * server calls it every LIST_CHANGES_PRUNE_INTERVAL_MS.
    */
   pruneListChanges(): Promise<void>;
+  /**
+   * Analyzes again the tables whose statistics the engine leaves to the program and which
+   * changed tenfold (dialect.ts, PLANNED_BY_STATISTICS; nothing on PostgreSQL): the server calls
+   * it at start and every STATISTICS_INTERVAL_MS. Returns the tables analyzed.
+   */
+  refreshPlannerStatistics(): Promise<string[]>;
   /** Resolves when the store answers a trivial query; UNAVAILABLE when it does not. */
   ping(): Promise<void>;
   /**
