@@ -79,10 +79,10 @@ function sqliteSetup(dataDir: string, tuning: SqliteTuning): EngineSetup {
     dialect: {
       createAdapter: () => new TransactionalDdlSqliteAdapter(),
       createDriver: () =>
-        (driver = new ReaderWriterSqliteDriver(() => ({
-          writer: openSqlite(dataDir, tuning),
-          reader: tuning.sqliteReader === false ? undefined : openSqlite(dataDir, tuning),
-        }))),
+        (driver = new ReaderWriterSqliteDriver({
+          writer: () => openSqlite(dataDir, tuning),
+          reader: tuning.sqliteReader === false ? undefined : () => openSqlite(dataDir, tuning),
+        })),
       createQueryCompiler: () => new SqliteQueryCompiler(),
       createIntrospector: (db) => new SqliteIntrospector(db),
     },

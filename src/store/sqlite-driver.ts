@@ -24,8 +24,22 @@ export interface SqliteConnectionLike {
 
 /** The connections, opened on init: without a reader, reads take the writer in turn. */
 export interface ReaderWriter {
-  writer: SqliteConnectionLike;
+  readonly writer: SqliteConnectionLike;
+  /** Opened again when the planner's statistics change (refreshStatistics). */
   reader: SqliteConnectionLike | undefined;
+}
+
+/** How the driver opens its connections: the writer, and a reader unless reads take the writer. */
+export interface ConnectionOpeners {
+  writer(): SqliteConnectionLike;
+  reader: (() => SqliteConnectionLike) | undefined;
+}
+
+/** The planner's statistics as sqlite_stat1 holds them, to see that they changed; empty without any. */
+function statisticsOf(connection: SqliteConnectionLike): string {
+  if (connection.prepare("select 1 from sqlite_schema where name = 'sqlite_stat1'").all().length === 0) return "";
+  const rows = connection.prepare("select tbl, idx, stat from sqlite_stat1 order by tbl, idx").all() as Record<string, unknown>[];
+  return JSON.stringify(rows);
 }
 
 /**
@@ -112,22 +126,27 @@ function run<R>(connection: SqliteConnectionLike, compiled: CompiledQuery): Quer
 export class ReaderWriterSqliteDriver implements Driver {
   #connections: ReaderWriter | undefined;
   readonly #lock = new WriterLock();
-  readonly #open: () => ReaderWriter;
+  readonly #open: ConnectionOpeners;
+  /** statisticsOf when the reader last opened or refreshStatistics last looked. */
+  #statistics = "";
 
-  constructor(open: () => ReaderWriter) {
+  constructor(open: ConnectionOpeners) {
     this.#open = open;
   }
 
   async init(): Promise<void> {
-    this.#connections = this.#open();
+    const writer = this.#open.writer();
+    this.#connections = { writer, reader: this.#open.reader?.() };
+    this.#statistics = statisticsOf(writer);
   }
 
   /**
    * Brings the query planner's statistics of `tables` up to date, by the rule SQLite's `PRAGMA
    * optimize` applies: a table is analyzed, in full, when one of its indexes never was, or when
-   * its size changed tenfold since. Then the reader loads what changed. Holds the writer
-   * meanwhile: the check reads each table's size off its b-tree, an analysis reads the table and
-   * its indexes once. Returns the tables analyzed.
+   * its size changed tenfold since. Holds the writer meanwhile: the check reads each table's size
+   * off its b-tree, an analysis reads the table and its indexes once. Then, when the statistics
+   * changed (these, or another connection's: an operator's ANALYZE, an advisory import's), both
+   * connections plan by them. Returns the tables analyzed.
    */
   async refreshStatistics(tables: readonly string[]): Promise<string[]> {
     const connections = this.#connections;
@@ -135,16 +154,28 @@ export class ReaderWriterSqliteDriver implements Driver {
     if (connections === undefined) return [];
     await this.#lock.take();
     try {
+      const { writer } = connections;
       // 0x10000: look at every table, not only those this connection planned a query of since it
       // opened (the reader plans most); 0x2: analyze; 0x1: only list the tables it would analyze.
-      const listed = run<{ optimize: string }>(connections.writer, CompiledQuery.raw("pragma optimize = 0x10003")).rows;
+      const listed = run<{ optimize: string }>(writer, CompiledQuery.raw("pragma optimize = 0x10003")).rows;
       const due = tables.filter((table) => listed.some((row) => row.optimize === `ANALYZE "main"."${table}"`));
       // Full, not sampled (analysis_limit): only a full analysis keeps the samples (sqlite_stat4)
       // by which SQLite estimates a range from its bounds.
-      for (const table of due) run(connections.writer, CompiledQuery.raw(`analyze "main"."${table}"`));
-      // Another connection's ANALYZE leaves this one's statistics as it loaded them; this loads
-      // them again (and has its prepared statements planned anew), analyzing nothing.
-      if (due.length > 0 && connections.reader !== undefined) run(connections.reader, CompiledQuery.raw("analyze sqlite_schema"));
+      for (const table of due) run(writer, CompiledQuery.raw(`analyze "main"."${table}"`));
+      const statistics = statisticsOf(writer);
+      if (statistics !== this.#statistics) {
+        // A connection plans by the statistics it loaded, whoever writes new ones. The writer
+        // loads them again in place (its own ANALYZE already did); the reader is opened anew,
+        // since loading them in place (ANALYZE sqlite_schema) takes the write lock, which another
+        // process's write may hold for seconds while the event loop waits.
+        if (due.length === 0) run(writer, CompiledQuery.raw("analyze sqlite_schema"));
+        const { reader } = connections;
+        if (reader !== undefined && this.#open.reader !== undefined) {
+          connections.reader = this.#open.reader();
+          reader.close();
+        }
+        this.#statistics = statistics;
+      }
       return due;
     } finally {
       this.#lock.give();

@@ -100,10 +100,28 @@ describe("the planner's statistics of the hierarchy tables [sqlite]", () => {
     expect(await setup.refreshStatistics()).toEqual([]);
   });
 
+  it("plans by statistics another connection wrote, as an operator's ANALYZE", async () => {
+    // SMALL grows to most of the table, short of a tenfold change: nothing is due.
+    await execRaw(t, bulkChildren(SMALL, 100, 20_000));
+    expect(await setup.refreshStatistics()).toEqual([]);
+    // By the statistics of the refresh before, SMALL's range is a few rows.
+    expect(await pagePlan(below(SMALL))).toMatch(/USE TEMP B-TREE FOR ORDER BY/);
+    await execRaw(t, "analyze groups");
+    expect(await setup.refreshStatistics()).toEqual([]);
+    expect(await pagePlan(below(SMALL))).toMatch(/SCAN groups USING INDEX groups_name_uid_idx/);
+  });
+
   it("is what the store's refresh runs", async () => {
-    await execRaw(t, bulkChildren(SMALL, 100, 40_000));
-    expect(await store.refreshPlannerStatistics()).toEqual(["groups"]);
-    expect(await store.refreshPlannerStatistics()).toEqual([]);
+    const fresh = await (sqlite as (typeof engines)[number]).location();
+    const other = await createStore(fresh.options);
+    try {
+      await other.groups.insert(group(rootUid(0xe2), "fresh"));
+      expect(await other.refreshPlannerStatistics()).toContain("groups");
+      expect(await other.refreshPlannerStatistics()).toEqual([]);
+    } finally {
+      await other.close();
+      await fresh.dispose();
+    }
   });
 });
 
