@@ -14,7 +14,9 @@ export type DatasetTarget = { engine: "sqlite"; dataDir: string } | { engine: "p
 
 /**
  * Inserts `count` child groups under org, named g-0000001 … in uid order, with uids
- * org/000…1 …, and refreshes the planner's statistics.
+ * org/000…1 …. On PostgreSQL it refreshes the planner's statistics, as autovacuum would after
+ * such a load; on SQLite the server keeps the groups' statistics itself (at its start, and at its
+ * look every minute, src/store/create-store.ts STATISTICS_INTERVAL_MS), as it does for its users.
  */
 export async function insertGroups(target: DatasetTarget, org: string, count: number, now = Date.now()): Promise<void> {
   if (target.engine === "sqlite") {
@@ -26,7 +28,6 @@ export async function insertGroups(target: DatasetTarget, org: string, count: nu
          insert into groups (uid, parent_uid, name, description, create_time, update_time)
          select ? || '/' || printf('%016x', i), ?, 'g-' || printf('%07d', i), '', ?, ? from s`,
       ).run(count, org, org, now, now);
-      db.exec("analyze");
     } finally {
       db.close();
     }
@@ -43,22 +44,15 @@ export async function insertGroups(target: DatasetTarget, org: string, count: nu
 }
 
 /**
- * Refreshes the planner's statistics of the whole dataset: after rows added since insertGroups
- * (S9's bindings), stale statistics would have the planner take a table for nearly empty. With
- * vacuum, PostgreSQL's tables are vacuumed too, as autovacuum does after a bulk load, which sets
- * the visibility map an index-only scan reads.
+ * Refreshes PostgreSQL's planner statistics of the whole dataset, as autovacuum would after a bulk
+ * load: after rows added since insertGroups (S9's bindings), stale statistics would have the
+ * planner take a table for nearly empty. With vacuum, the tables are vacuumed too, which sets the
+ * visibility map an index-only scan reads. (SQLite's the server keeps itself.)
  */
-export async function analyze(target: DatasetTarget, { vacuum = false }: { vacuum?: boolean } = {}): Promise<void> {
-  if (target.engine === "sqlite") {
-    const db = new Database(join(target.dataDir, "arbor.db"));
-    try {
-      db.pragma("busy_timeout = 10000");
-      db.exec("analyze");
-    } finally {
-      db.close();
-    }
-    return;
-  }
+export async function analyze(
+  target: Extract<DatasetTarget, { engine: "postgres" }>,
+  { vacuum = false }: { vacuum?: boolean } = {},
+): Promise<void> {
   await withPg(target.url, target.schema, async (client) => {
     if (!vacuum) return void (await client.query("analyze"));
     // The dataset's own tables: VACUUM with no table names would vacuum every table of the database.
