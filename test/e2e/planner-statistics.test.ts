@@ -8,7 +8,7 @@ import BetterSqlite3 from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createStore } from "../../src/store/create-store.js";
 import { engines, type EngineContext, type TestLocation } from "../support/engines.js";
-import { group, rootUid } from "../support/groups.js";
+import { bulkChildrenSql, group, rootUid } from "../support/groups.js";
 import { execRaw } from "../support/raw-sql.js";
 import { startTestServer, storeAt, type TestServer } from "../support/server.js";
 
@@ -39,12 +39,7 @@ describe("a server on a store without planner statistics [sqlite]", () => {
     await store.groups.insert(group(ORG, "bulk"));
     await store.close();
     const context = { engine: "sqlite", options: () => location.options } as EngineContext;
-    await execRaw(
-      context,
-      `with recursive s(i) as (select 1 union all select i + 1 from s where i < ${GROUPS}) ` +
-        `insert into groups (uid, parent_uid, name, description, create_time, update_time) ` +
-        `select '${ORG}/' || printf('%016x', i), '${ORG}', 'g-' || i, '', 1700000000000, 1700000000000 from s`,
-    );
+    await execRaw(context, bulkChildrenSql(ORG, 1, GROUPS));
   });
   afterAll(async () => {
     await t?.close();

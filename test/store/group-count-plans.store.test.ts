@@ -17,7 +17,7 @@ import { ScopeMemory } from "../../src/store/scope-memory.js";
 import type { Store } from "../../src/store/store.js";
 import type { Database } from "../../src/store/tables.js";
 import { engines, type EngineContext, type TestLocation } from "../support/engines.js";
-import { childUid, group, rootUid } from "../support/groups.js";
+import { bulkChildrenSql, childUid, group, rootUid } from "../support/groups.js";
 import { execRaw, planLines, rawRows } from "../support/raw-sql.js";
 
 const A = rootUid(0xd0);
@@ -27,15 +27,6 @@ const IN_A = 2_000;
 const IN_PARENT = 3_000;
 /** More scopes than FEW_SCOPES, each a child of A: the many-scope count (group-pages.ts). */
 const SCOPES = Object.freeze(Array.from({ length: 20 }, (_, i) => childUid(A, i + 1)));
-
-/** Inserts n children of parent straight into the table, as a bulk load does (the triggers count them). */
-function bulkChildren(parent: string, n: number): string {
-  return (
-    `with recursive s(i) as (select 1 union all select i + 1 from s where i < ${n}) ` +
-    `insert into groups (uid, parent_uid, name, description, create_time, update_time) ` +
-    `select '${parent}/' || printf('%016x', i), '${parent}', 'g-' || i, '', 1700000000000, 1700000000000 from s`
-  );
-}
 
 const below = (uid: string, visibleUnder?: readonly string[]): GroupFilter => ({
   uidp: { descendantsOf: uid },
@@ -57,7 +48,7 @@ describe("descendant counts' plans under stale statistics [sqlite]", () => {
     store = await createStore(location.options);
     await store.groups.insert(group(A, "a"));
     await store.groups.insert(group(B, "b"));
-    await execRaw(t, bulkChildren(A, IN_A));
+    await execRaw(t, bulkChildrenSql(A, 1, IN_A));
     // The statistics of that moment: one ancestor, every row of the table.
     await execRaw(t, "analyze");
     const [stat] = await rawRows(t, "select stat from sqlite_stat1 where idx = 'group_descendant_counts_ancestor_uid_idx'");
@@ -65,7 +56,7 @@ describe("descendant counts' plans under stale statistics [sqlite]", () => {
     // Its first count folds A's rows into one; then groups are made elsewhere.
     expect(await store.groups.count(below(A))).toBe(IN_A);
     await store.groups.insert(group(PARENT, "parent"));
-    await execRaw(t, bulkChildren(PARENT, IN_PARENT));
+    await execRaw(t, bulkChildrenSql(PARENT, 1, IN_PARENT));
     db = new Kysely<Database>({
       dialect: engineSetup(location.options).dialect,
       log: (e) => void sent.push({ sql: e.query.sql, parameters: e.query.parameters }),

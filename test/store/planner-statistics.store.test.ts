@@ -17,21 +17,12 @@ import { ScopeMemory } from "../../src/store/scope-memory.js";
 import type { Store } from "../../src/store/store.js";
 import type { Database } from "../../src/store/tables.js";
 import { engines, type EngineContext, type TestLocation } from "../support/engines.js";
-import { childUid, group, rootUid } from "../support/groups.js";
+import { bulkChildrenSql, childUid, group, rootUid } from "../support/groups.js";
 import { execRaw, rawRows } from "../support/raw-sql.js";
 
 const BIG = rootUid(0xe0);
 const SMALL = rootUid(0xe1);
 const IN_BIG = 3_000;
-
-/** Inserts n children of parent, numbered from `from`, straight into the table, as a bulk load does. */
-function bulkChildren(parent: string, from: number, n: number): string {
-  return (
-    `with recursive s(i) as (select ${from} union all select i + 1 from s where i < ${from + n - 1}) ` +
-    `insert into groups (uid, parent_uid, name, description, create_time, update_time) ` +
-    `select '${parent}/' || printf('%016x', i), '${parent}', 'g-' || i, '', 1700000000000, 1700000000000 from s`
-  );
-}
 
 const below = (uid: string): GroupFilter => ({ uidp: { descendantsOf: uid } });
 const byName: RowWindow = { order: [{ field: "name", desc: false }], offset: 0, limit: 51 };
@@ -72,7 +63,7 @@ describe("the planner's statistics of the hierarchy tables [sqlite]", () => {
     await groups.list(below(BIG), byName);
     expect(await setup.refreshStatistics()).toContain("groups");
     // Then the table grows five hundredfold.
-    await execRaw(t, bulkChildren(BIG, 2, IN_BIG - 1));
+    await execRaw(t, bulkChildrenSql(BIG, 2, IN_BIG - 1));
   });
   afterAll(async () => {
     await db?.destroy();
@@ -102,7 +93,7 @@ describe("the planner's statistics of the hierarchy tables [sqlite]", () => {
 
   it("plans by statistics another connection wrote, as an operator's ANALYZE", async () => {
     // SMALL grows to most of the table, short of a tenfold change: nothing is due.
-    await execRaw(t, bulkChildren(SMALL, 100, 20_000));
+    await execRaw(t, bulkChildrenSql(SMALL, 100, 20_000));
     expect(await setup.refreshStatistics()).toEqual([]);
     // By the statistics of the refresh before, SMALL's range is a few rows.
     expect(await pagePlan(below(SMALL))).toMatch(/USE TEMP B-TREE FOR ORDER BY/);

@@ -26,3 +26,16 @@ export function group(uid: string, name: string, times: Partial<Pick<GroupRecord
     updateTime: times.updateTime ?? createTime,
   };
 }
+
+/**
+ * A SQLite statement inserting n children of parent straight into the groups table, as a bulk
+ * load does (the triggers count them): numbered from `from` (uids as childUid makes them), named
+ * `g-<number>`.
+ */
+export function bulkChildrenSql(parent: string, from: number, n: number): string {
+  return (
+    `with recursive s(i) as (select ${from} union all select i + 1 from s where i < ${from + n - 1}) ` +
+    `insert into groups (uid, parent_uid, name, description, create_time, update_time) ` +
+    `select '${parent}/' || printf('%016x', i), '${parent}', 'g-' || i, '', 1700000000000, 1700000000000 from s`
+  );
+}
