@@ -3,34 +3,27 @@
  * and one loaded in bulk) analyzes its hierarchy tables by itself at start, without an operator's
  * ANALYZE (test/store/planner-statistics.store.test.ts holds what the statistics decide).
  */
-import { join } from "node:path";
-import BetterSqlite3 from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createStore } from "../../src/store/create-store.js";
 import { engines, type EngineContext, type TestLocation } from "../support/engines.js";
 import { bulkChildrenSql, group, rootUid } from "../support/groups.js";
-import { execRaw } from "../support/raw-sql.js";
+import { execRaw, rawRows } from "../support/raw-sql.js";
 import { startTestServer, storeAt, type TestServer } from "../support/server.js";
 
 const ORG = rootUid(0xe5);
 const GROUPS = 2_000;
 
-/** The stat1 rows of an index, read beside the server. */
-function statOf(dataDir: string, index: string): string[] {
-  const db = new BetterSqlite3(join(dataDir, "arbor.db"), { readonly: true });
-  try {
-    const tables = db.prepare("select name from sqlite_schema where name = 'sqlite_stat1'").all();
-    if (tables.length === 0) return [];
-    return (db.prepare("select stat from sqlite_stat1 where idx = ?").all(index) as { stat: string }[]).map((r) => r.stat);
-  } finally {
-    db.close();
-  }
+/** The stat1 rows of an index, read beside the server; none before any ANALYZE made the table. */
+async function statOf(t: EngineContext, index: string): Promise<string[]> {
+  if ((await rawRows(t, "select 1 from sqlite_schema where name = 'sqlite_stat1'")).length === 0) return [];
+  return (await rawRows(t, `select stat from sqlite_stat1 where idx = '${index}'`)).map((r) => String(r.stat));
 }
 
 const sqlite = engines.find((e) => e.name === "sqlite");
 describe("a server on a store without planner statistics [sqlite]", () => {
   let location: TestLocation;
   let t: TestServer | undefined;
+  const context = { engine: "sqlite", options: () => location.options } as EngineContext;
 
   beforeAll(async () => {
     if (sqlite === undefined) throw new Error("the suite always has SQLite");
@@ -38,7 +31,6 @@ describe("a server on a store without planner statistics [sqlite]", () => {
     const store = await createStore(location.options);
     await store.groups.insert(group(ORG, "bulk"));
     await store.close();
-    const context = { engine: "sqlite", options: () => location.options } as EngineContext;
     await execRaw(context, bulkChildrenSql(ORG, 1, GROUPS));
   });
   afterAll(async () => {
@@ -47,7 +39,7 @@ describe("a server on a store without planner statistics [sqlite]", () => {
   });
 
   it("analyzes its groups at start", async () => {
-    expect(statOf(location.options.dataDir, "groups_name_uid_idx")).toEqual([]);
+    expect(await statOf(context, "groups_name_uid_idx")).toEqual([]);
     t = await startTestServer(sqlite as NonNullable<typeof sqlite>, storeAt(location.options));
     const server = t;
     const said = () => server.logs.find((line) => line.msg === "analyzed the query planner's statistics");
@@ -55,6 +47,6 @@ describe("a server on a store without planner statistics [sqlite]", () => {
     while (said() === undefined && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(said()?.tables).toContain("groups");
     // Every group: the organization and its children.
-    expect(statOf(location.options.dataDir, "groups_name_uid_idx").map((stat) => Number(stat.split(" ")[0]))).toEqual([GROUPS + 1]);
+    expect((await statOf(context, "groups_name_uid_idx")).map((stat) => Number(stat.split(" ")[0]))).toEqual([GROUPS + 1]);
   });
 });
