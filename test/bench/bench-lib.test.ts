@@ -2,7 +2,8 @@
  * The benchmark suite's own pieces that decide what docs/benchmarks.md says: wrk's report
  * parsed right, medians and percentiles, the PASS/MISS verdicts, the Markdown and the SVG.
  */
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
+import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
@@ -268,5 +269,38 @@ describe("C1's spawn timer", () => {
       { status: 0, out: "first" },
     ]);
     for (const { ms } of times) expect(ms).toBeGreaterThan(0);
+  });
+});
+
+describe("S1's bare server", () => {
+  it("answers every request with the given bytes and content type, with or without work before it", async () => {
+    // The built tool, as S1 and bench/tools/s1-calibration.ts start it (npm test builds first).
+    const tool = join(import.meta.dirname, "../../dist/bench/tools/bare-server.js");
+    for (const workUs of [undefined, 200]) {
+      const server = createServer();
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      const { port } = server.address() as AddressInfo;
+      await new Promise((resolve) => server.close(resolve));
+      const body = JSON.stringify({ uid: "x", name: "target" });
+      const child = spawn(process.execPath, [tool, JSON.stringify({ port, body, contentType: "application/json", workUs })], {
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      try {
+        await new Promise<void>((resolve, reject) => {
+          child.stdout.on("data", (d: Buffer) => d.toString().includes("ready") && resolve());
+          child.once("exit", (code) => reject(new Error(`bare-server exited with ${code}`)));
+        });
+        for (const path of ["/iam/v2beta1/groups/x", "/anything"]) {
+          const res = await fetch(`http://127.0.0.1:${port}${path}`);
+          expect({ status: res.status, type: res.headers.get("content-type"), body: await res.text() }).toEqual({
+            status: 200,
+            type: "application/json",
+            body,
+          });
+        }
+      } finally {
+        child.kill("SIGKILL");
+      }
+    }
   });
 });
