@@ -13,6 +13,7 @@
  */
 import type BetterSqlite3 from "better-sqlite3";
 import { CompiledQuery, type DatabaseConnection, type Driver, type QueryResult, type TransactionSettings } from "kysely";
+import { inlineLimits } from "./sqlite-limits.js";
 
 /** A connection the driver opens; both are opened alike. */
 export interface SqliteConnectionLike {
@@ -112,8 +113,9 @@ class Lease implements DatabaseConnection {
 }
 
 function run<R>(connection: SqliteConnectionLike, compiled: CompiledQuery): QueryResult<R> {
-  const statement = connection.prepare(compiled.sql);
-  const parameters = compiled.parameters as unknown[];
+  // A bound LIMIT would have the statement prepared again on every run (sqlite-limits.ts).
+  const { sql, parameters } = inlineLimits(compiled.sql, compiled.parameters);
+  const statement = connection.prepare(sql);
   if (statement.reader) return { rows: statement.all(parameters) as R[] };
   const { changes, lastInsertRowid } = statement.run(parameters);
   return {
