@@ -19,12 +19,21 @@ const CONNECTIONS = 32;
 /** The scenario. */
 export const s1Get: Scenario = { id: "S1", run };
 
-async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
-  const dataDir = mkdtempSync(join(tmpdir(), "arbor-bench-s1-"));
-  const port = await freePort();
-  const env = { ARBOR_DATA_DIR: dataDir };
+/** What S1 reads: the group it GETs, an owner's token, and the answer Arbor gave (for the bare server to repeat). */
+export interface S1Target {
+  path: string;
+  token: string;
+  body: string;
+  contentType: string;
+}
+
+/**
+ * Makes S1's store in env's data directory: an organization and the group S1 reads, through a
+ * server started on port and stopped again; also bench/tools/s1-calibration.ts.
+ */
+export async function s1Target(env: Record<string, string>, port: number): Promise<S1Target> {
+  const server = await startArbor({ env, port });
   try {
-    let server = await startArbor({ env, port });
     const { org, token } = await bootstrapOrg(server.env, "bench-s1");
     const group = await api<{ uid: string }>(server.base, token, "POST", `/iam/v2beta1/groups/${org}`, {
       name: "target",
@@ -32,9 +41,18 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
     });
     const path = `/iam/v2beta1/groups/${group.uid}`;
     const sample = await fetch(`${server.base}${path}`, { headers: { authorization: `Bearer ${token}` } });
-    const body = await sample.text();
-    const contentType = sample.headers.get("content-type") ?? "application/json";
+    return { path, token, body: await sample.text(), contentType: sample.headers.get("content-type") ?? "application/json" };
+  } finally {
     await server.stop();
+  }
+}
+
+async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
+  const dataDir = mkdtempSync(join(tmpdir(), "arbor-bench-s1-"));
+  const port = await freePort();
+  const env = { ARBOR_DATA_DIR: dataDir };
+  try {
+    const { path, token, body, contentType } = await s1Target(env, port);
 
     const spec = {
       url: `http://127.0.0.1:${port}${path}`,
@@ -46,7 +64,7 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
     const bare: WrkResult[] = [];
     const probes: { rate: number; p99: number; p50: number; errors: number }[] = [];
     for (let round = 0; round < ctx.rounds; round++) {
-      server = await startArbor({ env, port });
+      const server = await startArbor({ env, port });
       try {
         await runWrk({ ...spec, seconds: 1 });
         const a = await runWrk(spec);

@@ -12,10 +12,11 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { api, bootstrapOrg, freePort, startArbor } from "../lib/arbor-process.js";
+import { freePort, startArbor } from "../lib/arbor-process.js";
 import { startChildServer } from "../lib/child-server.js";
 import { median } from "../lib/stats.js";
 import { runWrk } from "../lib/wrk.js";
+import { s1Target } from "../scenarios/s1-get.js";
 
 const rounds = Number(process.argv[2] ?? 3);
 const seconds = Number(process.argv[3] ?? 5);
@@ -40,17 +41,7 @@ const dataDir = mkdtempSync(join(tmpdir(), "arbor-s1-calibration-"));
 try {
   const port = await freePort();
   const env = { ARBOR_DATA_DIR: dataDir };
-  const setup = await startArbor({ env, port });
-  const { org, token } = await bootstrapOrg(setup.env, "bench-s1");
-  const group = await api<{ uid: string }>(setup.base, token, "POST", `/iam/v2beta1/groups/${org}`, {
-    name: "target",
-    description: "the group S1 reads",
-  });
-  const path = `/iam/v2beta1/groups/${group.uid}`;
-  const sample = await fetch(`${setup.base}${path}`, { headers: { authorization: `Bearer ${token}` } });
-  const body = await sample.text();
-  const contentType = sample.headers.get("content-type") ?? "application/json";
-  await setup.stop();
+  const { path, token, body, contentType } = await s1Target(env, port);
 
   const spec = { url: `http://127.0.0.1:${port}${path}`, headers: { authorization: `Bearer ${token}` }, connections: 32 };
   const measure = async (pid: number): Promise<Sample> => {
