@@ -96,12 +96,14 @@ class Lease implements DatabaseConnection {
   }
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
-    if (this.inTransaction) return run<R>(this.connections.writer, compiled);
+    // A bound LIMIT would have the statement prepared again on every run (sqlite-limits.ts).
+    const statement = inlineLimits(compiled.sql, compiled.parameters);
+    if (this.inTransaction) return run<R>(this.connections.writer, statement);
     const { reader } = this.connections;
-    if (reader !== undefined && readsOnly(reader, compiled.sql)) return run<R>(reader, compiled);
+    if (reader !== undefined && readsOnly(reader, statement.sql)) return run<R>(reader, statement);
     await this.lock.take();
     try {
-      return run<R>(this.connections.writer, compiled);
+      return run<R>(this.connections.writer, statement);
     } finally {
       this.lock.give();
     }
@@ -112,9 +114,7 @@ class Lease implements DatabaseConnection {
   }
 }
 
-function run<R>(connection: SqliteConnectionLike, compiled: CompiledQuery): QueryResult<R> {
-  // A bound LIMIT would have the statement prepared again on every run (sqlite-limits.ts).
-  const { sql, parameters } = inlineLimits(compiled.sql, compiled.parameters);
+function run<R>(connection: SqliteConnectionLike, { sql, parameters }: { sql: string; parameters: readonly unknown[] }): QueryResult<R> {
   const statement = connection.prepare(sql);
   if (statement.reader) return { rows: statement.all(parameters) as R[] };
   const { changes, lastInsertRowid } = statement.run(parameters);

@@ -9,9 +9,9 @@
  * bound LIMIT was a whole new prepare. In process, on a fresh store (bench/tools/sqlite-limits.ts;
  * bench/findings.md, "Statements prepared again on every run"), a page of an organization's
  * audit events or of advisories, or the outbox's read for a subscription with its descendants,
- * took five to six times as long as with the LIMIT written in. Written in, the LIMIT is the value the planner saw before, and
- * the statement is prepared once per value and kept by the connection's statement cache; a page
- * size is one of few values. Other marks remain (an equality the plan's index does not use,
+ * took five to six times as long as with the LIMIT written in. Written in, the LIMIT is the
+ * value the planner saw before, and the statement is prepared once per value and kept by the
+ * connection's statement cache; a page size is one of few values. Other marks remain (an equality the plan's index does not use,
  * beside an ORDER BY or a join; a GLOB or LIKE pattern; a value `sqlite_stat4` is probed with):
  * those statements are still prepared again on every run, which for some is also what fits
  * their plan to the values.
