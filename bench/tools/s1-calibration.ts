@@ -52,21 +52,23 @@ try {
     const per = (s: number) => (s * 1e6) / Math.max(run.requests, 1);
     return { rps: run.rps, userUs: per(after.user - before.user), systemUs: per(after.system - before.system), errors: run.errors };
   };
-  const servers: { label: string; start: () => Promise<{ pid: number; stop(): Promise<void> }> }[] = [
-    { label: "Arbor, as S1 runs it", start: () => startArbor({ env, port }) },
-    { label: "Arbor, ARBOR_LOG_LEVEL=warn", start: () => startArbor({ env: { ...env, ARBOR_LOG_LEVEL: "warn" }, port }) },
-    ...works.map((workUs) => ({
-      label: `bare node:http, ${workUs} µs of work a request`,
-      start: () => startChildServer("bare-server", { port, body, contentType, workUs }),
-    })),
+  const arbor = (settings: Record<string, string>) => () => startArbor({ env: { ...env, ...settings }, port });
+  const bare = works.map((workUs) => ({
+    label: `bare node:http, ${workUs} µs of work a request`,
+    start: () => startChildServer("bare-server", { port, body, contentType, workUs }),
+    samples: [] as Sample[],
+  }));
+  const servers = [
+    { label: "Arbor, as S1 runs it", start: arbor({}), samples: [] as Sample[] },
+    { label: "Arbor, ARBOR_LOG_LEVEL=warn", start: arbor({ ARBOR_LOG_LEVEL: "warn" }), samples: [] as Sample[] },
+    ...bare,
   ];
-  const samples = new Map<string, Sample[]>(servers.map((s) => [s.label, []]));
   for (let round = 0; round < rounds; round++) {
     for (const server of servers) {
       const running = await server.start();
       try {
         const s = await measure(running.pid);
-        samples.get(server.label)?.push(s);
+        server.samples.push(s);
         const cpu = `${s.userUs.toFixed(1)} + ${s.systemUs.toFixed(1)} µs`;
         process.stderr.write(`round ${round + 1}: ${server.label}: ${s.rps.toFixed(0)} req/s, ${cpu}, errors ${s.errors}\n`);
       } finally {
@@ -75,16 +77,16 @@ try {
     }
   }
   const out = (line: string) => process.stdout.write(`${line}\n`);
-  const bare = median((samples.get(`bare node:http, ${works[0]} µs of work a request`) ?? []).map((s) => s.rps));
+  const reference = median((bare[0]?.samples ?? []).map((s) => s.rps));
   const columns = ["req/s", "of the first bare server", "user µs a request", "system µs a request", "errors"];
   out(`| server (${rounds} rounds of ${seconds} s, medians) | ${columns.join(" | ")} |`);
   out("|---|---:|---:|---:|---:|---:|");
-  for (const [label, list] of samples) {
+  for (const { label, samples: list } of servers) {
     const rps = median(list.map((s) => s.rps));
     const cells = [
       label,
       rps.toFixed(0),
-      `${((rps / bare) * 100).toFixed(1)} %`,
+      `${((rps / reference) * 100).toFixed(1)} %`,
       median(list.map((s) => s.userUs)).toFixed(1),
       median(list.map((s) => s.systemUs)).toFixed(1),
       String(list.reduce((n, s) => n + s.errors, 0)),
