@@ -11,10 +11,10 @@
  * audit events or of advisories, or the outbox's read for a subscription with its descendants,
  * took five to six times as long as with the LIMIT written in. Written in, the LIMIT is the
  * value the planner saw before, and the statement is prepared once per value and kept by the
- * connection's statement cache; a page size is one of few values. Other marks remain (an equality the plan's index does not use,
- * beside an ORDER BY or a join; a GLOB or LIKE pattern; a value `sqlite_stat4` is probed with):
- * those statements are still prepared again on every run, which for some is also what fits
- * their plan to the values.
+ * connection's statement cache; a page size is one of few values. Other marks remain (an
+ * equality the plan's index does not use, beside an ORDER BY or a join; a GLOB or LIKE pattern;
+ * a value `sqlite_stat4` is probed with): those statements are still prepared again on every
+ * run, which for some is also what fits their plan to the values.
  *
  * Only a LIMIT whose value is an integer: anything else stays bound. Only where the text is what
  * Kysely writes, placeholders `?` in order: a text with a numbered or named parameter is left as
