@@ -11,7 +11,9 @@
  * - A page of `query` on SQLite first reads at most GATHER_BELOW matches off the trigram index:
  *   fewer, they are all, and the page reads and sorts them; more, it walks the list's order
  *   testing each row's text, which then finds a match at least every (advisories / GATHER_BELOW)
- *   rows. On PostgreSQL the planner makes that choice from the search column's statistics.
+ *   rows. On PostgreSQL the planner makes that choice from the search column's statistics,
+ *   except for a text pg_trgm finds no trigram in, which is probed as on SQLite by a pass over
+ *   the table that stops at GATHER_BELOW matches, and never read off that index.
  * - On SQLite a `query` looks up the part of its text whose trigrams are rarest, each advisory
  *   found then tested for the whole text, where the trigrams' counts say that reads less than
  *   the whole text's phrase (trigram-window.ts).
@@ -20,7 +22,7 @@
 import { sql, type CompiledQuery, type Expression, type SqlBool } from "kysely";
 import { advisoryCountKey, type AdvisoryFilter, type AdvisoryRecord } from "../domain/advisories.js";
 import type { AdvisoriesTable, Executor } from "./tables.js";
-import { foldAdvisoryCounts, searchCount, searchProbe, type Engine } from "./dialect.js";
+import { foldAdvisoryCounts, pgIndexable, pgSearchProbe, searchCount, searchProbe, type Engine } from "./dialect.js";
 import type { ResourceTable } from "./resource-table.js";
 import { guard } from "./translate-error.js";
 import type { RowWindow } from "./row-window.js";
@@ -55,6 +57,14 @@ export interface ReadFilter extends AdvisoryFilter {
   searchWindow?: string;
   /** SQLite: every match of `query`, by the rowids of their `advisory_texts`, already found. */
   searchRowids?: readonly number[];
+  /** PostgreSQL: every match of a `query` pg_trgm cannot narrow (pgIndexable), by uid, already found. */
+  searchUids?: readonly string[];
+}
+
+/** What a probe of a `query` found: how many matches (at most gatherBelow), and the filter read by them when they are all. */
+interface Probe {
+  found: number;
+  gathered: ReadFilter;
 }
 
 /** What the advisory store lists and counts with. */
@@ -121,16 +131,30 @@ export function advisoryPages(
     return rows.map((row) => table.fromRow(row));
   }
 
-  /** Whether a page of filter probes its `query` (SQLite; ids and aliases are looked up first, as few as they are bound to). */
+  /**
+   * Whether a page of filter probes its `query`: on SQLite always, on PostgreSQL where pg_trgm
+   * cannot narrow it (its planner, guessing a third of the rows match, would walk the list's
+   * order through the whole table for a text few hold). Ids and aliases are looked up first, as
+   * few as they are bound to.
+   */
   function probed(filter: ReadFilter): boolean {
-    return engine === "sqlite" && filter.query !== undefined && filter.ids === undefined && filter.aliases === undefined;
+    if (filter.query === undefined || filter.ids !== undefined || filter.aliases !== undefined) return false;
+    return engine === "sqlite" || !pgIndexable(filter.query);
   }
 
-  /** SQLite: at most gatherBelow matches of a `query` off the trigram index, or undefined where the filter is not probed. */
-  async function probe(filter: ReadFilter): Promise<number[] | undefined> {
+  /**
+   * At most gatherBelow matches of a `query`: on SQLite off the trigram index, on PostgreSQL by
+   * one pass over the table at most; undefined where the filter is not probed.
+   */
+  async function probe(filter: ReadFilter): Promise<Probe | undefined> {
     if (!probed(filter)) return undefined;
-    const { rows } = await guard(() => searchProbe(filter.query ?? "", gatherBelow, filter.searchWindow).execute(db));
-    return rows.map((r) => r.id);
+    const text = filter.query ?? "";
+    if (engine === "postgres") {
+      const { rows } = await guard(() => pgSearchProbe(text, gatherBelow).execute(db));
+      return { found: rows.length, gathered: { ...filter, searchUids: rows.map((r) => r.uid) } };
+    }
+    const { rows } = await guard(() => searchProbe(text, gatherBelow, filter.searchWindow).execute(db));
+    return { found: rows.length, gathered: { ...filter, searchRowids: rows.map((r) => r.id) } };
   }
 
   /**
@@ -151,19 +175,20 @@ export function advisoryPages(
   }
 
   /** A page of filter whose `query` was probed: by the probe's matches when they are all of them, else by a walk. */
-  function probedPage(filter: ReadFilter, window: RowWindow, rowids: number[]): Promise<AdvisoryRecord[]> {
-    if (rowids.length >= gatherBelow) return table.list({ ...filter, walk: true }, window);
-    // Fewer: these are all of the query's matches, found once; the page reads them by rowid.
-    return table.list({ ...filter, searchRowids: rowids }, window);
+  function probedPage(filter: ReadFilter, window: RowWindow, probe: Probe): Promise<AdvisoryRecord[]> {
+    if (probe.found >= gatherBelow) return table.list({ ...filter, walk: true }, window);
+    // Fewer: these are all of the query's matches, found once; the page reads them by key.
+    return table.list(probe.gathered, window);
   }
 
   /** A page of a filter already planned. */
   async function listPlanned(filter: ReadFilter, window: RowWindow): Promise<AdvisoryRecord[]> {
     if (packagesOnly(filter) && window.order.length === 1 && window.order[0]?.field === "uid") return packagePage(filter, window);
     // PostgreSQL's planner chooses between the pg_trgm index and a walk in the list's order
-    // from its statistics of the search column, as the probe does below for SQLite.
-    const rowids = await probe(filter);
-    return rowids === undefined ? table.list(filter, window) : probedPage(filter, window, rowids);
+    // from its statistics of the search column, as the probe does below for SQLite and for a
+    // text pg_trgm cannot narrow.
+    const probing = await probe(filter);
+    return probing === undefined ? table.list(filter, window) : probedPage(filter, window, probing);
   }
 
   /** The count of a filter already planned. */
@@ -187,9 +212,9 @@ export function advisoryPages(
         // them all and is their count.
         const counting = countAside(searchCount(engine, filter.query ?? "", filter.searchWindow).compile(db));
         counting.catch(() => undefined);
-        const rowids = (await probe(filter)) ?? [];
-        const rows = await probedPage(filter, window, rowids);
-        if (rowids.length < gatherBelow) return { rows, total: rowids.length };
+        const probing = (await probe(filter)) ?? { found: 0, gathered: filter };
+        const rows = await probedPage(filter, window, probing);
+        if (probing.found < gatherBelow) return { rows, total: probing.found };
         return { rows, total: await counting.catch(() => countPlanned(filter)) };
       }
       if (many) {
@@ -199,16 +224,19 @@ export function advisoryPages(
         total = await countPlanned(filter);
         if (total >= gatherBelow) return { rows: await table.list({ ...filter, walk: true }, window), total };
       }
-      const rowids = await probe(filter);
-      if (rowids === undefined) {
+      const probing = await probe(filter);
+      if (probing === undefined) {
         const [rows, counted] = await Promise.all([listPlanned(filter, window), countPlanned(filter)]);
         return { rows, total: counted };
       }
-      const rows = await probedPage(filter, window, rowids);
-      if (total !== undefined) return { rows, total };
-      if (rowids.length >= gatherBelow) return { rows, total: await countPlanned(filter) };
+      if (total !== undefined) return { rows: await probedPage(filter, window, probing), total };
+      if (probing.found >= gatherBelow) {
+        const [rows, counted] = await Promise.all([probedPage(filter, window, probing), countPlanned(filter)]);
+        return { rows, total: counted };
+      }
+      const rows = await probedPage(filter, window, probing);
       // The probe found all of the query's matches: the count reads them, not the index again.
-      return { rows, total: queryOnly(filter) ? rowids.length : await table.count({ ...filter, searchRowids: rowids }) };
+      return { rows, total: queryOnly(filter) ? probing.found : await table.count(probing.gathered) };
     },
 
     count: async (filter) => countPlanned((await planned(filter)).filter),

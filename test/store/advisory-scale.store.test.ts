@@ -21,11 +21,11 @@ import type { OsvDocument } from "../../src/domain/osv.js";
 import type { OrderKey } from "../../src/domain/list.js";
 import type { RowWindow } from "../../src/store/row-window.js";
 import { advisoryIndex } from "../../src/domain/advisories.js";
-import { Kysely } from "kysely";
+import { Kysely, type CompiledQuery } from "kysely";
 import { createAdvisoryStore, type AdvisoryStore } from "../../src/store/advisory-store.js";
 import { createStore } from "../../src/store/create-store.js";
 import type { Database } from "../../src/store/tables.js";
-import { engineSetup } from "../../src/store/dialect.js";
+import { engineSetup, pgSearchProbe, searchCount } from "../../src/store/dialect.js";
 import { searchWindow, trigramsOf } from "../../src/store/trigram-window.js";
 import { countThread, type CountThread } from "../../src/store/search-count-thread.js";
 import { completeAdvisoryCounts, deferAdvisorySchema } from "../../src/store/advisory-deferred.js";
@@ -161,6 +161,30 @@ describeEachEngine("advisories at scale", (t) => {
             "select indexname from pg_indexes where schemaname = current_schema() and indexname = 'advisories_search_trgm_idx'",
           ),
         ).toEqual([{ indexname: "advisories_search_trgm_idx" }]);
+      });
+
+    // PostgreSQL's alone, as above. The planner is told to avoid scans, so that a statement pg_trgm's
+    // index could serve at all is planned with it: LIKE does, for any text, by reading the index
+    // whole where the text has no trigram.
+    if (t.engine === "postgres")
+      it("read the pg_trgm index only for a text with a trigram in it, never whole", async () => {
+        beside ??= new Kysely<Database>({ dialect: engineSetup(t.options()).dialect });
+        const db = beside;
+        const { databaseUrl, schema } = t.options();
+        const plan = (statement: CompiledQuery) =>
+          withClient(databaseUrl ?? "", async (client) => {
+            await client.query(`set search_path to "${schema ?? "public"}"`);
+            await client.query("set enable_seqscan = off");
+            const { rows } = await client.query<{ "QUERY PLAN": string }>(`explain ${statement.sql}`, [...statement.parameters]);
+            return rows.map((r) => r["QUERY PLAN"]).join("\n");
+          });
+        for (const text of ["-", "%_~", "in", "x", "déjà", "a*c", "n - i"]) {
+          expect(await plan(searchCount("postgres", text).compile(db)), text).not.toContain("advisories_search_trgm_idx");
+          expect(await plan(pgSearchProbe(text, 5_000).compile(db)), text).not.toContain("advisories_search_trgm_idx");
+        }
+        for (const text of ["injection", "#1234", "cve-2024-12", "100%_"]) {
+          expect(await plan(searchCount("postgres", text).compile(db)), text).toContain("advisories_search_trgm_idx");
+        }
       });
 
     it("the search text indexed is the one the substring rule reads", async () => {
