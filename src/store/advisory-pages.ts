@@ -10,10 +10,14 @@
  *   advisory affects several packages of the ecosystem), and reads those advisories.
  * - A page of `query` on SQLite first reads at most GATHER_BELOW matches off the trigram index:
  *   fewer, they are all, and the page reads and sorts them; more, it walks the list's order
- *   testing each row's text, which then finds a match at least every (advisories / GATHER_BELOW)
- *   rows. On PostgreSQL the planner makes that choice from the search column's statistics,
- *   except for a text pg_trgm finds no trigram in, which is probed as on SQLite by a pass over
- *   the table that stops at GATHER_BELOW matches, and never read off that index.
+ *   testing each row's text, which finds a match every (advisories / GATHER_BELOW) rows where
+ *   matches lie evenly. They often do not (a text that is part of an id is held by one stretch
+ *   of uids), so the walk stops after WALK_ROWS rows and the page gathers every match instead.
+ * - A page of `query` on PostgreSQL reads its matches once, their uid and sort columns set
+ *   aside, for both its count and its page (ResourceTable.pageOnce): the planner, which guesses
+ *   how many rows hold a text but not where they lie, walked the list's order through 400,000
+ *   rows for `rustsec` or `ubuntu`, and pg_trgm's index read itself whole for a text with no
+ *   trigram in it (`%`); each 1.3 to 4 s at 500,000 advisories (findings, "A query's worst case").
  * - On SQLite a `query` looks up the part of its text whose trigrams are rarest, each advisory
  *   found then tested for the whole text, where the trigrams' counts say that reads less than
  *   the whole text's phrase (trigram-window.ts).
@@ -22,7 +26,7 @@
 import { sql, type CompiledQuery, type Expression, type SqlBool } from "kysely";
 import { advisoryCountKey, type AdvisoryFilter, type AdvisoryRecord } from "../domain/advisories.js";
 import type { AdvisoriesTable, Executor } from "./tables.js";
-import { foldAdvisoryCounts, pgIndexable, pgSearchProbe, searchCount, searchProbe, type Engine } from "./dialect.js";
+import { foldAdvisoryCounts, searchCount, searchProbe, type Engine } from "./dialect.js";
 import type { ResourceTable } from "./resource-table.js";
 import { guard } from "./translate-error.js";
 import type { RowWindow } from "./row-window.js";
@@ -33,9 +37,9 @@ import { searchWindow, trigramsOf } from "./trigram-window.js";
 const FOLD_AT = 64;
 
 /**
- * Below this many matches a `query` page gathers its matches; from it on, a walk in the list's
- * order finds 50 within 50 x advisories / GATHER_BELOW rows (5,000 at 500,000 advisories). Both
- * sides of the choice are then bounded by about the same number of rows.
+ * SQLite: below this many matches a `query` page gathers its matches; from it on, a walk in the
+ * list's order finds 50 within 50 x advisories / GATHER_BELOW rows (5,000 at 500,000 advisories)
+ * where the matches lie evenly in that order, and WALK_ROWS bounds it where they do not.
  */
 export const GATHER_BELOW = 5_000;
 
@@ -57,8 +61,6 @@ export interface ReadFilter extends AdvisoryFilter {
   searchWindow?: string;
   /** SQLite: every match of `query`, by the rowids of their `advisory_texts`, already found. */
   searchRowids?: readonly number[];
-  /** PostgreSQL: every match of a `query` pg_trgm cannot narrow (pgIndexable), by uid, already found. */
-  searchUids?: readonly string[];
 }
 
 /** What a probe of a `query` found: how many matches (at most gatherBelow), and the filter read by them when they are all. */
@@ -76,9 +78,21 @@ export interface AdvisoryPages {
   foldCounts(): Promise<void>;
 }
 
-/** How pages choose their reads; tests lower the threshold to walk a small table. */
+/**
+ * The most rows a walk reads before it gives up for a gather. A text held by one advisory in
+ * forty fills a page of 50 within it, and a walk reads a row in 4 to 6 µs (10 ms at most here,
+ * 500,000 advisories). Matches seldom lie evenly in the list's order: a text that is part of an
+ * id (`rustsec`, `ubuntu`, `go`) is held by the advisories of one stretch of uids, and a walk in
+ * uid order read 400,000 rows to reach them (1.7 to 2.5 s; findings, "A query's worst case").
+ * A larger budget costs more where it fails: with 10,000 rows, PostgreSQL's `cve-2019-1` (its
+ * first 50 matches 16,000 rows in) took 280 ms against 200 ms.
+ */
+export const WALK_ROWS = 2_000;
+
+/** How pages choose their reads; tests lower the thresholds to walk and gather a small table. */
 export interface AdvisoryPageOptions {
   gatherBelow?: number;
+  walkRows?: number;
   /**
    * SQLite: runs a count statement elsewhere (search-count-thread.ts), so that a `query`'s count
    * of many matches runs beside its page's reads. A count it fails to give is counted here.
@@ -91,7 +105,7 @@ export function advisoryPages(
   db: Executor,
   engine: Engine,
   table: ResourceTable<"advisories", ReadFilter, AdvisoryRecord>,
-  { gatherBelow = GATHER_BELOW, countAside }: AdvisoryPageOptions = {},
+  { gatherBelow = GATHER_BELOW, walkRows = WALK_ROWS, countAside }: AdvisoryPageOptions = {},
 ): AdvisoryPages {
   async function kept(key: string): Promise<number> {
     const { total, rows } = await guard(() =>
@@ -131,29 +145,15 @@ export function advisoryPages(
     return rows.map((row) => table.fromRow(row));
   }
 
-  /**
-   * Whether a page of filter probes its `query`: on SQLite always, on PostgreSQL where pg_trgm
-   * cannot narrow it (its planner, guessing a third of the rows match, would walk the list's
-   * order through the whole table for a text few hold). Ids and aliases are looked up first, as
-   * few as they are bound to.
-   */
+  /** Whether a page of filter probes its `query` (SQLite; ids and aliases are looked up first, as few as they are bound to). */
   function probed(filter: ReadFilter): boolean {
-    if (filter.query === undefined || filter.ids !== undefined || filter.aliases !== undefined) return false;
-    return engine === "sqlite" || !pgIndexable(filter.query);
+    return engine === "sqlite" && filter.query !== undefined && filter.ids === undefined && filter.aliases === undefined;
   }
 
-  /**
-   * At most gatherBelow matches of a `query`: on SQLite off the trigram index, on PostgreSQL by
-   * one pass over the table at most; undefined where the filter is not probed.
-   */
+  /** SQLite: at most gatherBelow matches of a `query` off the trigram index, or undefined where the filter is not probed. */
   async function probe(filter: ReadFilter): Promise<Probe | undefined> {
     if (!probed(filter)) return undefined;
-    const text = filter.query ?? "";
-    if (engine === "postgres") {
-      const { rows } = await guard(() => pgSearchProbe(text, gatherBelow).execute(db));
-      return { found: rows.length, gathered: { ...filter, searchUids: rows.map((r) => r.uid) } };
-    }
-    const { rows } = await guard(() => searchProbe(text, gatherBelow, filter.searchWindow).execute(db));
+    const { rows } = await guard(() => searchProbe(filter.query ?? "", gatherBelow, filter.searchWindow).execute(db));
     return { found: rows.length, gathered: { ...filter, searchRowids: rows.map((r) => r.id) } };
   }
 
@@ -174,9 +174,46 @@ export function advisoryPages(
     return { filter: window === undefined ? filter : { ...filter, searchWindow: window }, bound };
   }
 
+  /**
+   * A page of a `query` with many matches: a walk of the list's order testing each row's text,
+   * which fills a page where they are dense, for at most walkRows rows; where those held too few
+   * and the list goes on, every match is gathered instead (findings, "A query's worst case").
+   */
+  async function walkPage(filter: ReadFilter, window: RowWindow): Promise<AdvisoryRecord[]> {
+    return (await walked(filter, window)) ?? table.list(filter, window);
+  }
+
+  /**
+   * The page a walk with its budget finds, or undefined where its rows held too few matches and
+   * the list goes on. The walked rows are a subquery, so the text's test is a filter on them on
+   * both engines (on SQLite GLOB, since its own condition looks matches up in the index).
+   */
+  async function walked(filter: ReadFilter, window: RowWindow): Promise<AdvisoryRecord[] | undefined> {
+    const { query, searchWindow: _, ...among } = filter;
+    const test: ReadFilter = engine === "sqlite" ? { query, walk: true } : { query };
+    const rows = await table.list(test, window, { walk: { among, rows: walkRows } });
+    if (rows.length >= window.limit) return rows;
+    const beyond = await table.listSortKeys(among, { order: window.order, after: window.after, offset: walkRows, limit: 1 });
+    return beyond.length === 0 ? rows : undefined;
+  }
+
+  /**
+   * PostgreSQL: a page of a `query` and its count. Where the planner guesses few matches, one
+   * read of them gives both (pageOnce). Where it guesses many, a walk with its budget first,
+   * which fills the page in a few hundred rows where they lie evenly (`injection`), then the
+   * count; where the walk comes up short, one read of every match gives both after all. (The
+   * count beside the walk would read the matches twice at once where the walk fails: `debian`
+   * took half again as long.)
+   */
+  async function pgQueryPage(filter: ReadFilter, window: RowWindow): Promise<{ rows: AdvisoryRecord[]; total: number }> {
+    if ((await table.estimate(filter)) < gatherBelow) return table.pageOnce(filter, window);
+    const rows = await walked(filter, window);
+    return rows === undefined ? table.pageOnce(filter, window) : { rows, total: await countPlanned(filter) };
+  }
+
   /** A page of filter whose `query` was probed: by the probe's matches when they are all of them, else by a walk. */
   function probedPage(filter: ReadFilter, window: RowWindow, probe: Probe): Promise<AdvisoryRecord[]> {
-    if (probe.found >= gatherBelow) return table.list({ ...filter, walk: true }, window);
+    if (probe.found >= gatherBelow) return walkPage(filter, window);
     // Fewer: these are all of the query's matches, found once; the page reads them by key.
     return table.list(probe.gathered, window);
   }
@@ -184,9 +221,11 @@ export function advisoryPages(
   /** A page of a filter already planned. */
   async function listPlanned(filter: ReadFilter, window: RowWindow): Promise<AdvisoryRecord[]> {
     if (packagesOnly(filter) && window.order.length === 1 && window.order[0]?.field === "uid") return packagePage(filter, window);
-    // PostgreSQL's planner chooses between the pg_trgm index and a walk in the list's order
-    // from its statistics of the search column, as the probe does below for SQLite and for a
-    // text pg_trgm cannot narrow.
+    if (engine === "postgres" && filter.query !== undefined) {
+      // As pgQueryPage, with no count to make.
+      const rows = (await table.estimate(filter)) >= gatherBelow ? await walked(filter, window) : undefined;
+      return rows ?? (await table.pageOnce(filter, window)).rows;
+    }
     const probing = await probe(filter);
     return probing === undefined ? table.list(filter, window) : probedPage(filter, window, probing);
   }
@@ -222,19 +261,17 @@ export function advisoryPages(
         // from gathering. A probe would read its gatherBelow matches for nothing (2 ms of
         // `injection`'s page at 500,000 advisories).
         total = await countPlanned(filter);
-        if (total >= gatherBelow) return { rows: await table.list({ ...filter, walk: true }, window), total };
+        if (total >= gatherBelow) return { rows: await walkPage(filter, window), total };
       }
+      if (engine === "postgres" && filter.query !== undefined) return pgQueryPage(filter, window);
       const probing = await probe(filter);
       if (probing === undefined) {
         const [rows, counted] = await Promise.all([listPlanned(filter, window), countPlanned(filter)]);
         return { rows, total: counted };
       }
-      if (total !== undefined) return { rows: await probedPage(filter, window, probing), total };
-      if (probing.found >= gatherBelow) {
-        const [rows, counted] = await Promise.all([probedPage(filter, window, probing), countPlanned(filter)]);
-        return { rows, total: counted };
-      }
       const rows = await probedPage(filter, window, probing);
+      if (total !== undefined) return { rows, total };
+      if (probing.found >= gatherBelow) return { rows, total: await countPlanned(filter) };
       // The probe found all of the query's matches: the count reads them, not the index again.
       return { rows, total: queryOnly(filter) ? probing.found : await table.count(probing.gathered) };
     },

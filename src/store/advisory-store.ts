@@ -19,7 +19,7 @@ import { deferAdvisorySchema, restoreAdvisorySchema } from "./advisory-deferred.
 import { advisoryPages, countTrigrams, packageConditions, type AdvisoryPageOptions, type ReadFilter } from "./advisory-pages.js";
 import { type AdvisoriesTable, type AdvisoryAliasesTable, type AdvisoryPackagesTable, type Executor } from "./tables.js";
 import { inTransaction } from "./nested-transactions.js";
-import { searchCondition, searchRowidsCondition, searchTest, searchUidsCondition, type Engine } from "./dialect.js";
+import { searchCondition, searchRowidsCondition, searchTest, type Engine } from "./dialect.js";
 import { resourceTable } from "./resource-table.js";
 import { guard } from "./translate-error.js";
 import { preparable } from "./pg-prepared-statements.js";
@@ -230,8 +230,7 @@ function matching(engine: Engine, filter: ReadFilter): Expression<SqlBool>[] {
   const pkg = packageConditions(filter);
   if (pkg.length > 0) all.push(sql<SqlBool>`${uid} in (select advisory_uid from advisory_packages where ${sql.join(pkg, sql` and `)})`);
   if (filter.searchRowids !== undefined) all.push(searchRowidsCondition(filter.searchRowids));
-  else if (filter.searchUids !== undefined) all.push(searchUidsCondition(filter.searchUids));
-  else if (filter.query !== undefined && filter.walk === true) all.push(searchTest(engine, filter.query));
+  else if (filter.query !== undefined && filter.walk === true) all.push(searchTest(filter.query));
   else if (filter.query !== undefined) all.push(searchCondition(engine, filter.query, filter.searchWindow));
   if (filter.modifiedSince !== undefined) all.push(sql<SqlBool>`advisories.modified_time >= ${filter.modifiedSince}`);
   return all;

@@ -499,7 +499,7 @@ export function searchCondition(engine: Engine, text: string, window?: string): 
  * (`%`, `-`, `go`, a text of letters the database's locale does not count as word characters),
  * the index has no trigram to look up and reads itself whole, every entry of every advisory, and
  * each row is then read and tested as well: 3 to 4 s at 500,000 advisories, where one pass over
- * the table takes 0.4 s (findings, "A query with no trigram"). Only ASCII letters and digits are
+ * the table takes 0.4 s (findings, "A query's worst case"). Only ASCII letters and digits are
  * counted, which are word characters in every locale; a run of others makes the search a scan,
  * never the index's whole read.
  */
@@ -509,8 +509,7 @@ export function pgIndexable(text: string): boolean {
 
 /**
  * PostgreSQL: the substring rule on one advisory row's search column, written so that no index
- * serves it (pg_trgm indexes LIKE, not strpos): for a text pgIndexable refuses, and for a page
- * that walks advisories in the list's order, testing each until the page is full.
+ * serves it (pg_trgm indexes LIKE, not strpos): for a text pgIndexable refuses.
  */
 function pgSearchTest(text: string): Expression<SqlBool> {
   return sql<SqlBool>`strpos(advisories.search, ${text}) > 0`;
@@ -546,11 +545,11 @@ export function trigramPhrase(text: string): string | undefined {
 }
 
 /**
- * The same test on one advisory row's search column, written so no index serves it: for a page
- * that walks advisories in the list's order, testing each until the page is full.
+ * SQLite: the same test on one advisory row's search column, written so no index serves it: for
+ * a page that walks advisories in the list's order, testing each until the page is full.
  */
-export function searchTest(engine: Engine, text: string): Expression<SqlBool> {
-  return engine === "postgres" ? pgSearchTest(text) : sql<SqlBool>`advisories.search glob ${globOf(text)}`;
+export function searchTest(text: string): Expression<SqlBool> {
+  return sql<SqlBool>`advisories.search glob ${globOf(text)}`;
 }
 
 /** SQLite: the advisories whose `advisory_texts` rows are these (a query's matches, found before). */
@@ -559,22 +558,9 @@ export function searchRowidsCondition(rowids: readonly number[]): Expression<Sql
     where t.id in (select value from json_each(${JSON.stringify(rowids)})))`;
 }
 
-/** PostgreSQL: the advisories of these uids (a query's matches, found before). */
-export function searchUidsCondition(uids: readonly string[]): Expression<SqlBool> {
-  return sql<SqlBool>`advisories.uid = any(${[...uids]}::text[])`;
-}
-
 /** SQLite: the rowids of at most limit of searchCondition's matches: all of them when fewer. */
 export function searchProbe(text: string, limit: number, window?: string): RawBuilder<{ id: number }> {
   return sql<{ id: number }>`select c.id from (${searchRowids(text, window)} limit ${limit}) as c`;
-}
-
-/**
- * PostgreSQL: the uids of at most limit advisories whose search text holds a text pgIndexable
- * refuses, in no order: one pass over the table at most, and less where matches are many.
- */
-export function pgSearchProbe(text: string, limit: number): RawBuilder<{ uid: string }> {
-  return sql<{ uid: string }>`select advisories.uid from advisories where ${pgSearchTest(text)} limit ${limit}`;
 }
 
 /**

@@ -31,6 +31,15 @@ export interface TableSpec<T extends Table, F, R> {
   sortColumns: Readonly<Record<string, keyof Database[T] & string>>;
 }
 
+/**
+ * How a list reads its rows, where the store chooses: a walk with a budget, the first `rows` rows
+ * after the window's cursor, in its order, that meet `among`, each tested for the list's filter.
+ * The page holds the matches among them.
+ */
+export interface ListRead<F> {
+  walk: { among: F; rows: number };
+}
+
 /** What a write may add: what its violations mean, and a condition the row must also meet. */
 export interface WriteOptions {
   violations?: Violations;
@@ -65,13 +74,21 @@ export interface ResourceTable<T extends Table, F, R> {
    * IMMEDIATE transaction already holds the database's.
    */
   lock(uid: string, column: keyof Database[T] & string): Promise<R | undefined>;
-  /** The records matching filter, in the window's order. */
-  list(filter: F, window: RowWindow): Promise<R[]>;
+  /** The records matching filter, in the window's order; read says how, where the store chooses. */
+  list(filter: F, window: RowWindow, read?: ListRead<F>): Promise<R[]>;
   /**
    * Of the rows matching filter, in the window's order, only `uid` and the columns the window
    * sorts by, as the engine returns them: an index of the order then holds all the read needs.
    */
   listSortKeys(filter: F, window: RowWindow): Promise<Record<string, unknown>[]>;
+  /**
+   * PostgreSQL: a page of the rows matching filter and how many match, from one read of the
+   * matches (their uid and sort columns, kept aside for the statement), whatever their number or
+   * where they lie in the window's order: for a filter whose matches the planner cannot place.
+   */
+  pageOnce(filter: F, window: RowWindow): Promise<{ rows: R[]; total: number }>;
+  /** PostgreSQL: how many rows the planner guesses match filter (EXPLAIN: planned, not run). */
+  estimate(filter: F): Promise<number>;
   /** How many rows match filter. */
   count(filter: F): Promise<number>;
   /** The record a row of the table (read by a statement of the store's own) holds. */
@@ -132,6 +149,17 @@ export function resourceTable<T extends Table, F, R>(db: Executor, engine: Engin
       .orderBy("uid"),
   );
 
+  /** The rows among uids that exist, in uid order. */
+  const rowsOf = async (uids: readonly string[]): Promise<unknown[]> => {
+    if (uids.length === 0) return [];
+    return guard(() => {
+      if (engine === "sqlite") return uids.length === 1 ? getByUid(uids[0]) : getManyInSet(uidKeys(uids));
+      if (uids.length > MAX_PREPARED_UIDS) return loose.selectFrom(name).selectAll().where("uid", "in", uids).orderBy("uid").execute();
+      const all = padded(uids);
+      return lookupOf(all.length)(...all);
+    });
+  };
+
   return {
     async insert(row, options = {}) {
       await write(() => runPrepared(db, loose.insertInto(name).values(Object.fromEntries(Object.entries(row)))), options);
@@ -142,16 +170,7 @@ export function resourceTable<T extends Table, F, R>(db: Executor, engine: Engin
       return row && toRecord(row);
     },
 
-    async getMany(uids) {
-      if (uids.length === 0) return [];
-      const rows = await guard(() => {
-        if (engine === "sqlite") return uids.length === 1 ? getByUid(uids[0]) : getManyInSet(uidKeys(uids));
-        if (uids.length > MAX_PREPARED_UIDS) return loose.selectFrom(name).selectAll().where("uid", "in", uids).orderBy("uid").execute();
-        const all = padded(uids);
-        return lookupOf(all.length)(...all);
-      });
-      return rows.map(toRecord);
-    },
+    getMany: async (uids) => (await rowsOf(uids)).map(toRecord),
 
     async update(uid, set, options = {}) {
       const changes = Object.fromEntries(Object.entries(set).filter(([, value]) => value !== undefined));
@@ -186,11 +205,24 @@ export function resourceTable<T extends Table, F, R>(db: Executor, engine: Engin
       return row && toRecord(row);
     },
 
-    async list(filter, window) {
-      const query = loose
-        .selectFrom(name)
-        .selectAll()
-        .where((eb) => eb.and(spec.matching(filter)));
+    async list(filter, window, read) {
+      const matchingIn = (from: ReturnType<typeof loose.selectFrom<string>>) =>
+        from.selectAll().where((eb) => eb.and(spec.matching(filter)));
+      let query = matchingIn(loose.selectFrom(name));
+      if (read !== undefined) {
+        // The rows walked, a subquery whose LIMIT neither engine merges into the outer query;
+        // both read it a row at a time, so a page filled early reads no further.
+        const walked = applyWindow(
+          loose
+            .selectFrom(name)
+            .selectAll()
+            .where((eb) => eb.and(spec.matching(read.walk.among))),
+          { order: window.order, after: window.after, offset: 0, limit: read.walk.rows },
+          columnOf,
+        );
+        query = matchingIn(loose.selectFrom(walked.as(name)));
+        window = { ...window, after: undefined };
+      }
       const rows = await guard(() => applyWindow(query, window, columnOf).execute());
       return rows.map(toRecord);
     },
@@ -205,6 +237,43 @@ export function resourceTable<T extends Table, F, R>(db: Executor, engine: Engin
     },
 
     fromRow: toRecord,
+
+    async estimate(filter) {
+      if (engine !== "postgres") throw new Error("estimate is PostgreSQL's");
+      const query = loose
+        .selectFrom(name)
+        .select(sql<number>`1`.as("one"))
+        .where((eb) => eb.and(spec.matching(filter)))
+        .compile();
+      const { rows } = await guard(() =>
+        db.executeQuery<{ "QUERY PLAN": [{ Plan: { "Plan Rows": number } }] }>({ ...query, sql: `explain (format json) ${query.sql}` }),
+      );
+      return rows[0]?.["QUERY PLAN"][0].Plan["Plan Rows"] ?? 0;
+    },
+
+    async pageOnce(filter, window) {
+      if (engine !== "postgres") throw new Error("pageOnce is PostgreSQL's");
+      const columns = [...new Set(["uid", ...window.order.map((k) => columnOf(k.field))])];
+      const matches = loose
+        .selectFrom(name)
+        .select(columns)
+        .where((eb) => eb.and(spec.matching(filter)));
+      const page = applyWindow(loose.selectFrom("m").select(columns), window, columnOf);
+      // The page's uids in its order, whatever order the aggregate meets them in.
+      const keys = window.order.map((k) => sql`p.${sql.ref(columnOf(k.field))} ${sql.raw(k.desc ? "desc" : "asc")}`);
+      const ordered = keys.length === 0 ? sql`` : sql`order by ${sql.join(keys)}`;
+      const { rows } = await guard(() =>
+        sql<{ total: string | number; uids: string[] | null }>`
+          with m as materialized (${matches})
+          select (select count(*) from m) as total, (select json_agg(p.uid ${ordered}) from (${page}) as p) as uids`.execute(db),
+      );
+      const [row] = rows;
+      const uids = row?.uids ?? [];
+      // The rows again in the page's order (a lookup by uid returns them in uid order).
+      const byUid = new Map((await rowsOf(uids)).map((r) => [(r as { uid: string }).uid, r]));
+      const records = uids.flatMap((uid) => (byUid.has(uid) ? [toRecord(byUid.get(uid))] : []));
+      return { rows: records, total: Number(row?.total ?? 0) };
+    },
 
     async count(filter) {
       const row = await guard(() =>
