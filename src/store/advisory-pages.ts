@@ -63,12 +63,6 @@ export interface ReadFilter extends AdvisoryFilter {
   searchRowids?: readonly number[];
 }
 
-/** What a probe of a `query` found: how many matches (at most gatherBelow), and the filter read by them when they are all. */
-interface Probe {
-  found: number;
-  gathered: ReadFilter;
-}
-
 /** What the advisory store lists and counts with. */
 export interface AdvisoryPages {
   list(filter: AdvisoryFilter, window: RowWindow): Promise<AdvisoryRecord[]>;
@@ -151,10 +145,10 @@ export function advisoryPages(
   }
 
   /** SQLite: at most gatherBelow matches of a `query` off the trigram index, or undefined where the filter is not probed. */
-  async function probe(filter: ReadFilter): Promise<Probe | undefined> {
+  async function probe(filter: ReadFilter): Promise<number[] | undefined> {
     if (!probed(filter)) return undefined;
     const { rows } = await guard(() => searchProbe(filter.query ?? "", gatherBelow, filter.searchWindow).execute(db));
-    return { found: rows.length, gathered: { ...filter, searchRowids: rows.map((r) => r.id) } };
+    return rows.map((r) => r.id);
   }
 
   /**
@@ -212,10 +206,10 @@ export function advisoryPages(
   }
 
   /** A page of filter whose `query` was probed: by the probe's matches when they are all of them, else by a walk. */
-  function probedPage(filter: ReadFilter, window: RowWindow, probe: Probe): Promise<AdvisoryRecord[]> {
-    if (probe.found >= gatherBelow) return walkPage(filter, window);
-    // Fewer: these are all of the query's matches, found once; the page reads them by key.
-    return table.list(probe.gathered, window);
+  function probedPage(filter: ReadFilter, window: RowWindow, rowids: number[]): Promise<AdvisoryRecord[]> {
+    if (rowids.length >= gatherBelow) return walkPage(filter, window);
+    // Fewer: these are all of the query's matches, found once; the page reads them by rowid.
+    return table.list({ ...filter, searchRowids: rowids }, window);
   }
 
   /** A page of a filter already planned. */
@@ -226,8 +220,8 @@ export function advisoryPages(
       const rows = (await table.estimate(filter)) >= gatherBelow ? await walked(filter, window) : undefined;
       return rows ?? (await table.pageOnce(filter, window)).rows;
     }
-    const probing = await probe(filter);
-    return probing === undefined ? table.list(filter, window) : probedPage(filter, window, probing);
+    const rowids = await probe(filter);
+    return rowids === undefined ? table.list(filter, window) : probedPage(filter, window, rowids);
   }
 
   /** The count of a filter already planned. */
@@ -251,9 +245,9 @@ export function advisoryPages(
         // them all and is their count.
         const counting = countAside(searchCount(engine, filter.query ?? "", filter.searchWindow).compile(db));
         counting.catch(() => undefined);
-        const probing = (await probe(filter)) ?? { found: 0, gathered: filter };
-        const rows = await probedPage(filter, window, probing);
-        if (probing.found < gatherBelow) return { rows, total: probing.found };
+        const rowids = (await probe(filter)) ?? [];
+        const rows = await probedPage(filter, window, rowids);
+        if (rowids.length < gatherBelow) return { rows, total: rowids.length };
         return { rows, total: await counting.catch(() => countPlanned(filter)) };
       }
       if (many) {
@@ -264,16 +258,16 @@ export function advisoryPages(
         if (total >= gatherBelow) return { rows: await walkPage(filter, window), total };
       }
       if (engine === "postgres" && filter.query !== undefined) return pgQueryPage(filter, window);
-      const probing = await probe(filter);
-      if (probing === undefined) {
+      const rowids = await probe(filter);
+      if (rowids === undefined) {
         const [rows, counted] = await Promise.all([listPlanned(filter, window), countPlanned(filter)]);
         return { rows, total: counted };
       }
-      const rows = await probedPage(filter, window, probing);
+      const rows = await probedPage(filter, window, rowids);
       if (total !== undefined) return { rows, total };
-      if (probing.found >= gatherBelow) return { rows, total: await countPlanned(filter) };
+      if (rowids.length >= gatherBelow) return { rows, total: await countPlanned(filter) };
       // The probe found all of the query's matches: the count reads them, not the index again.
-      return { rows, total: queryOnly(filter) ? probing.found : await table.count(probing.gathered) };
+      return { rows, total: queryOnly(filter) ? rowids.length : await table.count({ ...filter, searchRowids: rowids }) };
     },
 
     count: async (filter) => countPlanned((await planned(filter)).filter),
