@@ -200,9 +200,13 @@ export function advisoryPages(
    * took half again as long.)
    */
   async function pgQueryPage(filter: ReadFilter, window: RowWindow): Promise<{ rows: AdvisoryRecord[]; total: number }> {
-    if ((await table.estimate(filter)) < gatherBelow) return table.pageOnce(filter, window);
-    const rows = await walked(filter, window);
+    const rows = await pgWalked(filter, window);
     return rows === undefined ? table.pageOnce(filter, window) : { rows, total: await countPlanned(filter) };
+  }
+
+  /** PostgreSQL: the page of a walk where the planner guesses many matches; undefined where it guesses few or the walk came up short. */
+  async function pgWalked(filter: ReadFilter, window: RowWindow): Promise<AdvisoryRecord[] | undefined> {
+    return (await table.estimate(filter)) >= gatherBelow ? walked(filter, window) : undefined;
   }
 
   /** A page of filter whose `query` was probed: by the probe's matches when they are all of them, else by a walk. */
@@ -217,8 +221,7 @@ export function advisoryPages(
     if (packagesOnly(filter) && window.order.length === 1 && window.order[0]?.field === "uid") return packagePage(filter, window);
     if (engine === "postgres" && filter.query !== undefined) {
       // As pgQueryPage, with no count to make.
-      const rows = (await table.estimate(filter)) >= gatherBelow ? await walked(filter, window) : undefined;
-      return rows ?? (await table.pageOnce(filter, window)).rows;
+      return (await pgWalked(filter, window)) ?? (await table.pageOnce(filter, window)).rows;
     }
     const rowids = await probe(filter);
     return rowids === undefined ? table.list(filter, window) : probedPage(filter, window, rowids);
