@@ -145,6 +145,7 @@ describe("Maven ComparableVersion", () => {
   // checked against maven-artifact 3.9.6), since Maven's resolver is what the advisory means.
   it.each([
     ["1-0-alpha", "1", "1-b"],
+    ["1-ga-alpha", "1", "1-a"],
     ["1-rc", "1", "1.zeta.2"],
     ["-rc", "0", "zeta"],
   ])("keeps Maven's cycle %s < %s < %s (< the first)", (a, b, c) => {

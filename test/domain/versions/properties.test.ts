@@ -36,6 +36,10 @@ const pep440Text = join(
 /**
  * Maven's own order is not transitive on every text (see maven.test.ts), so the property covers
  * the shape published versions have: numbers, then hyphenated qualifiers or non-zero numbers.
+ * A release qualifier (ga, final) with no number ends the text: in the middle it drops out and
+ * leaves a list where a qualifier stands, Maven's 1-0-alpha cycle (1-ga-alpha < 1 < 1-a <
+ * 1-ga-alpha in maven-artifact 3.9.6 too). Arbor gave maven-artifact 3.9.6's answer for each of
+ * the 1,445,850 pairs of 1,701 texts drawn from this shape before that filter (2026-11-29).
  */
 const mavenText = join(
   list(pick("0", "1", "2", "10", "01"), ".", 1, 4),
@@ -53,7 +57,7 @@ const mavenText = join(
       2,
     ),
   ),
-);
+).filter((text) => !/-(ga|final)-/i.test(text));
 
 const gemText = join(
   num,
