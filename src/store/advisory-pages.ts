@@ -18,6 +18,9 @@
  *   how many rows hold a text but not where they lie, walked the list's order through 400,000
  *   rows for `rustsec` or `ubuntu`, and pg_trgm's index read itself whole for a text with no
  *   trigram in it (`%`); each 1.3 to 4 s at 500,000 advisories (findings, "A query's worst case").
+ *   Only where the planner guesses the matches dense enough that WALK_ROWS rows of the list's
+ *   order hold the page (`injection`) does it walk them first, with that budget, and count
+ *   after; a walk that comes up short reads the matches once after all.
  * - On SQLite a `query` looks up the part of its text whose trigrams are rarest, each advisory
  *   found then tested for the whole text, where the trigrams' counts say that reads less than
  *   the whole text's phrase (trigram-window.ts).
@@ -83,10 +86,23 @@ export interface AdvisoryPages {
  */
 export const WALK_ROWS = 2_000;
 
+/**
+ * PostgreSQL: a page walks only where the planner's guesses put at least this many times the
+ * rows it needs among the rows it may walk. Its guess at 500,000 advisories puts 5,044 matches of
+ * `cve-2019-1` (one in a hundred), 20 in a walk of 2,000 rows: that walk could not fill a page
+ * of 50 even where the matches lay evenly, and made the page 240 to 245 ms against 195 to 226
+ * without it (findings, "A query's worst case"). Not more than once: the guesses are rough (`use-after-free`'s 24,240 matches were
+ * guessed 15,000 to 35,000 by successive ANALYZEs), a walk that fails costs about 10 ms, and one
+ * that fills its page saves the count a materialized read of every match.
+ */
+export const WALK_FILL = 1;
+
 /** How pages choose their reads; tests lower the thresholds to walk and gather a small table. */
 export interface AdvisoryPageOptions {
   gatherBelow?: number;
   walkRows?: number;
+  /** PostgreSQL: WALK_FILL; 0 walks wherever the planner guesses gatherBelow matches or more. */
+  walkFill?: number;
   /**
    * SQLite: runs a count statement elsewhere (search-count-thread.ts), so that a `query`'s count
    * of many matches runs beside its page's reads. A count it fails to give is counted here.
@@ -99,7 +115,7 @@ export function advisoryPages(
   db: Executor,
   engine: Engine,
   table: ResourceTable<"advisories", ReadFilter, AdvisoryRecord>,
-  { gatherBelow = GATHER_BELOW, walkRows = WALK_ROWS, countAside }: AdvisoryPageOptions = {},
+  { gatherBelow = GATHER_BELOW, walkRows = WALK_ROWS, walkFill = WALK_FILL, countAside }: AdvisoryPageOptions = {},
 ): AdvisoryPages {
   async function kept(key: string): Promise<number> {
     const { total, rows } = await guard(() =>
@@ -204,9 +220,16 @@ export function advisoryPages(
     return rows === undefined ? table.pageOnce(filter, window) : { rows, total: await countPlanned(filter) };
   }
 
-  /** PostgreSQL: the page of a walk where the planner guesses many matches; undefined where it guesses few or the walk came up short. */
+  /**
+   * PostgreSQL: the page of a walk where the planner guesses many matches, and enough of them
+   * among the rows a walk may read to fill the page (walkFill times); undefined where it guesses
+   * fewer or the walk came up short.
+   */
   async function pgWalked(filter: ReadFilter, window: RowWindow): Promise<AdvisoryRecord[] | undefined> {
-    return (await table.estimate(filter)) >= gatherBelow ? walked(filter, window) : undefined;
+    const { query: _, searchWindow: __, ...among } = filter;
+    const [matches, rows] = await Promise.all([table.estimate(filter), walkFill > 0 ? table.estimate(among) : 0]);
+    const dense = matches * walkRows >= walkFill * (window.offset + window.limit) * rows;
+    return matches >= gatherBelow && dense ? walked(filter, window) : undefined;
   }
 
   /** A page of filter whose `query` was probed: by the probe's matches when they are all of them, else by a walk. */
