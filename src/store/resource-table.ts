@@ -82,9 +82,9 @@ export interface ResourceTable<T extends Table, F, R> {
    */
   listSortKeys(filter: F, window: RowWindow): Promise<Record<string, unknown>[]>;
   /**
-   * PostgreSQL: a page of the rows matching filter and how many match, from one read of the
-   * matches (their uid and sort columns, kept aside for the statement), whatever their number or
-   * where they lie in the window's order: for a filter whose matches the planner cannot place.
+   * A page of the rows matching filter and how many match, from one read of the matches (their
+   * uid and sort columns, kept aside for the statement), whatever their number or where they lie
+   * in the window's order: for a filter whose matches the engine cannot place in that order.
    */
   pageOnce(filter: F, window: RowWindow): Promise<{ rows: R[]; total: number }>;
   /** PostgreSQL: how many rows the planner guesses match filter (EXPLAIN: planned, not run). */
@@ -252,7 +252,6 @@ export function resourceTable<T extends Table, F, R>(db: Executor, engine: Engin
     },
 
     async pageOnce(filter, window) {
-      if (engine !== "postgres") throw new Error("pageOnce is PostgreSQL's");
       const columns = [...new Set(["uid", ...window.order.map((k) => columnOf(k.field))])];
       const matches = loose
         .selectFrom(name)
@@ -262,13 +261,16 @@ export function resourceTable<T extends Table, F, R>(db: Executor, engine: Engin
       // The page's uids in its order, whatever order the aggregate meets them in.
       const keys = window.order.map((k) => sql`p.${sql.ref(columnOf(k.field))} ${sql.raw(k.desc ? "desc" : "asc")}`);
       const ordered = keys.length === 0 ? sql`` : sql`order by ${sql.join(keys)}`;
+      // PostgreSQL's json_agg gives an array, SQLite's json_group_array its JSON text. A builder
+      // in a template is a parenthesised subquery already (SQLite refuses a second pair).
+      const aggregate = engine === "postgres" ? sql`json_agg(p.uid ${ordered})` : sql`json_group_array(p.uid ${ordered})`;
       const { rows } = await guard(() =>
-        sql<{ total: string | number; uids: string[] | null }>`
-          with m as materialized (${matches})
-          select (select count(*) from m) as total, (select json_agg(p.uid ${ordered}) from (${page}) as p) as uids`.execute(db),
+        sql<{ total: string | number; uids: string[] | string | null }>`
+          with m as materialized ${matches}
+          select (select count(*) from m) as total, (select ${aggregate} from ${page} as p) as uids`.execute(db),
       );
       const [row] = rows;
-      const uids = row?.uids ?? [];
+      const uids: string[] = typeof row?.uids === "string" ? (JSON.parse(row.uids) as string[]) : (row?.uids ?? []);
       // The rows again in the page's order (a lookup by uid returns them in uid order).
       const byUid = new Map((await rowsOf(uids)).map((r) => [(r as { uid: string }).uid, r]));
       const records = uids.flatMap((uid) => (byUid.has(uid) ? [toRecord(byUid.get(uid))] : []));
