@@ -92,9 +92,10 @@ export const WALK_ROWS = 2_000;
  * rows it needs among the rows it may walk. Its guess at 500,000 advisories puts 5,044 matches of
  * `cve-2019-1` (one in a hundred), 20 in a walk of 2,000 rows: that walk could not fill a page
  * of 50 even where the matches lay evenly, and made the page 240 to 245 ms against 195 to 226
- * without it (findings, "A query's worst case"). Not more than once: the guesses are rough (`use-after-free`'s 24,240 matches were
- * guessed 15,000 to 35,000 by successive ANALYZEs), a walk that fails costs about 10 ms, and one
- * that fills its page saves the count a materialized read of every match.
+ * without it (findings, "A query's worst case"). Not more than once: the guesses are rough
+ * (`use-after-free`'s 24,240 matches were guessed 15,000 to 35,000 by successive ANALYZEs), a
+ * walk that fails costs about 10 ms, and one that fills its page saves the count a materialized
+ * read of every match.
  */
 export const WALK_FILL = 1;
 
@@ -306,9 +307,9 @@ export function advisoryPages(
         return { rows, total: counted };
       }
       if (total === undefined && rowids.length >= gatherBelow) {
-        // Many matches and no count yet: a walk, then the count; where the walk comes up short,
-        // one read of every match for both, rather than a gather and a count that each read them
-        // (`go`, a text without a trigram, read the table's texts three times: 0.6 to 0.9 s).
+        // Many matches and no count yet: a walk, then the count; where the walk comes up short
+        // (the matches in one stretch of uids), one read of every match for both, rather than a
+        // gather and a count that each read them.
         return afterWalk(await walked(filter, window), filter, window);
       }
       const rows = await probedPage(filter, window, rowids);
