@@ -123,6 +123,10 @@ export function resourceTable<T extends Table, F, R>(db: Executor, engine: Engin
     if (column === undefined) throw new RangeError(`${spec.table} are not sortable by ${field}`);
     return column;
   };
+  /** The table's rows that match filter, their columns still to choose. */
+  const matchingRows = (filter: F) => loose.selectFrom(name).where((eb) => eb.and(spec.matching(filter)));
+  /** `uid` and the columns window sorts by: all a read of the order's index needs. */
+  const sortKeyColumns = (window: RowWindow) => [...new Set(["uid", ...window.order.map((k) => columnOf(k.field))])];
 
   const getByUid = compiledOnce(db, () => loose.selectFrom(name).selectAll().where("uid", "=", ""));
   // By padded size: a power of two up to MAX_PREPARED_UIDS, so at most nine texts. Kysely building
@@ -213,10 +217,7 @@ export function resourceTable<T extends Table, F, R>(db: Executor, engine: Engin
         // The rows walked, a subquery whose LIMIT neither engine merges into the outer query;
         // both read it a row at a time, so a page filled early reads no further.
         const walked = applyWindow(
-          loose
-            .selectFrom(name)
-            .selectAll()
-            .where((eb) => eb.and(spec.matching(read.walk.among))),
+          matchingRows(read.walk.among).selectAll(),
           { order: window.order, after: window.after, offset: 0, limit: read.walk.rows },
           columnOf,
         );
@@ -228,22 +229,15 @@ export function resourceTable<T extends Table, F, R>(db: Executor, engine: Engin
     },
 
     async listSortKeys(filter, window) {
-      const columns = [...new Set(["uid", ...window.order.map((k) => columnOf(k.field))])];
-      const query = loose
-        .selectFrom(name)
-        .select(columns)
-        .where((eb) => eb.and(spec.matching(filter)));
-      return guard(() => applyWindow(query, window, columnOf).execute());
+      return guard(() => applyWindow(matchingRows(filter).select(sortKeyColumns(window)), window, columnOf).execute());
     },
 
     fromRow: toRecord,
 
     async estimate(filter) {
       if (engine !== "postgres") throw new Error("estimate is PostgreSQL's");
-      const query = loose
-        .selectFrom(name)
+      const query = matchingRows(filter)
         .select(sql<number>`1`.as("one"))
-        .where((eb) => eb.and(spec.matching(filter)))
         .compile();
       const { rows } = await guard(() =>
         db.executeQuery<{ "QUERY PLAN": [{ Plan: { "Plan Rows": number } }] }>({ ...query, sql: `explain (format json) ${query.sql}` }),
@@ -252,11 +246,8 @@ export function resourceTable<T extends Table, F, R>(db: Executor, engine: Engin
     },
 
     async pageOnce(filter, window) {
-      const columns = [...new Set(["uid", ...window.order.map((k) => columnOf(k.field))])];
-      const matches = loose
-        .selectFrom(name)
-        .select(columns)
-        .where((eb) => eb.and(spec.matching(filter)));
+      const columns = sortKeyColumns(window);
+      const matches = matchingRows(filter).select(columns);
       const page = applyWindow(loose.selectFrom("m").select(columns), window, columnOf);
       // The page's uids in its order, whatever order the aggregate meets them in.
       const keys = window.order.map((k) => sql`p.${sql.ref(columnOf(k.field))} ${sql.raw(k.desc ? "desc" : "asc")}`);
@@ -279,10 +270,8 @@ export function resourceTable<T extends Table, F, R>(db: Executor, engine: Engin
 
     async count(filter) {
       const row = await guard(() =>
-        loose
-          .selectFrom(name)
+        matchingRows(filter)
           .select((eb) => eb.fn.countAll<number>().as("n"))
-          .where((eb) => eb.and(spec.matching(filter)))
           .executeTakeFirstOrThrow(),
       );
       return row.n;
