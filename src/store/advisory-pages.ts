@@ -24,7 +24,8 @@
  *   after; a walk that comes up short reads the matches once after all.
  * - On SQLite a `query` looks up the part of its text whose trigrams are rarest, each advisory
  *   found then tested for the whole text, where the trigrams' counts say that reads less than
- *   the whole text's phrase (trigram-window.ts).
+ *   the whole text's phrase (trigram-window.ts). On PostgreSQL, which keeps no such counts, the
+ *   planner's guess of each word of the text chooses the same way (pgSearchPart).
  * - Everything else reads as before: index lookups of the filter, sorted.
  */
 import { sql, type CompiledQuery, type Expression, type SqlBool } from "kysely";
@@ -35,7 +36,7 @@ import type { ResourceTable } from "./resource-table.js";
 import { guard } from "./translate-error.js";
 import type { RowWindow } from "./row-window.js";
 import { inTransaction } from "./nested-transactions.js";
-import { searchWindow, trigramsOf } from "./trigram-window.js";
+import { pgParts, pgSearchPart, searchWindow, trigramsOf } from "./trigram-window.js";
 
 /** A key's count rows are folded into one once a count reads more than this many. */
 const FOLD_AT = 64;
@@ -61,7 +62,7 @@ const MANY_FROM = 2;
  */
 export interface ReadFilter extends AdvisoryFilter {
   walk?: boolean;
-  /** SQLite: the part of `query` to look up in the trigram index, each candidate then tested (trigram-window.ts). */
+  /** The part of `query` to look up in the trigram index, each candidate then tested (trigram-window.ts). */
   searchWindow?: string;
   /** SQLite: every match of `query`, by the rowids of their `advisory_texts`, already found. */
   searchRowids?: readonly number[];
@@ -110,6 +111,8 @@ export interface AdvisoryPageOptions {
    * of many matches runs beside its page's reads. A count it fails to give is counted here.
    */
   countAside?: (query: CompiledQuery) => Promise<number>;
+  /** PostgreSQL: pgSearchPart; tests make each part the one looked up in turn. */
+  choosePart?: (text: string, estimates: ReadonlyMap<string, number>) => string | undefined;
 }
 
 /** The pages and counts of the advisories table. */
@@ -117,8 +120,10 @@ export function advisoryPages(
   db: Executor,
   engine: Engine,
   table: ResourceTable<"advisories", ReadFilter, AdvisoryRecord>,
-  { gatherBelow = GATHER_BELOW, walkRows = WALK_ROWS, walkFill = WALK_FILL, countAside }: AdvisoryPageOptions = {},
+  options: AdvisoryPageOptions = {},
 ): AdvisoryPages {
+  const { gatherBelow = GATHER_BELOW, walkRows = WALK_ROWS, walkFill = WALK_FILL, countAside, choosePart = pgSearchPart } = options;
+
   async function kept(key: string): Promise<number> {
     const { total, rows } = await guard(() =>
       db
@@ -175,7 +180,8 @@ export function advisoryPages(
    * counts are known.
    */
   async function planned(filter: AdvisoryFilter): Promise<{ filter: ReadFilter; bound?: number }> {
-    if (engine !== "sqlite" || filter.query === undefined) return { filter };
+    if (filter.query === undefined) return { filter };
+    if (engine === "postgres") return { filter: await pgPlanned(filter, filter.query) };
     const trigrams = [...new Set(trigramsOf(filter.query))];
     if (trigrams.length === 0) return { filter };
     const rows = await guard(() => db.selectFrom("advisory_trigram_docs").select(["term", "docs"]).where("term", "in", trigrams).execute());
@@ -184,6 +190,18 @@ export function advisoryPages(
     const window = searchWindow(filter.query, docs);
     const bound = Math.min(...trigramsOf(window ?? filter.query).map((t) => docs.get(t) ?? 0));
     return { filter: window === undefined ? filter : { ...filter, searchWindow: window }, bound };
+  }
+
+  /**
+   * PostgreSQL: filter with the part of its `query` to look up, where the planner's guesses of
+   * the text's parts choose one (pgSearchPart); each guess is an `EXPLAIN`, planned and not run.
+   */
+  async function pgPlanned(filter: AdvisoryFilter, text: string): Promise<ReadFilter> {
+    const parts = pgParts(text);
+    if (parts.length === 0) return filter;
+    const guesses = await Promise.all(parts.map(async (p) => [p, await table.estimate({ query: p })] as const));
+    const part = choosePart(text, new Map(guesses));
+    return part === undefined || !text.includes(part) ? filter : { ...filter, searchWindow: part };
   }
 
   /**
@@ -237,7 +255,9 @@ export function advisoryPages(
    */
   async function pgWalked(filter: ReadFilter, window: RowWindow): Promise<AdvisoryRecord[] | undefined> {
     const { query: _, searchWindow: __, ...among } = filter;
-    const [matches, rows] = await Promise.all([table.estimate(filter), walkFill > 0 ? table.estimate(among) : 0]);
+    // The guess of the whole text's matches, not of its part's read.
+    const whole: ReadFilter = { ...filter, searchWindow: undefined };
+    const [matches, rows] = await Promise.all([table.estimate(whole), walkFill > 0 ? table.estimate(among) : 0]);
     const dense = matches * walkRows >= walkFill * (window.offset + window.limit) * rows;
     return matches >= gatherBelow && dense ? walked(filter, window) : undefined;
   }

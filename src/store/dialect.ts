@@ -485,10 +485,17 @@ export async function foldAdvisoryCounts(db: Executor, engine: Engine, where: Ex
  * case-sensitivity is LIKE's ASCII case-folding). PostgreSQL's LIKE is served by the pg_trgm
  * index when the migration could make it (each candidate tested exactly), and scans when not; a
  * text pg_trgm finds no trigram in is tested on each row (pgSearchTest), never by that index.
+ * window, a part of text (src/store/trigram-window.ts), is looked up instead of the whole on both
+ * engines, each of its candidates then tested for the whole text.
  */
 export function searchCondition(engine: Engine, text: string, window?: string): Expression<SqlBool> {
   if (engine === "postgres") {
-    return pgIndexable(text) ? sql<SqlBool>`advisories.search like ${`%${escapeLike(text)}%`}` : pgSearchTest(text);
+    if (!pgIndexable(text)) return pgSearchTest(text);
+    // A part (letters and digits alone, so no wildcard) looked up, each candidate tested for the whole.
+    if (window !== undefined && pgIndexable(window) && text.includes(window)) {
+      return sql<SqlBool>`advisories.search like ${`%${escapeLike(window)}%`} and ${pgSearchTest(text)}`;
+    }
+    return sql<SqlBool>`advisories.search like ${`%${escapeLike(text)}%`}`;
   }
   return sql<SqlBool>`advisories.uid in (select t.uid from advisory_texts t where t.id in (${searchRowids(text, window)}))`;
 }
@@ -565,12 +572,13 @@ export function searchProbe(text: string, limit: number, window?: string): RawBu
 
 /**
  * How many advisories searchCondition holds: on SQLite the phrase's matches off the FTS5 index
- * alone, or the window's, each tested for the whole text; on PostgreSQL the trigram candidates,
- * each tested exactly, or every row where pg_trgm finds no trigram in text (pgIndexable).
+ * alone, or the window's, each tested for the whole text; on PostgreSQL the trigram candidates
+ * of text or of its window, each tested exactly, or every row where pg_trgm finds no trigram in
+ * text (pgIndexable).
  */
 export function searchCount(engine: Engine, text: string, window?: string): RawBuilder<{ n: number | string }> {
   return engine === "postgres"
-    ? sql<{ n: number | string }>`select count(*) as n from advisories where ${searchCondition(engine, text)}`
+    ? sql<{ n: number | string }>`select count(*) as n from advisories where ${searchCondition(engine, text, window)}`
     : sql<{ n: number | string }>`select count(*) as n from (${searchRowids(text, window)}) as c`;
 }
 

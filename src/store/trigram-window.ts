@@ -1,5 +1,6 @@
 /**
- * Which part of a `query` text SQLite looks up in its trigram index (issue 19, item 2).
+ * Which part of a `query` text SQLite, and PostgreSQL (pgSearchPart, at the end), look up in
+ * their trigram index (issue 19, item 2).
  *
  * An FTS5 phrase of the whole text holds exactly where the text is a substring, but reads the
  * list of every one of its trigrams, however common: `package-2345` reads those of `pac`, `age`
@@ -77,4 +78,48 @@ export function searchWindow(text: string, docs: ReadonlyMap<string, number>): s
   const part = sum(first, last) + fewest * TEST_COST;
   if (part >= whole) return undefined;
   return [...text].slice(first, last + 3).join("");
+}
+
+/**
+ * PostgreSQL: what reading one candidate's row and testing it costs, in entries of pg_trgm's
+ * posting lists read. Measured on the bench's 500,000 advisories (2026-11-29, psql): reading the
+ * lists of `package-2345` (the trigrams of `package` are in nearly every advisory) took 10 ms,
+ * about 5 ns an entry; testing a candidate's row 2 to 3 µs (`injection`'s 65,677 in 180 ms).
+ */
+const PG_TEST_COST = 500;
+
+/** PostgreSQL: the most parts of one text the planner is asked about (each an `EXPLAIN`). */
+export const MAX_PG_PARTS = 4;
+
+/**
+ * PostgreSQL: the parts of text pg_trgm can look up alone: its runs of ASCII letters and digits
+ * three long or more (pgIndexable's, src/store/dialect.ts), distinct, the longest MAX_PG_PARTS.
+ * None where text has fewer than two: a text of one run has no part to choose.
+ */
+export function pgParts(text: string): string[] {
+  const runs = [...new Set(text.match(/[a-z0-9]{3,}/gi) ?? [])];
+  if (runs.length < 2) return [];
+  return runs.sort((a, b) => b.length - a.length).slice(0, MAX_PG_PARTS);
+}
+
+/**
+ * PostgreSQL: the part of text to look up, each candidate then tested for the whole text, or
+ * undefined for the whole text. pg_trgm's index reads the posting list of every trigram of a
+ * LIKE pattern, however common: `package-2345` reads those of `pac`, `age` and the rest that
+ * nearly every advisory holds (10 ms), where `2345` alone reads two short lists and tests its
+ * 289 candidates (0.5 ms). PostgreSQL keeps no count per trigram, so the planner's guess of each
+ * part's matches (estimates, from its statistics' sample of the column) stands for its lists:
+ * the whole text reads about the sum over its parts of their matches times their trigrams, and
+ * the rarest part the same for itself plus a test of each of its candidates. The guesses only
+ * choose the read: a wrong one can make a query slower, never its answer different.
+ */
+export function pgSearchPart(text: string, estimates: ReadonlyMap<string, number>): string | undefined {
+  const parts = pgParts(text).filter((p) => estimates.has(p));
+  if (parts.length < 2) return undefined;
+  const lists = (p: string) => (estimates.get(p) ?? 0) * (p.length - 2);
+  const whole = parts.reduce((sum, p) => sum + lists(p), 0);
+  let rarest = parts[0] ?? "";
+  for (const p of parts) if ((estimates.get(p) ?? 0) < (estimates.get(rarest) ?? 0)) rarest = p;
+  const part = lists(rarest) + (estimates.get(rarest) ?? 0) * PG_TEST_COST;
+  return part < whole ? rarest : undefined;
 }
