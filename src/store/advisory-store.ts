@@ -69,9 +69,10 @@ export interface AdvisoryStore extends AdvisoryWriter {
    * Brings the planner's statistics of the advisory tables up to date after a bulk write (an
    * import does, once it has written many documents). PostgreSQL plans from them, and without
    * them takes 500 hashes looked up at once for most of the table (a scan per batch of a
-   * re-import) and misjudges how often a query matches; its autovacuum may be off or not yet
-   * round. SQLite: counts the advisories of each trigram of the search index, from which a
-   * `query` chooses the part of its text to look up (src/store/trigram-window.ts).
+   * re-import) and misjudges how often a query matches, which also chooses the word of a
+   * `query` to look up (pgSearchPart); its autovacuum may be off or not yet round. SQLite:
+   * counts the advisories of each trigram of the search index, from which a `query` chooses the
+   * part of its text to look up (src/store/trigram-window.ts).
    */
   refreshStatistics(): Promise<void>;
   /**
