@@ -194,13 +194,14 @@ export function advisoryPages(
 
   /**
    * PostgreSQL: filter with the part of its `query` to look up, where the planner's guesses of
-   * the text's parts choose one (pgSearchPart); each guess is an `EXPLAIN`, planned and not run.
+   * the text's parts choose one (pgSearchPart): one `EXPLAIN` of them all, planned and not run.
+   * Not where ids or aliases bound the matches to a few lookups already.
    */
   async function pgPlanned(filter: AdvisoryFilter, text: string): Promise<ReadFilter> {
     const parts = pgParts(text);
-    if (parts.length === 0) return filter;
-    const guesses = await Promise.all(parts.map(async (p) => [p, await table.estimate({ query: p })] as const));
-    const part = choosePart(text, new Map(guesses));
+    if (parts.length === 0 || filter.ids !== undefined || filter.aliases !== undefined) return filter;
+    const guesses = await table.estimates(parts.map((p) => ({ query: p })));
+    const part = choosePart(text, new Map(parts.map((p, i) => [p, guesses[i] ?? 0])));
     return part === undefined || !text.includes(part) ? filter : { ...filter, searchWindow: part };
   }
 

@@ -516,7 +516,8 @@ export function pgIndexable(text: string): boolean {
 
 /**
  * PostgreSQL: the substring rule on one advisory row's search column, written so that no index
- * serves it (pg_trgm indexes LIKE, not strpos): for a text pgIndexable refuses.
+ * serves it (pg_trgm indexes LIKE, not strpos): for a text pgIndexable refuses, and for the whole
+ * text on each candidate of a part looked up instead (searchCondition's window).
  */
 function pgSearchTest(text: string): Expression<SqlBool> {
   return sql<SqlBool>`strpos(advisories.search, ${text}) > 0`;

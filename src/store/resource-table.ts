@@ -52,6 +52,13 @@ export interface WriteOptions {
   where?: Expression<SqlBool>;
 }
 
+/** A node of PostgreSQL's `EXPLAIN (format json)`: what the planner guesses, and its children. */
+interface PlanNode {
+  "Node Type": string;
+  "Plan Rows": number;
+  Plans?: PlanNode[];
+}
+
 /** The shared statements over one table. */
 export interface ResourceTable<T extends Table, F, R> {
   /** Inserts a row. */
@@ -89,6 +96,8 @@ export interface ResourceTable<T extends Table, F, R> {
   pageOnce(filter: F, window: RowWindow): Promise<{ rows: R[]; total: number }>;
   /** PostgreSQL: how many rows the planner guesses match filter (EXPLAIN: planned, not run). */
   estimate(filter: F): Promise<number>;
+  /** PostgreSQL: estimate of each filter, planned in one statement (one connection, one round trip). */
+  estimates(filters: readonly F[]): Promise<number[]>;
   /** How many rows match filter. */
   count(filter: F): Promise<number>;
   /** The record a row of the table (read by a statement of the store's own) holds. */
@@ -127,6 +136,17 @@ export function resourceTable<T extends Table, F, R>(db: Executor, engine: Engin
   const matchingRows = (filter: F) => loose.selectFrom(name).where((eb) => eb.and(spec.matching(filter)));
   /** `uid` and the columns window sorts by: all a read of the order's index needs. */
   const sortKeyColumns = (window: RowWindow) => [...new Set(["uid", ...window.order.map((k) => columnOf(k.field))])];
+  /** PostgreSQL: the planner's plan (EXPLAIN: planned, not run) of the rows matching filters, one after another. */
+  const planOf = async (filters: readonly F[]): Promise<PlanNode> => {
+    if (engine !== "postgres") throw new Error("estimate is PostgreSQL's");
+    const [first, ...rest] = filters.map((f) => matchingRows(f).select(sql<number>`1`.as("one")));
+    if (first === undefined) throw new Error("no filter to plan");
+    const query = rest.reduce((all, q) => all.unionAll(q), first).compile();
+    const { rows } = await guard(() =>
+      db.executeQuery<{ "QUERY PLAN": [{ Plan: PlanNode }] }>({ ...query, sql: `explain (format json) ${query.sql}` }),
+    );
+    return rows[0]?.["QUERY PLAN"][0].Plan ?? { "Node Type": "", "Plan Rows": 0 };
+  };
 
   const getByUid = compiledOnce(db, () => loose.selectFrom(name).selectAll().where("uid", "=", ""));
   // By padded size: a power of two up to MAX_PREPARED_UIDS, so at most nine texts. Kysely building
@@ -235,14 +255,16 @@ export function resourceTable<T extends Table, F, R>(db: Executor, engine: Engin
     fromRow: toRecord,
 
     async estimate(filter) {
-      if (engine !== "postgres") throw new Error("estimate is PostgreSQL's");
-      const query = matchingRows(filter)
-        .select(sql<number>`1`.as("one"))
-        .compile();
-      const { rows } = await guard(() =>
-        db.executeQuery<{ "QUERY PLAN": [{ Plan: { "Plan Rows": number } }] }>({ ...query, sql: `explain (format json) ${query.sql}` }),
-      );
-      return rows[0]?.["QUERY PLAN"][0].Plan["Plan Rows"] ?? 0;
+      return (await planOf([filter]))["Plan Rows"];
+    },
+
+    async estimates(filters) {
+      if (filters.length < 2) return Promise.all(filters.map(async (f) => (await planOf([f]))["Plan Rows"]));
+      // The plan of a UNION ALL is an Append whose children are the filters' plans, in order.
+      const plan = await planOf(filters);
+      const children = plan["Node Type"] === "Append" ? (plan.Plans ?? []) : [];
+      if (children.length === filters.length) return children.map((c) => c["Plan Rows"]);
+      return Promise.all(filters.map(async (f) => (await planOf([f]))["Plan Rows"]));
     },
 
     async pageOnce(filter, window) {

@@ -213,45 +213,114 @@ describeEachEngine("advisories at scale", (t) => {
   if (t.engine === "postgres")
     describe("a query that looks up a part of its text on PostgreSQL (pgSearchPart)", () => {
       let beside: Kysely<Database> | undefined;
+      let logged: Kysely<Database> | undefined;
+      const seen: CompiledQuery[] = [];
       afterAll(async () => {
         await beside?.destroy();
+        await logged?.destroy();
       });
+
+      // The corpus's texts of two parts or more (`100%sure` matches none), and more that match:
+      // with LIKE's wildcards, beside an ecosystem, since a time.
+      const texts: [string, AdvisoryFilter][] = [
+        ...CORPUS_FILTERS.filter(([, f]) => pgParts(f.query ?? "").length >= 2),
+        ["two words, LIKE's wildcards literal", { query: "100%_sure" }],
+        ["an ecosystem and two words", { ecosystem: "npm", query: "cve-2024-12" }],
+        ["two words since a time", { query: "prototype pollution", modifiedSince: Date.UTC(2024, 3, 1) }],
+      ];
 
       // Each part looked up in turn, then the whole text, whatever the planner's guesses: they
       // choose the read, never the answer.
-      it.each(CORPUS_FILTERS.filter(([, f]) => pgParts(f.query ?? "").length >= 2))(
-        "%s: the same matches whichever part is looked up, and whichever way a page reads",
-        async (_name, filter) => {
-          beside ??= new Kysely<Database>({ dialect: engineSetup(t.options()).dialect });
-          const db = beside;
-          const text = filter.query ?? "";
-          const matching = [...stored.values()].filter((v) => matchesFilter(v, filter));
-          const order = [key("uid")];
-          const want = uids(sortedBy(matching, order, advisorySortValue));
-          for (const part of [...pgParts(text), undefined]) {
-            const asked: ReadonlyMap<string, number>[] = [];
-            const choosePart = (_text: string, estimates: ReadonlyMap<string, number>) => (asked.push(estimates), part);
-            const stores = [
-              createAdvisoryStore(db, t.engine, { choosePart }),
-              createAdvisoryStore(db, t.engine, { choosePart, gatherBelow: 1, walkFill: 0 }),
-              createAdvisoryStore(db, t.engine, { choosePart, gatherBelow: 1, walkRows: 3, walkFill: 0 }),
-            ];
-            expect({ part, n: await stores[0]?.count(filter) }).toEqual({ part, n: matching.length });
-            for (const store of stores) {
-              expect(await pageThrough((w) => store.list(filter, w), order, 50, advisorySortValue)).toEqual(want);
-              const { read, totals } = pageReader(store, filter);
-              expect(await pageThrough(read, order, 50, advisorySortValue)).toEqual(want);
-              expect([...totals]).toEqual([matching.length]);
-            }
-            // The planner was asked about every part, each guess a number of rows.
-            expect(asked.length).toBeGreaterThan(0);
-            for (const estimates of asked) {
-              expect([...estimates.keys()].sort()).toEqual(pgParts(text).sort());
-              for (const n of estimates.values()) expect(n).toBeGreaterThanOrEqual(0);
+      it.each(texts)("%s: the same matches whichever part is looked up, and whichever way a page reads", async (_name, filter) => {
+        beside ??= new Kysely<Database>({ dialect: engineSetup(t.options()).dialect });
+        const db = beside;
+        const text = filter.query ?? "";
+        const matching = [...stored.values()].filter((v) => matchesFilter(v, filter));
+        const order = [key("uid")];
+        const want = uids(sortedBy(matching, order, advisorySortValue));
+        for (const part of [...pgParts(text), undefined]) {
+          const asked: ReadonlyMap<string, number>[] = [];
+          const choosePart = (_text: string, estimates: ReadonlyMap<string, number>) => (asked.push(estimates), part);
+          const stores = [
+            createAdvisoryStore(db, t.engine, { choosePart }),
+            createAdvisoryStore(db, t.engine, { choosePart, gatherBelow: 1, walkFill: 0 }),
+            createAdvisoryStore(db, t.engine, { choosePart, gatherBelow: 1, walkRows: 3, walkFill: 0 }),
+          ];
+          expect({ part, n: await stores[0]?.count(filter) }).toEqual({ part, n: matching.length });
+          for (const store of stores) {
+            expect(await pageThrough((w) => store.list(filter, w), order, 50, advisorySortValue)).toEqual(want);
+            const { read, totals } = pageReader(store, filter);
+            expect(await pageThrough(read, order, 50, advisorySortValue)).toEqual(want);
+            expect([...totals]).toEqual([matching.length]);
+          }
+          // The planner was asked about every part, each guess a number of rows.
+          expect(asked.length).toBeGreaterThan(0);
+          for (const estimates of asked) {
+            expect([...estimates.keys()].sort()).toEqual(pgParts(text).sort());
+            for (const n of estimates.values()) expect(n).toBeGreaterThanOrEqual(0);
+          }
+        }
+      });
+
+      // What the store sends: one EXPLAIN of every part, then the chosen part in the index's LIKE
+      // and the whole text in strpos, for a count, a list and a page with its count alike.
+      it.each(texts)("%s: asks the planner once, and reads by the part chosen", async (_name, filter) => {
+        logged ??= new Kysely<Database>({
+          dialect: engineSetup(t.options()).dialect,
+          log: (event) => {
+            if (event.level === "query") seen.push(event.query);
+          },
+        });
+        const db = logged;
+        const text = filter.query ?? "";
+        const parts = pgParts(text);
+        const order = [key("uid")];
+        for (const part of [...parts, undefined]) {
+          const store = createAdvisoryStore(db, t.engine, { choosePart: () => part });
+          const reads: [string, () => Promise<unknown>][] = [
+            ["count", () => store.count(filter)],
+            ["list", () => store.list(filter, window(order))],
+            ["page", () => store.page(filter, window(order))],
+          ];
+          for (const [what, run] of reads) {
+            seen.length = 0;
+            await run();
+            const explains = seen.filter((q) => q.sql.startsWith("explain"));
+            const asking = explains.filter((q) => parts.every((p) => q.parameters.includes(`%${p}%`)));
+            expect(asking, `${what}, ${String(part)}`).toHaveLength(1);
+            expect(asking[0]?.sql, what).toContain("union all");
+            const reading = seen.filter((q) => !q.sql.startsWith("explain"));
+            const byPart = reading.filter((q) => q.sql.includes("strpos(advisories.search") && q.parameters.includes(`%${part}%`));
+            const whole = reading.filter((q) => q.parameters.includes(`%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`));
+            if (part === undefined) {
+              expect({ what, byPart: byPart.length }).toEqual({ what, byPart: 0 });
+              expect(whole.length, what).toBeGreaterThan(0);
+            } else {
+              expect(byPart.length, `${what}, ${part}`).toBeGreaterThan(0);
+              expect({ what, part, whole: whole.length }).toEqual({ what, part, whole: 0 });
             }
           }
-        },
-      );
+        }
+      });
+
+      it("asks the planner nothing where ids or aliases bound the matches", async () => {
+        logged ??= new Kysely<Database>({
+          dialect: engineSetup(t.options()).dialect,
+          log: (event) => {
+            if (event.level === "query") seen.push(event.query);
+          },
+        });
+        const store = createAdvisoryStore(logged, t.engine, { choosePart: () => "2024" });
+        for (const filter of [
+          { query: "cve-2024-12", ids: ["OSV-00012", "OSV-00013"] },
+          { query: "cve-2024-12", aliases: ["CVE-2024-12"] },
+        ]) {
+          seen.length = 0;
+          const matching = [...stored.values()].filter((v) => matchesFilter(v, filter));
+          expect(await store.count(filter)).toBe(matching.length);
+          expect(seen.filter((q) => q.sql.startsWith("explain"))).toEqual([]);
+        }
+      });
 
       it("looks the part up in the pg_trgm index, and tests the whole text on each candidate", async () => {
         beside ??= new Kysely<Database>({ dialect: engineSetup(t.options()).dialect });

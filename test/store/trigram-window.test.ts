@@ -138,7 +138,8 @@ describe("searchWindow", () => {
 
 /**
  * PostgreSQL's guesses (`EXPLAIN` of `search like '%part%'`) over the bench's 500,000 advisories
- * after ANALYZE, 2026-11-29. 50 is its floor: a part none of its sample holds.
+ * after ANALYZE, 2026-11-29. 50 is its floor there (a ten-thousandth of the rows): a part none of
+ * its sample holds.
  */
 const PG_GUESSES = new Map<string, number>(
   Object.entries({ package: 413_981, "2345": 50, cve: 444_272, "2019": 55_534, use: 95_922, after: 30_291, free: 30_291, "44228": 50 }),
