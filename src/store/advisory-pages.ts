@@ -258,7 +258,7 @@ export function advisoryPages(
     const { query: _, searchWindow: __, ...among } = filter;
     // The guess of the whole text's matches, not of its part's read.
     const whole: ReadFilter = { ...filter, searchWindow: undefined };
-    const [matches, rows] = await Promise.all([table.estimate(whole), walkFill > 0 ? table.estimate(among) : 0]);
+    const [matches = 0, rows = 0] = await table.estimates(walkFill > 0 ? [whole, among] : [whole]);
     const dense = matches * walkRows >= walkFill * (window.offset + window.limit) * rows;
     return matches >= gatherBelow && dense ? walked(filter, window) : undefined;
   }

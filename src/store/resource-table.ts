@@ -94,9 +94,10 @@ export interface ResourceTable<T extends Table, F, R> {
    * in the window's order: for a filter whose matches the engine cannot place in that order.
    */
   pageOnce(filter: F, window: RowWindow): Promise<{ rows: R[]; total: number }>;
-  /** PostgreSQL: how many rows the planner guesses match filter (EXPLAIN: planned, not run). */
-  estimate(filter: F): Promise<number>;
-  /** PostgreSQL: estimate of each filter, planned in one statement (one connection, one round trip). */
+  /**
+   * PostgreSQL: how many rows the planner guesses match each filter (EXPLAIN: planned, not run),
+   * all planned in one statement (one connection, one round trip).
+   */
   estimates(filters: readonly F[]): Promise<number[]>;
   /** How many rows match filter. */
   count(filter: F): Promise<number>;
@@ -254,14 +255,12 @@ export function resourceTable<T extends Table, F, R>(db: Executor, engine: Engin
 
     fromRow: toRecord,
 
-    async estimate(filter) {
-      return (await planOf([filter]))["Plan Rows"];
-    },
-
     async estimates(filters) {
-      if (filters.length < 2) return Promise.all(filters.map(async (f) => (await planOf([f]))["Plan Rows"]));
-      // The plan of a UNION ALL is an Append whose children are the filters' plans, in order.
+      if (filters.length === 0) return [];
       const plan = await planOf(filters);
+      if (filters.length === 1) return [plan["Plan Rows"]];
+      // The plan of a UNION ALL is an Append whose children are the filters' plans, in order;
+      // planned apart where it has another shape.
       const children = plan["Node Type"] === "Append" ? (plan.Plans ?? []) : [];
       if (children.length === filters.length) return children.map((c) => c["Plan Rows"]);
       return Promise.all(filters.map(async (f) => (await planOf([f]))["Plan Rows"]));

@@ -303,6 +303,29 @@ describeEachEngine("advisories at scale", (t) => {
         }
       });
 
+      it("takes each part's guess from the one EXPLAIN as the planner gives it for that part alone", async () => {
+        beside ??= new Kysely<Database>({ dialect: engineSetup(t.options()).dialect });
+        const { databaseUrl, schema } = t.options();
+        const text = "prototype pollution and #12";
+        const asked: ReadonlyMap<string, number>[] = [];
+        const store = createAdvisoryStore(beside, t.engine, { choosePart: (_t, estimates) => (asked.push(estimates), undefined) });
+        await store.count({ query: text });
+        const alone = await withClient(databaseUrl ?? "", async (client) => {
+          await client.query(`set search_path to "${schema ?? "public"}"`);
+          const out = new Map<string, number>();
+          for (const part of pgParts(text)) {
+            const { rows } = await client.query<{ "QUERY PLAN": [{ Plan: { "Plan Rows": number } }] }>(
+              "explain (format json) select 1 from advisories where advisories.search like $1",
+              [`%${part}%`],
+            );
+            out.set(part, rows[0]?.["QUERY PLAN"][0].Plan["Plan Rows"] ?? -1);
+          }
+          return out;
+        });
+        expect(asked).toEqual([alone]);
+        expect(alone.size).toBe(3);
+      });
+
       it("asks the planner nothing where ids or aliases bound the matches", async () => {
         logged ??= new Kysely<Database>({
           dialect: engineSetup(t.options()).dialect,
