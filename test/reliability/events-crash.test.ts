@@ -90,6 +90,8 @@ for (const engine of engines) {
                   headers: { authorization: `Bearer ${token}` },
                 }).then((r) => r.text());
                 const warnings = served.lines.filter((l) => typeof l.level === "number" && l.level >= 40);
+                served.child.kill("SIGKILL");
+                await served.exited;
                 expect.fail(
                   `no event for ${STALL_MS} ms with ${missing().length} of ${acknowledged.length} acknowledged undelivered; ` +
                     `subscription: ${state}; refused: ${JSON.stringify(seen.refused)}; ` +
