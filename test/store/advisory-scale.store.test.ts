@@ -33,6 +33,7 @@ import { CORPUS_FILTERS, corpusDocument, matchesFilter } from "../support/adviso
 import { describeEachEngine, engines, TEST_SECRETS, withClient, type EngineContext } from "../support/engines.js";
 import { key, pageThrough, sortedBy, uids, window } from "../support/lists.js";
 import { migrateUpTo } from "../support/older-store.js";
+import { recordingDb, type RecordingDb } from "../support/recording-db.js";
 import { execRaw, rawRows } from "../support/raw-sql.js";
 
 const T = Date.UTC(2026, 2, 27, 13, 55, 0, 423);
@@ -213,11 +214,11 @@ describeEachEngine("advisories at scale", (t) => {
   if (t.engine === "postgres")
     describe("a query that looks up a part of its text on PostgreSQL (pgSearchPart)", () => {
       let beside: Kysely<Database> | undefined;
-      let logged: Kysely<Database> | undefined;
-      const seen: CompiledQuery[] = [];
+      let logged: RecordingDb | undefined;
+      const recorded = () => (logged ??= recordingDb(t.options()));
       afterAll(async () => {
         await beside?.destroy();
-        await logged?.destroy();
+        await logged?.db.destroy();
       });
 
       // The corpus's texts of two parts or more (`100%sure` matches none), and more that match:
@@ -265,13 +266,7 @@ describeEachEngine("advisories at scale", (t) => {
       // What the store sends: one EXPLAIN of every part, then the chosen part in the index's LIKE
       // and the whole text in strpos, for a count, a list and a page with its count alike.
       it.each(texts)("%s: asks the planner once, and reads by the part chosen", async (_name, filter) => {
-        logged ??= new Kysely<Database>({
-          dialect: engineSetup(t.options()).dialect,
-          log: (event) => {
-            if (event.level === "query") seen.push(event.query);
-          },
-        });
-        const db = logged;
+        const { db, seen } = recorded();
         const text = filter.query ?? "";
         const parts = pgParts(text);
         const order = [key("uid")];
@@ -327,13 +322,8 @@ describeEachEngine("advisories at scale", (t) => {
       });
 
       it("asks the planner nothing where ids or aliases bound the matches", async () => {
-        logged ??= new Kysely<Database>({
-          dialect: engineSetup(t.options()).dialect,
-          log: (event) => {
-            if (event.level === "query") seen.push(event.query);
-          },
-        });
-        const store = createAdvisoryStore(logged, t.engine, { choosePart: () => "2024" });
+        const { db, seen } = recorded();
+        const store = createAdvisoryStore(db, t.engine, { choosePart: () => "2024" });
         for (const filter of [
           { query: "cve-2024-12", ids: ["OSV-00012", "OSV-00013"] },
           { query: "cve-2024-12", aliases: ["CVE-2024-12"] },

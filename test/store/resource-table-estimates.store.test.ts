@@ -4,36 +4,30 @@
  * a branch it proves empty, and an Append left with one child goes too), each filter is planned
  * apart. Either way each guess is the planner's guess for that filter alone.
  */
-import { Kysely, sql, type CompiledQuery, type Expression, type SqlBool } from "kysely";
+import { sql, type Expression, type SqlBool } from "kysely";
 import { afterAll, expect, it } from "vitest";
-import { engineSetup } from "../../src/store/dialect.js";
 import { resourceTable } from "../../src/store/resource-table.js";
-import type { Database } from "../../src/store/tables.js";
 import { describeEachEngine } from "../support/engines.js";
+import { recordingDb, type RecordingDb } from "../support/recording-db.js";
 
 /** A filter of the test's own: advisories modified since a time, or none at all. */
 type Filter = { since: number } | "none";
 
 describeEachEngine("a table's planner guesses", (t) => {
-  const seen: CompiledQuery[] = [];
-  let db: Kysely<Database> | undefined;
-  afterAll(async () => db?.destroy());
+  let recorded: RecordingDb | undefined;
+  afterAll(async () => recorded?.db.destroy());
 
   const table = () => {
-    db ??= new Kysely<Database>({
-      dialect: engineSetup(t.options()).dialect,
-      log: (event) => {
-        if (event.level === "query") seen.push(event.query);
-      },
-    });
-    return resourceTable<"advisories", Filter, string>(db, t.engine, {
+    recorded ??= recordingDb(t.options());
+    return resourceTable<"advisories", Filter, string>(recorded.db, t.engine, {
       table: "advisories",
       toRecord: (row) => row.uid,
       matching: (f): Expression<SqlBool>[] => (f === "none" ? [sql<SqlBool>`false`] : [sql<SqlBool>`modified_time >= ${f.since}`]),
       sortColumns: { uid: "uid" },
     });
   };
-  const explains = () => seen.filter((q) => q.sql.startsWith("explain")).length;
+  const seen = () => recorded?.seen ?? [];
+  const explains = () => seen().filter((q) => q.sql.startsWith("explain")).length;
 
   if (t.engine !== "postgres") {
     // SQLite's planner gives no row counts: its stores choose by counts of their own (trigram-window.ts).
@@ -48,7 +42,7 @@ describeEachEngine("a table's planner guesses", (t) => {
     const advisories = table();
     const filters: Filter[] = [{ since: 0 }, { since: Date.UTC(2030, 0, 1) }];
     const alone = [(await advisories.estimates([filters[0] as Filter]))[0], (await advisories.estimates([filters[1] as Filter]))[0]];
-    seen.length = 0;
+    seen().length = 0;
     expect(await advisories.estimates(filters)).toEqual(alone);
     expect(explains()).toBe(1);
   });
@@ -56,7 +50,7 @@ describeEachEngine("a table's planner guesses", (t) => {
   it("plans each filter apart when the planner drops a branch, and still gives every guess", async () => {
     const advisories = table();
     const [some] = await advisories.estimates([{ since: 0 }]);
-    seen.length = 0;
+    seen().length = 0;
     const guesses = await advisories.estimates([{ since: 0 }, "none"]);
     // The UNION ALL, whose plan is the first branch's scan alone, then each filter apart.
     expect(explains()).toBe(3);
