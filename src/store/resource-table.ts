@@ -260,10 +260,13 @@ export function resourceTable<T extends Table, F, R>(db: Executor, engine: Engin
       const plan = await planOf(filters);
       if (filters.length === 1) return [plan["Plan Rows"]];
       // The plan of a UNION ALL is an Append whose children are the filters' plans, in order;
-      // planned apart where it has another shape.
+      // planned apart where it has another shape (a branch proved empty is dropped), one after
+      // another, so a request still holds one connection at a time.
       const children = plan["Node Type"] === "Append" ? (plan.Plans ?? []) : [];
       if (children.length === filters.length) return children.map((c) => c["Plan Rows"]);
-      return Promise.all(filters.map(async (f) => (await planOf([f]))["Plan Rows"]));
+      const apart: number[] = [];
+      for (const filter of filters) apart.push((await planOf([filter]))["Plan Rows"]);
+      return apart;
     },
 
     async pageOnce(filter, window) {
