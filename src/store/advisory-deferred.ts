@@ -14,8 +14,9 @@
  * Until then a reader sees the rows written so far with their primary keys only: a filtered list
  * reads the table, a count or `query` finds what the triggers counted and indexed (nothing).
  * Restoring takes one transaction per index and per foreign key, one for the counts and their
- * triggers, one for the search texts, their index and their triggers, so the write lock is never
- * held for all of it. On PostgreSQL the search index builds on a second connection beside the rest.
+ * triggers, one for the search texts, their index and their triggers (on PostgreSQL two: the texts
+ * and their triggers, then their index), so the write lock is never held for all of it. On
+ * PostgreSQL the search texts and their index are restored on a second connection beside the rest.
  *
  * On PostgreSQL the foreign keys of `advisory_packages` and `advisory_aliases` go too, as
  * PostgreSQL's "Populating a Database" advises: each package or alias row inserted otherwise runs
@@ -45,19 +46,26 @@ const DEFERRED: Readonly<Record<string, Kind>> = {
   advisory_packages_name_advisory_uid_idx: "index",
   advisory_packages_ecosystem_base_advisory_uid_idx: "index",
   advisory_packages_ecosystem_advisory_uid_idx: "index",
-  // PostgreSQL's search index: a GIN index builds far faster whole than entry by entry.
+  // PostgreSQL's search index before migration 0031: a GIN index builds far faster whole than entry by entry.
   advisories_search_trgm_idx: "index",
   advisories_count_insert: "counts",
   advisories_count_delete: "counts",
   advisory_packages_count_insert: "counts",
   advisory_packages_count_delete: "counts",
-  // SQLite's search texts and their FTS5 index (PostgreSQL searches advisories.search itself).
+  // SQLite's search texts and their FTS5 index (PostgreSQL's are the kind "search", above).
   advisories_text_insert: "texts",
   advisories_text_delete: "texts",
   advisories_text_update: "texts",
   advisory_texts_search_insert: "texts",
   advisory_texts_search_delete: "texts",
   advisory_texts_search_update: "texts",
+  // PostgreSQL's search texts (migration 0031), their trigram index and their triggers: the texts
+  // copied whole at the end, then the index built over them (kept by triggers, the index would take
+  // each text entry by entry).
+  advisory_texts_search_trgm_idx: "search",
+  advisories_search_text_insert: "search",
+  advisories_search_text_delete: "search",
+  advisories_search_text_update: "search",
   // PostgreSQL's foreign keys (SQLite's are part of the table).
   advisory_packages_advisory_uid_fkey: "constraint",
   advisory_aliases_advisory_uid_fkey: "constraint",
@@ -119,7 +127,8 @@ export async function restoreAdvisorySchema(db: Executor, engine: Engine): Promi
     // for all nine indexes one after another, 19.6 s with the GIN beside the B-trees). Building
     // indexes of a table together is allowed (each holds a SHARE lock); what the rest adds on
     // `advisories` after its indexes (triggers, foreign keys) waits for the GIN's commit.
-    const lanes = [deferred.filter((d) => BESIDE.has(d.name)), deferred.filter((d) => !BESIDE.has(d.name))];
+    const beside = (d: { name: string; kind: Kind }) => d.kind === "search" || BESIDE.has(d.name);
+    const lanes = [deferred.filter(beside), deferred.filter((d) => !beside(d))];
     const settled = await Promise.allSettled(lanes.map((lane) => build(db, lane)));
     for (const outcome of settled) if (outcome.status === "rejected") throw outcome.reason;
     return;
@@ -139,7 +148,10 @@ export async function restoreAdvisorySchema(db: Executor, engine: Engine): Promi
   }
 }
 
-/** What PostgreSQL builds on a connection of its own, beside the rest (restoreAdvisorySchema). */
+/**
+ * What PostgreSQL builds on a connection of its own, beside the rest (restoreAdvisorySchema): the
+ * search texts with their index (kind "search"), or before migration 0031 the index on advisories.
+ */
 const BESIDE: ReadonlySet<string> = new Set(["advisories_search_trgm_idx"]);
 
 /** Builds what `deferred` names: its indexes, then its foreign keys, then the counts and texts if it names them. */
@@ -174,6 +186,40 @@ async function build(db: Executor, deferred: readonly { name: string; kind: Kind
       await tx.deleteFrom("advisory_deferred_schema").where("kind", "=", kind).execute();
     });
   }
+  if (deferred.some((d) => d.kind === "search")) await restoreSearchTexts(db);
+}
+
+/**
+ * PostgreSQL's search texts (migration 0031): copied from the advisories with their triggers made
+ * in one transaction, which no write to `advisories` can come between (a row written after the
+ * copy and before the triggers would be missed); then their trigram index, in a transaction of
+ * its own, so `advisories` is held from writes for the copy (about 0.4 s at 500,000 advisories)
+ * and not for the index (about 10 s), and the other lane's indexes of `advisories` build beside it.
+ */
+async function restoreSearchTexts(db: Executor): Promise<void> {
+  const isIndex = (definition: string) => /^create (unique )?index/i.test(definition);
+  await inTransaction(db, async (tx) => {
+    const rows = await tx.selectFrom("advisory_deferred_schema").select(["name", "definition"]).where("kind", "=", "search").execute();
+    const triggers = rows.filter((r) => !isIndex(r.definition));
+    if (triggers.length === 0) return;
+    await sql`lock table advisories in share row exclusive mode`.execute(tx);
+    await sql`delete from advisory_texts`.execute(tx);
+    await sql`insert into advisory_texts (uid, search) select uid, search from advisories`.execute(tx);
+    for (const row of triggers) await sql.raw(row.definition).execute(tx);
+    await tx
+      .deleteFrom("advisory_deferred_schema")
+      .where(
+        "name",
+        "in",
+        triggers.map((r) => r.name),
+      )
+      .execute();
+  });
+  await inTransaction(db, async (tx) => {
+    const rows = await tx.selectFrom("advisory_deferred_schema").select(["name", "definition"]).where("kind", "=", "search").execute();
+    for (const row of rows) await sql.raw(row.definition).execute(tx);
+    if (rows.length > 0) await tx.deleteFrom("advisory_deferred_schema").where("kind", "=", "search").execute();
+  });
 }
 
 /**

@@ -40,6 +40,7 @@ import * as m0027 from "./migrations/0027_advisory_document_lz4.js";
 import * as m0028 from "./migrations/0028_advisory_trigram_docs.js";
 import * as m0029 from "./migrations/0029_advisory_package_counts.js";
 import * as m0030 from "./migrations/0030_advisory_search_fold.js";
+import * as m0031 from "./migrations/0031_advisory_texts_postgres.js";
 import { storeUnreachable } from "./translate-error.js";
 
 /** Every migration by name; names sort in the order they run. */
@@ -75,6 +76,7 @@ function migrations(engine: Engine): Record<string, Migration> {
     "0028_advisory_trigram_docs": { up: (db) => m0028.up(db, engine) },
     "0029_advisory_package_counts": { up: (db) => m0029.up(db, engine) },
     "0030_advisory_search_fold": { up: (db) => m0030.up(db, engine) },
+    "0031_advisory_texts_postgres": { up: (db) => m0031.up(db, engine) },
   };
 }
 

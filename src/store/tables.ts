@@ -229,7 +229,7 @@ export interface AdvisoryFeedCursorsTable {
  */
 export interface AdvisoryDeferredSchemaTable {
   name: string;
-  kind: "index" | "constraint" | "counts" | "texts";
+  kind: "index" | "constraint" | "counts" | "texts" | "search";
   definition: string;
 }
 

@@ -99,6 +99,7 @@ describeEachEngine("store", (t) => {
         "advisory_packages.ecosystem",
         "advisory_packages.ecosystem_base",
         "advisory_packages.name",
+        "advisory_texts.uid",
         "audit_event_counts.group_uid",
         "audit_event_counts.key",
         "audit_events.action",
