@@ -31,7 +31,7 @@
 import { sql, type CompiledQuery, type Expression, type SqlBool } from "kysely";
 import { advisoryCountKey, type AdvisoryFilter, type AdvisoryRecord } from "../domain/advisories.js";
 import type { AdvisoriesTable, Executor } from "./tables.js";
-import { foldAdvisoryCounts, searchCount, searchProbe, type Engine } from "./dialect.js";
+import { foldAdvisoryCounts, pgSearchUids, searchCount, searchProbe, type Engine } from "./dialect.js";
 import type { ResourceTable } from "./resource-table.js";
 import { guard } from "./translate-error.js";
 import type { RowWindow } from "./row-window.js";
@@ -66,6 +66,13 @@ export interface ReadFilter extends AdvisoryFilter {
   searchWindow?: string;
   /** SQLite: every match of `query`, by the rowids of their `advisory_texts`, already found. */
   searchRowids?: readonly number[];
+  /**
+   * PostgreSQL: the filter is only planned, for the planner's guess of its rows (estimates): its
+   * `query` is a condition on `advisories.search`, which the planner guesses from that column's
+   * statistics as it reads no row. Its guess of the lookup in `advisory_texts` that a read makes
+   * is of a semi-join, which it guesses apart from the text's own selectivity.
+   */
+  guess?: boolean;
 }
 
 /** What the advisory store lists and counts with. */
@@ -200,7 +207,7 @@ export function advisoryPages(
   async function pgPlanned(filter: AdvisoryFilter, text: string): Promise<ReadFilter> {
     const parts = pgParts(text);
     if (parts.length === 0 || filter.ids !== undefined || filter.aliases !== undefined) return filter;
-    const guesses = await table.estimates(parts.map((p) => ({ query: p })));
+    const guesses = await table.estimates(parts.map((p) => ({ query: p, guess: true })));
     const part = choosePart(text, new Map(parts.map((p, i) => [p, guesses[i] ?? 0])));
     return part === undefined || !text.includes(part) ? filter : { ...filter, searchWindow: part };
   }
@@ -216,12 +223,13 @@ export function advisoryPages(
 
   /**
    * The page a walk with its budget finds, or undefined where its rows held too few matches and
-   * the list goes on. The walked rows are a subquery, so the text's test is a filter on them on
-   * both engines (on SQLite GLOB, since its own condition looks matches up in the index).
+   * the list goes on. The walked rows are a subquery, and the text is tested on each of them
+   * (searchTest), not looked up in the index: both engines' own conditions look the matches up
+   * elsewhere (SQLite's FTS5 index, PostgreSQL's `advisory_texts`), which a walk would read whole.
    */
   async function walked(filter: ReadFilter, window: RowWindow): Promise<AdvisoryRecord[] | undefined> {
     const { query, searchWindow: _, ...among } = filter;
-    const test: ReadFilter = engine === "sqlite" ? { query, walk: true } : { query };
+    const test: ReadFilter = { query, walk: true };
     const rows = await table.list(test, window, { walk: { among, rows: walkRows } });
     if (rows.length >= window.limit) return rows;
     const beyond = await table.listSortKeys(among, { order: window.order, after: window.after, offset: walkRows, limit: 1 });
@@ -246,7 +254,19 @@ export function advisoryPages(
     filter: ReadFilter,
     window: RowWindow,
   ): Promise<{ rows: AdvisoryRecord[]; total: number }> {
-    return rows === undefined ? table.pageOnce(filter, window) : { rows, total: await countPlanned(filter) };
+    return rows === undefined ? readOnce(filter, window) : { rows, total: await countPlanned(filter) };
+  }
+
+  /**
+   * One read of every match for page and count (ResourceTable.pageOnce). On PostgreSQL a `query`
+   * alone in uid order reads its matches' uids off `advisory_texts` alone (pgSearchUids).
+   */
+  function readOnce(filter: ReadFilter, window: RowWindow): Promise<{ rows: AdvisoryRecord[]; total: number }> {
+    const byUid = window.order.every((k) => k.field === "uid");
+    if (engine === "postgres" && filter.query !== undefined && queryOnly(filter) && byUid) {
+      return table.pageOnce(filter, window, pgSearchUids(filter.query, filter.searchWindow));
+    }
+    return table.pageOnce(filter, window);
   }
 
   /**
@@ -257,7 +277,7 @@ export function advisoryPages(
   async function pgWalked(filter: ReadFilter, window: RowWindow): Promise<AdvisoryRecord[] | undefined> {
     const { query: _, searchWindow: __, ...among } = filter;
     // The guess of the whole text's matches, not of its part's read.
-    const whole: ReadFilter = { ...filter, searchWindow: undefined };
+    const whole: ReadFilter = { ...filter, searchWindow: undefined, guess: true };
     const [matches = 0, rows = 0] = await table.estimates(walkFill > 0 ? [whole, among] : [whole]);
     const dense = matches * walkRows >= walkFill * (window.offset + window.limit) * rows;
     return matches >= gatherBelow && dense ? walked(filter, window) : undefined;
@@ -275,7 +295,7 @@ export function advisoryPages(
     if (packagesOnly(filter) && window.order.length === 1 && window.order[0]?.field === "uid") return packagePage(filter, window);
     if (engine === "postgres" && filter.query !== undefined) {
       // As pgQueryPage, with no count to make.
-      return (await pgWalked(filter, window)) ?? (await table.pageOnce(filter, window)).rows;
+      return (await pgWalked(filter, window)) ?? (await readOnce(filter, window)).rows;
     }
     const rowids = await probe(filter);
     return rowids === undefined ? table.list(filter, window) : probedPage(filter, window, rowids);

@@ -3,7 +3,7 @@
  * and list and count under a filter in a keyset window. A store adds its own rules, the mapping
  * between its rows and records, and what each constraint violation means to it.
  */
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from "kysely";
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type SqlBool } from "kysely";
 import { alreadyExists, notFound, type ApiError } from "../domain/errors.js";
 import { compiledOnce, runPrepared } from "./compiled-query.js";
 import type { Engine } from "./dialect.js";
@@ -92,8 +92,10 @@ export interface ResourceTable<T extends Table, F, R> {
    * A page of the rows matching filter and how many match, from one read of the matches (their
    * uid and sort columns, kept aside for the statement), whatever their number or where they lie
    * in the window's order: for a filter whose matches the engine cannot place in that order.
+   * matches, where given, reads them instead of the table's rows matching filter: a statement
+   * returning those rows' uid and sort columns (one row each), where another table holds them.
    */
-  pageOnce(filter: F, window: RowWindow): Promise<{ rows: R[]; total: number }>;
+  pageOnce(filter: F, window: RowWindow, matches?: RawBuilder<unknown>): Promise<{ rows: R[]; total: number }>;
   /**
    * PostgreSQL: how many rows the planner guesses match each filter (EXPLAIN: planned, not run),
    * all planned in one statement (one connection, one round trip).
@@ -269,9 +271,10 @@ export function resourceTable<T extends Table, F, R>(db: Executor, engine: Engin
       return apart;
     },
 
-    async pageOnce(filter, window) {
+    async pageOnce(filter, window, given) {
       const columns = sortKeyColumns(window);
-      const matches = matchingRows(filter).select(columns);
+      // A builder in a template is a parenthesised subquery already; a raw statement is not.
+      const matches = given === undefined ? matchingRows(filter).select(columns) : sql`(${given})`;
       const page = applyWindow(loose.selectFrom("m").select(columns), window, columnOf);
       // The page's uids in its order, whatever order the aggregate meets them in.
       const keys = window.order.map((k) => sql`p.${sql.ref(columnOf(k.field))} ${sql.raw(k.desc ? "desc" : "asc")}`);
