@@ -87,5 +87,8 @@ export async function up(db: Kysely<any>, engine: "sqlite" | "postgres"): Promis
     await sql`rollback to savepoint arbor_texts_trigram`.execute(db);
     await sql`release savepoint arbor_texts_trigram`.execute(db);
   }
+  // Not a shape an older server reads, only an index it searches with: a server from before this
+  // migration answers `query` by reading `advisories` whole while the releases roll
+  // (docs/operations.md, Upgrades). Kept, it would be a second trigram index for every write.
   await sql`drop index if exists advisories_search_trgm_idx`.execute(db);
 }
