@@ -57,8 +57,11 @@ export const GATHER_BELOW = 5_000;
 const MANY_FROM = 2;
 
 /**
- * A filter with how the store reads it: `walk` tests `query` on each row in the list's order
- * rather than looking it up in the trigram index.
+ * A filter with how the store reads it: `walk` tests `query` on each row's own search text rather
+ * than looking it up in the trigram index (searchTest): for a walk in the list's order, and on
+ * PostgreSQL for the planner's guess of a filter's rows (estimates, planned and never run), which
+ * it makes of LIKE on `advisories.search` from that column's statistics; its guess of the lookup
+ * in `advisory_texts` that a read makes is of a semi-join, not of the text's own selectivity.
  */
 export interface ReadFilter extends AdvisoryFilter {
   walk?: boolean;
@@ -66,13 +69,6 @@ export interface ReadFilter extends AdvisoryFilter {
   searchWindow?: string;
   /** SQLite: every match of `query`, by the rowids of their `advisory_texts`, already found. */
   searchRowids?: readonly number[];
-  /**
-   * PostgreSQL: the filter is only planned, for the planner's guess of its rows (estimates): its
-   * `query` is a condition on `advisories.search`, which the planner guesses from that column's
-   * statistics as it reads no row. Its guess of the lookup in `advisory_texts` that a read makes
-   * is of a semi-join, which it guesses apart from the text's own selectivity.
-   */
-  guess?: boolean;
 }
 
 /** What the advisory store lists and counts with. */
@@ -207,7 +203,7 @@ export function advisoryPages(
   async function pgPlanned(filter: AdvisoryFilter, text: string): Promise<ReadFilter> {
     const parts = pgParts(text);
     if (parts.length === 0 || filter.ids !== undefined || filter.aliases !== undefined) return filter;
-    const guesses = await table.estimates(parts.map((p) => ({ query: p, guess: true })));
+    const guesses = await table.estimates(parts.map((p) => ({ query: p, walk: true })));
     const part = choosePart(text, new Map(parts.map((p, i) => [p, guesses[i] ?? 0])));
     return part === undefined || !text.includes(part) ? filter : { ...filter, searchWindow: part };
   }
@@ -277,7 +273,7 @@ export function advisoryPages(
   async function pgWalked(filter: ReadFilter, window: RowWindow): Promise<AdvisoryRecord[] | undefined> {
     const { query: _, searchWindow: __, ...among } = filter;
     // The guess of the whole text's matches, not of its part's read.
-    const whole: ReadFilter = { ...filter, searchWindow: undefined, guess: true };
+    const whole: ReadFilter = { ...filter, searchWindow: undefined, walk: true };
     const [matches = 0, rows = 0] = await table.estimates(walkFill > 0 ? [whole, among] : [whole]);
     const dense = matches * walkRows >= walkFill * (window.offset + window.limit) * rows;
     return matches >= gatherBelow && dense ? walked(filter, window) : undefined;

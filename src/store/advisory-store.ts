@@ -219,7 +219,7 @@ async function putIn(tx: Executor, engine: Engine, versions: readonly PreparedAd
 
 /**
  * The conditions of a filter: ids and the index tables are index lookups, `query` the trigram
- * index, or with `walk` (or `guess`, only planned) a test of each row's search text.
+ * index, or with `walk` a test of each row's search text.
  */
 function matching(engine: Engine, filter: ReadFilter): Expression<SqlBool>[] {
   const uid = sql.ref("advisories.uid");
@@ -231,7 +231,7 @@ function matching(engine: Engine, filter: ReadFilter): Expression<SqlBool>[] {
   const pkg = packageConditions(filter);
   if (pkg.length > 0) all.push(sql<SqlBool>`${uid} in (select advisory_uid from advisory_packages where ${sql.join(pkg, sql` and `)})`);
   if (filter.searchRowids !== undefined) all.push(searchRowidsCondition(filter.searchRowids));
-  else if (filter.query !== undefined && (filter.walk === true || filter.guess === true)) all.push(searchTest(engine, filter.query));
+  else if (filter.query !== undefined && filter.walk === true) all.push(searchTest(engine, filter.query));
   else if (filter.query !== undefined) all.push(searchCondition(engine, filter.query, filter.searchWindow));
   if (filter.modifiedSince !== undefined) all.push(sql<SqlBool>`advisories.modified_time >= ${filter.modifiedSince}`);
   return all;
