@@ -1,9 +1,14 @@
 /**
  * `arbor advisories check`: which advisories affect these package versions (CheckAdvisories).
  * A package version is written `ECOSYSTEM/NAME@VERSION`: the ecosystem runs to the first `/`
- * (no OSV ecosystem has one; `Debian:12` keeps its release) and the version from the last `@`
- * (npm's scoped names start with one), so `npm/@types/node@20.1.0`, `Go/golang.org/x/net@v0.7.0`
- * and `Maven/org.apache.logging.log4j:log4j-core@2.14.1` all read as meant.
+ * (an ecosystem's name has none; `Debian:12` keeps its release) and the version from the last
+ * `@` (npm's scoped names start with one), so `npm/@types/node@20.1.0`,
+ * `Go/golang.org/x/net@v0.7.0` and `Maven/org.apache.logging.log4j:log4j-core@2.14.1` all read
+ * as meant. An ecosystem may carry a repository's URL after its colon, as OSV writes Maven's
+ * other repositories (`Maven:https://maven.google.com`), and a URL has slashes of its own: for
+ * Maven, whose names (`group:artifact`) never hold a `/`, the name starts after the last `/`;
+ * for any other ecosystem with a URL, where the name starts cannot be told, so it is refused
+ * with a pointer to `--file`'s JSON form.
  */
 import { readFile } from "node:fs/promises";
 import { Option, type Command } from "commander";
@@ -23,11 +28,23 @@ const PER_REQUEST = 1_000;
 /** A package version as the RPC takes it (its JSON). */
 export type PackageVersion = { ecosystem: string; name: string; version: string };
 
+/** An ecosystem with a repository's URL after its colon: its base ecosystem. */
+const ECOSYSTEM_WITH_URL = /^([^/:]+):[A-Za-z][A-Za-z0-9+.-]*:\/\//;
+
 /** `ECOSYSTEM/NAME@VERSION` read as a package version; UsageError naming what is wrong. */
 export function parsePackageVersion(arg: string): PackageVersion {
-  const slash = arg.indexOf("/");
   const at = arg.lastIndexOf("@");
-  if (slash <= 0 || at <= slash + 1 || at === arg.length - 1) {
+  const withUrl = ECOSYSTEM_WITH_URL.exec(arg);
+  if (withUrl !== null && withUrl[1] !== "Maven") {
+    throw new UsageError(
+      `"${arg}": the ecosystem holds a URL, so where the package name starts cannot be told; ` +
+        `give it in --file as JSON: [{"ecosystem": …, "name": …, "version": …}]`,
+    );
+  }
+  // With a URL, the name's slash is the last before the version, and past the URL's `://`.
+  const slash = withUrl === null ? arg.indexOf("/") : arg.lastIndexOf("/", at);
+  const firstPossible = withUrl === null ? 1 : withUrl[0].length;
+  if (slash < firstPossible || at <= slash + 1 || at === arg.length - 1) {
     throw new UsageError(`"${arg}" is not ECOSYSTEM/NAME@VERSION (for example npm/lodash@4.17.20 or PyPI/django@3.2.0)`);
   }
   return { ecosystem: arg.slice(0, slash), name: arg.slice(slash + 1, at), version: arg.slice(at + 1) };
