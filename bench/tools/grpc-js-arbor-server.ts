@@ -3,8 +3,10 @@
  * process) running Arbor's own services through Arbor's own call pipeline (authentication,
  * authorization, the store, the access log line and metrics), on the same data as the Arbor
  * server it stands in for. What it measures against Arbor is the transport alone: grpc-js on a
- * port of its own versus Connect on Arbor's shared port. It logs as `arbor serve` does (the same
- * pino logger, level and base, synchronous), but into logTo rather than stdout, which is the pipe
+ * port of its own versus Connect on Arbor's shared port. It logs as `arbor serve` does: the same
+ * pino logger, level and base, written asynchronously as pino's default destination writes
+ * (`arbor serve` gives pino none), and a line with the same fields as Arbor's access log line
+ * (src/server/http/http-handler.ts `finish`), but into logTo rather than stdout, which is the pipe
  * that carries "ready" to the harness: the harness gives both servers /dev/null.
  * Usage: node grpc-js-arbor-server.js '{"port":…,"env":{"ARBOR_DATA_DIR":…},"logTo":"/dev/null"}'; prints "ready".
  */
@@ -47,7 +49,7 @@ const invoker = createInvoker({
   guard: createEscalationGuard(core.store),
   limits: createRequestLimits(config, systemClock),
 });
-const logger = pino({ level: config.logLevel, base: { service: "arbor" } }, pino.destination({ dest: spec.logTo, sync: true }));
+const logger = pino({ level: config.logLevel, base: { service: "arbor" } }, pino.destination({ dest: spec.logTo, sync: false }));
 const metrics = createMetrics();
 
 const server = new Server();
@@ -56,20 +58,30 @@ for (const binding of services) {
   const handlers: Record<string, UntypedHandleCall> = {};
   for (const method of binding.service.methods) {
     if (method.methodKind !== "unary") continue;
-    definition[method.name] = rawUnaryMethod(`/${binding.service.typeName}/${method.name}`);
+    const path = `/${binding.service.typeName}/${method.name}`;
+    definition[method.name] = rawUnaryMethod(path);
     handlers[method.name] = ((
-      call: { request: Buffer; metadata: { get(k: string): unknown[] } },
+      call: { request: Buffer; metadata: { get(k: string): unknown[] }; getPeer(): string },
       callback: (err: unknown, res?: Buffer) => void,
     ) => {
       const start = performance.now();
       const record: { rpc?: string; caller?: string } = {};
       const finish = (code: number) => {
         const seconds = (performance.now() - start) / 1000;
-        metrics.observe(record.rpc ?? method.name, "grpc", code, seconds);
-        logger.info(
-          { transport: "grpc", rpc: record.rpc, code, duration_ms: Math.round(seconds * 1e6) / 1e3, caller: record.caller },
-          "request",
-        );
+        const rpc = record.rpc ?? method.name;
+        metrics.observe(rpc, "grpc", code, seconds);
+        const line = {
+          transport: "grpc",
+          method: "POST",
+          path,
+          rpc,
+          status: 200,
+          code,
+          duration_ms: Math.round(seconds * 1e6) / 1e3,
+          address: peerAddress(call.getPeer()),
+          ...(record.caller !== undefined && { caller: record.caller }),
+        };
+        logger.info(line, "request");
       };
       const authorization = call.metadata.get("authorization")[0];
       invoker
@@ -95,6 +107,13 @@ for (const binding of services) {
   }
   server.addService(definition, handlers);
 }
+/** The peer's host, as Arbor's line gives its client's address: "ipv4:127.0.0.1:5000" or "127.0.0.1:5000" gives "127.0.0.1". */
+function peerAddress(peer: string): string {
+  const bare = peer.replace(/^ipv[46]:/, "");
+  const colon = bare.lastIndexOf(":");
+  return (colon < 0 ? bare : bare.slice(0, colon)).replace(/^\[(.*)\]$/, "$1");
+}
+
 server.bindAsync(`127.0.0.1:${spec.port}`, ServerCredentials.createInsecure(), (err) => {
   if (err) throw err;
   process.stdout.write("ready\n");
