@@ -139,7 +139,9 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
           "organization the caller has nothing to do with: a binding of another identity (inserted, then deleted, in turn), which moves " +
           "only that identity's generation (migration 0013), so the caller still hits; or a custom role's description rewritten, which " +
           "moves the global generation (migrations 0007 and 0013: any write of a role does), so the caller misses. So a binding changed " +
-          "anywhere costs other callers nothing, and a role changed anywhere costs every caller of every server a miss on its next call " +
+          "anywhere costs other callers no miss: they keep their remembered permissions, and what the figure adds to a hit is the " +
+          "generation's first read after a commit, which a write of any kind costs the next read (a group inserted elsewhere costs " +
+          "the same). A role changed anywhere costs every caller of every server a miss on its next call " +
           "(timed here right after the write, as a server would meet it).",
       ],
       figures: [
