@@ -113,7 +113,8 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
         "Baseline 2, the same work on a dedicated gRPC server: `@grpc/grpc-js` on a port of its own " +
           "(bench/tools/grpc-js-arbor-server.ts) running Arbor's own services through Arbor's own call pipeline (token verification, " +
           "authorization, the store, the access log line and metrics) on the same data, logging as Arbor does: the same pino logger, " +
-          "level, base and line fields, written asynchronously as pino's default destination writes Arbor's, to /dev/null. Against it, the ratio measures what serving gRPC on the shared port " +
+          "level, base and line fields, written asynchronously as pino's default destination writes Arbor's, to /dev/null. " +
+          "Against it, the ratio measures what serving gRPC on the shared port " +
           "(node:http2 there, a unary call answered by src/server/connect/grpc-unary.ts) costs compared with the usual dedicated grpc-js " +
           "server, which is what the target is about; against baseline 1 " +
           "it also includes everything a real ListGroups does.",
