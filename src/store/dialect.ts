@@ -505,7 +505,7 @@ export function searchCondition(engine: Engine, text: string, window?: string): 
  */
 function pgTextCondition(text: string, window?: string): Expression<SqlBool> {
   if (window !== undefined && pgIndexable(window) && text.includes(window)) {
-    return sql<SqlBool>`t.search like ${`%${escapeLike(window)}%`} and strpos(t.search, ${text}) > 0`;
+    return sql<SqlBool>`t.search like ${`%${escapeLike(window)}%`} and ${pgSearchTest(text, "t")}`;
   }
   return sql<SqlBool>`t.search like ${`%${escapeLike(text)}%`}`;
 }
@@ -525,11 +525,12 @@ export function pgIndexable(text: string): boolean {
 }
 
 /**
- * PostgreSQL: the substring rule on one advisory row's search column, written so that no index
- * serves it: for a text pgIndexable refuses, and for a walk testing each row in the list's order.
+ * PostgreSQL: the substring rule on one row's search column, of `advisories` or of
+ * `advisory_texts` named t, written so that no index serves it: for a text pgIndexable refuses,
+ * for a walk testing each row in the list's order, and for each candidate of a part looked up.
  */
-function pgSearchTest(text: string): Expression<SqlBool> {
-  return sql<SqlBool>`strpos(advisories.search, ${text}) > 0`;
+function pgSearchTest(text: string, row: "advisories" | "t" = "advisories"): Expression<SqlBool> {
+  return sql<SqlBool>`strpos(${sql.raw(row)}.search, ${text}) > 0`;
 }
 
 /**
@@ -606,7 +607,7 @@ export function pgSearchUids(text: string, window?: string): RawBuilder<{ uid: s
 
 /** PostgreSQL: the substring rule on a row of `advisory_texts` named t, by its index where pg_trgm has a trigram to look up. */
 function pgTextsHolding(text: string, window?: string): Expression<SqlBool> {
-  return pgIndexable(text) ? pgTextCondition(text, window) : sql<SqlBool>`strpos(t.search, ${text}) > 0`;
+  return pgIndexable(text) ? pgTextCondition(text, window) : pgSearchTest(text, "t");
 }
 
 /** LIKE's wildcards (and its escape, PostgreSQL's default backslash) taken literally. */
